@@ -1,0 +1,314 @@
+package lessons
+
+import (
+	"io/fs"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// TestManifestListsEveryLesson checks that the embedded manifest and the
+// embedded .md files are the same set, so no lesson is forgotten.
+func TestManifestListsEveryLesson(t *testing.T) {
+	data, err := fs.ReadFile(FS, Manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := parseManifest(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, e := range entries {
+		listed = append(listed, e.name)
+	}
+	present, err := fs.Glob(FS, "*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(listed)
+	slices.Sort(present)
+	if !slices.Equal(listed, present) {
+		t.Errorf("%s lists %q\nbut the folder holds %q", Manifest, listed, present)
+	}
+}
+
+func TestEmbeddedLessons(t *testing.T) {
+	ls, err := Load(FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var slugs []string
+	for _, l := range ls {
+		slugs = append(slugs, l.Slug)
+		if l.Title == "" {
+			t.Errorf("%s: no title", l.File)
+		}
+		if len(l.Blocks) == 0 {
+			t.Errorf("%s: no twice block", l.File)
+		}
+		for _, b := range l.Blocks {
+			if strings.TrimSpace(b.Script) == "" {
+				t.Errorf("%s:%d: empty twice block", l.File, b.Line)
+			}
+		}
+	}
+	want := []string{"one-job", "lease-expiry", "client-retry", "claim-race", "atomic-claim", "redelivery"}
+	if !slices.Equal(slugs, want) {
+		t.Errorf("slugs = %q, want %q", slugs, want)
+	}
+}
+
+// articleSteps are the source article's six command lines. Lesson i must
+// hold step i verbatim in a twice block, so a reader can run exactly what
+// the article ran.
+var articleSteps = []string{
+	`( node queue.mjs reset && node queue.mjs add order-77 && node queue.mjs work --job 1 --worker W1 && cat worker.log && node queue.mjs jobs && node queue.mjs effects ) 2>/dev/null`,
+	`( node queue.mjs reset && node queue.mjs add order-77 && node queue.mjs work --job 1 --worker W1 --lease 1 --crash-before-ack; sleep 2; node queue.mjs work --job 1 --worker W2 && cat worker.log && node queue.mjs jobs && node queue.mjs effects ) 2>/dev/null`,
+	`( node queue.mjs reset && node queue.mjs add order-77 && node queue.mjs work --job 1 --worker W1 --trace --delay 400 --timeout 300 && cat worker.log && node queue.mjs jobs && node queue.mjs effects ) 2>/dev/null`,
+	`( node queue.mjs race read 20 && node queue.mjs effects ) 2>/dev/null`,
+	`( node queue.mjs race lock 20 && node queue.mjs effects ) 2>/dev/null`,
+	`( node queue.mjs reset && node queue.mjs add order-77 && node queue.mjs work --job 1 --worker W1 --lease 1 --trace --crash-before-effect; sleep 2; node queue.mjs work --job 1 --worker W2 --trace && cat worker.log && node queue.mjs jobs && node queue.mjs effects ) 2>/dev/null`,
+}
+
+func TestLessonsRunTheArticleVerbatim(t *testing.T) {
+	ls, err := Load(FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ls) != len(articleSteps) {
+		t.Fatalf("%d lessons, want one per article step (%d)", len(ls), len(articleSteps))
+	}
+	for i, l := range ls {
+		found := false
+		for _, b := range l.Blocks {
+			if strings.TrimSpace(b.Script) == articleSteps[i] {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no twice block holds article step %d verbatim:\n%s", l.File, i+1, articleSteps[i])
+		}
+	}
+}
+
+// TestDirFSMatchesEmbedded loads this folder from disk, as twice serve
+// --lessons does, and expects the same lessons as the embedded copy.
+func TestDirFSMatchesEmbedded(t *testing.T) {
+	embedded, err := Load(FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	onDisk, err := Load(os.DirFS("."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(embedded, onDisk) {
+		t.Error("lessons loaded from os.DirFS differ from the embedded ones")
+	}
+}
+
+const titled = "# A title\n\nSome text.\n\n```twice\nreset\n```\n"
+
+func TestLoadErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		fsys fstest.MapFS
+		want string // the error must start with this
+	}{
+		{
+			name: "missing file",
+			fsys: fstest.MapFS{
+				"lessons.txt": {Data: []byte("# order\na.md\n\nb.md\n")},
+				"a.md":        {Data: []byte(titled)},
+			},
+			want: "lessons.txt:4: b.md: file does not exist",
+		},
+		{
+			name: "not markdown",
+			fsys: fstest.MapFS{
+				"lessons.txt": {Data: []byte("a.md\nnotes.txt\n")},
+				"a.md":        {Data: []byte(titled)},
+			},
+			want: `lessons.txt:2: "notes.txt" is not a markdown file`,
+		},
+		{
+			name: "escapes the folder",
+			fsys: fstest.MapFS{
+				"lessons.txt": {Data: []byte("../secret.md\n")},
+			},
+			want: `lessons.txt:1: "../secret.md" is not a file name inside the lesson folder`,
+		},
+		{
+			name: "listed twice",
+			fsys: fstest.MapFS{
+				"lessons.txt": {Data: []byte("a.md\n  a.md  \n")},
+				"a.md":        {Data: []byte(titled)},
+			},
+			want: "lessons.txt:2: a.md is already listed on line 1",
+		},
+		{
+			name: "empty manifest",
+			fsys: fstest.MapFS{
+				"lessons.txt": {Data: []byte("# nothing yet\n\n")},
+				"a.md":        {Data: []byte(titled)},
+			},
+			want: "lessons.txt: lists no lessons",
+		},
+		{
+			name: "no title",
+			fsys: fstest.MapFS{
+				"lessons.txt": {Data: []byte("a.md\nb.md\n")},
+				"a.md":        {Data: []byte(titled)},
+				// The # lines inside the fence are comments, not a title.
+				"b.md": {Data: []byte("Intro.\n\n## Only a subheading\n\n```twice\n# reset first\nreset\n```\n")},
+			},
+			want: "b.md:1: no title",
+		},
+		{
+			name: "empty title",
+			fsys: fstest.MapFS{
+				"a.md": {Data: []byte("\n\n#\n\ntext\n")},
+			},
+			want: "a.md:3: the title heading is empty",
+		},
+		{
+			name: "slug clash",
+			fsys: fstest.MapFS{
+				"lessons.txt": {Data: []byte("01-intro.md\nintro.md\n")},
+				"01-intro.md": {Data: []byte(titled)},
+				"intro.md":    {Data: []byte(titled)},
+			},
+			want: `intro.md: slug "intro" is already used by 01-intro.md`,
+		},
+		{
+			name: "empty folder",
+			fsys: fstest.MapFS{"README": {Data: []byte("hi")}},
+			want: "no lessons",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ls, err := Load(tt.fsys)
+			if err == nil {
+				t.Fatalf("Load succeeded with %d lessons, want error %q", len(ls), tt.want)
+			}
+			if !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("error = %q\nwant prefix %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadWithoutManifestSortsByName(t *testing.T) {
+	fsys := fstest.MapFS{
+		"b.md":        {Data: []byte("# B\n")},
+		"10-c.md":     {Data: []byte("# C\n")},
+		"a.md":        {Data: []byte("# A\n")},
+		"02-d.md":     {Data: []byte("# D\n")},
+		"notes.txt":   {Data: []byte("not a lesson")},
+		"drafts/e.md": {Data: []byte("# E\n")},
+	}
+	ls, err := Load(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range ls {
+		got = append(got, l.File+"="+l.Slug+"="+l.Title)
+	}
+	want := []string{"02-d.md=d=D", "10-c.md=c=C", "a.md=a=A", "b.md=b=B"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+func TestLoadManifestOrder(t *testing.T) {
+	fsys := fstest.MapFS{
+		"lessons.txt":  {Data: []byte("\uFEFF# mine\nz.md\r\n\n  part2/a.md\n# a.md is a draft\n")},
+		"z.md":         {Data: []byte("# Zed\n")},
+		"a.md":         {Data: []byte("# Draft\n")},
+		"part2/a.md":   {Data: []byte("Setext title\n============\n")},
+		"unlisted.md":  {Data: []byte("no title at all, but nobody asked")},
+		"part2/b.json": {Data: []byte("{}")},
+	}
+	ls, err := Load(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range ls {
+		got = append(got, l.File+"="+l.Slug+"="+l.Title)
+	}
+	want := []string{"z.md=z=Zed", "part2/a.md=a=Setext title"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+func TestBlocks(t *testing.T) {
+	src := strings.Join([]string{
+		"# Title", // 1
+		"",
+		"```sh", // 3
+		"twice run -c reset",
+		"```",
+		"",
+		"```twice", // 7
+		"# a comment, not a heading",
+		"reset",
+		"```",
+		"",
+		"~~~~ twice controls=seed", // 12
+		"race read 3",
+		"~~~~",
+		"",
+		"```twicex", // 16: another language
+		"nope",
+		"```",
+		"",
+		"    ```twice", // 20: indented code, not a fence
+		"",
+		"> ```twice", // 22: a fence inside a quote still counts
+		"> jobs",
+		"> ```",
+		"",
+	}, "\n")
+	ls, err := Load(fstest.MapFS{"x.md": {Data: []byte(src)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ls[0].Blocks
+	want := []Block{
+		{Line: 7, Info: "twice", Script: "# a comment, not a heading\nreset\n"},
+		{Line: 12, Info: "twice controls=seed", Script: "race read 3\n"},
+		{Line: 22, Info: "twice", Script: "jobs\n"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("blocks = %+v\nwant %+v", got, want)
+	}
+	if ls[0].Title != "Title" {
+		t.Errorf("title = %q", ls[0].Title)
+	}
+}
+
+func TestSlug(t *testing.T) {
+	for name, want := range map[string]string{
+		"01-one-job.md":         "one-job",
+		"2_lease.md":            "lease",
+		"10. Claim Race!.md":    "claim-race",
+		"part/03-redelivery.md": "redelivery",
+		"2024.md":               "2024",
+		"404-page.md":           "page",
+		"3d-printing.md":        "3d-printing",
+		"--.md":                 "",
+		"Ünïcode lesson.md":     "n-code-lesson",
+	} {
+		if got := Slug(name); got != want {
+			t.Errorf("Slug(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
