@@ -1,0 +1,49 @@
+// Command twice runs the twice lab: a leased job queue on real SQLite with
+// simulated workers, and the lessons that explain why a job runs twice.
+//
+// Usage:
+//
+//	twice run [--seed N] [--json] (-c SCRIPT | FILE | -)
+//	twice serve [flags]
+//	twice build -o DIR [flags]
+//
+// Exit codes: 0 success, 1 runtime error, 2 usage or parse error.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+const usage = `usage:
+  twice run [--seed N] [--json] (-c SCRIPT | FILE | -)   run a script, print its transcript
+  twice serve [--addr HOST:PORT] [--lessons DIR]         serve the lessons and playground
+  twice build -o DIR [--lessons DIR]                     write the site as static files
+Run 'twice COMMAND -h' for a command's flags.
+`
+
+// run dispatches to a subcommand and returns the process exit code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "run":
+		return cmdRun(args[1:], stdin, stdout, stderr)
+	case "serve":
+		return cmdServe(args[1:], stdout, stderr)
+	case "build":
+		return cmdBuild(args[1:], stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "twice: unknown command %q\n%s", args[0], usage)
+	return 2
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/twice-lab/twice/runtime/script"
+)
+
+const runUsage = `usage: twice run [--seed N] [--json] (-c SCRIPT | FILE | -)
+
+Runs a script of twice commands and prints its transcript.
+  -c SCRIPT   the script itself
+  FILE        a file holding the script
+  -           read the script from standard input
+`
+
+// cmdRun is `twice run`.
+func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, runUsage); fs.PrintDefaults() }
+	seed := fs.String("seed", strconv.FormatUint(script.DefaultSeed, 10), "seed for every random draw (run ids, timings)")
+	asJSON := fs.Bool("json", false, "print the structured Result as JSON")
+	code := fs.String("c", "", "run this script")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	n, err := strconv.ParseUint(*seed, 10, 64)
+	if err != nil {
+		fmt.Fprintf(stderr, "twice run: --seed wants a whole number from 0 to %d, got %q\n", uint64(1<<64-1), *seed)
+		return 2
+	}
+	src, name, err := readScript(fs, *code, stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "twice run: %v\n", err)
+		return 2
+	}
+	res := script.Run(src, script.Options{Seed: n})
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			fmt.Fprintf(stderr, "twice run: %v\n", err)
+			return 1
+		}
+	} else {
+		io.WriteString(stdout, res.Text())
+	}
+	if res.Error != nil {
+		fmt.Fprintf(stderr, "twice run: %s: %v\n", name, res.Error)
+	}
+	return res.ExitCode
+}
+
+// readScript returns the script and a name for it in error messages.
+func readScript(fs *flag.FlagSet, code string, stdin io.Reader) (src, name string, err error) {
+	codeSet := false
+	fs.Visit(func(f *flag.Flag) { codeSet = codeSet || f.Name == "c" })
+	switch {
+	case codeSet && fs.NArg() > 0:
+		return "", "", errors.New("give either -c SCRIPT or a FILE, not both")
+	case codeSet:
+		return code, "-c", nil
+	case fs.NArg() == 0:
+		return "", "", errors.New("no script: give -c SCRIPT, a FILE, or - for standard input")
+	case fs.NArg() > 1:
+		return "", "", fmt.Errorf("one FILE at a time, got %d arguments", fs.NArg())
+	}
+	name = fs.Arg(0)
+	var r io.Reader = stdin
+	if name == "-" {
+		name = "stdin"
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return "", "", err
+		}
+		defer f.Close()
+		r = f
+	}
+	// Read one byte past the limit so an oversized script is reported as
+	// such rather than cut.
+	b, err := io.ReadAll(io.LimitReader(r, script.MaxScriptBytes+1))
+	if err != nil {
+		return "", "", err
+	}
+	return string(b), name, nil
+}

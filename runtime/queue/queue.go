@@ -1,0 +1,266 @@
+// Package queue is the jobs table of a leased job queue, on real SQLite.
+//
+// The table lives in one shared in-memory database (the memdb VFS of
+// github.com/ncruces/go-sqlite3, which needs no file system and runs the same
+// natively and in WebAssembly). Every worker talks to it through a
+// connection of its own ([DB.Conn]), as separate worker processes would, and
+// every method below is exactly one SQL statement, in autocommit mode. That
+// is the point of the package: a claim made of two statements leaves a gap
+// between them that another connection can use, and a claim made of one
+// conditional UPDATE does not.
+//
+// The table:
+//
+//	CREATE TABLE jobs (
+//		id       INTEGER PRIMARY KEY,
+//		order_id TEXT NOT NULL,
+//		status   TEXT NOT NULL DEFAULT 'queued', -- queued | running | done
+//		attempts INTEGER NOT NULL DEFAULT 0,
+//		run      TEXT,                           -- the run that holds or last held it
+//		lease    INTEGER                         -- expiry instant, virtual µs; NULL once done
+//	)
+//
+// A job is claimable when status = 'queued' or its lease has passed. The
+// package knows nothing of virtual time: callers pass instants in.
+package queue
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/ncruces/go-sqlite3"
+	"github.com/ncruces/go-sqlite3/vfs/memdb"
+)
+
+const schema = `CREATE TABLE jobs (
+	id       INTEGER PRIMARY KEY,
+	order_id TEXT NOT NULL,
+	status   TEXT NOT NULL DEFAULT 'queued',
+	attempts INTEGER NOT NULL DEFAULT 0,
+	run      TEXT,
+	lease    INTEGER
+)`
+
+// The statements, one per method. The read claim is stmtRead followed, as a
+// separate statement, by stmtTake; the atomic claim is stmtClaim alone.
+const (
+	stmtInsert = `INSERT INTO jobs (order_id) VALUES (?)`
+	stmtRead   = `SELECT status, attempts, lease, order_id FROM jobs WHERE id = ?`
+	stmtTake   = `UPDATE jobs SET status = 'running', run = ?, attempts = attempts + 1, lease = ? WHERE id = ?`
+	stmtClaim  = `UPDATE jobs SET status = 'running', run = ?, attempts = attempts + 1, lease = ? WHERE id = ? AND (status = 'queued' OR lease < ?)`
+	stmtAck    = `UPDATE jobs SET status = 'done', lease = NULL WHERE id = ?`
+	stmtList   = `SELECT id, order_id, status, attempts, run, lease FROM jobs ORDER BY id`
+	stmtReset  = `DELETE FROM jobs`
+)
+
+// Statements lists every SQL statement the package runs, for documentation
+// and for benchmarks of the bare SQL.
+var Statements = []string{stmtInsert, stmtRead, stmtTake, stmtClaim, stmtAck, stmtList, stmtReset}
+
+// ErrNoJob is returned when a job id names no row.
+var ErrNoJob = errors.New("no such job")
+
+// Row is one row of the jobs table.
+type Row struct {
+	ID       int64
+	Order    string
+	Status   string
+	Attempts int
+	Run      string // "" when no run has claimed it
+	Lease    *int64 // expiry instant in µs, or nil
+}
+
+// Claimable reports whether the row may be claimed at instant now: it is
+// queued, or its lease has passed. It is the same condition the atomic
+// claim's WHERE clause states.
+func (r Row) Claimable(now int64) bool {
+	return r.Status == "queued" || (r.Lease != nil && *r.Lease < now)
+}
+
+// DB is one shared in-memory database and the connections open on it.
+type DB struct {
+	name  string
+	conns []*Conn
+}
+
+var dbSeq atomic.Uint64
+
+// Open creates a fresh, empty, shared in-memory database with the jobs
+// table. Close it to free its memory.
+func Open() (*DB, error) {
+	// A leading slash makes memdb share the database among connections.
+	name := fmt.Sprintf("/twice-%d", dbSeq.Add(1))
+	db := &DB{name: name}
+	c, err := db.Conn()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.c.Exec(schema); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Close closes every connection and deletes the database.
+func (db *DB) Close() error {
+	var errs []error
+	for _, c := range db.conns {
+		errs = append(errs, c.close())
+	}
+	db.conns = nil
+	memdb.Delete(db.name)
+	return errors.Join(errs...)
+}
+
+// Conn opens a new connection to the database.
+func (db *DB) Conn() (*Conn, error) {
+	c, err := sqlite3.Open("file:" + db.name + "?vfs=memdb")
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", db.name, err)
+	}
+	conn := &Conn{c: c, stmts: map[string]*sqlite3.Stmt{}}
+	db.conns = append(db.conns, conn)
+	return conn, nil
+}
+
+// Conn is one connection; it caches its prepared statements.
+type Conn struct {
+	c     *sqlite3.Conn
+	stmts map[string]*sqlite3.Stmt
+}
+
+func (c *Conn) close() error {
+	for _, s := range c.stmts {
+		s.Close()
+	}
+	return c.c.Close()
+}
+
+// prepare returns the cached statement for sql, reset and ready to bind.
+func (c *Conn) prepare(sql string) (*sqlite3.Stmt, error) {
+	if s, ok := c.stmts[sql]; ok {
+		return s, nil
+	}
+	s, _, err := c.c.Prepare(sql)
+	if err != nil {
+		return nil, err
+	}
+	c.stmts[sql] = s
+	return s, nil
+}
+
+// exec runs a statement that returns no rows and reports the rows changed.
+func (c *Conn) exec(sql string, bind func(*sqlite3.Stmt)) (int64, error) {
+	s, err := c.prepare(sql)
+	if err != nil {
+		return 0, err
+	}
+	if bind != nil {
+		bind(s)
+	}
+	err = s.Exec()
+	s.ClearBindings()
+	if err != nil {
+		return 0, err
+	}
+	return c.c.Changes(), nil
+}
+
+// Reset deletes every job; the next job added gets id 1.
+func (c *Conn) Reset() error {
+	_, err := c.exec(stmtReset, nil)
+	return err
+}
+
+// Add enqueues a job for order and returns its id.
+func (c *Conn) Add(order string) (int64, error) {
+	_, err := c.exec(stmtInsert, func(s *sqlite3.Stmt) { s.BindText(1, order) })
+	if err != nil {
+		return 0, err
+	}
+	return c.c.LastInsertRowID(), nil
+}
+
+// Read is the first half of the read-then-write claim, and how a worker
+// reads back what it wrote: one SELECT of the row. It returns ErrNoJob when
+// there is no such row.
+func (c *Conn) Read(id int64) (Row, error) {
+	s, err := c.prepare(stmtRead)
+	if err != nil {
+		return Row{}, err
+	}
+	defer s.Reset()
+	s.BindInt64(1, id)
+	if !s.Step() {
+		if err := s.Err(); err != nil {
+			return Row{}, err
+		}
+		return Row{}, fmt.Errorf("job %d: %w", id, ErrNoJob)
+	}
+	r := Row{ID: id, Status: s.ColumnText(0), Attempts: s.ColumnInt(1), Order: s.ColumnText(3)}
+	if s.ColumnType(2) != sqlite3.NULL {
+		v := s.ColumnInt64(2)
+		r.Lease = &v
+	}
+	return r, nil
+}
+
+// Take is the second half of the read-then-write claim: an unconditional
+// UPDATE that marks the job running under run, counts an attempt and sets
+// the lease to expire at lease. It trusts an earlier Read.
+func (c *Conn) Take(id int64, run string, lease int64) error {
+	n, err := c.exec(stmtTake, func(s *sqlite3.Stmt) {
+		s.BindText(1, run)
+		s.BindInt64(2, lease)
+		s.BindInt64(3, id)
+	})
+	if err == nil && n == 0 {
+		err = fmt.Errorf("job %d: %w", id, ErrNoJob)
+	}
+	return err
+}
+
+// Claim is the atomic claim: one conditional UPDATE that takes the job only
+// if it is claimable at now, decided by the number of rows it changed.
+func (c *Conn) Claim(id int64, run string, now, lease int64) (bool, error) {
+	n, err := c.exec(stmtClaim, func(s *sqlite3.Stmt) {
+		s.BindText(1, run)
+		s.BindInt64(2, lease)
+		s.BindInt64(3, id)
+		s.BindInt64(4, now)
+	})
+	return n == 1, err
+}
+
+// Ack marks the job done and clears its lease.
+func (c *Conn) Ack(id int64) error {
+	_, err := c.exec(stmtAck, func(s *sqlite3.Stmt) { s.BindInt64(1, id) })
+	return err
+}
+
+// List returns every job in id order.
+func (c *Conn) List() ([]Row, error) {
+	s, err := c.prepare(stmtList)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Reset()
+	var rows []Row
+	for s.Step() {
+		r := Row{
+			ID:       s.ColumnInt64(0),
+			Order:    s.ColumnText(1),
+			Status:   s.ColumnText(2),
+			Attempts: s.ColumnInt(3),
+			Run:      s.ColumnText(4),
+		}
+		if s.ColumnType(5) != sqlite3.NULL {
+			v := s.ColumnInt64(5)
+			r.Lease = &v
+		}
+		rows = append(rows, r)
+	}
+	return rows, s.Err()
+}

@@ -1,0 +1,86 @@
+package script
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/twice-lab/twice/runtime/sim"
+)
+
+// Format prints s in canonical form: one line per chain of commands joined
+// by '&&', no wrappers, and only the flags that differ from their defaults.
+// Parsing the result gives back the same commands (positions aside).
+func Format(s *Script) string {
+	var b strings.Builder
+	for i, c := range s.Commands {
+		if i > 0 {
+			if c.Op == OpAnd {
+				b.WriteString(" && ")
+			} else {
+				b.WriteString("\n")
+			}
+		}
+		b.WriteString(c.String())
+	}
+	if len(s.Commands) > 0 {
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// String formats one command in canonical form.
+func (c Command) String() string {
+	switch c.Kind {
+	case Add:
+		return "add " + c.Order
+	case Sleep:
+		return "sleep " + formatSeconds(c.Sleep)
+	case Race:
+		s := "race " + c.Race.Claim
+		if c.Race.N != DefaultRaces {
+			s += " " + strconv.Itoa(c.Race.N)
+		}
+		return s
+	case Log:
+		return "cat worker.log"
+	case Work:
+		w := c.Work
+		s := fmt.Sprintf("work --job %d", w.Job)
+		if w.Worker != DefaultWorker {
+			s += " --worker " + w.Worker
+		}
+		if w.Lease != DefaultLease {
+			s += " --lease " + formatSeconds(w.Lease)
+		}
+		if w.Claim != DefaultClaim {
+			s += " --claim " + w.Claim
+		}
+		if w.Trace {
+			s += " --trace"
+		}
+		if w.Delay != 0 {
+			s += fmt.Sprintf(" --delay %d", w.Delay/sim.Millisecond)
+		}
+		if w.Timeout != DefaultTimeout {
+			s += fmt.Sprintf(" --timeout %d", w.Timeout/sim.Millisecond)
+		}
+		if w.CrashBeforeEffect {
+			s += " --crash-before-effect"
+		}
+		if w.CrashBeforeAck {
+			s += " --crash-before-ack"
+		}
+		return s
+	}
+	return c.Kind.String()
+}
+
+// formatSeconds prints µs as decimal seconds: 2000000 -> "2", 1500 -> "0.0015".
+func formatSeconds(d sim.Time) string {
+	s := strconv.FormatInt(d/sim.Second, 10)
+	if f := d % sim.Second; f != 0 {
+		s += "." + strings.TrimRight(fmt.Sprintf("%06d", f), "0")
+	}
+	return s
+}

@@ -1,0 +1,580 @@
+package script
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/twice-lab/twice/runtime/sim"
+)
+
+// Limits checked before any work starts, so that no script can hang a
+// browser tab. A run also has a step budget (MaxSteps).
+const (
+	MaxScriptBytes = 64 << 10  // bytes of script text
+	MaxCommands    = 10_000    // commands in one script
+	MaxRaces       = 10_000    // races over the whole script
+	MaxSleep       = 86_400    // seconds in one sleep
+	MaxLease       = 86_400    // seconds of one lease
+	MaxMillis      = 600_000   // ms of --delay or --timeout
+	MaxSteps       = 2_000_000 // atomic steps in one run
+	maxOrderLen    = 64
+)
+
+// Defaults of the work and race commands, as in the article.
+const (
+	DefaultWorker  = "W1"
+	DefaultLease   = 30 * sim.Second
+	DefaultClaim   = "read"
+	DefaultTimeout = 5000 * sim.Millisecond
+	DefaultRaces   = 20
+)
+
+// Pos is a place in the script: line and column, both from 1 (columns
+// count characters, not bytes).
+type Pos struct{ Line, Col int }
+
+func fmtPos(line, col int) string { return fmt.Sprintf("line %d, col %d", line, col) }
+
+// Op says how a command joins the one before it.
+type Op int
+
+const (
+	// OpSeq: runs whatever happened before (start of a line, or after ';').
+	OpSeq Op = iota
+	// OpAnd: runs only if the previous command succeeded (after '&&').
+	OpAnd
+)
+
+// Kind is the name of a command.
+type Kind int
+
+const (
+	Reset Kind = iota
+	Add
+	Work
+	Race
+	Sleep
+	Log
+	Jobs
+	Effects
+)
+
+var kindNames = [...]string{"reset", "add", "work", "race", "sleep", "log", "jobs", "effects"}
+
+func (k Kind) String() string { return kindNames[k] }
+
+// Command is one parsed command.
+type Command struct {
+	Pos  Pos
+	Op   Op
+	Kind Kind
+
+	Order string   // add
+	Work  WorkArgs // work
+	Race  RaceArgs // race
+	Sleep sim.Time // sleep, µs
+}
+
+// WorkArgs are the flags of work, with defaults filled in.
+type WorkArgs struct {
+	Job               int64
+	Worker            string
+	Lease             sim.Time
+	Claim             string // read, lock or atomic, as written
+	Trace             bool
+	Delay             sim.Time
+	Timeout           sim.Time
+	CrashBeforeEffect bool
+	CrashBeforeAck    bool
+}
+
+// RaceArgs are the arguments of race.
+type RaceArgs struct {
+	Claim string // read, lock or atomic, as written
+	N     int
+}
+
+// Script is a parsed script: its commands in order.
+type Script struct {
+	Commands []Command
+}
+
+// Races returns how many races the script runs in all.
+func (s *Script) Races() int {
+	n := 0
+	for _, c := range s.Commands {
+		if c.Kind == Race {
+			n += c.Race.N
+		}
+	}
+	return n
+}
+
+func parseErr(p Pos, format string, args ...any) *Error {
+	return &Error{Kind: "parse", Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, args...)}
+}
+
+func usageErr(p Pos, format string, args ...any) *Error {
+	return &Error{Kind: "usage", Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, args...)}
+}
+
+type tokKind int
+
+const (
+	tWord   tokKind = iota
+	tAnd            // &&
+	tSemi           // ;
+	tLParen         // (
+	tRParen         // )
+	tNewline
+	tEOF
+)
+
+type token struct {
+	kind tokKind
+	text string
+	pos  Pos
+}
+
+// lex splits src into tokens. Words are runs of characters other than
+// blanks and the shell operators it understands.
+func lex(src string) ([]token, *Error) {
+	var toks []token
+	line, col := 1, 1
+	i := 0
+	for i < len(src) {
+		r, size := utf8.DecodeRuneInString(src[i:])
+		p := Pos{line, col}
+		switch {
+		case r == utf8.RuneError && size == 1:
+			return nil, parseErr(p, "invalid UTF-8")
+		case r == '\n':
+			toks = append(toks, token{tNewline, "\n", p})
+			i++
+			line, col = line+1, 1
+			continue
+		case r == ' ' || r == '\t' || r == '\r':
+			i++
+			col++
+			continue
+		case r == '\\' && strings.HasPrefix(src[i:], "\\\n"):
+			// A line continuation, as in a shell.
+			i += 2
+			line, col = line+1, 1
+			continue
+		case r == '#':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			continue
+		case r == ';':
+			toks = append(toks, token{tSemi, ";", p})
+		case r == '(':
+			toks = append(toks, token{tLParen, "(", p})
+		case r == ')':
+			toks = append(toks, token{tRParen, ")", p})
+		case r == '&':
+			if strings.HasPrefix(src[i:], "&&") {
+				toks = append(toks, token{tAnd, "&&", p})
+				i += 2
+				col += 2
+				continue
+			}
+			return nil, parseErr(p, "'&' (background jobs) is not supported; use '&&' or ';'")
+		case r == '|':
+			return nil, parseErr(p, "'|' is not supported; use '&&' or ';'")
+		case r == '\'' || r == '"' || r == '`':
+			return nil, parseErr(p, "quotes are not supported: write words without them")
+		case r == '$':
+			return nil, parseErr(p, "'$' (variables) is not supported")
+		default:
+			start := i
+			for i < len(src) {
+				r, size := utf8.DecodeRuneInString(src[i:])
+				if strings.ContainsRune(" \t\r\n;&|()'\"`$", r) || r == utf8.RuneError && size == 1 {
+					break
+				}
+				i += size
+				col++
+			}
+			toks = append(toks, token{tWord, src[start:i], p})
+			continue
+		}
+		i += size
+		col++
+	}
+	toks = append(toks, token{tEOF, "", Pos{line, col}})
+	return toks, nil
+}
+
+// Parse parses a script. Errors are *Error values naming line and column.
+func Parse(src string) (*Script, error) {
+	if len(src) > MaxScriptBytes {
+		return nil, &Error{Kind: "limit", Msg: fmt.Sprintf("script is %d bytes; the limit is %d", len(src), MaxScriptBytes)}
+	}
+	toks, err := lex(src)
+	if err != nil {
+		return nil, err
+	}
+	s := &Script{}
+	var open []Pos // unclosed '(' positions
+	op := OpSeq
+	var words []token
+	var afterAnd *token // the '&&' still waiting for its command
+
+	flush := func(end token) *Error {
+		if len(words) == 0 {
+			if afterAnd != nil {
+				return parseErr(end.pos, "expected a command after '&&'")
+			}
+			return nil
+		}
+		c, err := parseCommand(words)
+		if err != nil {
+			return err
+		}
+		c.Op = op
+		s.Commands = append(s.Commands, c)
+		if len(s.Commands) > MaxCommands {
+			return &Error{Kind: "limit", Line: c.Pos.Line, Col: c.Pos.Col,
+				Msg: fmt.Sprintf("more than %d commands", MaxCommands)}
+		}
+		words = words[:0]
+		afterAnd = nil
+		return nil
+	}
+
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		switch t.kind {
+		case tWord:
+			if len(words) == 0 && t.text == "2>/dev/null" {
+				// A redirection after ')' or on its own: ignored.
+				if i == 0 || toks[i-1].kind != tRParen {
+					return nil, parseErr(t.pos, "expected a command before '2>/dev/null'")
+				}
+				continue
+			}
+			words = append(words, t)
+		case tLParen:
+			if len(words) > 0 {
+				return nil, parseErr(t.pos, "unexpected '(' after %q", words[len(words)-1].text)
+			}
+			open = append(open, t.pos)
+		case tRParen:
+			if len(open) == 0 {
+				return nil, parseErr(t.pos, "unmatched ')'")
+			}
+			open = open[:len(open)-1]
+			if err := flush(t); err != nil {
+				return nil, err
+			}
+		case tAnd:
+			if len(words) == 0 {
+				// '&&' right after ')' continues the chain; anything else
+				// has no command to its left.
+				if i == 0 || toks[i-1].kind != tRParen {
+					return nil, parseErr(t.pos, "expected a command before '&&'")
+				}
+			} else if err := flush(t); err != nil {
+				return nil, err
+			}
+			op = OpAnd
+			tt := t
+			afterAnd = &tt
+			// A newline after '&&' continues the line, as in a shell.
+			for i+1 < len(toks) && toks[i+1].kind == tNewline {
+				i++
+			}
+		case tSemi:
+			if len(words) == 0 && (i == 0 || toks[i-1].kind != tRParen && toks[i-1].kind != tWord) {
+				if afterAnd != nil {
+					return nil, parseErr(t.pos, "expected a command after '&&'")
+				}
+				return nil, parseErr(t.pos, "expected a command before ';'")
+			}
+			if err := flush(t); err != nil {
+				return nil, err
+			}
+			op = OpSeq
+		case tNewline, tEOF:
+			if err := flush(t); err != nil {
+				return nil, err
+			}
+			if t.kind == tEOF && len(open) > 0 {
+				return nil, parseErr(open[len(open)-1], "unclosed '('")
+			}
+			op = OpSeq
+		}
+	}
+	if n := s.Races(); n > MaxRaces {
+		return nil, &Error{Kind: "limit", Msg: fmt.Sprintf("the script runs %d races; the limit is %d", n, MaxRaces)}
+	}
+	return s, nil
+}
+
+// parseCommand turns the words of one command into a Command.
+func parseCommand(words []token) (Command, *Error) {
+	// Wrappers the article's command lines carry: "node queue.mjs" and
+	// "twice" before a command, "2>/dev/null" after it.
+	first := words[0].pos
+	if words[0].text == "node" {
+		if len(words) < 2 || words[1].text != "queue.mjs" {
+			return Command{}, parseErr(words[0].pos, `only "node queue.mjs COMMAND" is understood after "node"`)
+		}
+		words = words[2:]
+		if len(words) == 0 {
+			return Command{}, usageErr(first, "expected a command after \"node queue.mjs\"")
+		}
+	} else if words[0].text == "twice" {
+		words = words[1:]
+		if len(words) == 0 {
+			return Command{}, usageErr(first, "expected a command after \"twice\"")
+		}
+	}
+	if n := len(words); n > 1 && words[n-1].text == "2>/dev/null" {
+		words = words[:n-1]
+	}
+	name, args := words[0], words[1:]
+	c := Command{Pos: name.pos}
+	for _, a := range args {
+		if strings.Contains(a.text, ">") || strings.Contains(a.text, "<") {
+			return c, parseErr(a.pos, "redirection %q is not supported (only a trailing 2>/dev/null is accepted)", a.text)
+		}
+	}
+	noArgs := func() *Error {
+		if len(args) > 0 {
+			return usageErr(args[0].pos, "%s takes no arguments", name.text)
+		}
+		return nil
+	}
+	switch name.text {
+	case "reset":
+		c.Kind = Reset
+		return c, noArgs()
+	case "jobs":
+		c.Kind = Jobs
+		return c, noArgs()
+	case "effects":
+		c.Kind = Effects
+		return c, noArgs()
+	case "log":
+		c.Kind = Log
+		return c, noArgs()
+	case "cat":
+		c.Kind = Log
+		if len(args) != 1 || args[0].text != "worker.log" {
+			return c, usageErr(name.pos, "only \"cat worker.log\" is understood")
+		}
+		return c, nil
+	case "add":
+		c.Kind = Add
+		if len(args) != 1 {
+			return c, usageErr(name.pos, "usage: add ORDER (one order id, like order-77)")
+		}
+		if err := checkOrder(args[0]); err != nil {
+			return c, err
+		}
+		c.Order = args[0].text
+		return c, nil
+	case "sleep":
+		c.Kind = Sleep
+		if len(args) != 1 {
+			return c, usageErr(name.pos, "usage: sleep SECONDS")
+		}
+		d, err := parseSeconds(args[0], MaxSleep)
+		c.Sleep = d
+		return c, err
+	case "race":
+		c.Kind = Race
+		return c, parseRace(&c, name, args)
+	case "work":
+		c.Kind = Work
+		return c, parseWork(&c, name, args)
+	}
+	return c, usageErr(name.pos, "unknown command %q (want reset, add, work, race, sleep, cat worker.log, log, jobs or effects)", name.text)
+}
+
+func checkOrder(t token) *Error {
+	if len(t.text) > maxOrderLen {
+		return usageErr(t.pos, "order id is longer than %d characters", maxOrderLen)
+	}
+	for _, r := range t.text {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.:", r)) {
+			return usageErr(t.pos, "order id %q may use only letters, digits and - _ . :", t.text)
+		}
+	}
+	if strings.HasPrefix(t.text, "-") {
+		return usageErr(t.pos, "order id %q must not start with '-'", t.text)
+	}
+	return nil
+}
+
+func checkClaim(t token) *Error {
+	switch t.text {
+	case "read", "lock", "atomic":
+		return nil
+	}
+	return usageErr(t.pos, "unknown claim %q (want read, lock or atomic)", t.text)
+}
+
+func parseRace(c *Command, name token, args []token) *Error {
+	if len(args) < 1 || len(args) > 2 {
+		return usageErr(name.pos, "usage: race read|lock|atomic [N]")
+	}
+	if err := checkClaim(args[0]); err != nil {
+		return err
+	}
+	c.Race = RaceArgs{Claim: args[0].text, N: DefaultRaces}
+	if len(args) == 2 {
+		n, err := parseInt(args[1], 1, MaxRaces)
+		if err != nil {
+			return err
+		}
+		c.Race.N = int(n)
+	}
+	return nil
+}
+
+func parseWork(c *Command, name token, args []token) *Error {
+	w := WorkArgs{
+		Worker:  DefaultWorker,
+		Lease:   DefaultLease,
+		Claim:   DefaultClaim,
+		Timeout: DefaultTimeout,
+	}
+	seen := map[string]bool{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a.text, "-") {
+			return usageErr(a.pos, "unexpected argument %q (work takes only flags)", a.text)
+		}
+		flag, val, hasVal := strings.Cut(strings.TrimLeft(a.text, "-"), "=")
+		if seen[flag] {
+			return usageErr(a.pos, "flag --%s given twice", flag)
+		}
+		seen[flag] = true
+		valPos := a.pos
+		value := func() (token, *Error) {
+			if hasVal {
+				return token{tWord, val, Pos{valPos.Line, valPos.Col + utf8.RuneCountInString(a.text) - utf8.RuneCountInString(val)}}, nil
+			}
+			if i+1 >= len(args) {
+				return token{}, usageErr(a.pos, "flag --%s needs a value", flag)
+			}
+			i++
+			return args[i], nil
+		}
+		boolean := func(dst *bool) *Error {
+			if hasVal {
+				return usageErr(a.pos, "flag --%s takes no value", flag)
+			}
+			*dst = true
+			return nil
+		}
+		var err *Error
+		var v token
+		switch flag {
+		case "job":
+			if v, err = value(); err == nil {
+				w.Job, err = parseInt(v, 1, 1<<31)
+			}
+		case "worker":
+			if v, err = value(); err == nil {
+				w.Worker, err = v.text, checkWorker(v)
+			}
+		case "lease":
+			if v, err = value(); err == nil {
+				w.Lease, err = parseSeconds(v, MaxLease)
+			}
+		case "claim":
+			if v, err = value(); err == nil {
+				w.Claim, err = v.text, checkClaim(v)
+			}
+		case "delay":
+			if v, err = value(); err == nil {
+				var ms int64
+				ms, err = parseInt(v, 0, MaxMillis)
+				w.Delay = ms * sim.Millisecond
+			}
+		case "timeout":
+			if v, err = value(); err == nil {
+				var ms int64
+				ms, err = parseInt(v, 1, MaxMillis)
+				w.Timeout = ms * sim.Millisecond
+			}
+		case "trace":
+			err = boolean(&w.Trace)
+		case "crash-before-effect":
+			err = boolean(&w.CrashBeforeEffect)
+		case "crash-before-ack":
+			err = boolean(&w.CrashBeforeAck)
+		default:
+			err = usageErr(a.pos, "unknown flag %q for work (want --job, --worker, --lease, --claim, --trace, --delay, --timeout, --crash-before-effect, --crash-before-ack)", a.text)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if !seen["job"] {
+		return usageErr(name.pos, "work needs --job N")
+	}
+	c.Work = w
+	return nil
+}
+
+func checkWorker(t token) *Error {
+	if t.text == "" || len(t.text) > 16 {
+		return usageErr(t.pos, "worker name must be 1 to 16 characters")
+	}
+	for _, r := range t.text {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return usageErr(t.pos, "worker name %q may use only letters, digits, - and _", t.text)
+		}
+	}
+	return nil
+}
+
+func parseInt(t token, lo, hi int64) (int64, *Error) {
+	n, err := strconv.ParseInt(t.text, 10, 64)
+	if err != nil || n < lo || n > hi {
+		return 0, usageErr(t.pos, "want a whole number from %d to %d, got %q", lo, hi, t.text)
+	}
+	return n, nil
+}
+
+// parseSeconds reads a decimal number of seconds ("2", "0.5", "1.25") into
+// microseconds without going through floating point.
+func parseSeconds(t token, max int64) (sim.Time, *Error) {
+	bad := usageErr(t.pos, "want seconds from 0 to %d (like 2 or 0.5), got %q", max, t.text)
+	whole, frac, hasFrac := strings.Cut(t.text, ".")
+	if whole == "" && !hasFrac || hasFrac && (frac == "" || len(frac) > 6) {
+		return 0, bad
+	}
+	var w int64
+	if whole != "" {
+		n, err := strconv.ParseInt(whole, 10, 64)
+		if err != nil || n < 0 || n > max || strings.HasPrefix(whole, "+") {
+			return 0, bad
+		}
+		w = n
+	}
+	var f int64
+	if hasFrac {
+		n, err := strconv.ParseInt(frac, 10, 64)
+		if err != nil || n < 0 || strings.HasPrefix(frac, "+") || strings.HasPrefix(frac, "-") {
+			return 0, bad
+		}
+		for i := len(frac); i < 6; i++ {
+			n *= 10
+		}
+		f = n
+	}
+	d := w*sim.Second + f
+	if d > max*sim.Second {
+		return 0, bad
+	}
+	return d, nil
+}

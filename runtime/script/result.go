@@ -1,0 +1,110 @@
+package script
+
+// Result is everything one run of a script produced. It is what `twice run
+// --json` prints and what the browser playground renders: the transcript
+// exactly as the CLI prints it, and the same facts as tables.
+type Result struct {
+	// Seed is the seed the run used; running again with it replays the run.
+	Seed uint64 `json:"seed"`
+	// Transcript holds the lines the CLI prints on standard output, in order.
+	Transcript []string `json:"transcript"`
+	// Effects lists every request the receipts service recorded, in order of
+	// arrival (after the last reset).
+	Effects []Effect `json:"effects"`
+	// Summary groups Effects by order, with a diagnosis of any duplicate.
+	Summary []Summary `json:"summary"`
+	// Jobs is the jobs table as it stands at the end of the run.
+	Jobs []Job `json:"jobs"`
+	// Log is worker.log at the end of the run.
+	Log []string `json:"log"`
+	// Races has one tally for each race command, in order.
+	Races []RaceTally `json:"races"`
+	// Trace lists the atomic steps of the simulated processes. A race
+	// command traces its first race only (the one whose lines it prints).
+	Trace []Event `json:"trace"`
+	// Error is set when the script could not be parsed or a command failed
+	// at run time; the transcript then holds what ran before the error.
+	Error *Error `json:"error,omitempty"`
+	// ExitCode is what `twice run` exits with: 0, 1 for a runtime error,
+	// 2 for a usage or parse error.
+	ExitCode int `json:"exit_code"`
+}
+
+// Effect is one request recorded by the receipts service on arrival.
+type Effect struct {
+	Order   string `json:"order"`
+	Run     string `json:"run"`
+	Attempt int    `json:"attempt"`
+	Send    int    `json:"send"`
+	Worker  string `json:"worker"`
+	// AtUS is the virtual instant of arrival in microseconds since the
+	// start of the run.
+	AtUS int64 `json:"at_us"`
+}
+
+// Summary is the per-order line of the effects command.
+type Summary struct {
+	Order   string   `json:"order"`
+	Effects int      `json:"effects"`
+	Runs    int      `json:"runs"`
+	SpanMS  int64    `json:"span_ms"`
+	Tags    []string `json:"tags"`
+	// Kind names the diagnosis: "once", "lease-expired", "claim-race",
+	// "client-retry" or "redelivery".
+	Kind string `json:"kind"`
+	// Diagnosis says in words what the evidence shows.
+	Diagnosis string `json:"diagnosis"`
+}
+
+// Job is one row of the jobs table.
+type Job struct {
+	ID       int64  `json:"id"`
+	Order    string `json:"order"`
+	Status   string `json:"status"`
+	Attempts int    `json:"attempts"`
+	// Run is the run id that last claimed the job, or "" when none has.
+	Run string `json:"run"`
+	// LeaseUS is the lease expiry in virtual microseconds, or nil.
+	LeaseUS *int64 `json:"lease_us"`
+}
+
+// RaceTally counts the races of one race command that duplicated.
+type RaceTally struct {
+	Claim      string `json:"claim"`
+	Races      int    `json:"races"`
+	Duplicates int    `json:"duplicates"`
+}
+
+// Event is one atomic step of one simulated process.
+type Event struct {
+	AtUS int64  `json:"at_us"`
+	Proc string `json:"proc"`
+	Step string `json:"step"`
+}
+
+// Error is a parse, usage or runtime error with its place in the script.
+type Error struct {
+	// Kind is "parse", "usage", "limit" or "runtime".
+	Kind string `json:"kind"`
+	Line int    `json:"line"`
+	Col  int    `json:"col"`
+	Msg  string `json:"msg"`
+}
+
+func (e *Error) Error() string {
+	if e.Line == 0 {
+		return e.Msg
+	}
+	return fmtPos(e.Line, e.Col) + ": " + e.Msg
+}
+
+// Options configure one run.
+type Options struct {
+	// Seed drives every random draw, run ids included. Callers that have
+	// no seed of their own pass DefaultSeed.
+	Seed uint64
+}
+
+// DefaultSeed is the seed used when none is given, so that a lesson's
+// printed output is stable.
+const DefaultSeed uint64 = 1

@@ -1,0 +1,316 @@
+package script
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/twice-lab/twice/runtime/queue"
+	"github.com/twice-lab/twice/runtime/receipts"
+	"github.com/twice-lab/twice/runtime/sim"
+)
+
+// The timing model: every duration a simulated process spends is drawn from
+// the seeded source, uniformly between these bounds (µs). They stand for a
+// small Node.js worker on one machine talking to SQLite and to a loopback
+// HTTP service. See RATIONALE.md for how they were chosen.
+const (
+	// A worker process starting up before its first statement.
+	startMin, startMax = 35 * sim.Millisecond, 75 * sim.Millisecond
+	// One SQL statement on an in-memory database.
+	stmtMin, stmtMax sim.Time = 30, 120
+	// Reading the clock.
+	clockMin, clockMax sim.Time = 2, 10
+	// Appending one line to worker.log.
+	logMin, logMax sim.Time = 10, 40
+	// Opening an HTTP connection to the receipts service.
+	dialMin, dialMax sim.Time = 300, 2500
+	// A race releases its workers this long after starting them...
+	raceGate = 400 * sim.Millisecond
+	// ...and each one's timer fires up to this much late.
+	skewMax sim.Time = 80
+)
+
+// RaceOrder is the order id every race enqueues.
+const RaceOrder = "order-77"
+
+// Run parses and runs src. It always returns a Result; when the script
+// fails, Result.Error says why and Result.ExitCode is 1 or 2, and the
+// transcript holds what ran before the failure.
+func Run(src string, opts Options) (res *Result) {
+	res = &Result{Seed: opts.Seed}
+	s, err := Parse(src)
+	if err != nil {
+		res.setError(err)
+		return res
+	}
+	in, err := newInterp(opts.Seed, res)
+	if err != nil {
+		res.setError(&Error{Kind: "runtime", Msg: err.Error()})
+		return res
+	}
+	defer in.close()
+	defer func() {
+		// A bug must not show a reader a Go stack: report it as an error.
+		if r := recover(); r != nil {
+			res.setError(&Error{Kind: "runtime", Msg: fmt.Sprintf("internal error: %v (please report this script)", r)})
+		}
+	}()
+	ok := true
+	for _, c := range s.Commands {
+		if c.Op == OpAnd && !ok {
+			continue
+		}
+		ok, err = in.exec(c)
+		if err != nil {
+			res.setError(&Error{Kind: "runtime", Line: c.Pos.Line, Col: c.Pos.Col, Msg: err.Error()})
+			break
+		}
+	}
+	in.finish()
+	return res
+}
+
+func (r *Result) setError(err error) {
+	var e *Error
+	if !errors.As(err, &e) {
+		e = &Error{Kind: "runtime", Msg: err.Error()}
+	}
+	r.Error = e
+	r.ExitCode = 1
+	if e.Kind != "runtime" {
+		r.ExitCode = 2
+	}
+}
+
+// Text returns the transcript as the CLI prints it.
+func (r *Result) Text() string {
+	if len(r.Transcript) == 0 {
+		return ""
+	}
+	return strings.Join(r.Transcript, "\n") + "\n"
+}
+
+// interp holds the state of one run: the kernel, the database and its
+// connections, the receipts service and worker.log.
+type interp struct {
+	k     *sim.Kernel
+	db    *queue.DB
+	shell *queue.Conn
+	conns map[string]*queue.Conn
+	svc   receipts.Service
+	log   []string
+	res   *Result
+	quiet bool // a race after the first prints nothing
+}
+
+func newInterp(seed uint64, res *Result) (*interp, error) {
+	db, err := queue.Open()
+	if err != nil {
+		return nil, err
+	}
+	shell, err := db.Conn()
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	k := sim.New(seed)
+	k.SetBudget(MaxSteps)
+	k.SetTracing(true)
+	return &interp{k: k, db: db, shell: shell, conns: map[string]*queue.Conn{}, res: res}, nil
+}
+
+func (in *interp) close() { in.db.Close() }
+
+// conn returns the worker's own connection, opening it on first use.
+func (in *interp) conn(worker string) (*queue.Conn, error) {
+	if c, ok := in.conns[worker]; ok {
+		return c, nil
+	}
+	c, err := in.db.Conn()
+	if err != nil {
+		return nil, err
+	}
+	in.conns[worker] = c
+	return c, nil
+}
+
+func (in *interp) print(format string, args ...any) {
+	if !in.quiet {
+		in.res.Transcript = append(in.res.Transcript, fmt.Sprintf(format, args...))
+	}
+}
+
+// exec runs one command and reports whether it succeeded in the shell's
+// sense (a killed worker did not). A non-nil error stops the script.
+func (in *interp) exec(c Command) (bool, error) {
+	switch c.Kind {
+	case Reset:
+		in.k.Record("shell", "reset")
+		return true, in.reset()
+	case Add:
+		id, err := in.shell.Add(c.Order)
+		in.k.Record("shell", "add %s: job %d", c.Order, id)
+		return true, err
+	case Sleep:
+		in.k.Record("shell", "sleep %s", formatSeconds(c.Sleep))
+		in.k.Advance(c.Sleep)
+		return true, nil
+	case Log:
+		for _, l := range in.log {
+			in.print("%s", l)
+		}
+		return true, nil
+	case Jobs:
+		rows, err := in.shell.List()
+		if err != nil {
+			return false, err
+		}
+		if len(rows) == 0 {
+			in.print("no jobs")
+		}
+		for _, r := range rows {
+			run := r.Run
+			if run == "" {
+				run = "-"
+			}
+			in.print("job %d %s status=%s attempts=%d run=%s", r.ID, r.Order, r.Status, r.Attempts, run)
+		}
+		return true, nil
+	case Effects:
+		sums, err := in.summarize()
+		if err != nil {
+			return false, err
+		}
+		if len(sums) == 0 {
+			in.print("no effects recorded")
+		}
+		for _, s := range sums {
+			in.print("%s: %d effect(s) from %d run(s) over %d ms [%s]", s.Order, s.Effects, s.Runs, s.SpanMS, strings.Join(s.Tags, ", "))
+			if s.Kind != KindOnce {
+				in.print("  diagnosis: %s", s.Diagnosis)
+			}
+		}
+		return true, nil
+	case Work:
+		w := &worker{in: in, args: c.Work}
+		if err := in.spawn(w, in.k.Now()); err != nil {
+			return false, err
+		}
+		if err := in.runKernel(); err != nil {
+			return false, err
+		}
+		return w.ok, w.err
+	case Race:
+		return true, in.race(c.Race)
+	}
+	return false, fmt.Errorf("command %v not implemented", c.Kind)
+}
+
+func (in *interp) runKernel() error {
+	if err := in.k.Run(); err != nil {
+		if errors.Is(err, sim.ErrBudget) {
+			return fmt.Errorf("the run took more than %d steps; stopped", MaxSteps)
+		}
+		return err
+	}
+	return nil
+}
+
+func (in *interp) reset() error {
+	in.svc.Reset()
+	in.log = in.log[:0]
+	return in.shell.Reset()
+}
+
+// spawn starts w as a process due at instant at.
+func (in *interp) spawn(w *worker, at sim.Time) error {
+	conn, err := in.conn(w.args.Worker)
+	if err != nil {
+		return err
+	}
+	w.conn = conn
+	w.run = fmt.Sprintf("%08x", in.k.Uint32())
+	in.k.Go(w.args.Worker, at, w.body)
+	return nil
+}
+
+// race runs n races: each empties the tables, enqueues one job and
+// releases two workers at one instant.
+func (in *interp) race(r RaceArgs) error {
+	tally := RaceTally{Claim: r.Claim, Races: r.N}
+	defer func() {
+		in.quiet = false
+		in.k.SetTracing(true)
+	}()
+	for i := range r.N {
+		in.quiet = i > 0
+		in.k.SetTracing(i == 0)
+		if err := in.reset(); err != nil {
+			return err
+		}
+		id, err := in.shell.Add(RaceOrder)
+		if err != nil {
+			return err
+		}
+		in.k.Record("shell", "race %d of %d: add %s: job %d", i+1, r.N, RaceOrder, id)
+		gate := in.k.Now() + raceGate
+		for _, name := range []string{"W1", "W2"} {
+			w := &worker{in: in, gate: gate, args: WorkArgs{
+				Job: id, Worker: name, Lease: DefaultLease, Claim: r.Claim, Timeout: DefaultTimeout,
+			}}
+			if err := in.spawn(w, in.k.Now()); err != nil {
+				return err
+			}
+		}
+		if err := in.runKernel(); err != nil {
+			return err
+		}
+		if len(in.svc.Effects()) > 1 {
+			tally.Duplicates++
+		}
+	}
+	in.res.Races = append(in.res.Races, tally)
+	in.quiet = false
+	in.print("claim=%s: two effects in %d of %d races", r.Claim, tally.Duplicates, r.N)
+	return nil
+}
+
+// finish copies the final state into the Result.
+func (in *interp) finish() {
+	res := in.res
+	res.Log = append([]string{}, in.log...)
+	for _, e := range in.svc.Effects() {
+		res.Effects = append(res.Effects, Effect{
+			Order: e.Order, Run: e.Run, Attempt: e.Attempt, Send: e.Send, Worker: e.Worker, AtUS: e.At,
+		})
+	}
+	if rows, err := in.shell.List(); err == nil {
+		for _, r := range rows {
+			res.Jobs = append(res.Jobs, Job{ID: r.ID, Order: r.Order, Status: r.Status, Attempts: r.Attempts, Run: r.Run, LeaseUS: r.Lease})
+		}
+	}
+	res.Summary, _ = in.summarize()
+	for _, e := range in.k.Trace() {
+		res.Trace = append(res.Trace, Event{AtUS: e.At, Proc: e.Proc, Step: e.Step})
+	}
+	// Empty, not null, in JSON: the browser renders these as tables.
+	if res.Transcript == nil {
+		res.Transcript = []string{}
+	}
+	if res.Effects == nil {
+		res.Effects = []Effect{}
+	}
+	if res.Summary == nil {
+		res.Summary = []Summary{}
+	}
+	if res.Jobs == nil {
+		res.Jobs = []Job{}
+	}
+	if res.Races == nil {
+		res.Races = []RaceTally{}
+	}
+	if res.Trace == nil {
+		res.Trace = []Event{}
+	}
+}

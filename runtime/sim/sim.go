@@ -1,0 +1,254 @@
+// Package sim is a small discrete-event kernel: virtual time, a seeded
+// random source, and processes that take turns.
+//
+// Time is an integer number of microseconds ([Time]); nothing here reads the
+// wall clock, sleeps for real, or touches the global random source, so a run
+// is a pure function of its seed and its inputs.
+//
+// A process is a Go function started with [Kernel.Go]. It runs until it
+// takes an atomic step ([Proc.Step], [Proc.Sleep], [Proc.SleepUntil]), which
+// records an [Event] and yields to the kernel. The kernel then resumes the
+// process whose next instant is earliest. Exactly one process runs at a time:
+// processes are coroutines (built on iter.Pull), not goroutines that race, so
+// whatever a process does between two steps is atomic with respect to every
+// other process. Two processes due at the same instant are ordered by a draw
+// from the seeded source, made when each was scheduled.
+//
+// A typical use:
+//
+//	k := sim.New(seed)
+//	k.Go("W1", k.Now(), func(p *sim.Proc) {
+//		// ... do something at p.Now() ...
+//		p.Step(k.Between(20, 80), "SELECT status FROM jobs")
+//	})
+//	err := k.Run() // until every process has returned
+//
+// A run stops with [ErrBudget] when it takes more steps than the budget set
+// by [Kernel.SetBudget], so no input can make a run loop for ever.
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"math/rand/v2"
+)
+
+// Time is a virtual instant or duration in microseconds.
+type Time = int64
+
+// Handy durations.
+const (
+	Microsecond Time = 1
+	Millisecond Time = 1000
+	Second      Time = 1000 * Millisecond
+)
+
+// ErrBudget is returned by Run when the step budget is spent.
+var ErrBudget = errors.New("step budget exhausted")
+
+// Event is one atomic step of one process.
+type Event struct {
+	At   Time
+	Proc string
+	Step string
+}
+
+// Kernel owns virtual time, the random source and the processes.
+type Kernel struct {
+	now    Time
+	rng    *rand.Rand
+	ready  []wake // pending wake-ups; small, so a slice beats a heap
+	seq    uint64
+	steps  int
+	budget int
+
+	tracing bool
+	trace   []Event
+}
+
+type wake struct {
+	at  Time
+	tie uint64
+	seq uint64
+	p   *Proc
+}
+
+func (a wake) before(b wake) bool {
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	if a.tie != b.tie {
+		return a.tie < b.tie
+	}
+	return a.seq < b.seq
+}
+
+// New returns a kernel at time zero whose random source is seeded with seed.
+func New(seed uint64) *Kernel {
+	return &Kernel{
+		rng:    rand.New(rand.NewPCG(seed, seed^0x7477696365)), // "twice"
+		budget: 1_000_000,
+	}
+}
+
+// Now returns the current virtual time.
+func (k *Kernel) Now() Time { return k.now }
+
+// Steps returns how many steps the kernel has run so far.
+func (k *Kernel) Steps() int { return k.steps }
+
+// SetBudget sets the total number of steps Run may take over the kernel's
+// life before it fails with ErrBudget.
+func (k *Kernel) SetBudget(n int) { k.budget = n }
+
+// Between draws a duration uniformly from [lo, hi].
+func (k *Kernel) Between(lo, hi Time) Time {
+	if hi <= lo {
+		return lo
+	}
+	return lo + k.rng.Int64N(hi-lo+1)
+}
+
+// Uint32 draws 32 random bits (run ids are made of these).
+func (k *Kernel) Uint32() uint32 { return k.rng.Uint32() }
+
+// Advance moves virtual time forward by d while no process runs, as a
+// shell's sleep does between commands.
+func (k *Kernel) Advance(d Time) {
+	if len(k.ready) > 0 {
+		panic("sim: Advance while processes are pending")
+	}
+	if d > 0 {
+		k.now += d
+	}
+}
+
+// SetTracing turns recording of events on or off.
+func (k *Kernel) SetTracing(on bool) { k.tracing = on }
+
+// Tracing reports whether events are being recorded.
+func (k *Kernel) Tracing() bool { return k.tracing }
+
+// Trace returns the events recorded so far.
+func (k *Kernel) Trace() []Event { return k.trace }
+
+// Record appends an event at the current instant on behalf of proc, when
+// tracing is on. It is not a step: it does not yield.
+func (k *Kernel) Record(proc, format string, args ...any) {
+	if !k.tracing {
+		return
+	}
+	step := format
+	if len(args) > 0 {
+		step = fmt.Sprintf(format, args...)
+	}
+	k.trace = append(k.trace, Event{At: k.now, Proc: proc, Step: step})
+}
+
+// Proc is a simulated process.
+type Proc struct {
+	k     *Kernel
+	name  string
+	next  func() (struct{}, bool)
+	stop  func()
+	yield func(struct{}) bool
+	done  bool
+}
+
+// errStopped unwinds a process whose kernel gave up on it.
+type stopped struct{}
+
+// Go starts a process named name that first runs at instant at (or now, if
+// at is in the past). body runs as a coroutine of the kernel.
+func (k *Kernel) Go(name string, at Time, body func(p *Proc)) *Proc {
+	p := &Proc{k: k, name: name}
+	p.next, p.stop = iter.Pull(func(yield func(struct{}) bool) {
+		p.yield = yield
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(stopped); !ok {
+					panic(r)
+				}
+			}
+		}()
+		body(p)
+	})
+	k.schedule(p, max(at, k.now))
+	return p
+}
+
+func (k *Kernel) schedule(p *Proc, at Time) {
+	k.seq++
+	k.ready = append(k.ready, wake{at: at, tie: k.rng.Uint64(), seq: k.seq, p: p})
+}
+
+// Run resumes processes in order of their next instant until none is left.
+// It returns ErrBudget, after stopping every process, when the step budget
+// runs out.
+func (k *Kernel) Run() error {
+	for len(k.ready) > 0 {
+		i := 0
+		for j := 1; j < len(k.ready); j++ {
+			if k.ready[j].before(k.ready[i]) {
+				i = j
+			}
+		}
+		w := k.ready[i]
+		last := len(k.ready) - 1
+		k.ready[i] = k.ready[last]
+		k.ready = k.ready[:last]
+
+		k.steps++
+		if k.steps > k.budget {
+			w.p.stop()
+			for _, r := range k.ready {
+				r.p.stop()
+			}
+			k.ready = k.ready[:0]
+			return ErrBudget
+		}
+		k.now = w.at
+		if _, ok := w.p.next(); !ok {
+			w.p.done = true
+		}
+	}
+	return nil
+}
+
+// Name returns the process's name.
+func (p *Proc) Name() string { return p.name }
+
+// Now returns the current virtual time without taking a step. Use
+// ReadClock for a clock read that other processes can interleave with.
+func (p *Proc) Now() Time { return p.k.now }
+
+// Kernel returns the process's kernel.
+func (p *Proc) Kernel() *Kernel { return p.k }
+
+// Step records one atomic step that has just happened at the current
+// instant, then yields until cost microseconds have passed.
+func (p *Proc) Step(cost Time, format string, args ...any) {
+	p.k.Record(p.name, format, args...)
+	p.SleepUntil(p.k.now + cost)
+}
+
+// ReadClock is the atomic step of reading the clock: it returns the current
+// instant and yields for cost.
+func (p *Proc) ReadClock(cost Time) Time {
+	t := p.k.now
+	p.Step(cost, "read clock")
+	return t
+}
+
+// Sleep yields until d microseconds have passed.
+func (p *Proc) Sleep(d Time) { p.SleepUntil(p.k.now + d) }
+
+// SleepUntil yields until instant t (at once, if t has passed, though other
+// processes due now may run first).
+func (p *Proc) SleepUntil(t Time) {
+	p.k.schedule(p, max(t, p.k.now))
+	if !p.yield(struct{}{}) {
+		panic(stopped{})
+	}
+}
