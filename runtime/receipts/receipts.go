@@ -39,11 +39,13 @@ type Request struct {
 	Timeout sim.Time
 }
 
-// Hop bounds the one-way network latency between a worker and the
-// service, in µs: a loopback HTTP request.
+// The network, in µs: opening a connection to the service (the client's
+// timeout covers it), and one hop of a loopback HTTP request.
 const (
-	HopMin sim.Time = 200
-	HopMax sim.Time = 700
+	DialMin sim.Time = 300
+	DialMax sim.Time = 2500
+	HopMin  sim.Time = 200
+	HopMax  sim.Time = 700
 )
 
 // Service records effects.
@@ -61,9 +63,12 @@ func (s *Service) Reset() { s.effects = s.effects[:0] }
 // Post sends req from process p and reports whether the answer came back
 // before the client's timeout. On a timeout it returns false at exactly
 // send time + req.Timeout; the effect may well have been recorded already.
+// A timeout shorter than the dial and the hop still lets the request
+// arrive: the client gives up on the answer, not on the bytes it sent.
 func (s *Service) Post(p *sim.Proc, req Request) bool {
 	k := p.Kernel()
 	sent := p.Now()
+	p.Step(k.Between(DialMin, DialMax), "connect to receipts")
 	p.Step(k.Between(HopMin, HopMax), "POST receipt %s s%d", req.Order, req.Send)
 	// Arrival: the service records before anything else.
 	s.effects = append(s.effects, Effect{

@@ -227,7 +227,7 @@ func Parse(src string) (*Script, error) {
 	flush := func(end token) *Error {
 		if len(words) == 0 {
 			if afterAnd != nil {
-				return parseErr(end.pos, "expected a command after '&&'")
+				return parseErr(afterAnd.pos, "expected a command after '&&'")
 			}
 			return nil
 		}

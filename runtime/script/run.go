@@ -23,8 +23,6 @@ const (
 	clockMin, clockMax sim.Time = 2, 10
 	// Appending one line to worker.log.
 	logMin, logMax sim.Time = 10, 40
-	// Opening an HTTP connection to the receipts service.
-	dialMin, dialMax sim.Time = 300, 2500
 	// A race releases its workers this long after starting them...
 	raceGate = 400 * sim.Millisecond
 	// ...and each one's timer fires up to this much late.
@@ -39,6 +37,7 @@ const RaceOrder = "order-77"
 // transcript holds what ran before the failure.
 func Run(src string, opts Options) (res *Result) {
 	res = &Result{Seed: opts.Seed}
+	defer res.emptyNotNull()
 	s, err := Parse(src)
 	if err != nil {
 		res.setError(err)
@@ -294,23 +293,30 @@ func (in *interp) finish() {
 	for _, e := range in.k.Trace() {
 		res.Trace = append(res.Trace, Event{AtUS: e.At, Proc: e.Proc, Step: e.Step})
 	}
-	// Empty, not null, in JSON: the browser renders these as tables.
-	if res.Transcript == nil {
-		res.Transcript = []string{}
+}
+
+// emptyNotNull makes every list an empty one rather than nil, so the JSON
+// has [] (a table with no rows) and never null.
+func (r *Result) emptyNotNull() {
+	if r.Transcript == nil {
+		r.Transcript = []string{}
 	}
-	if res.Effects == nil {
-		res.Effects = []Effect{}
+	if r.Effects == nil {
+		r.Effects = []Effect{}
 	}
-	if res.Summary == nil {
-		res.Summary = []Summary{}
+	if r.Summary == nil {
+		r.Summary = []Summary{}
 	}
-	if res.Jobs == nil {
-		res.Jobs = []Job{}
+	if r.Jobs == nil {
+		r.Jobs = []Job{}
 	}
-	if res.Races == nil {
-		res.Races = []RaceTally{}
+	if r.Log == nil {
+		r.Log = []string{}
 	}
-	if res.Trace == nil {
-		res.Trace = []Event{}
+	if r.Races == nil {
+		r.Races = []RaceTally{}
+	}
+	if r.Trace == nil {
+		r.Trace = []Event{}
 	}
 }

@@ -107,7 +107,6 @@ func (w *worker) body(p *sim.Proc) {
 		}
 		w.in.log = append(w.in.log, line)
 		p.Step(k.Between(logMin, logMax), "append worker.log")
-		p.Step(k.Between(dialMin, dialMax), "connect to receipts")
 		delay := a.Delay
 		if send > 1 {
 			delay = 0 // the retry goes out without the injected delay

@@ -1,0 +1,88 @@
+package script
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+)
+
+// FuzzParse checks that the parser never panics, that every error it
+// returns is a one-line *Error, and the round-trip property: formatting a
+// parsed script and parsing it again gives the same commands, and
+// formatting is stable.
+//
+//	go test ./runtime/script -run '^$' -fuzz FuzzParse -fuzztime 10m
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.txtar")
+	for _, file := range files {
+		if ar, err := txtar.ParseFile(file); err == nil {
+			if src, ok := section(ar, "script"); ok {
+				f.Add(src)
+			}
+		}
+	}
+	f.Add("work --job=1 --lease=0.25 --claim=lock --timeout 1 --delay 0")
+	f.Fuzz(func(t *testing.T, src string) {
+		s, err := Parse(src)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error of type %T: %v", err, err)
+			}
+			if strings.Contains(e.Error(), "\n") {
+				t.Fatalf("multi-line error %q", e.Error())
+			}
+			return
+		}
+		out := Format(s)
+		s2, err := Parse(out)
+		if err != nil {
+			t.Fatalf("formatted script does not parse: %v\n%s", err, out)
+		}
+		if !sameCommands(s, s2) {
+			t.Fatalf("round trip changed the script\nin:  %q\nout: %q", src, out)
+		}
+		if out2 := Format(s2); out2 != out {
+			t.Fatalf("format is not stable:\n%q\n%q", out, out2)
+		}
+	})
+}
+
+func sameCommands(a, b *Script) bool {
+	if len(a.Commands) != len(b.Commands) {
+		return false
+	}
+	for i := range a.Commands {
+		x, y := a.Commands[i], b.Commands[i]
+		x.Pos, y.Pos = Pos{}, Pos{}
+		if i == 0 {
+			// The first command's operator has nothing to join.
+			x.Op, y.Op = OpSeq, OpSeq
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+func TestFormatRoundTripGoldens(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.txtar")
+	for _, file := range files {
+		b, _ := os.ReadFile(file)
+		ar := txtar.Parse(b)
+		src, _ := section(ar, "script")
+		s, err := Parse(src)
+		if err != nil {
+			continue
+		}
+		s2, err := Parse(Format(s))
+		if err != nil || !sameCommands(s, s2) {
+			t.Errorf("%s: round trip failed: %v\n%s", file, err, Format(s))
+		}
+	}
+}
