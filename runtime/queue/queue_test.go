@@ -1,0 +1,98 @@
+package queue
+
+import "testing"
+
+func open(t *testing.T) (*DB, *Conn, *Conn, *Conn) {
+	t.Helper()
+	db, err := Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	var cs [3]*Conn
+	for i := range cs {
+		if cs[i], err = db.Conn(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return db, cs[0], cs[1], cs[2]
+}
+
+// Two connections that both read before either writes both take the job:
+// the read claim's gap is real, in SQLite, across connections.
+func TestReadThenWriteBothTake(t *testing.T) {
+	_, shell, w1, w2 := open(t)
+	id, err := shell.Add("order-77")
+	if err != nil || id != 1 {
+		t.Fatalf("Add = %d, %v", id, err)
+	}
+	r1, _ := w1.Read(id)
+	r2, _ := w2.Read(id)
+	if !r1.Claimable(0) || !r2.Claimable(0) {
+		t.Fatal("a queued job must read as claimable")
+	}
+	if err := w1.Take(id, "run1", 100); err != nil {
+		t.Fatal(err)
+	}
+	if err := w2.Take(id, "run2", 100); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := shell.List()
+	if rows[0].Attempts != 2 || rows[0].Run != "run2" {
+		t.Errorf("after two takes: %+v", rows[0])
+	}
+}
+
+// The conditional UPDATE lets exactly one connection in, and lets the next
+// one in only after the lease has passed.
+func TestAtomicClaimOnce(t *testing.T) {
+	_, shell, w1, w2 := open(t)
+	id, _ := shell.Add("order-77")
+	ok1, err1 := w1.Claim(id, "run1", 0, 1000)
+	ok2, err2 := w2.Claim(id, "run2", 0, 1000)
+	if err1 != nil || err2 != nil || !ok1 || ok2 {
+		t.Fatalf("claims: %v %v %v %v", ok1, err1, ok2, err2)
+	}
+	if ok, _ := w2.Claim(id, "run2", 1000, 2000); ok {
+		t.Error("claimed at the instant the lease ends; the lease must have passed")
+	}
+	if ok, _ := w2.Claim(id, "run2", 1001, 2000); !ok {
+		t.Error("could not claim after the lease passed")
+	}
+	if err := w2.Ack(id); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := shell.Read(id)
+	if r.Status != "done" || r.Lease != nil || r.Attempts != 2 {
+		t.Errorf("after ack: %+v", r)
+	}
+	if ok, _ := w1.Claim(id, "run3", 1<<40, 1<<41); ok {
+		t.Error("a done job was claimed again")
+	}
+}
+
+func TestNoSuchJob(t *testing.T) {
+	_, shell, w1, _ := open(t)
+	if _, err := w1.Read(3); err == nil {
+		t.Error("Read of a missing job succeeded")
+	}
+	if err := w1.Take(3, "r", 1); err == nil {
+		t.Error("Take of a missing job succeeded")
+	}
+	shell.Add("a")
+	shell.Reset()
+	if id, _ := shell.Add("b"); id != 1 {
+		t.Errorf("after Reset the next id is %d, want 1", id)
+	}
+}
+
+// Databases are separate: two open at once do not see each other's rows.
+func TestDatabasesAreSeparate(t *testing.T) {
+	_, a, _, _ := open(t)
+	_, b, _, _ := open(t)
+	a.Add("x")
+	rows, _ := b.List()
+	if len(rows) != 0 {
+		t.Errorf("second database sees %d rows", len(rows))
+	}
+}
