@@ -1,0 +1,52 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets testscript run this package's main as the "twice" command.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"twice": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs testdata/script/*.txtar: the CLI as a user types it.
+// Run with -testwork to keep the work directories; `go test ./cmd/twice
+// -run Scripts -update` rewrites the expected output in place.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:           "testdata/script",
+		UpdateScripts: *updateScripts,
+	})
+}
+
+// testscript's "! exec" only says "non-zero"; the exit codes are part of
+// the contract, so check them exactly.
+func TestExitCodes(t *testing.T) {
+	tests := []struct {
+		args []string
+		want int
+	}{
+		{[]string{"run", "-c", "add o && work --job 1"}, 0},
+		{[]string{"run", "-c", "add o && work --job 1 --crash-before-ack"}, 0}, // a killed worker is the story, not an error
+		{[]string{"run", "-c", "work --job 1"}, 1},
+		{[]string{"run", "-c", "frob"}, 2},
+		{[]string{"run", "--json", "-c", "frob"}, 2},
+		{[]string{"run", "--bogus"}, 2},
+		{[]string{"run"}, 2},
+		{[]string{"run", "-h"}, 0},
+		{[]string{}, 2},
+		{[]string{"nope"}, 2},
+	}
+	for _, tt := range tests {
+		var out, errb strings.Builder
+		if got := run(tt.args, strings.NewReader(""), &out, &errb); got != tt.want {
+			t.Errorf("twice %v: exit %d, want %d (stderr %q)", tt.args, got, tt.want, errb.String())
+		}
+	}
+}
