@@ -31,6 +31,21 @@
 // around it: they come from the seed, and the reader sees the real ones
 // right under the block.
 //
+// After the word twice, the info string may carry options, separated by
+// spaces (the server's parser, server.BlockOptions, is the authority):
+//
+//	seed=N          pre-render the block at seed N, and start its seed field
+//	                at N; the default is script.DefaultSeed
+//	controls=LIST   the controls beside Run: claim, seed, both as claim,seed
+//	                (the default), or none
+//	fails           the script is meant to stop with an error, to show one
+//
+// For example ```twice controls=seed hides the claim toggle, which is right
+// for a block that compares both claims on purpose: the toggle rewrites the
+// claim of every race and work command in the script. A block that fails
+// when it is not marked fails, or a fails block that succeeds, is reported
+// as a broken lesson with its file and line, and twice build refuses it.
+//
 // # Order and file names
 //
 // A folder may hold a manifest named lessons.txt that lists the lesson files

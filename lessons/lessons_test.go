@@ -4,10 +4,14 @@ import (
 	"io/fs"
 	"os"
 	"reflect"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/twice-lab/twice/runtime/script"
 )
 
 // TestManifestListsEveryLesson checks that the embedded manifest and the
@@ -309,6 +313,68 @@ func TestSlug(t *testing.T) {
 	} {
 		if got := Slug(name); got != want {
 			t.Errorf("Slug(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// TestBlocksRun runs every twice block of every lesson at its seed, as the
+// page pre-renders it, and requires it to succeed, or to fail when its info
+// string says fails.
+func TestBlocksRun(t *testing.T) {
+	ls, err := Load(FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range ls {
+		for _, b := range l.Blocks {
+			seed, wantFail := script.DefaultSeed, false
+			for _, f := range strings.Fields(b.Info)[1:] {
+				switch key, val, _ := strings.Cut(f, "="); key {
+				case "seed":
+					seed, err = strconv.ParseUint(val, 10, 64)
+					if err != nil {
+						t.Fatalf("%s:%d: %v", l.File, b.Line, err)
+					}
+				case "fails":
+					wantFail = true
+				}
+			}
+			r := script.Run(b.Script, script.Options{Seed: seed})
+			switch {
+			case wantFail && r.ExitCode == 0:
+				t.Errorf("%s:%d: block is marked fails but exits 0", l.File, b.Line)
+			case !wantFail && r.ExitCode != 0:
+				t.Errorf("%s:%d: block exits %d: %v\n%s", l.File, b.Line, r.ExitCode, r.Error, strings.Join(r.Transcript, "\n"))
+			case !wantFail && len(r.Transcript) == 0:
+				t.Errorf("%s:%d: block prints nothing", l.File, b.Line)
+			}
+		}
+	}
+}
+
+// TestProseQuotesNoOutput keeps seed-dependent figures out of the prose:
+// the page shows the real output under each block, and it changes with the
+// seed.
+func TestProseQuotesNoOutput(t *testing.T) {
+	runID := regexp.MustCompile(`\b[0-9a-f]*[0-9][0-9a-f]*[a-f][0-9a-f]*\b|\b[0-9a-f]*[a-f][0-9a-f]*[0-9][0-9a-f]*\b`)
+	tally := regexp.MustCompile(`\b\d+ of \d+\b`)
+	span := regexp.MustCompile(`\bover \d+ ms\b|\b\d+ ms apart\b`)
+	ls, err := Load(FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range ls {
+		for i, line := range strings.Split(string(l.Source), "\n") {
+			for _, w := range runID.FindAllString(line, -1) {
+				if len(w) == 8 {
+					t.Errorf("%s:%d: looks like a run id: %s", l.File, i+1, w)
+				}
+			}
+			for _, re := range []*regexp.Regexp{tally, span} {
+				if m := re.FindString(line); m != "" {
+					t.Errorf("%s:%d: quotes a seed-dependent figure: %q", l.File, i+1, m)
+				}
+			}
 		}
 	}
 }
