@@ -46,7 +46,7 @@ const schema = `CREATE TABLE jobs (
 // separate statement, by stmtTake; the atomic claim is stmtClaim alone.
 const (
 	stmtInsert = `INSERT INTO jobs (order_id) VALUES (?)`
-	stmtRead   = `SELECT status, attempts, lease, order_id FROM jobs WHERE id = ?`
+	stmtRead   = `SELECT status, attempts, lease, order_id, run FROM jobs WHERE id = ?`
 	stmtTake   = `UPDATE jobs SET status = 'running', run = ?, attempts = attempts + 1, lease = ? WHERE id = ?`
 	stmtClaim  = `UPDATE jobs SET status = 'running', run = ?, attempts = attempts + 1, lease = ? WHERE id = ? AND (status = 'queued' OR lease < ?)`
 	stmtAck    = `UPDATE jobs SET status = 'done', lease = NULL WHERE id = ?`
@@ -199,7 +199,7 @@ func (c *Conn) Read(id int64) (Row, error) {
 		}
 		return Row{}, fmt.Errorf("job %d: %w", id, ErrNoJob)
 	}
-	r := Row{ID: id, Status: s.ColumnText(0), Attempts: s.ColumnInt(1), Order: s.ColumnText(3)}
+	r := Row{ID: id, Status: s.ColumnText(0), Attempts: s.ColumnInt(1), Order: s.ColumnText(3), Run: s.ColumnText(4)}
 	if s.ColumnType(2) != sqlite3.NULL {
 		v := s.ColumnInt64(2)
 		r.Lease = &v

@@ -48,6 +48,9 @@ const (
 	HopMax  sim.Time = 700
 )
 
+// Proc is the name the service's events carry in a trace.
+const Proc = "receipts"
+
 // Service records effects.
 type Service struct {
 	effects []Effect
@@ -68,21 +71,22 @@ func (s *Service) Reset() { s.effects = s.effects[:0] }
 func (s *Service) Post(p *sim.Proc, req Request) bool {
 	k := p.Kernel()
 	sent := p.Now()
-	p.Step(k.Between(DialMin, DialMax), "connect to receipts")
-	p.Step(k.Between(HopMin, HopMax), "POST receipt %s s%d", req.Order, req.Send)
+	p.Step(k.Between(DialMin, DialMax), "connect", "connect to receipts")
+	p.Step(k.Between(HopMin, HopMax), "send", "POST receipt for %s (send %d)", req.Order, req.Send)
 	// Arrival: the service records before anything else.
-	s.effects = append(s.effects, Effect{
+	e := Effect{
 		Order: req.Order, Run: req.Run, Attempt: req.Attempt,
 		Send: req.Send, Worker: req.Worker, At: p.Now(),
-	})
-	k.Record("receipts", "recorded %s run %s a%d s%d", req.Order, req.Run, req.Attempt, req.Send)
+	}
+	s.effects = append(s.effects, e)
+	k.Record(Proc, "effect", e, "recorded %s from run %s a%d s%d", req.Order, req.Run, req.Attempt, req.Send)
 	answered := p.Now() + req.Delay + k.Between(HopMin, HopMax)
 	if deadline := sent + req.Timeout; answered > deadline {
 		p.SleepUntil(deadline)
-		k.Record(p.Name(), "POST TimeoutError")
+		k.Record(p.Name(), "timeout", nil, "POST TimeoutError after %d ms", req.Timeout/sim.Millisecond)
 		return false
 	}
 	p.SleepUntil(answered)
-	k.Record(p.Name(), "POST answered 200")
+	k.Record(p.Name(), "answer", nil, "POST answered 200")
 	return true
 }

@@ -75,11 +75,34 @@ type RaceTally struct {
 	Duplicates int    `json:"duplicates"`
 }
 
-// Event is one atomic step of one simulated process.
+// Event is one atomic step of one simulated process, or a shell command.
+//
+// Kind is one of:
+//
+//	reset, add, sleep, race   a shell command (Proc "shell"); reset empties every table
+//	start                     a worker process started (Run is its run id)
+//	select                    a SELECT of the job row
+//	claim                     the UPDATE that took the job (Job: the row after, with its lease)
+//	claim-failed              an atomic claim that changed no row
+//	clock, log, connect       reading the clock, appending to worker.log, connecting
+//	send                      a request leaving the worker
+//	effect                    the receipts service recording an arrival (Proc "receipts", Effect set)
+//	answer, timeout           the worker getting the answer, or giving up waiting
+//	ack                       the UPDATE that marked the job done (Job: the row after)
+//	say                       a line the worker printed to the transcript
+//	kill                      the worker was killed (it also printed a line)
+//
+// Replaying the events in order, applying Job (replace the row with that
+// id), Effect (append) and reset (empty both), gives the tables as they
+// stood after every step.
 type Event struct {
-	AtUS int64  `json:"at_us"`
-	Proc string `json:"proc"`
-	Step string `json:"step"`
+	AtUS   int64   `json:"at_us"`
+	Proc   string  `json:"proc"`
+	Kind   string  `json:"kind"`
+	Step   string  `json:"step"`
+	Run    string  `json:"run,omitempty"`
+	Job    *Job    `json:"job,omitempty"`
+	Effect *Effect `json:"effect,omitempty"`
 }
 
 // Error is a parse, usage or runtime error with its place in the script.

@@ -145,14 +145,16 @@ func (in *interp) print(format string, args ...any) {
 func (in *interp) exec(c Command) (bool, error) {
 	switch c.Kind {
 	case Reset:
-		in.k.Record("shell", "reset")
+		in.k.Record("shell", "reset", nil, "reset")
 		return true, in.reset()
 	case Add:
 		id, err := in.shell.Add(c.Order)
-		in.k.Record("shell", "add %s: job %d", c.Order, id)
+		if err == nil {
+			in.k.Record("shell", "add", in.observe(id), "add %s: job %d", c.Order, id)
+		}
 		return true, err
 	case Sleep:
-		in.k.Record("shell", "sleep %s", formatSeconds(c.Sleep))
+		in.k.Record("shell", "sleep", nil, "sleep %s", formatSeconds(c.Sleep))
 		in.k.Advance(c.Sleep)
 		return true, nil
 	case Log:
@@ -216,6 +218,20 @@ func (in *interp) runKernel() error {
 	return nil
 }
 
+// observe reads job id through the shell's connection for the trace, when
+// tracing is on. It is an observation, not part of the model: it takes no
+// virtual time and draws nothing.
+func (in *interp) observe(id int64) *Job {
+	if !in.k.Tracing() {
+		return nil
+	}
+	r, err := in.shell.Read(id)
+	if err != nil {
+		return nil
+	}
+	return &Job{ID: id, Order: r.Order, Status: r.Status, Attempts: r.Attempts, Run: r.Run, LeaseUS: r.Lease}
+}
+
 func (in *interp) reset() error {
 	in.svc.Reset()
 	in.log = in.log[:0]
@@ -245,6 +261,7 @@ func (in *interp) race(r RaceArgs) error {
 	for i := range r.N {
 		in.quiet = i > 0
 		in.k.SetTracing(i == 0)
+		in.k.Record("shell", "reset", nil, "race %d of %d: reset", i+1, r.N)
 		if err := in.reset(); err != nil {
 			return err
 		}
@@ -252,7 +269,7 @@ func (in *interp) race(r RaceArgs) error {
 		if err != nil {
 			return err
 		}
-		in.k.Record("shell", "race %d of %d: add %s: job %d", i+1, r.N, RaceOrder, id)
+		in.k.Record("shell", "add", in.observe(id), "race %d of %d: add %s: job %d", i+1, r.N, RaceOrder, id)
 		gate := in.k.Now() + raceGate
 		for _, name := range []string{"W1", "W2"} {
 			w := &worker{in: in, gate: gate, args: WorkArgs{
@@ -291,7 +308,17 @@ func (in *interp) finish() {
 	}
 	res.Summary, _ = in.summarize()
 	for _, e := range in.k.Trace() {
-		res.Trace = append(res.Trace, Event{AtUS: e.At, Proc: e.Proc, Step: e.Step})
+		ev := Event{AtUS: e.At, Proc: e.Proc, Kind: e.Kind, Step: e.Step}
+		switch d := e.Data.(type) {
+		case *Job:
+			ev.Job = d
+		case workerData:
+			ev.Run, ev.Job = d.run, d.job
+		case receipts.Effect:
+			ev.Run = d.Run
+			ev.Effect = &Effect{Order: d.Order, Run: d.Run, Attempt: d.Attempt, Send: d.Send, Worker: d.Worker, AtUS: d.At}
+		}
+		res.Trace = append(res.Trace, ev)
 	}
 }
 

@@ -22,9 +22,27 @@ type worker struct {
 	err error // a runtime error that stops the script
 }
 
-func (w *worker) say(format string, args ...any) {
+// workerData is the trace payload of a worker's event.
+type workerData struct {
+	run string
+	job *Job
+}
+
+// step records one atomic step of the worker and yields for cost. A step
+// that wrote the job row carries the row as it now stands.
+func (w *worker) step(p *sim.Proc, cost sim.Time, kind string, wrote bool, format string, args ...any) {
+	var job *Job
+	if wrote {
+		job = w.in.observe(w.args.Job)
+	}
+	p.Kernel().Record(w.args.Worker, kind, workerData{w.run, job}, format, args...)
+	p.Sleep(cost)
+}
+
+// say prints one line of the worker to the transcript and the trace.
+func (w *worker) say(kind, format string, args ...any) {
 	w.in.print("%s run %s: %s", w.args.Worker, w.run, fmt.Sprintf(format, args...))
-	w.in.k.Record(w.args.Worker, format, args...)
+	w.in.k.Record(w.args.Worker, kind, workerData{run: w.run}, format, args...)
 }
 
 // body is the worker's process. Every SQL statement, clock read, log write
@@ -34,7 +52,7 @@ func (w *worker) body(p *sim.Proc) {
 	a := w.args
 	stmt := func() sim.Time { return k.Between(stmtMin, stmtMax) }
 
-	p.Step(k.Between(startMin, startMax), "start run %s", w.run)
+	w.step(p, k.Between(startMin, startMax), "start", false, "start run %s", w.run)
 	if w.gate != 0 {
 		p.SleepUntil(w.gate + k.Between(0, skewMax))
 	}
@@ -50,14 +68,14 @@ func (w *worker) body(p *sim.Proc) {
 			w.fail(err)
 			return
 		}
-		p.Step(stmt(), "SELECT job %d: status=%s lease=%s", a.Job, row.Status, fmtLease(row.Lease))
+		w.step(p, stmt(), "select", false, "SELECT job %d: status=%s", a.Job, row.Status)
 		now := p.ReadClock(k.Between(clockMin, clockMax))
 		if row.Claimable(now) {
 			if err := w.conn.Take(a.Job, w.run, now+a.Lease); err != nil {
 				w.fail(err)
 				return
 			}
-			p.Step(stmt(), "UPDATE job %d: running, run %s (unconditional)", a.Job, w.run)
+			w.step(p, stmt(), "claim", true, "UPDATE job %d: running, run %s (no condition)", a.Job, w.run)
 			claimed = true
 		}
 	default: // lock, atomic
@@ -67,22 +85,24 @@ func (w *worker) body(p *sim.Proc) {
 			w.fail(err)
 			return
 		}
-		p.Step(stmt(), "UPDATE job %d WHERE claimable: %d row changed", a.Job, btoi(ok))
 		claimed = ok
-		if !ok {
+		if ok {
+			w.step(p, stmt(), "claim", true, "UPDATE job %d WHERE queued or lease passed: 1 row changed", a.Job)
+		} else {
+			w.step(p, stmt(), "claim-failed", false, "UPDATE job %d WHERE queued or lease passed: 0 rows changed", a.Job)
 			// Find out why: no such job, done, or held by another run.
 			if row, err = w.conn.Read(a.Job); err != nil {
 				w.fail(err)
 				return
 			}
-			p.Step(stmt(), "SELECT job %d: status=%s", a.Job, row.Status)
+			w.step(p, stmt(), "select", false, "SELECT job %d: status=%s", a.Job, row.Status)
 		}
 	}
 	if !claimed {
 		if row.Status == "done" {
-			w.say("job %d already done", a.Job)
+			w.say("say", "job %d already done", a.Job)
 		} else {
-			w.say("job %d already claimed", a.Job)
+			w.say("say", "job %d already claimed", a.Job)
 		}
 		w.ok = true
 		return
@@ -94,10 +114,10 @@ func (w *worker) body(p *sim.Proc) {
 		w.fail(err)
 		return
 	}
-	p.Step(stmt(), "SELECT job %d: attempts=%d", a.Job, got.Attempts)
+	w.step(p, stmt(), "select", false, "SELECT job %d: attempts=%d", a.Job, got.Attempts)
 
 	if a.CrashBeforeEffect {
-		w.say("killed before the receipt")
+		w.say("kill", "killed before the receipt")
 		return
 	}
 	for send := 1; ; send++ {
@@ -106,7 +126,7 @@ func (w *worker) body(p *sim.Proc) {
 			line = fmt.Sprintf("[run %s attempt %d] %s", w.run, got.Attempts, line)
 		}
 		w.in.log = append(w.in.log, line)
-		p.Step(k.Between(logMin, logMax), "append worker.log")
+		w.step(p, k.Between(logMin, logMax), "log", false, "append to worker.log: %s", line)
 		delay := a.Delay
 		if send > 1 {
 			delay = 0 // the retry goes out without the injected delay
@@ -118,22 +138,22 @@ func (w *worker) body(p *sim.Proc) {
 			break
 		}
 		if send == 2 {
-			w.say("POST TimeoutError, giving up")
+			w.say("say", "POST TimeoutError, giving up")
 			return
 		}
-		w.say("POST TimeoutError, retrying")
+		w.say("say", "POST TimeoutError, retrying")
 	}
-	w.say("receipt sent for %s", got.Order)
+	w.say("say", "receipt sent for %s", got.Order)
 
 	if a.CrashBeforeAck {
-		w.say("killed before the ack")
+		w.say("kill", "killed before the ack")
 		return
 	}
 	if err := w.conn.Ack(a.Job); err != nil {
 		w.fail(err)
 		return
 	}
-	p.Step(stmt(), "UPDATE job %d: done", a.Job)
+	w.step(p, stmt(), "ack", true, "UPDATE job %d: done", a.Job)
 	w.ok = true
 }
 
@@ -142,18 +162,4 @@ func (w *worker) fail(err error) {
 		err = fmt.Errorf("work: job %d does not exist", w.args.Job)
 	}
 	w.err = err
-}
-
-func fmtLease(l *int64) string {
-	if l == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%dus", *l)
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -19,7 +19,7 @@
 //	k := sim.New(seed)
 //	k.Go("W1", k.Now(), func(p *sim.Proc) {
 //		// ... do something at p.Now() ...
-//		p.Step(k.Between(20, 80), "SELECT status FROM jobs")
+//		p.Step(k.Between(20, 80), "sql", "SELECT status FROM jobs")
 //	})
 //	err := k.Run() // until every process has returned
 //
@@ -47,11 +47,18 @@ const (
 // ErrBudget is returned by Run when the step budget is spent.
 var ErrBudget = errors.New("step budget exhausted")
 
-// Event is one atomic step of one process.
+// Event is one atomic step of one process, or a fact worth recording at
+// an instant (a shell command, an arrival at a service).
 type Event struct {
 	At   Time
 	Proc string
+	// Kind classifies the event for whoever renders the trace; the kernel
+	// attaches no meaning to it.
+	Kind string
+	// Step says what happened, in words.
 	Step string
+	// Data is an optional payload for the renderer (a row, an effect).
+	Data any
 }
 
 // Kernel owns virtual time, the random source and the processes.
@@ -134,8 +141,9 @@ func (k *Kernel) Tracing() bool { return k.tracing }
 func (k *Kernel) Trace() []Event { return k.trace }
 
 // Record appends an event at the current instant on behalf of proc, when
-// tracing is on. It is not a step: it does not yield.
-func (k *Kernel) Record(proc, format string, args ...any) {
+// tracing is on. It is not a step: it does not yield. The words are only
+// formatted when tracing is on.
+func (k *Kernel) Record(proc, kind string, data any, format string, args ...any) {
 	if !k.tracing {
 		return
 	}
@@ -143,7 +151,7 @@ func (k *Kernel) Record(proc, format string, args ...any) {
 	if len(args) > 0 {
 		step = fmt.Sprintf(format, args...)
 	}
-	k.trace = append(k.trace, Event{At: k.now, Proc: proc, Step: step})
+	k.trace = append(k.trace, Event{At: k.now, Proc: proc, Kind: kind, Step: step, Data: data})
 }
 
 // Proc is a simulated process.
@@ -226,10 +234,10 @@ func (p *Proc) Now() Time { return p.k.now }
 // Kernel returns the process's kernel.
 func (p *Proc) Kernel() *Kernel { return p.k }
 
-// Step records one atomic step that has just happened at the current
-// instant, then yields until cost microseconds have passed.
-func (p *Proc) Step(cost Time, format string, args ...any) {
-	p.k.Record(p.name, format, args...)
+// Step records one atomic step of the given kind that has just happened at
+// the current instant, then yields until cost microseconds have passed.
+func (p *Proc) Step(cost Time, kind, format string, args ...any) {
+	p.k.Record(p.name, kind, nil, format, args...)
 	p.SleepUntil(p.k.now + cost)
 }
 
@@ -237,7 +245,7 @@ func (p *Proc) Step(cost Time, format string, args ...any) {
 // instant and yields for cost.
 func (p *Proc) ReadClock(cost Time) Time {
 	t := p.k.now
-	p.Step(cost, "read clock")
+	p.Step(cost, "clock", "read clock")
 	return t
 }
 
