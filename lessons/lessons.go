@@ -12,8 +12,8 @@
 //
 // A fenced code block whose info string starts with the word twice is a live
 // playground: the page shows the script, the output the runtime printed for
-// it at the default seed, and a Run button that runs it again in the
-// reader's browser. Each line of the block is a line of the twice command
+// it at its seed (see seed= below), and a Run button that runs it again in
+// the reader's browser. Each line of the block is a line of the twice command
 // language; # starts a comment, and the source article's own command lines
 // (node queue.mjs ..., wrapped in ( ... ) 2>/dev/null) are accepted verbatim:
 //
