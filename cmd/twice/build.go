@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/twice-lab/twice/server"
+)
+
+const buildUsage = `usage: twice build -o DIR [--lessons DIR] [--wasm FILE]
+
+Writes the whole site (lessons, embed pages, assets and the WebAssembly
+runtime, with .gz and .br forms beside the larger files) as static files
+that any static host serves as they are. Fails, naming the file and line,
+when a lesson is broken.
+`
+
+// cmdBuild is `twice build`.
+func cmdBuild(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("build", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, buildUsage); fs.PrintDefaults() }
+	out := fs.String("o", "", "write the site into `DIR`")
+	dir := fs.String("lessons", "", "build the lessons in `DIR` instead of the built-in ones")
+	wasm := fs.String("wasm", "", "use this prebuilt twice.wasm `FILE` instead of building one")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "twice build: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if *out == "" {
+		fmt.Fprint(stderr, "twice build: -o DIR is required\n")
+		return 2
+	}
+	if code := checkDir(*dir, "build", stderr); code != 0 {
+		return code
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+
+	rt, err := server.ObtainRuntime(ctx, *wasm, prefixed{stdout})
+	if err != nil {
+		fmt.Fprintf(stderr, "twice build: %v\n", err)
+		return 1
+	}
+	start := time.Now()
+	fmt.Fprintf(stdout, "twice: rendering the site and compressing it (brotli of a new runtime takes about 40 s; it is cached)...\n")
+	site, err := server.Render(server.Options{LessonsDir: *dir, Runtime: rt, CacheDir: server.CacheDir(), Brotli: server.BrotliNow})
+	if err != nil {
+		fmt.Fprintf(stderr, "twice build: %v\n", err)
+		return 1
+	}
+	if err := site.Export(*out); err != nil {
+		fmt.Fprintf(stderr, "twice build: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "twice: wrote %d files to %s in %.1fs\n", len(site.Files), *out, time.Since(start).Seconds())
+	return 0
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+
+	"github.com/twice-lab/twice/server"
+)
+
+const serveUsage = `usage: twice serve [--addr HOST:PORT] [--lessons DIR] [--wasm FILE]
+
+Serves the lessons and the playground. The WebAssembly runtime is built from
+the source tree on start (about 40 s the first time, a second or two after)
+unless --wasm (or $TWICE_WASM) names a prebuilt one. With --lessons, pages
+are rendered again whenever a file in DIR changes: edit and reload.
+`
+
+// cmdServe is `twice serve`.
+func cmdServe(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, serveUsage); fs.PrintDefaults() }
+	addr := fs.String("addr", server.DefaultAddr, "`HOST:PORT` to listen on")
+	dir := fs.String("lessons", "", "serve the lessons in `DIR` instead of the built-in ones")
+	wasm := fs.String("wasm", "", "use this prebuilt twice.wasm `FILE` instead of building one")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "twice serve: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if code := checkDir(*dir, "serve", stderr); code != 0 {
+		return code
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+
+	progress := prefixed{stdout}
+	rt, err := server.ObtainRuntime(ctx, *wasm, progress)
+	if err != nil {
+		fmt.Fprintf(stderr, "twice serve: %v\n", err)
+		return 1
+	}
+	srv, err := server.NewServer(server.Options{
+		LessonsDir: *dir,
+		Runtime:    rt,
+		CacheDir:   server.CacheDir(),
+		Brotli:     server.BrotliLater,
+	}, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "twice serve: %v\n", err)
+		return 1
+	}
+	l, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "twice serve: %v (choose another address with --addr)\n", err)
+		return 1
+	}
+	if !server.IsLoopback(*addr) {
+		fmt.Fprintf(stderr, "twice serve: warning: listening on %s, which other machines on the network can reach; the default, %s, cannot\n", *addr, server.DefaultAddr)
+	}
+	fmt.Fprintf(stdout, "twice: serving the lessons at %s (Ctrl+C stops)\n", serveURL(l.Addr()))
+	if err := server.Serve(ctx, l, srv); err != nil {
+		fmt.Fprintf(stderr, "twice serve: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// serveURL is the URL to print for a listener's address.
+func serveURL(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return "http://" + a.String() + "/"
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/"
+}
+
+// checkDir reports a --lessons folder that does not exist as a usage error.
+func checkDir(dir, cmd string, stderr io.Writer) int {
+	if dir == "" {
+		return 0
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		fmt.Fprintf(stderr, "twice %s: --lessons %s: not a folder\n", cmd, dir)
+		return 2
+	}
+	return 0
+}
+
+// prefixed writes progress lines with a "twice: " prefix.
+type prefixed struct{ w io.Writer }
+
+func (p prefixed) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(p.w, "twice: "); err != nil {
+		return 0, err
+	}
+	return p.w.Write(b)
+}

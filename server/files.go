@@ -1,0 +1,278 @@
+package server
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"mime"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/andybalholm/brotli"
+)
+
+// A File is one file of the rendered site: its bytes, the headers it is
+// served with, and its precompressed forms.
+type File struct {
+	// Body is the file's content: what a plain static host serves and what
+	// Export writes.
+	Body []byte
+	// Type is the Content-Type.
+	Type string
+	// Status is the HTTP status the server answers with: 200, or 404 for the
+	// not-found page. Pages of broken lessons have 500; Export refuses them.
+	Status int
+	// Immutable marks content-hashed names, cached for a year.
+	Immutable bool
+	// ETag is a strong validator of Body, quoted.
+	ETag string
+	// Gzip and Brotli hold Body compressed, or nil when it is not worth
+	// compressing (or, for Brotli of a large file, not ready yet).
+	Gzip, Brotli []byte
+}
+
+// newFile makes a File of body, with the type its name implies.
+func newFile(name string, body []byte, status int, immutable bool) *File {
+	typ := mime.TypeByExtension(path.Ext(name))
+	switch path.Ext(name) {
+	case ".html":
+		typ = "text/html; charset=utf-8"
+	case ".css":
+		typ = "text/css; charset=utf-8"
+	case ".js":
+		typ = "text/javascript; charset=utf-8"
+	case ".wasm":
+		typ = "application/wasm"
+	case ".json":
+		typ = "application/json"
+	case "":
+		typ = "application/octet-stream"
+	}
+	return &File{Body: body, Type: typ, Status: status, Immutable: immutable, ETag: `"` + hashHex(body, 20) + `"`}
+}
+
+// hashHex returns the first n hex digits of the SHA-256 of b.
+func hashHex(b []byte, n int) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])[:n]
+}
+
+// hashedName puts a short content hash into a file name: style.css becomes
+// style.0123456789.css.
+func hashedName(name string, body []byte) string {
+	ext := path.Ext(name)
+	return strings.TrimSuffix(name, ext) + "." + hashHex(body, 10) + ext
+}
+
+// minCompress is the size below which files are not precompressed.
+const minCompress = 512
+
+// bigFile is the size from which a file's brotli form is computed under the
+// compressor's BrotliBig policy (in practice: the wasm module).
+const bigFile = 1 << 20
+
+// BrotliPolicy says when the brotli form of a large file (the wasm module,
+// about 14 MB) is made. Brotli at quality 11 takes about 40 s for it on a
+// small machine; the result is cached on disk by content hash, so this
+// matters only the first time a given module is compressed.
+type BrotliPolicy int
+
+const (
+	// BrotliNow compresses before returning: twice build uses it, so an
+	// export always has its .br files.
+	BrotliNow BrotliPolicy = iota
+	// BrotliLater serves gzip until brotli is ready, computing it in the
+	// background: twice serve uses it, so the server starts at once.
+	BrotliLater
+	// BrotliNever skips brotli for large files (tests that do not need it).
+	BrotliNever
+)
+
+// compressor makes and remembers gzip (level 9) and brotli (quality 11)
+// forms of bodies, in memory and, when dir is set, on disk under
+// dir/SHA256.gz and dir/SHA256.br.
+type compressor struct {
+	dir    string
+	policy BrotliPolicy
+	// ready is called when a background brotli compression has finished.
+	ready func(etag string, br []byte)
+
+	mu      sync.Mutex
+	mem     map[string][]byte // key: sha256 + "." + encoding
+	pending map[string]bool
+}
+
+func newCompressor(dir string, policy BrotliPolicy) *compressor {
+	return &compressor{dir: dir, policy: policy, mem: map[string][]byte{}, pending: map[string]bool{}}
+}
+
+// compress fills in f.Gzip and f.Brotli.
+func (c *compressor) compress(f *File) {
+	if len(f.Body) < minCompress || !compressible(f.Type) {
+		return
+	}
+	sum := sha256.Sum256(f.Body)
+	key := hex.EncodeToString(sum[:])
+	f.Gzip = c.get(key, "gz", f.Body)
+	if len(f.Body) < bigFile || c.policy == BrotliNow {
+		f.Brotli = c.get(key, "br", f.Body)
+		return
+	}
+	if c.policy == BrotliNever {
+		return
+	}
+	if b := c.lookup(key, "br"); b != nil {
+		f.Brotli = b
+		return
+	}
+	c.mu.Lock()
+	started := c.pending[key]
+	c.pending[key] = true
+	c.mu.Unlock()
+	if !started {
+		etag := f.ETag
+		body := f.Body
+		go func() {
+			br := c.get(key, "br", body)
+			if c.ready != nil {
+				c.ready(etag, br)
+			}
+		}()
+	}
+}
+
+func compressible(typ string) bool {
+	return strings.HasPrefix(typ, "text/") || typ == "application/wasm" || typ == "application/json" || strings.HasPrefix(typ, "image/svg")
+}
+
+// lookup returns a cached form, from memory or disk, or nil.
+func (c *compressor) lookup(key, enc string) []byte {
+	c.mu.Lock()
+	b, ok := c.mem[key+"."+enc]
+	c.mu.Unlock()
+	if ok {
+		return b
+	}
+	if c.dir == "" {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(c.dir, key+"."+enc))
+	if err != nil {
+		return nil
+	}
+	c.mu.Lock()
+	c.mem[key+"."+enc] = b
+	c.mu.Unlock()
+	return b
+}
+
+// get returns the enc form of body, computing and caching it if needed.
+func (c *compressor) get(key, enc string, body []byte) []byte {
+	if b := c.lookup(key, enc); b != nil {
+		return b
+	}
+	var buf bytes.Buffer
+	var w io.WriteCloser
+	if enc == "br" {
+		w = brotli.NewWriterOptions(&buf, brotli.WriterOptions{Quality: brotli.BestCompression, LGWin: 24})
+	} else {
+		w, _ = gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	}
+	w.Write(body)
+	w.Close()
+	b := buf.Bytes()
+	c.mu.Lock()
+	c.mem[key+"."+enc] = b
+	c.mu.Unlock()
+	if c.dir != "" && len(body) >= bigFile {
+		writeAtomic(filepath.Join(c.dir, key+"."+enc), b) // a cache: failure only costs time
+	}
+	return b
+}
+
+// writeAtomic writes data to name through a temporary file and a rename, so
+// that concurrent readers never see a partial file.
+func writeAtomic(name string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(name), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), name)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+// A Site is the whole rendered site: every file by its slash-separated path
+// (index.html, lessons/one-job/index.html, assets/twice.0123456789.wasm).
+// The server serves it and Export writes it; both use the same bytes.
+type Site struct {
+	Files map[string]*File
+	// Err lists what is broken (lessons that failed to render), or is nil.
+	Err error
+	// Broken, when the lesson folder itself cannot be read, is the error
+	// page served for every page that is not found.
+	Broken *File
+}
+
+// Paths returns the site's paths in sorted order.
+func (s *Site) Paths() []string {
+	paths := make([]string, 0, len(s.Files))
+	for p := range s.Files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	return paths
+}
+
+// Export writes the site under dir, creating it if needed: each file at its
+// path, and next to each precompressed file its .gz and .br forms (which a
+// plain static host ignores and hosts with precompressed-file support
+// serve). It refuses a site with broken lessons. It writes into dir without
+// deleting what is already there.
+func (s *Site) Export(dir string) error {
+	if s.Err != nil {
+		return s.Err
+	}
+	for _, p := range s.Paths() {
+		f := s.Files[p]
+		if f.Status >= 500 {
+			return fmt.Errorf("%s: page has status %d", p, f.Status)
+		}
+		name := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(name, f.Body, 0o644); err != nil {
+			return err
+		}
+		if f.Gzip != nil {
+			if err := os.WriteFile(name+".gz", f.Gzip, 0o644); err != nil {
+				return err
+			}
+		}
+		if f.Brotli != nil {
+			if err := os.WriteFile(name+".br", f.Brotli, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,317 @@
+package server
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// A Server serves a rendered site over HTTP. With a lesson folder of a
+// teacher's own (Options.LessonsDir) it re-renders the pages whenever a file
+// in the folder changes, checked on each page request, so edits show on
+// reload.
+type Server struct {
+	r    *siteRenderer
+	site atomic.Pointer[Site]
+	opts Options
+	log  io.Writer
+
+	mu   sync.Mutex // serializes renders and patches
+	seen string     // fingerprint of the lesson folder at the last render
+}
+
+// NewServer renders the site and returns a server for it. Broken lessons do
+// not stop it: they are served as error pages naming the file and line, and
+// reported to log (which may be nil).
+func NewServer(opts Options, log io.Writer) (*Server, error) {
+	if log == nil {
+		log = io.Discard
+	}
+	s := &Server{opts: opts, log: log}
+	r, err := newRenderer(opts)
+	if err != nil {
+		return nil, err
+	}
+	s.r = r
+	r.comp.ready = s.brotliReady
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rerender()
+	return s, nil
+}
+
+// Site returns the site as currently rendered.
+func (s *Server) Site() *Site { return s.site.Load() }
+
+// rerender renders the pages again; s.mu is held.
+func (s *Server) rerender() {
+	fsys, name := lessonSource(s.opts)
+	if s.opts.LessonsDir != "" {
+		s.seen = fingerprint(fsys)
+	}
+	site := s.r.render(fsys, name)
+	s.site.Store(site)
+	if site.Err != nil {
+		fmt.Fprintf(s.log, "twice: broken lessons (their pages show the error):\n%v\n", site.Err)
+	}
+}
+
+// brotliReady installs a brotli form computed in the background.
+func (s *Server) brotliReady(etag string, br []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for p, f := range s.r.assets {
+		if f.ETag == etag {
+			g := *f
+			g.Brotli = br
+			s.r.assets[p] = &g
+		}
+	}
+	old := s.site.Load()
+	site := *old
+	site.Files = maps.Clone(old.Files)
+	for p, f := range site.Files {
+		if f.ETag == etag {
+			g := *f
+			g.Brotli = br
+			site.Files[p] = &g
+		}
+	}
+	s.site.Store(&site)
+	fmt.Fprintf(s.log, "twice: brotli form of the runtime ready (%.1f MB)\n", float64(len(br))/1e6)
+}
+
+// refresh re-renders when the lesson folder changed since the last render.
+func (s *Server) refresh() {
+	if s.opts.LessonsDir == "" {
+		return
+	}
+	fsys, _ := lessonSource(s.opts)
+	fp := fingerprint(fsys)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if fp != s.seen {
+		s.rerender()
+		fmt.Fprintf(s.log, "twice: %s changed, pages rendered again\n", s.opts.LessonsDir)
+	}
+}
+
+// fingerprint summarizes the names, sizes and modification times of the
+// files of fsys.
+func fingerprint(fsys fs.FS) string {
+	h := sha256.New()
+	fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			fmt.Fprintf(h, "%s error %v\n", p, err)
+			return nil
+		}
+		if d.IsDir() && p != "." && strings.HasPrefix(d.Name(), ".") {
+			return fs.SkipDir
+		}
+		if info, err := d.Info(); err == nil {
+			fmt.Fprintf(h, "%s %d %d\n", p, info.Size(), info.ModTime().UnixNano())
+		}
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// ServeHTTP serves the current site; see Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !strings.HasPrefix(r.URL.Path, "/assets/") {
+		s.refresh()
+	}
+	serveSite(w, r, s.site.Load())
+}
+
+// Handler returns a handler that serves the fixed site s. It answers GET
+// and HEAD only (405 otherwise), maps / and every path ending in / to its
+// index.html, redirects a directory path without its slash as a static
+// host does, and answers 404 with the site's 404.html for anything else,
+// including every path with . or .. segments, backslashes or encoded
+// slashes. Content-hashed assets are cached for a year; every other file
+// is revalidated by its ETag. Precompressed forms are chosen by
+// Accept-Encoding (brotli, then gzip).
+func (s *Site) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { serveSite(w, r, s) })
+}
+
+func serveSite(w http.ResponseWriter, r *http.Request, s *Site) {
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", CSP)
+	h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h.Set("Allow", "GET, HEAD")
+		h.Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		io.WriteString(w, "405 method not allowed: use GET or HEAD\n")
+		return
+	}
+	key, ok := sitePath(r)
+	if !ok {
+		notFound(w, r, s)
+		return
+	}
+	f := s.Files[key]
+	if f == nil {
+		if !strings.HasSuffix(key, "index.html") && s.Files[key+"/index.html"] != nil {
+			target := r.URL.Path + "/"
+			if r.URL.RawQuery != "" {
+				target += "?" + r.URL.RawQuery
+			}
+			h.Set("Location", target)
+			w.WriteHeader(http.StatusMovedPermanently)
+			return
+		}
+		notFound(w, r, s)
+		return
+	}
+	serveFile(w, r, f, strings.HasPrefix(key, "assets/"))
+}
+
+// sitePath maps a request path to a key of Site.Files, refusing anything
+// that is not a plain path.
+func sitePath(r *http.Request) (string, bool) {
+	p := r.URL.Path
+	if !strings.HasPrefix(p, "/") || strings.ContainsAny(p, "\\\x00") {
+		return "", false
+	}
+	if raw := strings.ToLower(r.URL.RawPath); strings.Contains(raw, "%2f") || strings.Contains(raw, "%5c") {
+		return "", false
+	}
+	key := p[1:]
+	segs := strings.Split(key, "/")
+	for i, seg := range segs {
+		if seg == "." || seg == ".." || (seg == "" && i < len(segs)-1) {
+			return "", false
+		}
+	}
+	if key == "" || strings.HasSuffix(key, "/") {
+		key += "index.html"
+	}
+	if filepath.IsAbs(key) {
+		return "", false
+	}
+	return key, true
+}
+
+func notFound(w http.ResponseWriter, r *http.Request, s *Site) {
+	f := s.Broken
+	if f == nil {
+		f = s.Files["404.html"]
+	}
+	if f == nil {
+		http.NotFound(w, r)
+		return
+	}
+	serveFile(w, r, f, false)
+}
+
+// serveFile writes f with its headers, picking an encoding.
+func serveFile(w http.ResponseWriter, r *http.Request, f *File, asset bool) {
+	h := w.Header()
+	if f.Immutable {
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		h.Set("Cache-Control", "no-cache")
+	}
+	if asset {
+		// Pages on other origins may load the component and its runtime.
+		h.Set("Access-Control-Allow-Origin", "*")
+	}
+	body, etag := f.Body, f.ETag
+	if f.Gzip != nil || f.Brotli != nil {
+		h.Set("Vary", "Accept-Encoding")
+		switch negotiate(r.Header.Get("Accept-Encoding"), f.Brotli != nil, f.Gzip != nil) {
+		case "br":
+			body, etag = f.Brotli, strings.TrimSuffix(f.ETag, `"`)+`-br"`
+			h.Set("Content-Encoding", "br")
+		case "gzip":
+			body, etag = f.Gzip, strings.TrimSuffix(f.ETag, `"`)+`-gz"`
+			h.Set("Content-Encoding", "gzip")
+		}
+	}
+	h.Set("Content-Type", f.Type)
+	h.Set("ETag", etag)
+	if f.Status == http.StatusOK && etagMatch(r.Header.Get("If-None-Match"), etag) {
+		h.Del("Content-Type")
+		h.Del("Content-Encoding")
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(f.Status)
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+}
+
+// etagMatch reports whether an If-None-Match header matches etag, by the
+// weak comparison RFC 9110 prescribes for it.
+func etagMatch(header, etag string) bool {
+	if header == "" {
+		return false
+	}
+	for t := range strings.SplitSeq(header, ",") {
+		t = strings.TrimSpace(t)
+		if t == "*" || strings.TrimPrefix(t, "W/") == etag {
+			return true
+		}
+	}
+	return false
+}
+
+// negotiate picks "br", "gzip" or "" (identity) from an Accept-Encoding
+// header and the forms available, by q-value, preferring brotli on ties.
+func negotiate(header string, br, gz bool) string {
+	qBr, qGz, qStar := -1.0, -1.0, -1.0
+	for part := range strings.SplitSeq(header, ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		q := 1.0
+		for p := range strings.SplitSeq(params, ";") {
+			k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+			if ok && strings.EqualFold(k, "q") {
+				if f, err := strconv.ParseFloat(v, 64); err == nil {
+					q = f
+				}
+			}
+		}
+		switch strings.ToLower(strings.TrimSpace(name)) {
+		case "br":
+			qBr = q
+		case "gzip", "x-gzip":
+			qGz = q
+		case "*":
+			qStar = q
+		}
+	}
+	if qBr < 0 {
+		qBr = qStar
+	}
+	if qGz < 0 {
+		qGz = qStar
+	}
+	if !br {
+		qBr = -1
+	}
+	if !gz {
+		qGz = -1
+	}
+	switch {
+	case qBr > 0 && qBr >= qGz:
+		return "br"
+	case qGz > 0:
+		return "gzip"
+	}
+	return ""
+}

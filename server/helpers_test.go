@@ -1,0 +1,87 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"html"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeRuntime is a stand-in for the wasm module where its content does not
+// matter: rendering, HTTP and export tests. It is large enough to count as
+// a big file for the compression policies, and compresses quickly.
+func fakeRuntime() *Runtime {
+	wasm := append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte("twice fake module "), (bigFile/18)+100)...)
+	return &Runtime{Wasm: wasm, WasmExec: []byte("// fake wasm_exec.js for tests\n" + strings.Repeat("// padding\n", 60)), From: "test"}
+}
+
+var (
+	realOnce sync.Once
+	realRT   *Runtime
+	realErr  error
+)
+
+// realRuntime builds the wasm module once per test binary. The go command's
+// build cache makes this a second or two after the first build (about 40 s).
+func realRuntime(t *testing.T) *Runtime {
+	t.Helper()
+	realOnce.Do(func() {
+		start := time.Now()
+		realRT, realErr = BuildRuntime(context.Background(), BuildOptions{})
+		if realErr == nil {
+			t.Logf("built the wasm runtime in %v (%d bytes)", time.Since(start).Round(time.Millisecond), len(realRT.Wasm))
+		}
+	})
+	if realErr != nil {
+		t.Fatalf("building the wasm runtime: %v", realErr)
+	}
+	return realRT
+}
+
+var (
+	widgetRE = regexp.MustCompile(`(?s)<twice-playground id="block-(\d+)"[^>]*>(.*?)</twice-playground>`)
+	scriptRE = regexp.MustCompile(`(?s)<pre class="twice-script"><code>(.*?)</code></pre>`)
+	outRE    = regexp.MustCompile(`(?s)<pre class="twice-output"><code>(.*?)</code></pre>`)
+)
+
+// widget is a <twice-playground> element of a rendered page, read back.
+type widget struct {
+	Index  string
+	Script string
+	Output string
+	Inner  string
+}
+
+// widgets finds the playgrounds of a page.
+func widgets(page []byte) []widget {
+	var ws []widget
+	for _, m := range widgetRE.FindAllSubmatch(page, -1) {
+		w := widget{Index: string(m[1]), Inner: string(m[2])}
+		if s := scriptRE.FindSubmatch(m[2]); s != nil {
+			w.Script = html.UnescapeString(string(s[1]))
+		}
+		if o := outRE.FindSubmatch(m[2]); o != nil {
+			w.Output = html.UnescapeString(string(o[1]))
+		}
+		ws = append(ws, w)
+	}
+	return ws
+}
+
+// artifactDir is where tests keep files worth looking at: $TWICE_ARTIFACTS
+// when set, else a temporary directory that outlives the test.
+func artifactDir(t *testing.T) string {
+	dir := os.Getenv("TWICE_ARTIFACTS")
+	if dir == "" {
+		dir = os.TempDir() + "/twice-artifacts"
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}

@@ -1,0 +1,312 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+
+	"github.com/twice-lab/twice/lessons"
+	"github.com/twice-lab/twice/runtime/script"
+)
+
+// This file is the one place goldmark is configured. A lesson is CommonMark
+// with GitHub tables and strikethrough; raw HTML in a lesson is not passed
+// through (goldmark's safe default). A fenced block whose language is
+// "twice" is replaced, by an AST transformer, with a [Playground] node,
+// which has a renderer of its own; every other fenced block keeps goldmark's
+// built-in rendering.
+
+// KindPlayground is the node kind of a twice block.
+var KindPlayground = ast.NewNodeKind("TwicePlayground")
+
+// Playground is a twice block of a lesson after parsing: its script, its
+// options, and the result of running it natively at its seed.
+type Playground struct {
+	ast.BaseBlock
+	// Index is the block's 1-based position among the lesson's twice blocks;
+	// /embed/SLUG/INDEX/ shows it alone.
+	Index int
+	// Line is the 1-based line of the opening fence in the lesson file.
+	Line int
+	// Script is the block's content.
+	Script string
+	// Options are parsed from the info string.
+	Options BlockOptions
+	// Result is what script.Run returned for Script at Options.Seed.
+	Result *script.Result
+	// Embed is the URL of the block's embed page relative to the page the
+	// block is rendered on, or "" to show no embed snippets.
+	Embed string
+	// Label names the block for screen readers.
+	Label string
+}
+
+// Kind implements ast.Node.
+func (n *Playground) Kind() ast.NodeKind { return KindPlayground }
+
+// IsRaw implements ast.Node: the content is not markdown.
+func (n *Playground) IsRaw() bool { return true }
+
+// Dump implements ast.Node.
+func (n *Playground) Dump(source []byte, level int) {
+	ast.DumpHelper(n, source, level, map[string]string{
+		"Index":  strconv.Itoa(n.Index),
+		"Line":   strconv.Itoa(n.Line),
+		"Script": n.Script,
+	}, nil)
+}
+
+// BlockOptions are the settings of one twice block, written after the word
+// twice in the fence's info string as space-separated key=value pairs:
+//
+//	```twice seed=7 controls=seed
+//
+// seed=N pre-renders the block at seed N (a decimal uint64) and puts N in
+// its seed field; the default is script.DefaultSeed.
+//
+// controls=LIST picks which controls beside Run the widget shows: a
+// comma-separated subset of claim and seed, or none. The default is
+// claim,seed.
+//
+// fails marks a block whose script is meant to stop with an error, to show
+// one. Any other block whose script fails at its seed makes the lesson
+// broken, and so does a fails block that succeeds.
+type BlockOptions struct {
+	Seed     uint64
+	Controls []string
+	Fails    bool
+}
+
+// parseInfo reads the options of a twice block from its info string, which
+// starts with the word twice.
+func parseInfo(info string) (BlockOptions, error) {
+	o := BlockOptions{Seed: script.DefaultSeed, Controls: []string{"claim", "seed"}}
+	fields := strings.Fields(info)
+	if len(fields) == 0 || fields[0] != lessons.Language {
+		return o, fmt.Errorf("info string %q does not start with %q", info, lessons.Language)
+	}
+	seen := map[string]bool{}
+	for _, f := range fields[1:] {
+		key, val, hasVal := strings.Cut(f, "=")
+		if seen[key] {
+			return o, fmt.Errorf("block option %q given twice", key)
+		}
+		seen[key] = true
+		switch key {
+		case "seed":
+			n, err := strconv.ParseUint(val, 10, 64)
+			if !hasVal || err != nil {
+				return o, fmt.Errorf("block option seed=%s: want a whole number from 0 to 18446744073709551615", val)
+			}
+			o.Seed = n
+		case "controls":
+			o.Controls = nil
+			if val == "none" {
+				break
+			}
+			for c := range strings.SplitSeq(val, ",") {
+				if c != "claim" && c != "seed" {
+					return o, fmt.Errorf("block option controls=%s: want a comma-separated list of claim and seed, or none", val)
+				}
+				o.Controls = append(o.Controls, c)
+			}
+		case "fails":
+			if hasVal {
+				return o, fmt.Errorf("block option fails takes no value")
+			}
+			o.Fails = true
+		default:
+			return o, fmt.Errorf("unknown block option %q (known: seed=N, controls=LIST, fails)", f)
+		}
+	}
+	return o, nil
+}
+
+// BlockError is a twice block that cannot be shown: bad options, or a script
+// that fails when it should not. Its Error starts with FILE:LINE.
+type BlockError struct {
+	File string // the lesson file, as the error should name it
+	Line int    // 1-based line in File
+	Col  int    // 1-based column, or 0
+	Msg  string
+}
+
+func (e *BlockError) Error() string {
+	if e.Col > 0 {
+		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+}
+
+// docState is what the transformer and the renderer of one lesson share,
+// through the parser context.
+type docState struct {
+	file   string // for errors
+	slug   string // for embed links
+	title  string
+	root   string // from the lesson page to the site root
+	blocks []*Playground
+	errs   []error
+}
+
+var stateKey = parser.NewContextKey()
+
+// transformer replaces fenced twice blocks with Playground nodes and runs
+// their scripts.
+type transformer struct{}
+
+func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
+	st, _ := pc.Get(stateKey).(*docState)
+	if st == nil {
+		return
+	}
+	src := reader.Source()
+	var fences []*ast.FencedCodeBlock
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if f, ok := n.(*ast.FencedCodeBlock); ok && entering {
+			if string(f.Language(src)) == lessons.Language {
+				fences = append(fences, f)
+			}
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, f := range fences {
+		line := lineOf(src, f.Pos())
+		p := &Playground{
+			Index:  len(st.blocks) + 1,
+			Line:   line,
+			Script: string(f.Lines().Value(src)),
+			Label:  fmt.Sprintf("%s, script %d", st.title, len(st.blocks)+1),
+		}
+		if st.slug != "" {
+			p.Embed = fmt.Sprintf("%sembed/%s/%d/", st.root, st.slug, p.Index)
+		}
+		opts, err := parseInfo(string(f.Info.Segment.Value(src)))
+		if err != nil {
+			st.errs = append(st.errs, &BlockError{File: st.file, Line: line, Msg: err.Error()})
+		}
+		p.Options = opts
+		p.Result = script.Run(p.Script, script.Options{Seed: opts.Seed})
+		if e := p.Result.Error; e != nil && !opts.Fails {
+			be := &BlockError{File: st.file, Line: line, Msg: "twice block: " + e.Msg}
+			if e.Line > 0 {
+				be.Line, be.Col = line+e.Line, e.Col
+			}
+			st.errs = append(st.errs, be)
+		} else if e == nil && opts.Fails {
+			st.errs = append(st.errs, &BlockError{File: st.file, Line: line, Msg: "twice block is marked fails but runs without an error"})
+		}
+		st.blocks = append(st.blocks, p)
+		f.Parent().ReplaceChild(f.Parent(), f, p)
+	}
+}
+
+// lineOf returns the 1-based line of byte offset off in src.
+func lineOf(src []byte, off int) int {
+	if off < 0 || off > len(src) {
+		return 1
+	}
+	return 1 + bytes.Count(src[:off], []byte("\n"))
+}
+
+// playgroundRenderer renders Playground nodes.
+type playgroundRenderer struct{}
+
+func (playgroundRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(KindPlayground, func(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering {
+			writePlayground(w, n.(*Playground))
+		}
+		return ast.WalkSkipChildren, nil
+	})
+}
+
+// writePlayground writes the HTML of one block: a <twice-playground>
+// element holding the script and its pre-rendered output as text (what a
+// reader without JavaScript sees), and the pre-rendered Result as JSON for
+// the component's tables. The JSON omits the trace and the worker log,
+// which the widget does not show.
+func writePlayground(w textWriter, p *Playground) {
+	attr := func(name, val string) {
+		w.WriteString(" " + name + `="` + html.EscapeString(val) + `"`)
+	}
+	w.WriteString("<twice-playground")
+	attr("id", "block-"+strconv.Itoa(p.Index))
+	attr("seed", strconv.FormatUint(p.Options.Seed, 10))
+	controls := strings.Join(p.Options.Controls, " ")
+	if controls == "" {
+		controls = "none"
+	}
+	attr("controls", controls)
+	attr("label", p.Label)
+	if p.Embed != "" {
+		attr("embed", p.Embed)
+	}
+	w.WriteString(">\n<p class=\"twice-label\">Script</p>\n<pre class=\"twice-script\"><code>")
+	w.WriteString(html.EscapeString(p.Script))
+	w.WriteString("</code></pre>\n")
+	w.WriteString(`<p class="twice-label">Output at seed ` + strconv.FormatUint(p.Options.Seed, 10) + "</p>\n")
+	w.WriteString(`<pre class="twice-output"><code>`)
+	w.WriteString(html.EscapeString(p.Result.Text()))
+	w.WriteString("</code></pre>\n")
+	if e := p.Result.Error; e != nil {
+		w.WriteString(`<p class="twice-error">` + html.EscapeString(e.Error()) + "</p>\n")
+	}
+	slim := *p.Result
+	slim.Trace, slim.Log = nil, nil
+	js, err := json.Marshal(&slim) // escapes <, > and & as \u003c...
+	if err == nil {
+		w.WriteString(`<script type="application/json" class="twice-result">`)
+		w.Write(js)
+		w.WriteString("</script>\n")
+	}
+	w.WriteString("</twice-playground>\n")
+}
+
+// textWriter is what writePlayground writes to: a goldmark BufWriter or a
+// bytes.Buffer.
+type textWriter interface {
+	io.Writer
+	io.StringWriter
+}
+
+// newMarkdown returns the goldmark configuration of every lesson page.
+func newMarkdown() goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithExtensions(extension.Table, extension.Strikethrough),
+		goldmark.WithParserOptions(
+			parser.WithAutoHeadingID(),
+			parser.WithASTTransformers(util.Prioritized(transformer{}, 100)),
+		),
+		goldmark.WithRendererOptions(
+			renderer.WithNodeRenderers(util.Prioritized(playgroundRenderer{}, 100)),
+		),
+	)
+}
+
+// renderLesson renders one lesson's markdown to HTML, running its blocks.
+// The returned state lists the blocks and any errors, each naming the file
+// and line.
+func renderLesson(md goldmark.Markdown, l lessons.Lesson, file, root string) ([]byte, *docState) {
+	st := &docState{file: file, slug: l.Slug, title: l.Title, root: root}
+	pc := parser.NewContext()
+	pc.Set(stateKey, st)
+	var buf bytes.Buffer
+	if err := md.Convert(l.Source, &buf, parser.WithContext(pc)); err != nil {
+		st.errs = append(st.errs, fmt.Errorf("%s: %v", file, err))
+	}
+	return buf.Bytes(), st
+}

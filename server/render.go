@@ -1,0 +1,276 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"html/template"
+	"io/fs"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/yuin/goldmark"
+
+	"github.com/twice-lab/twice/lessons"
+	"github.com/twice-lab/twice/site"
+)
+
+// CSP is the Content-Security-Policy of every response, also written into
+// each page as a meta element so that an export keeps it on a host that
+// sends no headers. Scripts, styles, workers and fetches come from the
+// site itself only; 'wasm-unsafe-eval' lets the worker compile the wasm
+// module; blob: workers serve pages on other origins that embed the
+// component (see twice.js).
+const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; " +
+	"connect-src 'self'; img-src 'self' data:; style-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'"
+
+// Options configure how a site is rendered and served.
+type Options struct {
+	// LessonsDir is a teacher's lesson folder; "" means the built-in
+	// lessons. A server re-reads the folder when its files change.
+	LessonsDir string
+	// Runtime is the wasm module and its wasm_exec.js. Required.
+	Runtime *Runtime
+	// CacheDir keeps compressed forms of large files between runs; ""
+	// keeps them in memory only.
+	CacheDir string
+	// Brotli says when the wasm module's brotli form is made.
+	Brotli BrotliPolicy
+}
+
+// assetNames are the served names (under assets/) of the site's assets.
+type assetNames struct {
+	Style, Script, Playground, Worker, WasmExec, Wasm string
+}
+
+// siteRenderer renders sites: the assets once, the pages on each render.
+type siteRenderer struct {
+	md     goldmark.Markdown
+	tmpl   *template.Template
+	comp   *compressor
+	assets map[string]*File
+	names  assetNames
+}
+
+func newRenderer(opts Options) (*siteRenderer, error) {
+	if opts.Runtime == nil || len(opts.Runtime.Wasm) == 0 || len(opts.Runtime.WasmExec) == 0 {
+		return nil, errors.New("server: no runtime (wasm module and wasm_exec.js)")
+	}
+	r := &siteRenderer{md: newMarkdown(), comp: newCompressor(opts.CacheDir, opts.Brotli), assets: map[string]*File{}}
+	tmpl, err := template.ParseFS(site.FS, "templates/page.html")
+	if err != nil {
+		return nil, err
+	}
+	r.tmpl = tmpl
+	static := func(name string) []byte {
+		b, err := fs.ReadFile(site.FS, "static/"+name)
+		if err != nil {
+			panic("site: missing embedded file: " + err.Error())
+		}
+		return b
+	}
+	add := func(name string, body []byte) string {
+		hn := hashedName(name, body)
+		f := newFile(hn, body, 200, true)
+		r.comp.compress(f)
+		r.assets["assets/"+hn] = f
+		return hn
+	}
+	r.names.Style = add("style.css", static("style.css"))
+	r.names.Playground = add("playground.css", static("playground.css"))
+	r.names.Worker = add("worker.js", static("worker.js"))
+	r.names.WasmExec = add("wasm_exec.js", opts.Runtime.WasmExec)
+	r.names.Wasm = add("twice.wasm", opts.Runtime.Wasm)
+	config, err := json.Marshal(map[string]any{
+		"worker":   r.names.Worker,
+		"wasmExec": r.names.WasmExec,
+		"wasm":     r.names.Wasm,
+		"wasmSize": len(opts.Runtime.Wasm),
+		"css":      r.names.Playground,
+	})
+	if err != nil {
+		return nil, err
+	}
+	js, err := configure(static("twice.js"), config)
+	if err != nil {
+		return nil, err
+	}
+	r.names.Script = add("twice.js", js)
+	// The stable name, for pages elsewhere that embed the component.
+	stable := newFile("twice.js", js, 200, false)
+	r.comp.compress(stable)
+	r.assets["assets/twice.js"] = stable
+	return r, nil
+}
+
+// configure replaces the object after the /*TWICE_CONFIG*/ marker of
+// twice.js, up to the end of its line, with config.
+func configure(js, config []byte) ([]byte, error) {
+	const marker = "/*TWICE_CONFIG*/"
+	i := bytes.Index(js, []byte(marker))
+	if i < 0 {
+		return nil, errors.New("site: twice.js has no " + marker + " line")
+	}
+	j := i + bytes.IndexByte(js[i:], '\n')
+	if j < i {
+		j = len(js)
+	}
+	var b bytes.Buffer
+	b.Write(js[:i])
+	b.WriteString(marker + " ")
+	b.Write(config)
+	b.WriteString(";")
+	b.Write(js[j:])
+	return b.Bytes(), nil
+}
+
+// pageData is what the page template receives.
+type pageData struct {
+	Kind    string // index, lesson, embed, error, notfound
+	Title   string
+	Root    string // from the page to the site root: "", "../../", "/"
+	CSP     string
+	Assets  assetNames
+	Script  bool // whether the page loads twice.js
+	Content template.HTML
+	Lesson  *lessonRef
+	Prev    *lessonRef
+	Next    *lessonRef
+}
+
+type lessonRef struct {
+	Slug, Title string
+	Number, Of  int
+}
+
+func (r *siteRenderer) page(d pageData) []byte {
+	d.CSP = CSP
+	d.Assets = r.names
+	var b bytes.Buffer
+	if err := r.tmpl.Execute(&b, d); err != nil {
+		panic("site: page template: " + err.Error()) // the template is ours and tested
+	}
+	return b.Bytes()
+}
+
+// render renders the site from the lesson folder fsys; name is how errors
+// name the folder ("lessons" for the built-in one). A broken lesson gets an
+// error page (status 500) and is listed in Site.Err; a folder that cannot
+// be read at all gives a site whose every page is that error.
+func (r *siteRenderer) render(fsys fs.FS, name string) *Site {
+	s := &Site{Files: maps.Clone(r.assets)}
+	add := func(p string, body []byte, status int) *File {
+		f := newFile(p, body, status, false)
+		r.comp.compress(f)
+		s.Files[p] = f
+		return f
+	}
+	add("404.html", r.page(pageData{
+		Kind: "notfound", Title: "Not found", Root: "/",
+		Content: template.HTML(`<h1>Not found</h1>
+<p>There is no page at this address. The lessons start at the <a href="/">index</a>.</p>`),
+	}), 404)
+
+	ls, err := lessons.Load(fsys)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", name, err)
+		s.Err = err
+		s.Broken = add("index.html", r.errorPage("The lesson folder cannot be read", err, "/"), 500)
+		return s
+	}
+	var errs []error
+	var index strings.Builder
+	index.WriteString(`<h1>Why a queued job runs twice</h1>
+<p>A queue promises that a job runs at least once. These lessons show, by running it, how a job's side effect happens twice anyway: a real SQLite jobs table, workers that hold leases, and a receipts service that records every request it gets. Every script runs in your browser; change it and press Run.</p>
+<ol class="lessons">
+`)
+	refs := make([]*lessonRef, len(ls))
+	for i, l := range ls {
+		refs[i] = &lessonRef{Slug: l.Slug, Title: l.Title, Number: i + 1, Of: len(ls)}
+	}
+	for i, l := range ls {
+		file := path.Join(name, l.File)
+		if name != "lessons" {
+			file = filepath.Join(name, filepath.FromSlash(l.File))
+		}
+		body, st := renderLesson(r.md, l, file, "../../")
+		page := "lessons/" + l.Slug + "/index.html"
+		fmt.Fprintf(&index, `<li><a href="lessons/%s/">%s</a>`, l.Slug, html.EscapeString(l.Title))
+		if len(st.errs) > 0 {
+			err := errors.Join(st.errs...)
+			errs = append(errs, err)
+			add(page, r.errorPage("This lesson is broken", err, "../../"), 500)
+			index.WriteString(` <span class="broken">(broken)</span></li>` + "\n")
+			continue
+		}
+		if n := len(st.blocks); n > 0 {
+			fmt.Fprintf(&index, ` <span class="blocks">· %d runnable %s</span>`, n, plural(n, "script", "scripts"))
+		}
+		index.WriteString("</li>\n")
+		d := pageData{Kind: "lesson", Title: l.Title, Root: "../../", Script: len(st.blocks) > 0,
+			Content: template.HTML(body), Lesson: refs[i]}
+		if i > 0 {
+			d.Prev = refs[i-1]
+		}
+		if i+1 < len(ls) {
+			d.Next = refs[i+1]
+		}
+		add(page, r.page(d), 200)
+		for _, p := range st.blocks {
+			var b bytes.Buffer
+			q := *p
+			q.Embed = ""
+			writePlayground(&b, &q)
+			add(fmt.Sprintf("embed/%s/%d/index.html", l.Slug, p.Index), r.page(pageData{
+				Kind: "embed", Title: fmt.Sprintf("%s, script %d", l.Title, p.Index), Root: "../../../",
+				Script: true, Content: template.HTML(b.String()), Lesson: refs[i],
+			}), 200)
+		}
+	}
+	index.WriteString("</ol>\n")
+	add("index.html", r.page(pageData{Kind: "index", Content: template.HTML(index.String())}), 200)
+	s.Err = errors.Join(errs...)
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// errorPage renders an error page that quotes err.
+func (r *siteRenderer) errorPage(title string, err error, root string) []byte {
+	content := `<div class="error-page"><h1>` + html.EscapeString(title) + `</h1>
+<p>twice could not render it:</p>
+<pre>` + html.EscapeString(err.Error()) + `</pre>
+<p>Fix the file and reload this page.</p></div>`
+	return r.page(pageData{Kind: "error", Title: title, Root: root, Content: template.HTML(content)})
+}
+
+// lessonSource returns the lesson folder of opts and the name errors give it.
+func lessonSource(opts Options) (fs.FS, string) {
+	if opts.LessonsDir == "" {
+		return lessons.FS, "lessons"
+	}
+	return os.DirFS(opts.LessonsDir), filepath.Clean(opts.LessonsDir)
+}
+
+// Render renders the whole site once. Its error, when not nil, names every
+// broken lesson by file and line; the returned Site is complete either way,
+// with error pages in place of broken lessons.
+func Render(opts Options) (*Site, error) {
+	r, err := newRenderer(opts)
+	if err != nil {
+		return nil, err
+	}
+	fsys, name := lessonSource(opts)
+	s := r.render(fsys, name)
+	return s, s.Err
+}

@@ -1,0 +1,248 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twice-lab/twice/lessons"
+	"github.com/twice-lab/twice/runtime/script"
+)
+
+// TestLessonBlocksPrerendered runs every twice block of every built-in
+// lesson at its seed and checks that the page shows exactly what the
+// runtime prints, both as the <pre> fallback and in the JSON the component
+// renders from, and that each block has its embed page.
+func TestLessonBlocksPrerendered(t *testing.T) {
+	site, err := Render(Options{Runtime: fakeRuntime(), Brotli: BrotliNever})
+	if err != nil {
+		t.Fatalf("the built-in lessons are broken:\n%v", err)
+	}
+	ls, err := lessons.Load(lessons.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := 0
+	for _, l := range ls {
+		page := site.Files["lessons/"+l.Slug+"/index.html"]
+		if page == nil {
+			t.Fatalf("no page for lesson %s", l.File)
+		}
+		ws := widgets(page.Body)
+		if len(ws) != len(l.Blocks) {
+			t.Fatalf("%s: page has %d playgrounds, lesson has %d twice blocks", l.File, len(ws), len(l.Blocks))
+		}
+		for i, b := range l.Blocks {
+			blocks++
+			where := l.File + ":" + strconv.Itoa(b.Line)
+			opts, err := parseInfo(b.Info)
+			if err != nil {
+				t.Errorf("%s: %v", where, err)
+				continue
+			}
+			res := script.Run(b.Script, script.Options{Seed: opts.Seed})
+			if res.Error != nil && !opts.Fails {
+				t.Errorf("%s: block fails at seed %d: %v", where, opts.Seed, res.Error)
+			}
+			w := ws[i]
+			if w.Script != b.Script {
+				t.Errorf("%s: page holds script %q, lesson has %q", where, w.Script, b.Script)
+			}
+			if want := res.Text(); w.Output != want {
+				t.Errorf("%s: pre-rendered output differs from script.Run at seed %d\n--- page\n%s--- runtime\n%s", where, opts.Seed, w.Output, want)
+			}
+			var pre script.Result
+			js := w.Inner[strings.Index(w.Inner, `class="twice-result">`)+len(`class="twice-result">`):]
+			js = js[:strings.Index(js, "</script>")]
+			if err := json.Unmarshal([]byte(js), &pre); err != nil {
+				t.Errorf("%s: embedded result: %v", where, err)
+			} else if got := strings.Join(pre.Transcript, "\n") + "\n"; len(pre.Transcript) > 0 && got != res.Text() {
+				t.Errorf("%s: embedded result transcript differs:\n%s", where, got)
+			}
+			embed := site.Files["embed/"+l.Slug+"/"+w.Index+"/index.html"]
+			if embed == nil {
+				t.Errorf("%s: no embed page embed/%s/%s/", where, l.Slug, w.Index)
+				continue
+			}
+			if ew := widgets(embed.Body); len(ew) != 1 || ew[0].Output != w.Output || ew[0].Script != w.Script {
+				t.Errorf("%s: embed page does not show the same block", where)
+			}
+		}
+	}
+	if blocks < 6 {
+		t.Errorf("only %d twice blocks in %d lessons", blocks, len(ls))
+	}
+	index := string(site.Files["index.html"].Body)
+	last := -1
+	for _, l := range ls {
+		i := strings.Index(index, `href="lessons/`+l.Slug+`/"`)
+		if i < 0 || i < last {
+			t.Errorf("index does not list %s in manifest order", l.Slug)
+		}
+		last = i
+	}
+}
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestBrokenLesson checks that a block whose script does not parse is
+// reported with the file and the line in the script's own numbering of the
+// lesson file, on the lesson's page and by Render (so twice build fails).
+func TestBrokenLesson(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"lessons.txt": "good.md\nbad.md\n",
+		"good.md":     "# Good\n\n```twice\nreset && add order-1\nwork --job 1\n```\n",
+		"bad.md":      "# Bad\n\nSome text.\n\n```twice\nreset\nwrk --job 1\n```\n",
+	})
+	site, err := Render(Options{LessonsDir: dir, Runtime: fakeRuntime(), Brotli: BrotliNever})
+	if err == nil {
+		t.Fatal("Render of a broken lesson succeeded")
+	}
+	want := filepath.Join(dir, "bad.md") + ":7:1: twice block: unknown command"
+	if !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not contain %q", err, want)
+	}
+	bad := site.Files["lessons/bad/index.html"]
+	if bad == nil || bad.Status != 500 || !strings.Contains(string(bad.Body), "bad.md:7:1: twice block: unknown command") {
+		t.Errorf("broken lesson page: %+v", bad)
+	}
+	if good := site.Files["lessons/good/index.html"]; good == nil || good.Status != 200 {
+		t.Errorf("the good lesson should still render")
+	}
+	if err := site.Export(t.TempDir()); err == nil {
+		t.Error("Export of a site with a broken lesson succeeded")
+	}
+}
+
+func TestBrokenBlockOptions(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a.md": "# A\n\n```twice colour=red\njobs\n```\n\n```twice fails\njobs\n```\n\n```twice fails\nwork --job 9\n```\n",
+	})
+	_, err := Render(Options{LessonsDir: dir, Runtime: fakeRuntime(), Brotli: BrotliNever})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{
+		"a.md:3: unknown block option \"colour=red\"",
+		"a.md:7: twice block is marked fails but runs without an error",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "a.md:11") {
+		t.Errorf("a fails block that fails was reported: %v", err)
+	}
+}
+
+func TestBrokenFolder(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"lessons.txt": "missing.md\n"})
+	srv, err := NewServer(Options{LessonsDir: dir, Runtime: fakeRuntime(), Brotli: BrotliNever}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/", "/lessons/missing/"} {
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, httptest.NewRequest("GET", p, nil))
+		if rec.Code != 500 || !strings.Contains(rec.Body.String(), "lessons.txt:1: missing.md") {
+			t.Errorf("GET %s: %d %q", p, rec.Code, rec.Body.String())
+		}
+	}
+}
+
+func TestParseInfo(t *testing.T) {
+	for _, tc := range []struct {
+		info     string
+		seed     uint64
+		controls string
+		fails    bool
+		err      string
+	}{
+		{info: "twice", seed: script.DefaultSeed, controls: "claim,seed"},
+		{info: "twice seed=42", seed: 42, controls: "claim,seed"},
+		{info: "twice controls=seed", seed: script.DefaultSeed, controls: "seed"},
+		{info: "twice controls=none fails", seed: script.DefaultSeed, controls: "", fails: true},
+		{info: "twice seed=18446744073709551615", seed: 1<<64 - 1, controls: "claim,seed"},
+		{info: "twice seed=-1", err: "seed=-1"},
+		{info: "twice seed", err: "seed="},
+		{info: "twice controls=foo", err: "controls=foo"},
+		{info: "twice seed=1 seed=2", err: "given twice"},
+		{info: "twice fails=yes", err: "takes no value"},
+		{info: "twice what", err: "unknown block option"},
+	} {
+		o, err := parseInfo(tc.info)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("parseInfo(%q) error = %v, want one containing %q", tc.info, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("parseInfo(%q): %v", tc.info, err)
+			continue
+		}
+		if o.Seed != tc.seed || strings.Join(o.Controls, ",") != tc.controls || o.Fails != tc.fails {
+			t.Errorf("parseInfo(%q) = %+v", tc.info, o)
+		}
+	}
+}
+
+// TestReload checks that a server of a teacher's folder shows edits on the
+// next request, and without a manifest lists *.md files by name.
+func TestReload(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"b.md": "# Second\n\ntext\n",
+		"a.md": "# First\n\n```twice\nreset && add order-1\njobs\n```\n",
+	})
+	srv, err := NewServer(Options{LessonsDir: dir, Runtime: fakeRuntime(), Brotli: BrotliNever}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(p string) (int, string) {
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, httptest.NewRequest("GET", p, nil))
+		return rec.Code, rec.Body.String()
+	}
+	_, index := get("/")
+	if a, b := strings.Index(index, "First"), strings.Index(index, "Second"); a < 0 || b < a {
+		t.Errorf("index without manifest not in file-name order:\n%s", index)
+	}
+	code, body := get("/lessons/a/")
+	if code != 200 || !strings.Contains(body, "job 1 order-1 status=queued") {
+		t.Fatalf("lesson a: %d\n%s", code, body)
+	}
+	writeFiles(t, dir, map[string]string{"a.md": "# First, edited\n\n```twice\nreset && add order-2\njobs\n```\n"})
+	future := time.Now().Add(2 * time.Second)
+	os.Chtimes(filepath.Join(dir, "a.md"), future, future)
+	code, body = get("/lessons/a/")
+	if code != 200 || !strings.Contains(body, "First, edited") || !strings.Contains(body, "order-2") {
+		t.Errorf("edit not shown: %d\n%s", code, body)
+	}
+	writeFiles(t, dir, map[string]string{"a.md": "# First\n\n```twice\njobz\n```\n"})
+	os.Chtimes(filepath.Join(dir, "a.md"), future.Add(time.Second), future.Add(time.Second))
+	code, body = get("/lessons/a/")
+	if code != http.StatusInternalServerError || !strings.Contains(body, "a.md:4:1: twice block: unknown command") {
+		t.Errorf("broken edit: %d\n%s", code, body)
+	}
+}

@@ -1,0 +1,222 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Module is the module path of twice; BuildRuntime compiles its wasm
+// package.
+const Module = "github.com/twice-lab/twice"
+
+// A Runtime is the browser build of the twice runtime: the wasm module and
+// the wasm_exec.js support script of the Go toolchain that compiled it.
+// The two must come from the same Go release.
+type Runtime struct {
+	Wasm     []byte
+	WasmExec []byte
+	// From says where the module came from, for logs.
+	From string
+}
+
+// BuildOptions configure BuildRuntime.
+type BuildOptions struct {
+	// Dir is a directory inside the twice module (the module root is found
+	// from it); "" means the current directory.
+	Dir string
+	// Go is the go command to use; "" means "go" from PATH.
+	Go string
+	// Progress, when set, receives one line before and one after the build.
+	Progress io.Writer
+}
+
+// BuildRuntime compiles the wasm package of the twice module found from
+// opts.Dir with GOOS=js GOARCH=wasm, and reads wasm_exec.js from the same
+// toolchain's GOROOT. The go command's own build cache makes repeated
+// builds quick (a second or two); the first one takes about 40 s.
+func BuildRuntime(ctx context.Context, opts BuildOptions) (*Runtime, error) {
+	goCmd := opts.Go
+	if goCmd == "" {
+		goCmd = "go"
+	}
+	if _, err := exec.LookPath(goCmd); err != nil {
+		return nil, errors.New("cannot build the WebAssembly runtime: no Go toolchain found (install Go, or pass --wasm FILE with a prebuilt twice.wasm)")
+	}
+	root, err := moduleRoot(ctx, goCmd, opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	goroot, err := goEnv(ctx, goCmd, root, "GOROOT")
+	if err != nil {
+		return nil, err
+	}
+	wasmExec, err := readWasmExec(goroot)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "twice-wasm-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	out := filepath.Join(tmp, "twice.wasm")
+	if opts.Progress != nil {
+		fmt.Fprintf(opts.Progress, "building the WebAssembly runtime (GOOS=js GOARCH=wasm go build ./wasm; about 40 s the first time, a second or two after)...\n")
+	}
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, goCmd, "build", "-trimpath", "-ldflags=-s -w", "-o", out, "./wasm")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0")
+	var stderr bytes.Buffer
+	cmd.Stdout = &stderr
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("building the WebAssembly runtime failed: %v\n%s", err, strings.TrimSpace(stderr.String()))
+	}
+	wasm, err := os.ReadFile(out)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Progress != nil {
+		fmt.Fprintf(opts.Progress, "built the runtime in %.1fs: %.1f MB\n", time.Since(start).Seconds(), float64(len(wasm))/1e6)
+	}
+	return &Runtime{Wasm: wasm, WasmExec: wasmExec, From: "built from " + root}, nil
+}
+
+// LoadRuntime reads a prebuilt wasm module. Its wasm_exec.js is taken from
+// wasmExec when that is set; else from a file named wasm_exec.js, or the one
+// file matching wasm_exec.*.js (as in an export), next to the module; else
+// from the GOROOT of the go command, if there is one. It is up to the caller
+// that the module and the script come from one Go release.
+func LoadRuntime(wasmFile, wasmExec string) (*Runtime, error) {
+	wasm, err := os.ReadFile(wasmFile)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.HasPrefix(wasm, []byte("\x00asm")) {
+		return nil, fmt.Errorf("%s: not a WebAssembly module", wasmFile)
+	}
+	if wasmExec == "" {
+		dir := filepath.Dir(wasmFile)
+		if _, err := os.Stat(filepath.Join(dir, "wasm_exec.js")); err == nil {
+			wasmExec = filepath.Join(dir, "wasm_exec.js")
+		} else if m, _ := filepath.Glob(filepath.Join(dir, "wasm_exec.*.js")); len(m) == 1 {
+			wasmExec = m[0]
+		}
+	}
+	var js []byte
+	if wasmExec != "" {
+		js, err = os.ReadFile(wasmExec)
+	} else if _, lerr := exec.LookPath("go"); lerr == nil {
+		var goroot string
+		goroot, err = goEnv(context.Background(), "go", "", "GOROOT")
+		if err == nil {
+			js, err = readWasmExec(goroot)
+		}
+	} else {
+		err = fmt.Errorf("no wasm_exec.js next to %s and no Go toolchain to take one from; put the wasm_exec.js of the Go release that built the module next to it", wasmFile)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Runtime{Wasm: wasm, WasmExec: js, From: wasmFile}, nil
+}
+
+// moduleRoot returns the root directory of the twice module that dir is in.
+func moduleRoot(ctx context.Context, goCmd, dir string) (string, error) {
+	gomod, err := goEnv(ctx, goCmd, dir, "GOMOD")
+	if err != nil {
+		return "", err
+	}
+	notFound := errors.New("cannot build the WebAssembly runtime: not inside the twice source tree (run twice serve from a clone of the repository, or pass --wasm FILE with a prebuilt twice.wasm)")
+	if gomod == "" || gomod == os.DevNull {
+		return "", notFound
+	}
+	data, err := os.ReadFile(gomod)
+	if err != nil {
+		return "", err
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" && strings.Trim(f[1], `"`) == Module {
+			return filepath.Dir(gomod), nil
+		}
+	}
+	return "", notFound
+}
+
+// goEnv returns one variable of go env, run in dir.
+func goEnv(ctx context.Context, goCmd, dir, name string) (string, error) {
+	cmd := exec.CommandContext(ctx, goCmd, "env", name)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return "", fmt.Errorf("go env %s: %v: %s", name, err, strings.TrimSpace(string(ee.Stderr)))
+		}
+		return "", fmt.Errorf("go env %s: %v", name, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// WasmExecPath returns where a Go installation keeps wasm_exec.js: lib/wasm
+// since Go 1.24, misc/wasm before.
+func WasmExecPath(goroot string) string {
+	p := filepath.Join(goroot, "lib", "wasm", "wasm_exec.js")
+	if _, err := os.Stat(p); err != nil {
+		if old := filepath.Join(goroot, "misc", "wasm", "wasm_exec.js"); fileExists(old) {
+			return old
+		}
+	}
+	return p
+}
+
+func readWasmExec(goroot string) ([]byte, error) {
+	b, err := os.ReadFile(WasmExecPath(goroot))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the toolchain's wasm_exec.js: %v", err)
+	}
+	return b, nil
+}
+
+func fileExists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
+}
+
+// CacheDir returns the directory where twice keeps compressed copies of the
+// wasm module: the user cache directory's twice/compressed, or one under
+// the temporary directory when there is no user cache.
+func CacheDir() string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "twice", "compressed")
+}
+
+// ObtainRuntime returns the runtime twice serve and twice build use: the
+// prebuilt module wasmFile when it is set, else the one named by the
+// TWICE_WASM environment variable, else one built from the source tree
+// around the current directory. Progress lines go to progress.
+func ObtainRuntime(ctx context.Context, wasmFile string, progress io.Writer) (*Runtime, error) {
+	if wasmFile == "" {
+		wasmFile = os.Getenv("TWICE_WASM")
+	}
+	if wasmFile != "" {
+		rt, err := LoadRuntime(wasmFile, "")
+		if err == nil && progress != nil {
+			fmt.Fprintf(progress, "using the prebuilt runtime %s (%.1f MB)\n", wasmFile, float64(len(rt.Wasm))/1e6)
+		}
+		return rt, err
+	}
+	return BuildRuntime(ctx, BuildOptions{Progress: progress})
+}

@@ -1,0 +1,86 @@
+// worker.js holds the twice runtime, compiled to WebAssembly, off the page's
+// main thread. twice.js starts it and talks to it by messages:
+//
+//   in:  {type: "init", wasmExec: URL, wasm: URL}
+//   out: {type: "progress", loaded: BYTES}   while the module downloads
+//        {type: "ready"}                      once the Go program is running
+//        {type: "fatal", message}             when it cannot load
+//   in:  {type: "run", id, script, seed}
+//   out: {type: "result", id, json, ms}       json is the Result as JSON text
+//        {type: "error", id, message}
+//
+// Runs are answered in the order they arrive. The compiled module is kept,
+// so if the Go program ever exits (a panic), the next run starts a fresh
+// instance of it instead of failing forever.
+"use strict";
+
+let loading = null;
+let compiled = null;
+let go = null;
+
+self.onmessage = async (e) => {
+  const m = e.data;
+  if (m.type === "init") {
+    if (loading === null) {
+      loading = load(m);
+      loading.then(
+        () => self.postMessage({ type: "ready" }),
+        (err) => self.postMessage({ type: "fatal", message: "cannot load the runtime: " + message(err) })
+      );
+    }
+    return;
+  }
+  if (m.type === "run") {
+    try {
+      await loading;
+      if (go === null || go.exited) await start();
+      const t0 = performance.now();
+      const json = self.twiceRun(m.script, { seed: m.seed });
+      self.postMessage({ type: "result", id: m.id, json, ms: performance.now() - t0 });
+    } catch (err) {
+      self.postMessage({ type: "error", id: m.id, message: "the runtime failed: " + message(err) });
+    }
+  }
+};
+
+function message(err) {
+  return err && err.message ? err.message : String(err);
+}
+
+async function load(m) {
+  importScripts(m.wasmExec);
+  const resp = await fetch(m.wasm);
+  if (!resp.ok) throw new Error(m.wasm + ": HTTP " + resp.status);
+  // Count bytes as they arrive (after any Content-Encoding is undone) while
+  // compiling the same stream.
+  const [counted, compiling] = resp.body.tee();
+  const counting = (async () => {
+    const reader = counted.getReader();
+    let loaded = 0;
+    let last = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      loaded += value.byteLength;
+      const now = performance.now();
+      if (now - last > 100) {
+        last = now;
+        self.postMessage({ type: "progress", loaded });
+      }
+    }
+    self.postMessage({ type: "progress", loaded });
+  })();
+  // A Response of our own carries the right type whatever the host sent.
+  const typed = new Response(compiling, { headers: { "Content-Type": "application/wasm" } });
+  [compiled] = await Promise.all([WebAssembly.compileStreaming(typed), counting]);
+  await start();
+}
+
+async function start() {
+  go = new Go();
+  const instance = await WebAssembly.instantiate(compiled, go.importObject);
+  go.run(instance);
+  if (typeof self.twiceRun !== "function") {
+    throw new Error("the module did not install twiceRun");
+  }
+}

@@ -1,0 +1,65 @@
+//go:build js && wasm
+
+// Command wasm is the twice runtime compiled for the browser. It is built
+// with GOOS=js GOARCH=wasm, loaded by the playground's Web Worker through the
+// Go toolchain's wasm_exec.js, and does one thing: it installs a global
+// JavaScript function
+//
+//	twiceRun(script string, options {seed: string}) string
+//
+// that runs the script with [script.Run] and returns its [script.Result] as
+// JSON, the same facts `twice run --json` prints. The seed travels as a
+// decimal string because JavaScript numbers cannot hold every uint64; an
+// empty or missing seed means [script.DefaultSeed]. A seed that is not a
+// decimal uint64 gives a Result whose error says so, like a usage error of
+// the CLI.
+//
+// After installing the function, main blocks forever so that the Go
+// program stays alive between calls. There is no logic here beyond
+// converting arguments: everything a run does lives in runtime/script.
+package main
+
+import (
+	"encoding/json"
+	"strconv"
+	"syscall/js"
+
+	"github.com/twice-lab/twice/runtime/script"
+)
+
+func main() {
+	js.Global().Set("twiceRun", js.FuncOf(run))
+	select {}
+}
+
+// run is the body of twiceRun.
+func run(_ js.Value, args []js.Value) any {
+	var src string
+	if len(args) > 0 && args[0].Type() == js.TypeString {
+		src = args[0].String()
+	}
+	seed := script.DefaultSeed
+	if len(args) > 1 && args[1].Type() == js.TypeObject {
+		if s := args[1].Get("seed"); s.Type() == js.TypeString && s.String() != "" {
+			n, err := strconv.ParseUint(s.String(), 10, 64)
+			if err != nil {
+				return marshal(&script.Result{
+					Seed:     0,
+					ExitCode: 2,
+					Error:    &script.Error{Kind: "usage", Msg: "seed " + strconv.Quote(s.String()) + " is not a whole number from 0 to 18446744073709551615"},
+				})
+			}
+			seed = n
+		}
+	}
+	return marshal(script.Run(src, script.Options{Seed: seed}))
+}
+
+func marshal(r *script.Result) string {
+	b, err := json.Marshal(r)
+	if err != nil {
+		// A Result holds only strings, numbers and slices of them.
+		return `{"error":{"kind":"runtime","msg":` + strconv.Quote(err.Error()) + `},"exit_code":1}`
+	}
+	return string(b)
+}
