@@ -52,11 +52,12 @@ const (
 	stmtAck    = `UPDATE jobs SET status = 'done', lease = NULL WHERE id = ?`
 	stmtList   = `SELECT id, order_id, status, attempts, run, lease FROM jobs ORDER BY id`
 	stmtReset  = `DELETE FROM jobs`
+	stmtSet    = `UPDATE jobs SET status = ?, attempts = ?, run = NULL, lease = NULL WHERE id = ?`
 )
 
 // Statements lists every SQL statement the package runs, for documentation
 // and for benchmarks of the bare SQL.
-var Statements = []string{stmtInsert, stmtRead, stmtTake, stmtClaim, stmtAck, stmtList, stmtReset}
+var Statements = []string{stmtInsert, stmtRead, stmtTake, stmtClaim, stmtAck, stmtList, stmtReset, stmtSet}
 
 // ErrNoJob is returned when a job id names no row.
 var ErrNoJob = errors.New("no such job")
@@ -237,6 +238,18 @@ func (c *Conn) Claim(id int64, run string, now, lease int64) (bool, error) {
 // Ack marks the job done and clears its lease.
 func (c *Conn) Ack(id int64) error {
 	_, err := c.exec(stmtAck, func(s *sqlite3.Stmt) { s.BindInt64(1, id) })
+	return err
+}
+
+// Set puts the job row into a given status and attempt count, with no run
+// and no lease. It is not part of any worker's protocol: the explorer of
+// interleavings uses it to return the table to a state it saw before.
+func (c *Conn) Set(id int64, status string, attempts int) error {
+	_, err := c.exec(stmtSet, func(s *sqlite3.Stmt) {
+		s.BindText(1, status)
+		s.BindInt64(2, int64(attempts))
+		s.BindInt64(3, id)
+	})
 	return err
 }
 

@@ -38,8 +38,13 @@ func (c Command) String() string {
 		return "sleep " + formatSeconds(c.Sleep)
 	case Race:
 		s := "race " + c.Race.Claim
-		if c.Race.N != DefaultRaces {
+		if c.Race.All {
+			s += " --all"
+		} else if c.Race.N != DefaultRaces {
 			s += " " + strconv.Itoa(c.Race.N)
+		}
+		if c.Race.Workers != DefaultWorkers {
+			s += " --workers " + strconv.Itoa(c.Race.Workers)
 		}
 		return s
 	case Log:

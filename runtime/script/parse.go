@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/twice-lab/twice/runtime/explore"
 	"github.com/twice-lab/twice/runtime/sim"
 )
 
@@ -29,6 +30,9 @@ const (
 	DefaultClaim   = "read"
 	DefaultTimeout = 5000 * sim.Millisecond
 	DefaultRaces   = 20
+	DefaultWorkers = 2
+	MinWorkers     = explore.MinWorkers
+	MaxWorkers     = explore.MaxWorkers
 )
 
 // Pos is a place in the script: line and column, both from 1 (columns
@@ -92,8 +96,10 @@ type WorkArgs struct {
 
 // RaceArgs are the arguments of race.
 type RaceArgs struct {
-	Claim string // read, lock or atomic, as written
-	N     int
+	Claim   string // read, lock or atomic, as written
+	N       int    // races to run; 0 with All
+	All     bool   // check every interleaving instead of timed races
+	Workers int
 }
 
 // Script is a parsed script: its commands in order.
@@ -421,20 +427,97 @@ func checkClaim(t token) *Error {
 }
 
 func parseRace(c *Command, name token, args []token) *Error {
-	if len(args) < 1 || len(args) > 2 {
-		return usageErr(name.pos, "usage: race read|lock|atomic [N]")
-	}
-	if err := checkClaim(args[0]); err != nil {
-		return err
-	}
-	c.Race = RaceArgs{Claim: args[0].text, N: DefaultRaces}
-	if len(args) == 2 {
-		n, err := parseInt(args[1], 1, MaxRaces)
+	usage := usageErr(name.pos, "usage: race read|lock|atomic [N] [--workers N] | race read|lock|atomic --all [--workers N]")
+	r := RaceArgs{N: DefaultRaces, Workers: DefaultWorkers}
+	var pos []token
+	seen := map[string]bool{}
+	for i := 0; i < len(args); i++ {
+		if !strings.HasPrefix(args[i].text, "-") {
+			pos = append(pos, args[i])
+			continue
+		}
+		f, err := cutFlag(args[i], seen)
 		if err != nil {
 			return err
 		}
-		c.Race.N = int(n)
+		switch f.name {
+		case "all":
+			err = f.boolean(&r.All)
+		case "workers":
+			var v token
+			if v, err = f.value(args, &i); err == nil {
+				var n int64
+				n, err = parseInt(v, MinWorkers, MaxWorkers)
+				r.Workers = int(n)
+			}
+		default:
+			err = usageErr(f.tok.pos, "unknown flag %q for race (want --all, --workers)", f.tok.text)
+		}
+		if err != nil {
+			return err
+		}
 	}
+	if len(pos) < 1 || len(pos) > 2 {
+		return usage
+	}
+	if err := checkClaim(pos[0]); err != nil {
+		return err
+	}
+	r.Claim = pos[0].text
+	if len(pos) == 2 {
+		if r.All {
+			return usageErr(pos[1].pos, "race --all checks every interleaving; it takes no count")
+		}
+		n, err := parseInt(pos[1], 1, MaxRaces)
+		if err != nil {
+			return err
+		}
+		r.N = int(n)
+	}
+	if r.All {
+		r.N = 0
+	}
+	c.Race = r
+	return nil
+}
+
+// flagArg is one --name or --name=value argument.
+type flagArg struct {
+	tok    token
+	name   string
+	val    string
+	hasVal bool
+}
+
+// cutFlag splits a flag argument and refuses one given twice.
+func cutFlag(t token, seen map[string]bool) (flagArg, *Error) {
+	name, val, hasVal := strings.Cut(strings.TrimLeft(t.text, "-"), "=")
+	if seen[name] {
+		return flagArg{}, usageErr(t.pos, "flag --%s given twice", name)
+	}
+	seen[name] = true
+	return flagArg{tok: t, name: name, val: val, hasVal: hasVal}, nil
+}
+
+// value returns the flag's value: after '=', or the next argument.
+func (f flagArg) value(args []token, i *int) (token, *Error) {
+	if f.hasVal {
+		col := f.tok.pos.Col + utf8.RuneCountInString(f.tok.text) - utf8.RuneCountInString(f.val)
+		return token{tWord, f.val, Pos{f.tok.pos.Line, col}}, nil
+	}
+	if *i+1 >= len(args) {
+		return token{}, usageErr(f.tok.pos, "flag --%s needs a value", f.name)
+	}
+	*i++
+	return args[*i], nil
+}
+
+// boolean sets *dst for a flag that takes no value.
+func (f flagArg) boolean(dst *bool) *Error {
+	if f.hasVal {
+		return usageErr(f.tok.pos, "flag --%s takes no value", f.name)
+	}
+	*dst = true
 	return nil
 }
 
@@ -451,32 +534,14 @@ func parseWork(c *Command, name token, args []token) *Error {
 		if !strings.HasPrefix(a.text, "-") {
 			return usageErr(a.pos, "unexpected argument %q (work takes only flags)", a.text)
 		}
-		flag, val, hasVal := strings.Cut(strings.TrimLeft(a.text, "-"), "=")
-		if seen[flag] {
-			return usageErr(a.pos, "flag --%s given twice", flag)
+		f, err := cutFlag(a, seen)
+		if err != nil {
+			return err
 		}
-		seen[flag] = true
-		valPos := a.pos
-		value := func() (token, *Error) {
-			if hasVal {
-				return token{tWord, val, Pos{valPos.Line, valPos.Col + utf8.RuneCountInString(a.text) - utf8.RuneCountInString(val)}}, nil
-			}
-			if i+1 >= len(args) {
-				return token{}, usageErr(a.pos, "flag --%s needs a value", flag)
-			}
-			i++
-			return args[i], nil
-		}
-		boolean := func(dst *bool) *Error {
-			if hasVal {
-				return usageErr(a.pos, "flag --%s takes no value", flag)
-			}
-			*dst = true
-			return nil
-		}
-		var err *Error
+		value := func() (token, *Error) { return f.value(args, &i) }
+		boolean := f.boolean
 		var v token
-		switch flag {
+		switch f.name {
 		case "job":
 			if v, err = value(); err == nil {
 				w.Job, err = parseInt(v, 1, 1<<31)

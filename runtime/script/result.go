@@ -17,8 +17,10 @@ type Result struct {
 	Jobs []Job `json:"jobs"`
 	// Log is worker.log at the end of the run.
 	Log []string `json:"log"`
-	// Races has one tally for each race command, in order.
+	// Races has one tally for each timed race command, in order.
 	Races []RaceTally `json:"races"`
+	// Explorations has one report for each race --all command, in order.
+	Explorations []Exploration `json:"explorations"`
 	// Trace lists the atomic steps of the simulated processes. A race
 	// command traces its first race only (the one whose lines it prints).
 	Trace []Event `json:"trace"`
@@ -68,11 +70,37 @@ type Job struct {
 	LeaseUS *int64 `json:"lease_us"`
 }
 
-// RaceTally counts the races of one race command that duplicated.
+// RaceTally counts the races of one race command that duplicated (ended
+// with two or more effects).
 type RaceTally struct {
 	Claim      string `json:"claim"`
+	Workers    int    `json:"workers"`
 	Races      int    `json:"races"`
 	Duplicates int    `json:"duplicates"`
+}
+
+// Exploration is what race --all found: every interleaving of the
+// workers' atomic steps, counted exactly (see package explore).
+type Exploration struct {
+	Claim   string `json:"claim"`
+	Workers int    `json:"workers"`
+	// Orderings and Duplicating are decimal strings: with many workers
+	// they exceed what a JavaScript number holds exactly.
+	Orderings   string `json:"orderings"`
+	Duplicating string `json:"duplicating"`
+	// States is how many distinct states the search stepped from.
+	States int `json:"states"`
+	// Method says how the count was made exact.
+	Method string `json:"method"`
+	// Shortest is a shortest interleaving that reaches two effects, up to
+	// the second effect; empty when none does.
+	Shortest []ExploreStep `json:"shortest"`
+}
+
+// ExploreStep is one step of an interleaving.
+type ExploreStep struct {
+	Worker string `json:"worker"`
+	What   string `json:"what"`
 }
 
 // Event is one atomic step of one simulated process, or a shell command.

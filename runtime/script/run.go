@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/twice-lab/twice/runtime/explore"
 	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/receipts"
 	"github.com/twice-lab/twice/runtime/sim"
@@ -203,6 +204,9 @@ func (in *interp) exec(c Command) (bool, error) {
 		}
 		return w.ok, w.err
 	case Race:
+		if c.Race.All {
+			return true, in.explore(c.Race)
+		}
 		return true, in.race(c.Race)
 	}
 	return false, fmt.Errorf("command %v not implemented", c.Kind)
@@ -253,7 +257,7 @@ func (in *interp) spawn(w *worker, at sim.Time) error {
 // race runs n races: each empties the tables, enqueues one job and
 // releases two workers at one instant.
 func (in *interp) race(r RaceArgs) error {
-	tally := RaceTally{Claim: r.Claim, Races: r.N}
+	tally := RaceTally{Claim: r.Claim, Workers: r.Workers, Races: r.N}
 	defer func() {
 		in.quiet = false
 		in.k.SetTracing(true)
@@ -271,9 +275,9 @@ func (in *interp) race(r RaceArgs) error {
 		}
 		in.k.Record("shell", "add", in.observe(id), "race %d of %d: add %s: job %d", i+1, r.N, RaceOrder, id)
 		gate := in.k.Now() + raceGate
-		for _, name := range []string{"W1", "W2"} {
+		for n := range r.Workers {
 			w := &worker{in: in, gate: gate, args: WorkArgs{
-				Job: id, Worker: name, Lease: DefaultLease, Claim: r.Claim, Timeout: DefaultTimeout,
+				Job: id, Worker: fmt.Sprintf("W%d", n+1), Lease: DefaultLease, Claim: r.Claim, Timeout: DefaultTimeout,
 			}}
 			if err := in.spawn(w, in.k.Now()); err != nil {
 				return err
@@ -288,7 +292,41 @@ func (in *interp) race(r RaceArgs) error {
 	}
 	in.res.Races = append(in.res.Races, tally)
 	in.quiet = false
-	in.print("claim=%s: two effects in %d of %d races", r.Claim, tally.Duplicates, r.N)
+	if r.Workers == DefaultWorkers {
+		in.print("claim=%s: two effects in %d of %d races", r.Claim, tally.Duplicates, r.N)
+	} else {
+		in.print("claim=%s, %d workers: two or more effects in %d of %d races", r.Claim, r.Workers, tally.Duplicates, r.N)
+	}
+	return nil
+}
+
+// explore checks every interleaving of one race (race --all). It runs on a
+// database of its own and leaves the script's tables as they were.
+func (in *interp) explore(r RaceArgs) error {
+	rep, err := explore.Explore(r.Claim, r.Workers)
+	if err != nil {
+		return err
+	}
+	x := Exploration{
+		Claim: r.Claim, Workers: r.Workers,
+		Orderings: rep.Orderings.String(), Duplicating: rep.Duplicating.String(),
+		States: rep.States, Method: explore.Method, Shortest: []ExploreStep{},
+	}
+	for _, s := range rep.Shortest {
+		x.Shortest = append(x.Shortest, ExploreStep{Worker: s.Worker, What: s.What})
+	}
+	in.res.Explorations = append(in.res.Explorations, x)
+	in.k.Record("shell", "race", nil, "race %s --all --workers %d: %s of %s interleavings duplicate", r.Claim, r.Workers, x.Duplicating, x.Orderings)
+
+	in.print("claim=%s: two effects in %s of %s interleavings of %d workers", r.Claim, x.Duplicating, x.Orderings, r.Workers)
+	if len(x.Shortest) == 0 {
+		in.print("  every interleaving checked, none gives two effects (exact count over %d states)", x.States)
+		return nil
+	}
+	in.print("  every interleaving checked (exact count over %d states); the shortest that gives two effects:", x.States)
+	for i, s := range x.Shortest {
+		in.print("  %d. %s %s", i+1, s.Worker, s.What)
+	}
 	return nil
 }
 
@@ -342,6 +380,9 @@ func (r *Result) emptyNotNull() {
 	}
 	if r.Races == nil {
 		r.Races = []RaceTally{}
+	}
+	if r.Explorations == nil {
+		r.Explorations = []Exploration{}
 	}
 	if r.Trace == nil {
 		r.Trace = []Event{}

@@ -72,9 +72,9 @@ func diagnose(effects, runs, attempts int, gap sim.Time) (kind, words string) {
 	case effects > 1 && runs == 1:
 		return KindClientRetry, fmt.Sprintf("one run sent %d times: a client retry after a timeout, not the queue", effects)
 	case effects > 1 && gap >= raceGap:
-		return KindLeaseExpired, fmt.Sprintf("%d runs %d ms apart: the lease expired under a run that did the work but never acked", runs, gap/sim.Millisecond)
+		return KindLeaseExpired, fmt.Sprintf("%d runs %s apart: the lease expired under a run that did the work but never acked", runs, fmtGap(gap))
 	case effects > 1:
-		return KindClaimRace, fmt.Sprintf("%d runs %d ms apart: two workers claimed the same delivery (a claim race)", runs, gap/sim.Millisecond)
+		return KindClaimRace, fmt.Sprintf("%d runs %s apart: two workers claimed the same delivery (a claim race)", runs, fmtGap(gap))
 	case attempts > 1:
 		return KindRedelivery, fmt.Sprintf("delivered %d times, one effect: at-least-once delivery doing its job, no duplicate effect", attempts)
 	}
@@ -95,4 +95,13 @@ func (in *interp) untracedDuplicateLog() bool {
 		seen[l] = true
 	}
 	return false
+}
+
+// fmtGap prints a gap in ms, with a tenth of a millisecond below 10 ms so
+// that a claim race reads "0.6 ms", not "0 ms".
+func fmtGap(d sim.Time) string {
+	if d < 10*sim.Millisecond {
+		return fmt.Sprintf("%d.%d ms", d/sim.Millisecond, d%sim.Millisecond/100)
+	}
+	return fmt.Sprintf("%d ms", d/sim.Millisecond)
 }

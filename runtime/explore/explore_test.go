@@ -1,0 +1,132 @@
+package explore
+
+import (
+	"math/big"
+	"testing"
+)
+
+// binom returns n choose k.
+func binom(n, k int64) *big.Int { return new(big.Int).Binomial(n, k) }
+
+func TestTwoWorkersReadClaim(t *testing.T) {
+	r, err := Explore("read", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("read, 2 workers: %s of %s, %d states, %d statements", r.Duplicating, r.Orderings, r.States, r.Statements)
+	if r.Duplicating.Sign() == 0 || r.Duplicating.Cmp(r.Orderings) >= 0 {
+		t.Errorf("read claim: %s of %s duplicate; want some but not all", r.Duplicating, r.Orderings)
+	}
+	// Shortest duplicating ordering: both SELECTs before either UPDATE,
+	// then both UPDATEs and both receipts: six steps.
+	if len(r.Shortest) != 6 {
+		t.Fatalf("shortest has %d steps: %+v", len(r.Shortest), r.Shortest)
+	}
+}
+
+// The orderings are counted exactly: check the read claim against a
+// count by brute-force enumeration of the two programs.
+func TestCountsMatchBruteForce(t *testing.T) {
+	for _, workers := range []int{2, 3} {
+		for _, claim := range []string{"read", "atomic"} {
+			r, err := Explore(claim, workers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total, dup := brute(claim, workers)
+			if r.Orderings.Cmp(big.NewInt(total)) != 0 || r.Duplicating.Cmp(big.NewInt(dup)) != 0 {
+				t.Errorf("%s with %d workers: explorer %s of %s, brute force %d of %d", claim, workers, r.Duplicating, r.Orderings, dup, total)
+			}
+		}
+	}
+}
+
+// brute enumerates every ordering of an abstract model of the protocol in
+// plain Go, independent of SQLite and of the explorer's state merging.
+func brute(claim string, workers int) (total, dup int64) {
+	type w struct{ pc int }
+	var rec func(status string, effects int, ws []w)
+	rec = func(status string, effects int, ws []w) {
+		moved := false
+		for i := range ws {
+			if ws[i].pc == pcDone {
+				continue
+			}
+			moved = true
+			st, eff := status, effects
+			next := append([]w(nil), ws...)
+			switch next[i].pc {
+			case pcClaim:
+				if status != "queued" {
+					next[i].pc = pcDone
+				} else if claim == "read" {
+					next[i].pc = pcTake
+				} else {
+					st = "running"
+					next[i].pc = pcReceipt
+				}
+			case pcTake:
+				st = "running"
+				next[i].pc = pcReceipt
+			case pcReceipt:
+				eff++
+				next[i].pc = pcAck
+			case pcAck:
+				st = "done"
+				next[i].pc = pcDone
+			}
+			rec(st, eff, next)
+		}
+		if !moved {
+			total++
+			if effects >= 2 {
+				dup++
+			}
+		}
+	}
+	rec("queued", 0, make([]w, workers))
+	return total, dup
+}
+
+func TestAtomicNeverDuplicates(t *testing.T) {
+	for workers := MinWorkers; workers <= MaxWorkers; workers++ {
+		r, err := Explore("atomic", workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Duplicating.Sign() != 0 || r.Shortest != nil {
+			t.Errorf("atomic, %d workers: %s of %s duplicate", workers, r.Duplicating, r.Orderings)
+		}
+		if r.Orderings.Sign() <= 0 {
+			t.Errorf("atomic, %d workers: no orderings", workers)
+		}
+	}
+}
+
+func TestEightWorkersReadIsExactAndQuick(t *testing.T) {
+	r, err := Explore("read", 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("read, 8 workers: %s of %s orderings, %d states, %d statements", r.Duplicating, r.Orderings, r.States, r.Statements)
+	// Without any claim, 8 workers of 4 steps each would have
+	// (32)!/(4!)^8 orderings; early exits make the real number smaller.
+	if upper := new(big.Int).Div(fact(32), new(big.Int).Exp(big.NewInt(24), big.NewInt(8), nil)); r.Orderings.Cmp(upper) >= 0 {
+		t.Errorf("more orderings (%s) than the unconstrained bound %s", r.Orderings, upper)
+	}
+	_ = binom
+}
+
+func fact(n int64) *big.Int { return new(big.Int).MulRange(1, n) }
+
+func TestBadArguments(t *testing.T) {
+	if _, err := Explore("read", 1); err == nil {
+		t.Error("1 worker accepted")
+	}
+	if _, err := Explore("read", 9); err == nil {
+		t.Error("9 workers accepted")
+	}
+	if _, err := Explore("optimistic", 2); err == nil {
+		t.Error("unknown claim accepted")
+	}
+}
