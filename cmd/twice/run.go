@@ -12,7 +12,7 @@ import (
 	"github.com/twice-lab/twice/runtime/script"
 )
 
-const runUsage = `usage: twice run [--seed N] [--json] (-c SCRIPT | FILE | -)
+const runUsage = `usage: twice run [--seed N] [--json] [--timeline FILE] (-c SCRIPT | FILE | -)
 
 Runs a script of twice commands and prints its transcript.
   -c SCRIPT   the script itself
@@ -28,6 +28,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	seed := fs.String("seed", strconv.FormatUint(script.DefaultSeed, 10), "seed for every random draw (run ids, timings)")
 	asJSON := fs.Bool("json", false, "print the structured Result as JSON")
 	code := fs.String("c", "", "run this script")
+	timeline := fs.String("timeline", "", "also draw the run's timeline as SVG into `FILE`")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -57,6 +58,17 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if res.Error != nil {
 		fmt.Fprintf(stderr, "twice run: %s: %v\n", name, res.Error)
+	}
+	if *timeline != "" {
+		tl := res.Timeline()
+		if tl == nil {
+			fmt.Fprintf(stderr, "twice run: --timeline: no worker ran, so there is no timeline to draw\n")
+			return max(res.ExitCode, 1)
+		}
+		if err := os.WriteFile(*timeline, []byte(tl.SVG), 0o644); err != nil {
+			fmt.Fprintf(stderr, "twice run: --timeline: %v\n", err)
+			return max(res.ExitCode, 1)
+		}
 	}
 	return res.ExitCode
 }

@@ -345,13 +345,15 @@ func (in *interp) finish() {
 		}
 	}
 	res.Summary, _ = in.summarize()
+	runOf := map[string]string{} // a worker's current run, for steps taken inside packages that do not know it
 	for _, e := range in.k.Trace() {
-		ev := Event{AtUS: e.At, Proc: e.Proc, Kind: e.Kind, Step: e.Step}
+		ev := Event{AtUS: e.At, Proc: e.Proc, Kind: e.Kind, Step: e.Step, Run: runOf[e.Proc]}
 		switch d := e.Data.(type) {
 		case *Job:
 			ev.Job = d
 		case workerData:
 			ev.Run, ev.Job = d.run, d.job
+			runOf[e.Proc] = d.run
 		case receipts.Effect:
 			ev.Run = d.Run
 			ev.Effect = &Effect{Order: d.Order, Run: d.Run, Attempt: d.Attempt, Send: d.Send, Worker: d.Worker, AtUS: d.At}

@@ -1,0 +1,336 @@
+package script
+
+import (
+	"fmt"
+	"html"
+	"slices"
+	"strings"
+
+	"github.com/twice-lab/twice/runtime/sim"
+)
+
+// Timeline is the run drawn as an SVG: one lane per worker plus the
+// receipts service, each lease a bar from claim to ack or expiry, each SQL
+// statement a tick, each effect a dot (duplicates highlighted), kills
+// marked. Time runs left to right; stretches with nothing happening
+// (a sleep, a process starting, a client waiting) are cut out and shown as
+// a break labelled with how long they lasted, so milliseconds and seconds
+// both stay readable.
+type Timeline struct {
+	SVG    string `json:"svg"`
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+	// EventX is the x coordinate, in SVG units, of each event of
+	// Result.Trace, for drawing a cursor while stepping through it.
+	EventX []int `json:"event_x"`
+}
+
+// Layout constants, in SVG user units.
+const (
+	tlWidth    = 960
+	tlLeft     = 130 // lane labels
+	tlRight    = 20
+	tlTop      = 34
+	tlLane     = 46
+	tlBreak    = 44 // width of a cut-out stretch
+	tlMinSeg   = 24 // narrowest a burst of activity is drawn
+	tlQuietGap = 20 * sim.Millisecond
+)
+
+// anchor maps a virtual instant to an x coordinate; x is linear between
+// consecutive anchors.
+type anchor struct {
+	t sim.Time
+	x int
+}
+
+type axis struct {
+	anchors []anchor
+	breaks  []anchor // the x of each break's left edge, and its length in t
+}
+
+func (a axis) x(t sim.Time) int {
+	as := a.anchors
+	if t <= as[0].t {
+		return as[0].x
+	}
+	for i := 1; i < len(as); i++ {
+		if t <= as[i].t {
+			l, r := as[i-1], as[i]
+			if r.t == l.t {
+				return r.x
+			}
+			return l.x + int(int64(r.x-l.x)*(t-l.t)/(r.t-l.t))
+		}
+	}
+	return as[len(as)-1].x
+}
+
+// newAxis cuts the quiet stretches out of the span of times and spreads the
+// remaining bursts over the drawing width in proportion to their length.
+func newAxis(times []sim.Time) axis {
+	slices.Sort(times)
+	times = slices.Compact(times)
+	type seg struct{ a, b sim.Time }
+	segs := []seg{{times[0], times[0]}}
+	for _, t := range times[1:] {
+		last := &segs[len(segs)-1]
+		if t-last.b > tlQuietGap {
+			segs = append(segs, seg{t, t})
+		} else {
+			last.b = t
+		}
+	}
+	span := tlWidth - tlLeft - tlRight - tlBreak*(len(segs)-1) - tlMinSeg*len(segs)
+	var total sim.Time
+	for _, s := range segs {
+		total += s.b - s.a
+	}
+	var ax axis
+	x := tlLeft
+	for i, s := range segs {
+		if i > 0 {
+			ax.breaks = append(ax.breaks, anchor{t: s.a - segs[i-1].b, x: x})
+			x += tlBreak
+		}
+		w := tlMinSeg
+		if total > 0 {
+			w += int(int64(span) * (s.b - s.a) / total)
+		}
+		ax.anchors = append(ax.anchors, anchor{s.a, x + tlMinSeg/2}, anchor{s.b, x + w - tlMinSeg/2})
+		x += w
+	}
+	return ax
+}
+
+// fmtTime prints an instant or duration for an axis label.
+func fmtTime(t sim.Time) string {
+	switch {
+	case t >= 10*sim.Second:
+		return fmt.Sprintf("%d s", t/sim.Second)
+	case t >= sim.Second:
+		return fmt.Sprintf("%d.%02d s", t/sim.Second, t%sim.Second/(10*sim.Millisecond))
+	case t >= 10*sim.Millisecond:
+		return fmt.Sprintf("%d ms", t/sim.Millisecond)
+	}
+	if t == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d.%d ms", t/sim.Millisecond, t%sim.Millisecond/100)
+}
+
+// Timeline draws the run's trace. It returns nil when there is nothing to
+// draw (no worker ever ran).
+func (r *Result) Timeline() *Timeline {
+	var lanes []string
+	lane := map[string]int{}
+	var times []sim.Time
+	for _, e := range r.Trace {
+		if e.Proc == "shell" {
+			continue
+		}
+		times = append(times, e.AtUS)
+		if _, ok := lane[e.Proc]; !ok && e.Proc != "receipts" {
+			lane[e.Proc] = 0
+			lanes = append(lanes, e.Proc)
+		}
+	}
+	if len(lanes) == 0 {
+		return nil
+	}
+	slices.SortFunc(lanes, naturalCompare)
+	lanes = append(lanes, "receipts")
+	for i, name := range lanes {
+		lane[name] = i
+	}
+	leases := r.leases()
+	for _, l := range leases {
+		if !l.acked {
+			times = append(times, l.end) // show where a lease left behind runs out
+		}
+	}
+	ax := newAxis(times)
+	height := tlTop + tlLane*len(lanes) + 40
+	laneY := func(name string) int { return tlTop + tlLane*lane[name] + tlLane/2 }
+
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	esc := html.EscapeString
+
+	var dups, effects int
+	for _, e := range r.Trace {
+		if e.Kind == "effect" {
+			effects++
+		}
+	}
+	p(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-labelledby="tl-title tl-desc" class="twice-timeline">`, tlWidth, height, tlWidth, height)
+	p(`<title id="tl-title">Timeline of the run</title>`)
+	p(`<style>
+.twice-timeline{font:12px system-ui,sans-serif;--fg:#1d2433;--muted:#667085;--lane:#f2f4f7;--lease:#7aa2f7;--held:#f4b740;--bad:#d92d20;--ok:#12b76a}
+@media (prefers-color-scheme:dark){.twice-timeline{--fg:#e6e9ef;--muted:#98a2b3;--lane:#1f2430;--lease:#5b7bd5;--held:#c99426;--bad:#ff6b5e;--ok:#32d583}}
+.twice-timeline text{fill:var(--fg)}.twice-timeline .m{fill:var(--muted)}
+.twice-timeline .lane{fill:var(--lane)}.twice-timeline .lease{fill:var(--lease);opacity:.55}
+.twice-timeline .held{fill:none;stroke:var(--held);stroke-width:2;stroke-dasharray:5 4}
+.twice-timeline .tick{stroke:var(--fg);stroke-width:1.5}.twice-timeline .axis{stroke:var(--muted)}
+.twice-timeline .brk{stroke:var(--muted);fill:none;stroke-dasharray:2 3}
+.twice-timeline .eff{fill:var(--ok)}.twice-timeline .dup{fill:var(--bad)}
+.twice-timeline .send{stroke:var(--muted);stroke-width:1;fill:none}
+.twice-timeline .kill{stroke:var(--bad);stroke-width:2.5}
+.twice-timeline .cursor{stroke:var(--bad);stroke-width:1.5;display:none}
+</style>`)
+
+	// Lanes and labels.
+	runOf := map[string]string{}
+	for _, e := range r.Trace {
+		if e.Kind == "start" {
+			if prev, ok := runOf[e.Proc]; ok && prev != e.Run {
+				runOf[e.Proc] = prev + ", " + e.Run
+			} else {
+				runOf[e.Proc] = e.Run
+			}
+		}
+	}
+	for _, name := range lanes {
+		y := laneY(name)
+		p(`<rect class="lane" x="%d" y="%d" width="%d" height="%d" rx="4"/>`, tlLeft-6, y-tlLane/2+4, tlWidth-tlLeft-tlRight+12, tlLane-8)
+		p(`<text x="8" y="%d" font-weight="600">%s</text>`, y-2, esc(name))
+		label := "the witness"
+		if name != "receipts" {
+			label = "run " + runOf[name]
+		}
+		p(`<text class="m" x="8" y="%d" font-size="10">%s</text>`, y+12, esc(truncate(label, 20)))
+	}
+
+	// Axis: a label at the start of every burst, a break mark between.
+	axisY := tlTop + tlLane*len(lanes) + 10
+	p(`<line class="axis" x1="%d" y1="%d" x2="%d" y2="%d"/>`, tlLeft-6, axisY, tlWidth-tlRight+6, axisY)
+	for i := 0; i < len(ax.anchors); i += 2 {
+		for j, a := range ax.anchors[i : i+2] {
+			if j == 1 && a.x-ax.anchors[i].x < 70 {
+				break // too close to the burst's start to label
+			}
+			p(`<line class="axis" x1="%d" y1="%d" x2="%d" y2="%d"/>`, a.x, axisY, a.x, axisY+5)
+			p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="middle">%s</text>`, a.x, axisY+17, fmtTime(a.t))
+		}
+	}
+	for _, br := range ax.breaks {
+		x := br.x + tlBreak/2
+		p(`<path class="brk" d="M%d %d V%d"/>`, x, tlTop, axisY)
+		p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="middle">+%s</text>`, x, axisY+30, fmtTime(br.t))
+	}
+
+	// Leases: from the claim to the ack, or to expiry when nobody acked.
+	for _, l := range leases {
+		y := laneY(l.proc)
+		x1, x2 := ax.x(l.from), ax.x(l.to)
+		p(`<rect class="lease" x="%d" y="%d" width="%d" height="14" rx="3"><title>%s holds the lease (run %s) from %s</title></rect>`,
+			x1, y-7, max(x2-x1, 2), esc(l.proc), esc(l.run), fmtTime(l.from))
+		if l.killed && l.end > l.to {
+			x3 := ax.x(l.end)
+			p(`<rect class="held" x="%d" y="%d" width="%d" height="14" rx="3"><title>the lease outlives its dead worker until %s</title></rect>`, x2, y-7, max(x3-x2, 2), fmtTime(l.end))
+			p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="end">lease expires</text>`, x3, y-10)
+		}
+	}
+
+	// Statements, sends, effects and kills.
+	sends := map[string]int{} // run -> x of its last send
+	seen := map[string]int{}  // order -> effects so far
+	for _, e := range r.Trace {
+		if e.Proc == "shell" {
+			if e.Kind == "reset" {
+				seen = map[string]int{}
+			}
+			continue
+		}
+		x, y := ax.x(e.AtUS), laneY(e.Proc)
+		switch e.Kind {
+		case "select", "claim", "claim-failed", "ack":
+			p(`<line class="tick" x1="%d" y1="%d" x2="%d" y2="%d"><title>%s: %s</title></line>`, x, y-11, x, y+11, esc(e.Proc), esc(e.Step))
+		case "send":
+			sends[e.Run] = x
+		case "effect":
+			ef := e.Effect
+			seen[ef.Order]++
+			class, label := "eff", fmt.Sprintf("effect %d", seen[ef.Order])
+			if seen[ef.Order] > 1 {
+				class, label = "dup", "duplicate effect"
+				dups++
+			}
+			if sx, ok := sends[ef.Run]; ok {
+				sy := laneY(ef.Worker)
+				p(`<path class="send" d="M%d %d L%d %d"/>`, sx, sy, x, y)
+			}
+			p(`<circle class="%s" cx="%d" cy="%d" r="7"><title>%s: %s from run %s a%d s%d at %s</title></circle>`,
+				class, x, y, label, esc(ef.Order), esc(ef.Run), ef.Attempt, ef.Send, fmtTime(ef.AtUS))
+			if class == "dup" && seen[ef.Order] == 2 {
+				p(`<text x="%d" y="%d" font-size="11" font-weight="600" text-anchor="middle" class="dupl">duplicate</text>`, x, y+20)
+			}
+		case "kill":
+			p(`<path class="kill" d="M%d %d l10 10 m0 -10 l-10 10"><title>%s</title></path>`, x-5, y-5, esc(e.Step))
+		case "timeout":
+			p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="middle">timeout</text>`, x, y-12)
+		}
+	}
+	cursorY := tlTop
+	p(`<line class="cursor" x1="0" y1="%d" x2="0" y2="%d"/>`, cursorY, axisY)
+	p(`<desc id="tl-desc">%d lanes; %d effect(s), %d duplicate(s)</desc>`, len(lanes), effects, dups)
+	p(`</svg>`)
+
+	t := &Timeline{SVG: b.String(), Width: tlWidth, Height: height}
+	for _, e := range r.Trace {
+		t.EventX = append(t.EventX, ax.x(e.AtUS))
+	}
+	return t
+}
+
+// lease is one lease as the trace shows it.
+type lease struct {
+	proc, run     string
+	from, to, end sim.Time // to: ack, kill or expiry; end: expiry
+	killed, acked bool
+}
+
+// leases pairs every claim in the trace with the ack or kill that ended it.
+func (r *Result) leases() []*lease {
+	var leases []*lease
+	open := map[string]*lease{}
+	for _, e := range r.Trace {
+		switch e.Kind {
+		case "claim":
+			if e.Job != nil && e.Job.LeaseUS != nil {
+				l := &lease{proc: e.Proc, run: e.Run, from: e.AtUS, to: *e.Job.LeaseUS, end: *e.Job.LeaseUS}
+				leases = append(leases, l)
+				open[e.Proc] = l
+			}
+		case "ack":
+			if l := open[e.Proc]; l != nil {
+				l.to, l.acked = min(e.AtUS, l.end), true
+				delete(open, e.Proc)
+			}
+		case "kill", "say":
+			if l := open[e.Proc]; l != nil && (e.Kind == "kill" || strings.Contains(e.Step, "giving up")) {
+				l.to, l.killed = min(e.AtUS, l.end), true
+				delete(open, e.Proc)
+			}
+		case "reset":
+			open = map[string]*lease{}
+		}
+	}
+	return leases
+}
+
+// naturalCompare orders W2 before W10.
+func naturalCompare(a, b string) int {
+	ta, tb := strings.TrimRight(a, "0123456789"), strings.TrimRight(b, "0123456789")
+	if ta == tb && len(a) != len(b) {
+		return len(a) - len(b)
+	}
+	return strings.Compare(a, b)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}

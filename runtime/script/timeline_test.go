@@ -1,0 +1,94 @@
+package script
+
+import (
+	"encoding/xml"
+	"io"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestTimelineGolden(t *testing.T) {
+	tests := []struct{ file, src string }{
+		{"testdata/timeline-lease-expiry.svg", "reset && add order-77 && work --job 1 --worker W1 --lease 1 --crash-before-ack; sleep 2; work --job 1 --worker W2 && effects"},
+		{"testdata/timeline-race.svg", "race read 1"},
+	}
+	for _, tt := range tests {
+		tl := Run(tt.src, Options{Seed: DefaultSeed}).Timeline()
+		if tl == nil {
+			t.Fatalf("%s: no timeline", tt.file)
+		}
+		if *update {
+			if err := os.WriteFile(tt.file, []byte(tl.SVG), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(tt.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tl.SVG != string(want) {
+			t.Errorf("%s differs from what the runtime draws now (go test -run TimelineGolden -update, then look at it)", tt.file)
+		}
+	}
+}
+
+// What a reader must be able to see: a lane per worker and one for the
+// witness, every duplicate effect highlighted, the dead worker's lease
+// drawn to its expiry, and a cursor position for every trace event.
+func TestTimelineShowsTheStory(t *testing.T) {
+	res := Run("add o && work --job 1 --lease 1 --crash-before-ack; sleep 2; work --job 1 --worker W2", Options{Seed: 4})
+	tl := res.Timeline()
+	svg := tl.SVG
+	for _, want := range []string{">W1<", ">W2<", ">receipts<", `class="kill"`, `class="held"`, "lease expires", `class="dup"`, "duplicate effect", `role="img"`} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("timeline lacks %q", want)
+		}
+	}
+	if n := strings.Count(svg, `<circle class="dup"`); n != 1 {
+		t.Errorf("%d duplicate dots, want 1", n)
+	}
+	if n := strings.Count(svg, `<circle class="eff"`); n != 1 {
+		t.Errorf("%d first-effect dots, want 1", n)
+	}
+	if len(tl.EventX) != len(res.Trace) {
+		t.Fatalf("%d cursor positions for %d events", len(tl.EventX), len(res.Trace))
+	}
+	for i := 1; i < len(tl.EventX); i++ {
+		if tl.EventX[i] < tl.EventX[i-1] || tl.EventX[i] > tl.Width {
+			t.Fatalf("cursor positions go backwards or off the drawing at %d: %v", i, tl.EventX)
+		}
+	}
+	// The atomic race draws no duplicate.
+	if svg := Run("race atomic 1", Options{Seed: 4}).Timeline().SVG; strings.Contains(svg, `class="dup"`) {
+		t.Error("atomic race timeline shows a duplicate")
+	}
+	// Nothing to draw without a worker.
+	if Run("add o && jobs", Options{}).Timeline() != nil {
+		t.Error("timeline drawn for a run with no worker")
+	}
+}
+
+// The SVG is inserted into pages and written to files: it must be
+// well-formed XML for every kind of run.
+func TestTimelineIsWellFormedXML(t *testing.T) {
+	for _, src := range []string{
+		"race read 1 --workers 8",
+		"add o:1.x_y && work --job 1 --worker W_1 --delay 400 --timeout 300",
+		"add o && work --job 1 --delay 500 --timeout 1",
+		"add o && work --job 1 --lease 0.5 --crash-before-effect; sleep 1; work --job 1 --worker W2 --claim atomic",
+	} {
+		tl := Run(src, Options{Seed: 9}).Timeline()
+		d := xml.NewDecoder(strings.NewReader(tl.SVG))
+		for {
+			_, err := d.Token()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%q: %v", src, err)
+			}
+		}
+	}
+}
