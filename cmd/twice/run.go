@@ -60,7 +60,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "twice run: %s: %v\n", name, res.Error)
 	}
 	if *timeline != "" {
-		tl := res.Timeline()
+		tl := res.DrawTimeline()
 		if tl == nil {
 			fmt.Fprintf(stderr, "twice run: --timeline: no worker ran, so there is no timeline to draw\n")
 			return max(res.ExitCode, 1)

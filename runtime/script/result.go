@@ -24,6 +24,9 @@ type Result struct {
 	// Trace lists the atomic steps of the simulated processes. A race
 	// command traces its first race only (the one whose lines it prints).
 	Trace []Event `json:"trace"`
+	// Timeline is the run drawn as SVG, when Options.Timeline asked for it
+	// and a worker ran.
+	Timeline *Timeline `json:"timeline,omitempty"`
 	// Error is set when the script could not be parsed or a command failed
 	// at run time; the transcript then holds what ran before the error.
 	Error *Error `json:"error,omitempty"`
@@ -154,6 +157,8 @@ type Options struct {
 	// Seed drives every random draw, run ids included. Callers that have
 	// no seed of their own pass DefaultSeed.
 	Seed uint64
+	// Timeline asks for Result.Timeline.
+	Timeline bool
 }
 
 // DefaultSeed is the seed used when none is given, so that a lesson's

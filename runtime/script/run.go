@@ -68,6 +68,9 @@ func Run(src string, opts Options) (res *Result) {
 		}
 	}
 	in.finish()
+	if opts.Timeline {
+		res.Timeline = res.DrawTimeline()
+	}
 	return res
 }
 

@@ -119,9 +119,9 @@ func fmtTime(t sim.Time) string {
 	return fmt.Sprintf("%d.%d ms", t/sim.Millisecond, t%sim.Millisecond/100)
 }
 
-// Timeline draws the run's trace. It returns nil when there is nothing to
-// draw (no worker ever ran).
-func (r *Result) Timeline() *Timeline {
+// DrawTimeline draws the run's trace. It returns nil when there is nothing
+// to draw (no worker ever ran).
+func (r *Result) DrawTimeline() *Timeline {
 	var lanes []string
 	lane := map[string]int{}
 	var times []sim.Time

@@ -14,7 +14,7 @@ func TestTimelineGolden(t *testing.T) {
 		{"testdata/timeline-race.svg", "race read 1"},
 	}
 	for _, tt := range tests {
-		tl := Run(tt.src, Options{Seed: DefaultSeed}).Timeline()
+		tl := Run(tt.src, Options{Seed: DefaultSeed}).DrawTimeline()
 		if tl == nil {
 			t.Fatalf("%s: no timeline", tt.file)
 		}
@@ -39,7 +39,7 @@ func TestTimelineGolden(t *testing.T) {
 // drawn to its expiry, and a cursor position for every trace event.
 func TestTimelineShowsTheStory(t *testing.T) {
 	res := Run("add o && work --job 1 --lease 1 --crash-before-ack; sleep 2; work --job 1 --worker W2", Options{Seed: 4})
-	tl := res.Timeline()
+	tl := res.DrawTimeline()
 	svg := tl.SVG
 	for _, want := range []string{">W1<", ">W2<", ">receipts<", `class="kill"`, `class="held"`, "lease expires", `class="dup"`, "duplicate effect", `role="img"`} {
 		if !strings.Contains(svg, want) {
@@ -61,11 +61,11 @@ func TestTimelineShowsTheStory(t *testing.T) {
 		}
 	}
 	// The atomic race draws no duplicate.
-	if svg := Run("race atomic 1", Options{Seed: 4}).Timeline().SVG; strings.Contains(svg, `class="dup"`) {
+	if svg := Run("race atomic 1", Options{Seed: 4}).DrawTimeline().SVG; strings.Contains(svg, `class="dup"`) {
 		t.Error("atomic race timeline shows a duplicate")
 	}
 	// Nothing to draw without a worker.
-	if Run("add o && jobs", Options{}).Timeline() != nil {
+	if Run("add o && jobs", Options{}).DrawTimeline() != nil {
 		t.Error("timeline drawn for a run with no worker")
 	}
 }
@@ -79,7 +79,7 @@ func TestTimelineIsWellFormedXML(t *testing.T) {
 		"add o && work --job 1 --delay 500 --timeout 1",
 		"add o && work --job 1 --lease 0.5 --crash-before-effect; sleep 1; work --job 1 --worker W2 --claim atomic",
 	} {
-		tl := Run(src, Options{Seed: 9}).Timeline()
+		tl := Run(src, Options{Seed: 9}).DrawTimeline()
 		d := xml.NewDecoder(strings.NewReader(tl.SVG))
 		for {
 			_, err := d.Token()
