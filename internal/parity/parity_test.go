@@ -1,0 +1,145 @@
+package parity
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// seeds are the seeds every case runs at, besides the CLI's default seed.
+var seeds = []uint64{1, 2, 42, 1 << 40}
+
+// parityCase is one twice run invocation, before the seed is added.
+type parityCase struct {
+	name  string
+	args  []string // after "run" and the seed flag
+	stdin string
+	file  string // if set, written as script.sh in the working directory
+	code  int    // the exit code both platforms must give
+}
+
+// articleScripts returns the six article command lines from the runtime's
+// golden transcripts, so this test and those goldens cannot drift apart.
+func articleScripts(t *testing.T) map[string]string {
+	t.Helper()
+	paths, err := filepath.Glob("../../runtime/script/testdata/step*.txtar")
+	if err != nil || len(paths) != 6 {
+		t.Fatalf("want the six article steps in runtime/script/testdata, got %d (%v)", len(paths), err)
+	}
+	scripts := map[string]string{}
+	for _, p := range paths {
+		a, err := txtar.ParseFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range a.Files {
+			if f.Name == "script" {
+				scripts[strings.TrimSuffix(filepath.Base(p), ".txtar")] = strings.TrimSpace(string(f.Data))
+			}
+		}
+	}
+	if len(scripts) != 6 {
+		t.Fatalf("found %d article scripts, want 6", len(scripts))
+	}
+	return scripts
+}
+
+func parityCases(t *testing.T) []parityCase {
+	var cases []parityCase
+	for name, src := range articleScripts(t) {
+		cases = append(cases, parityCase{name: name, args: []string{"-c", src}})
+	}
+	steps := articleScripts(t)
+	cases = append(cases,
+		parityCase{name: "race-read-20", args: []string{"-c", "race read 20 && effects"}},
+		parityCase{name: "race-atomic-20", args: []string{"-c", "race atomic 20 && effects"}},
+		parityCase{name: "race-read-20-bare", args: []string{"-c", "race read 20"}},
+		parityCase{name: "race-atomic-20-bare", args: []string{"-c", "race atomic 20"}},
+		parityCase{name: "step2-json", args: []string{"--json", "-c", steps["step2-lease-expiry"]}},
+		parityCase{name: "race-read-json", args: []string{"--json", "-c", "race read 5 && effects"}},
+		parityCase{name: "step3-stdin", args: []string{"-"}, stdin: steps["step3-client-retry"] + "\n"},
+		parityCase{name: "step6-file", args: []string{"script.sh"}, file: steps["step6-redelivery"] + "\n"},
+		parityCase{name: "parse-error", args: []string{"-c", "add o1\nwrk --job 1"}, code: 2},
+		parityCase{name: "parse-error-json", args: []string{"--json", "-c", "work --job 1 --lese 2"}, code: 2},
+		parityCase{name: "runtime-error", args: []string{"-c", "add o1 && work --job 1 && work --job 2"}, code: 1},
+		parityCase{name: "runtime-error-trace", args: []string{"-c", "reset && add order-77 && work --job 1 --trace && jobs && work --job 9"}, code: 1},
+	)
+	return cases
+}
+
+// TestWasip1Parity runs each case natively and under wazero and requires
+// the same stdout bytes, the same stderr bytes and the same exit code.
+func TestWasip1Parity(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping: builds cmd/twice for wasip1 (about 40 s cold)")
+	}
+	buildBoth(t)
+	h := getHost(t)
+	for _, c := range parityCases(t) {
+		seedArgs := [][]string{nil} // the default seed
+		for _, s := range seeds {
+			seedArgs = append(seedArgs, []string{"--seed", strconv.FormatUint(s, 10)})
+		}
+		for _, sa := range seedArgs {
+			name := c.name + "/default"
+			if sa != nil {
+				name = c.name + "/" + sa[1]
+			}
+			t.Run(name, func(t *testing.T) {
+				dir := ""
+				if c.file != "" {
+					dir = t.TempDir()
+					if err := os.WriteFile(filepath.Join(dir, "script.sh"), []byte(c.file), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				args := append(append([]string{"run"}, sa...), c.args...)
+				native := runNative(t, dir, c.stdin, args...)
+				wasm := h.run(t, dir, c.stdin, args...)
+				if native.code != c.code {
+					t.Errorf("native exit %d, want %d\n%v", native.code, c.code, native)
+				}
+				if c.code == 0 && native.stdout == "" {
+					t.Errorf("native printed nothing\n%v", native)
+				}
+				if native.stdout != wasm.stdout || native.stderr != wasm.stderr || native.code != wasm.code {
+					t.Errorf("wasip1 differs from native for twice %q\nnative: %v\nwasip1: %v\nfirst difference in stdout at byte %d",
+						args, native, wasm, firstDiff(native.stdout, wasm.stdout))
+				}
+			})
+		}
+	}
+}
+
+// TestSeedsMatter guards the parity test against comparing constants: the
+// seeds above must give different transcripts.
+func TestSeedsMatter(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping: builds cmd/twice natively")
+	}
+	seen := map[string]uint64{}
+	for _, s := range seeds {
+		out := runNative(t, "", "", "run", "--seed", strconv.FormatUint(s, 10), "-c", "race read 20 && effects")
+		if prev, ok := seen[out.stdout]; ok {
+			t.Errorf("seeds %d and %d print the same race transcript:\n%s", prev, s, out.stdout)
+		}
+		seen[out.stdout] = s
+	}
+}
+
+func firstDiff(a, b string) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) == len(b) {
+		return -1
+	}
+	return n
+}
