@@ -1,0 +1,234 @@
+package perf
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// The files docs/perf/run.sh writes into its output folder.
+const (
+	NativeFile = "native.txt" // go test ./runtime/script -bench Race
+	WazeroFile = "wazero.txt" // go test ./internal/parity -bench CLI
+	SizesFile  = "sizes.txt"  // name bytes
+	WrkDir     = "wrk"        // SERVER-TARGET-REP.txt, wrk reports
+	EnvFile    = "env.txt"    // free text: commit, go version, cpu, date
+)
+
+// row is one line of the report's table.
+type row struct {
+	figure, budget, measured, from string
+}
+
+// Report writes the markdown table for the harness output in dir. Figures
+// whose input is missing say so instead of holding a number.
+func Report(dir string, w io.Writer) error {
+	var rows []row
+	add := func(figure, budget, measured, from string) {
+		rows = append(rows, row{figure, budget, measured, from})
+	}
+
+	native, nerr := readBench(filepath.Join(dir, NativeFile))
+	for _, claim := range []string{"read", "atomic"} {
+		sim, bare := native["BenchmarkRace/"+claim], native["BenchmarkRaceSQL/"+claim]
+		add("native: simulated races/s, claim="+claim, "", statOr(nerr, sim, "races/s", intFmt), NativeFile)
+		add("native: bare SQL races/s (floor), claim="+claim, "", statOr(nerr, bare, "races/s", intFmt), NativeFile)
+		add("native: simulated / bare SQL time per race, claim="+claim, "≤ 2x", ratioOr(nerr, sim, bare, "ns/op"), NativeFile)
+		add("native: allocations per simulated race, claim="+claim, "", statOr(nerr, scale(sim["allocs/op"], 1.0/100), "", intFmt), NativeFile)
+	}
+
+	wz, werr := readBench(filepath.Join(dir, WazeroFile))
+	for _, claim := range []string{"read", "atomic"} {
+		nat, wasi := wz["BenchmarkCLIRace/native/"+claim], wz["BenchmarkCLIRace/wasip1/"+claim]
+		add("CLI process, native: races/s (race "+claim+" 1000)", "", statOr(werr, nat, "races/s", intFmt), WazeroFile)
+		add("wasip1 under wazero: races/s (race "+claim+" 1000)", "", statOr(werr, wasi, "races/s", intFmt), WazeroFile)
+		add("wasip1 under wazero / native CLI time, claim="+claim, "", ratioOr(werr, wasi, nat, "ns/op"), WazeroFile)
+	}
+	for _, p := range []string{"native", "wasip1"} {
+		add("CLI start-up to a trivial script, "+p+" (ms)", "", statOr(werr, scale(wz["BenchmarkCLIStart/"+p]["ns/op"], 1e-6), "", msFmt), WazeroFile)
+	}
+
+	sizes, serr := readSizes(filepath.Join(dir, SizesFile))
+	sizeRow := func(figure, budget, key string) {
+		v, ok := sizes[key]
+		switch {
+		case serr != nil:
+			add(figure, budget, "not measured: "+serr.Error(), SizesFile)
+		case !ok:
+			add(figure, budget, "not measured: no "+key, SizesFile)
+		default:
+			add(figure, budget, mbFmt(float64(v)), SizesFile)
+		}
+	}
+	sizeRow("wasm (GOOS=js, -trimpath -s -w), raw", "", "wasm.raw")
+	sizeRow("wasm, gzip -9", "", "wasm.gz")
+	sizeRow("wasm, brotli -q 11", "", "wasm.br")
+	sizeRow("JS before the first live result (twice.js, worker.js, wasm_exec.js), brotli", "", "js.br")
+	sizeRow("CSS (style.css, playground.css), brotli", "", "css.br")
+	sizeRow("total before the first live result, brotli", "≤ 2.8 MB", "total.br")
+	sizeRow("total before the first live result, gzip -9", "", "total.gz")
+	sizeRow("wasm as `twice build` exports it, .br", "", "export.wasm.br")
+	sizeRow("wasm as `twice build` exports it, .gz", "", "export.wasm.gz")
+
+	wrk, wrkErr := readWrk(filepath.Join(dir, WrkDir))
+	for _, target := range []string{"page", "wasm"} {
+		var all [2][]float64
+		for i, srv := range []string{"twice", "nginx"} {
+			runs := wrk[srv+"-"+target]
+			var rps []float64
+			errs := 0
+			for _, r := range runs {
+				rps = append(rps, r.RequestsPerSec)
+				errs += r.Errors
+			}
+			all[i] = rps
+			m := "not measured"
+			if wrkErr != nil {
+				m += ": " + wrkErr.Error()
+			} else if len(rps) > 0 {
+				m = statFmt(Summarize(rps), intFmt) + fmt.Sprintf("; %d errors", errs)
+			}
+			add(fmt.Sprintf("%s: requests/s, %s (wrk, 100 connections)", srv, target), "0 errors", m, WrkDir+"/"+srv+"-"+target+"-*.txt")
+		}
+		m := "not measured"
+		if len(all[0]) > 0 && len(all[1]) > 0 {
+			m = statFmt(Summarize(Ratios(all[0], all[1])), ratioFmt)
+		}
+		add("twice serve / nginx requests/s, "+target, "", m, WrkDir)
+	}
+
+	if env, err := os.ReadFile(filepath.Join(dir, EnvFile)); err == nil {
+		fmt.Fprintf(w, "```\n%s```\n\n", env)
+	}
+	fmt.Fprintln(w, "| figure | budget | measured: median (min–max, n) | raw output |")
+	fmt.Fprintln(w, "| --- | --- | --- | --- |")
+	for _, r := range rows {
+		b := r.budget
+		if b == "" {
+			b = "–"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", r.figure, b, r.measured, r.from)
+	}
+	return nil
+}
+
+func readBench(path string) (map[string]Bench, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, missing(err)
+	}
+	defer f.Close()
+	return ParseBench(f)
+}
+
+func readSizes(path string) (map[string]int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, missing(err)
+	}
+	defer f.Close()
+	return ParseSizes(f)
+}
+
+// readWrk returns the wrk reports in dir by SERVER-TARGET, in rep order.
+func readWrk(dir string) (map[string][]Wrk, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*-*-*.txt"))
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("no wrk reports in %s", filepath.Base(dir))
+	}
+	sort.Slice(paths, func(i, j int) bool { return repOf(paths[i]) < repOf(paths[j]) })
+	out := map[string][]Wrk{}
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		r, err := ParseWrk(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", filepath.Base(p), err)
+		}
+		base := strings.TrimSuffix(filepath.Base(p), ".txt")
+		key := base[:strings.LastIndex(base, "-")]
+		out[key] = append(out[key], r)
+	}
+	return out, nil
+}
+
+func repOf(path string) int {
+	base := strings.TrimSuffix(filepath.Base(path), ".txt")
+	n, _ := strconv.Atoi(base[strings.LastIndex(base, "-")+1:])
+	return n
+}
+
+func missing(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("no %s", filepath.Base(err.(*fs.PathError).Path))
+	}
+	return err
+}
+
+func statOr(err error, b Bench, unit string, format func(float64) string) string {
+	if err != nil {
+		return "not measured: " + err.Error()
+	}
+	v := b[unit]
+	if unit == "" {
+		v = b[""]
+	}
+	if len(v) == 0 {
+		return "not measured: no samples"
+	}
+	return statFmt(Summarize(v), format)
+}
+
+func ratioOr(err error, a, b Bench, unit string) string {
+	if err != nil {
+		return "not measured: " + err.Error()
+	}
+	r := Ratios(a[unit], b[unit])
+	if len(r) == 0 {
+		return "not measured: no samples"
+	}
+	return statFmt(Summarize(r), ratioFmt)
+}
+
+// scale returns a Bench holding v times k under the unit "".
+func scale(v []float64, k float64) Bench {
+	s := make([]float64, len(v))
+	for i, x := range v {
+		s[i] = x * k
+	}
+	return Bench{"": s}
+}
+
+func statFmt(s Stat, format func(float64) string) string {
+	return fmt.Sprintf("**%s** (%s–%s, n=%d)", format(s.Median), format(s.Min), format(s.Max), s.N)
+}
+
+func intFmt(v float64) string {
+	s := strconv.FormatInt(int64(v+0.5), 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func ratioFmt(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) + "x" }
+func msFmt(v float64) string    { return strconv.FormatFloat(v, 'f', 1, 64) }
+func mbFmt(v float64) string {
+	return fmt.Sprintf("**%.2f MB** (%s bytes)", v/1e6, intFmt(v))
+}
