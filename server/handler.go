@@ -37,13 +37,13 @@ func NewServer(opts Options, log io.Writer) (*Server, error) {
 		log = io.Discard
 	}
 	s := &Server{opts: opts, log: log}
-	r, err := newRenderer(opts)
+	s.mu.Lock() // brotliReady waits for the first render
+	r, err := newRenderer(opts, s.brotliReady)
 	if err != nil {
+		s.mu.Unlock()
 		return nil, err
 	}
 	s.r = r
-	r.comp.ready = s.brotliReady
-	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.rerender()
 	return s, nil
@@ -77,6 +77,9 @@ func (s *Server) brotliReady(etag string, br []byte) {
 		}
 	}
 	old := s.site.Load()
+	if old == nil {
+		return
+	}
 	site := *old
 	site.Files = maps.Clone(old.Files)
 	for p, f := range site.Files {

@@ -57,11 +57,14 @@ type siteRenderer struct {
 	names  assetNames
 }
 
-func newRenderer(opts Options) (*siteRenderer, error) {
+// newRenderer renders the assets. ready, when not nil, is called when a
+// brotli form computed in the background (BrotliLater) is done.
+func newRenderer(opts Options, ready func(etag string, br []byte)) (*siteRenderer, error) {
 	if opts.Runtime == nil || len(opts.Runtime.Wasm) == 0 || len(opts.Runtime.WasmExec) == 0 {
 		return nil, errors.New("server: no runtime (wasm module and wasm_exec.js)")
 	}
 	r := &siteRenderer{md: newMarkdown(), comp: newCompressor(opts.CacheDir, opts.Brotli), assets: map[string]*File{}}
+	r.comp.ready = ready
 	tmpl, err := template.ParseFS(site.FS, "templates/page.html")
 	if err != nil {
 		return nil, err
@@ -266,7 +269,7 @@ func lessonSource(opts Options) (fs.FS, string) {
 // broken lesson by file and line; the returned Site is complete either way,
 // with error pages in place of broken lessons.
 func Render(opts Options) (*Site, error) {
-	r, err := newRenderer(opts)
+	r, err := newRenderer(opts, nil)
 	if err != nil {
 		return nil, err
 	}

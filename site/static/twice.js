@@ -455,7 +455,7 @@
         if (seq !== this.seq) return;
         const res = JSON.parse(m.json);
         const ms = m.ms < 10 ? m.ms.toFixed(1) : Math.round(m.ms);
-        this.render(res, "Output at seed " + res.seed + ", run in your browser in " + ms + " ms.");
+        this.render(res, "Output at seed " + res.seed + ", run in your browser.");
         if (res.error) this.setState("error");
         else this.setState("done");
         ui.status.textContent = res.error ? "Failed." : "Done in " + ms + " ms.";

@@ -1,0 +1,450 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
+	"github.com/twice-lab/twice/lessons"
+	"github.com/twice-lab/twice/runtime/script"
+)
+
+// These tests drive headless Chromium against the served site and against
+// its export on a plain file server. Without a browser they skip, loudly;
+// with TWICE_REQUIRE_BROWSER=1 (as in CI) a missing browser fails them.
+
+// chromiumPath finds the browser: $TWICE_CHROMIUM, or a usual name on PATH.
+func chromiumPath() string {
+	if p := os.Getenv("TWICE_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// browser starts a headless Chromium with a fresh profile and returns a
+// chromedp context for one tab, and a func that returns the console
+// messages of type error (and uncaught exceptions) seen so far.
+func browser(t *testing.T, width, height int) (context.Context, func() []string) {
+	t.Helper()
+	path := chromiumPath()
+	if path == "" {
+		msg := "no Chromium found (install Debian's chromium, or set TWICE_CHROMIUM)"
+		if os.Getenv("TWICE_REQUIRE_BROWSER") == "1" {
+			t.Fatalf("TWICE_REQUIRE_BROWSER=1 but %s", msg)
+		}
+		t.Skipf("SKIPPING BROWSER TEST: %s; set TWICE_REQUIRE_BROWSER=1 to make this a failure", msg)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-features", "BackForwardCache"),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(width, height),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil { // start the browser
+		t.Fatalf("starting %s: %v", path, err)
+	}
+	var mu sync.Mutex
+	var errs []string
+	msgs := chromedp.Console(ctx)
+	go func() {
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.IsException() {
+				mu.Lock()
+				errs = append(errs, fmt.Sprintf("%s (%s:%d)", m, m.URL, m.Line+1))
+				mu.Unlock()
+			}
+		}
+	}()
+	return ctx, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(errs)
+	}
+}
+
+// run runs one action with a timeout.
+func run[T any](t *testing.T, ctx context.Context, timeout time.Duration, a chromedp.Action[T]) T {
+	t.Helper()
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	v, err := chromedp.Run(tctx, a)
+	if err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+	return v
+}
+
+// js evaluates a JavaScript expression, awaiting it if it is a promise.
+func js[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	return run(t, ctx, 30*time.Second, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+}
+
+// The page-side helpers the tests call, installed after each navigation.
+const helpers = `
+window.tp = {
+  el: (n) => document.querySelectorAll("twice-playground")[n],
+  q: (n, sel) => tp.el(n).shadowRoot.querySelector(sel),
+  state: (n) => tp.el(n).getAttribute("state"),
+  transcript: (n) => tp.q(n, ".transcript").textContent,
+  rows: (n, table) => Array.from(tp.q(n, "table." + table + " tbody").rows)
+    .filter((r) => !r.querySelector("td.none"))
+    .map((r) => Array.from(r.cells).map((c) => c.textContent)),
+  heads: (n, table) => Array.from(tp.q(n, "table." + table + " thead th")?.parentNode.cells || []).map((c) => c.textContent),
+  // run clicks Run (or calls act) and resolves once a new result is shown.
+  run: (n, act) => new Promise((resolve, reject) => {
+    const el = tp.el(n);
+    const before = tp.q(n, ".out-heading").textContent + "|" + (el.runs || 0);
+    const start = performance.now();
+    el.runs = (el.runs || 0) + 1;
+    (act || (() => tp.q(n, "button.run").click()))();
+    const check = () => {
+      const s = el.getAttribute("state");
+      if (s === "done" || s === "error") { resolve(s); return; }
+      if (performance.now() - start > 120000) { reject(new Error("no result after 120 s; state " + s)); return; }
+      setTimeout(check, 50);
+    };
+    setTimeout(check, 0);
+  }),
+};
+true`
+
+// counting counts the requests for the wasm module that h answers.
+type counting struct {
+	h    http.Handler
+	mu   sync.Mutex
+	wasm int
+}
+
+func (c *counting) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasSuffix(r.URL.Path, ".wasm") {
+		c.mu.Lock()
+		c.wasm++
+		c.mu.Unlock()
+	}
+	c.h.ServeHTTP(w, r)
+}
+
+func (c *counting) take() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.wasm
+	c.wasm = 0
+	return n
+}
+
+func navigate(t *testing.T, ctx context.Context, url string) {
+	t.Helper()
+	run(t, ctx, 30*time.Second, chromedp.Navigate(url))
+	run(t, ctx, 30*time.Second, chromedp.Poll[bool](`document.readyState === "complete" && (document.querySelector("twice-playground") === null || customElements.get("twice-playground") !== undefined)`))
+	js[bool](t, ctx, helpers)
+}
+
+// TestBrowser is the end-to-end test: the race lesson, run live in the
+// browser, served by the server and from an export on a plain file server.
+func TestBrowser(t *testing.T) {
+	rt := realRuntime(t)
+	ctx, consoleErrors := browser(t, 1280, 900)
+
+	srv, err := NewServer(Options{Runtime: rt, Brotli: BrotliNever}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	servedCount := &counting{h: srv}
+	served := httptest.NewServer(servedCount)
+	defer served.Close()
+
+	dir := t.TempDir()
+	if err := srv.Site().Export(dir); err != nil {
+		t.Fatal(err)
+	}
+	exportedCount := &counting{h: http.FileServer(http.Dir(dir))}
+	exported := httptest.NewServer(exportedCount)
+	defer exported.Close()
+
+	ls, err := lessons.Load(lessons.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	race := ls[3]
+	if len(race.Blocks) == 0 || !strings.Contains(race.Blocks[0].Script, "race read") {
+		t.Fatalf("lesson 4 (%s) should start with a race read block", race.File)
+	}
+
+	for _, tc := range []struct {
+		name  string
+		base  string
+		count *counting
+	}{
+		{"served", served.URL, servedCount},
+		{"export", exported.URL, exportedCount},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.count.take()
+			lazyLoad(t, ctx, tc.base, race, tc.count)
+			raceLesson(t, ctx, tc.base+"/lessons/"+race.Slug+"/", race)
+			// Several runs on one page, one module: at most one request
+			// (none when the browser's cache answers).
+			if n := tc.count.take(); n > 1 {
+				t.Errorf("the wasm module was requested %d times for one page, want at most once", n)
+			}
+			if tc.name == "served" {
+				noFreeze(t, ctx)
+			}
+			if errs := consoleErrors(); len(errs) > 0 {
+				t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+			}
+		})
+	}
+}
+
+func raceLesson(t *testing.T, ctx context.Context, url string, race lessons.Lesson) {
+	navigate(t, ctx, url)
+	src := race.Blocks[0].Script
+
+	// Before any run: the pre-rendered output, in the component.
+	if s := js[string](t, ctx, `tp.state(0)`); s != "prerendered" {
+		t.Errorf("state before Run = %q, want prerendered", s)
+	}
+	native := script.Run(src, script.Options{Seed: script.DefaultSeed})
+	if got := js[string](t, ctx, `tp.transcript(0)`); got != native.Text() {
+		t.Errorf("pre-rendered transcript in the component:\n%s\nwant:\n%s", got, native.Text())
+	}
+
+	// Run: the live result equals the native one, tables included.
+	start := time.Now()
+	if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
+		t.Fatalf("first run ended in state %q: %s", s, js[string](t, ctx, `tp.q(0, ".error").textContent`))
+	}
+	t.Logf("first Run (download, compile, run) took %v", time.Since(start).Round(time.Millisecond))
+	if got := js[string](t, ctx, `tp.transcript(0)`); got != native.Text() {
+		t.Errorf("live transcript:\n%s\nwant (native):\n%s", got, native.Text())
+	}
+	if h := js[[]string](t, ctx, `tp.heads(0, "effects")`); !slices.Equal(h, []string{"order", "run", "attempt", "send", "worker", "arrival (ms)"}) {
+		t.Errorf("effects columns: %q", h)
+	}
+	if h := js[[]string](t, ctx, `tp.heads(0, "jobs")`); !slices.Equal(h, []string{"id", "order", "status", "attempts", "run", "lease (ms)"}) {
+		t.Errorf("jobs columns: %q", h)
+	}
+	effects := js[[][]string](t, ctx, `tp.rows(0, "effects")`)
+	if len(effects) != len(native.Effects) {
+		t.Errorf("effects table has %d rows, native run has %d effects", len(effects), len(native.Effects))
+	}
+	for i, e := range native.Effects {
+		if i >= len(effects) {
+			break
+		}
+		want := []string{e.Order, e.Run, strconv.Itoa(e.Attempt), "s" + strconv.Itoa(e.Send), e.Worker, fmt.Sprintf("%d.%03d", e.AtUS/1000, e.AtUS%1000)}
+		if !slices.Equal(effects[i], want) {
+			t.Errorf("effects row %d = %q, want %q", i, effects[i], want)
+		}
+	}
+	jobs := js[[][]string](t, ctx, `tp.rows(0, "jobs")`)
+	if len(jobs) != len(native.Jobs) {
+		t.Errorf("jobs table has %d rows, native run has %d jobs", len(jobs), len(native.Jobs))
+	}
+	for i, j := range native.Jobs {
+		if i < len(jobs) && (jobs[i][0] != strconv.FormatInt(j.ID, 10) || jobs[i][2] != j.Status || jobs[i][3] != strconv.Itoa(j.Attempts)) {
+			t.Errorf("jobs row %d = %q, want %+v", i, jobs[i], j)
+		}
+	}
+	if len(native.Races) == 0 || native.Races[0].Duplicates == 0 {
+		t.Fatalf("native run of %q shows no duplicates; the lesson expects some", src)
+	}
+	if d := js[string](t, ctx, `tp.q(0, ".tally").dataset.duplicates`); d != strconv.Itoa(native.Races[0].Duplicates) {
+		t.Errorf("tally duplicates = %s, native %d", d, native.Races[0].Duplicates)
+	}
+	if diag := js[string](t, ctx, `tp.q(0, ".diagnosis").textContent`); native.Summary[0].Diagnosis != "" && !strings.Contains(diag, native.Summary[0].Diagnosis) {
+		t.Errorf("diagnosis %q does not show %q", diag, native.Summary[0].Diagnosis)
+	}
+
+	// The claim toggle: atomic rewrites the script, reruns, no duplicates.
+	if s := js[string](t, ctx, `tp.run(0, () => tp.q(0, "input[value=atomic]").click())`); s != "done" {
+		t.Fatalf("atomic run ended in state %q", s)
+	}
+	edited := js[string](t, ctx, `tp.q(0, "textarea").value`)
+	if !strings.Contains(edited, "race atomic 20") {
+		t.Errorf("toggle did not rewrite the claim: %q", edited)
+	}
+	if d := js[string](t, ctx, `tp.q(0, ".tally").dataset.duplicates`); d != "0" {
+		t.Errorf("with the atomic claim the tally shows %s duplicates, want 0", d)
+	}
+	if got, want := js[string](t, ctx, `tp.transcript(0)`), script.Run(edited, script.Options{Seed: script.DefaultSeed}).Text(); got != want {
+		t.Errorf("atomic transcript:\n%s\nwant:\n%s", got, want)
+	}
+
+	// Back to read, then a seed: replays what twice run --seed prints.
+	js[string](t, ctx, `tp.run(0, () => tp.q(0, "input[value=read]").click())`)
+	const seed = 424242
+	if s := js[string](t, ctx, `tp.run(0, () => { tp.q(0, ".seed input").value = "`+strconv.Itoa(seed)+`"; tp.q(0, "button.run").click(); })`); s != "done" {
+		t.Fatalf("seeded run ended in state %q", s)
+	}
+	edited = js[string](t, ctx, `tp.q(0, "textarea").value`)
+	want := script.Run(edited, script.Options{Seed: seed}).Text()
+	if got := js[string](t, ctx, `tp.transcript(0)`); got != want {
+		t.Errorf("transcript at seed %d:\n%s\nwant (native, same seed):\n%s", seed, got, want)
+	}
+
+	// A failing run shows its error; the next run works.
+	if s := js[string](t, ctx, `tp.run(1, () => { tp.q(1, "textarea").value = "race sideways 3\n"; tp.q(1, "button.run").click(); })`); s != "error" {
+		t.Errorf("bad script ended in state %q, want error", s)
+	}
+	if e := js[string](t, ctx, `tp.q(1, ".error").textContent`); !strings.Contains(e, "line 1") {
+		t.Errorf("error shown: %q", e)
+	}
+	if s := js[string](t, ctx, `tp.run(1, () => { tp.q(1, "textarea").value = "race lock 2\njobs\n"; tp.q(1, "button.run").click(); })`); s != "done" {
+		t.Errorf("run after an error ended in state %q", s)
+	}
+	if js[bool](t, ctx, `!tp.q(1, ".error").hidden`) {
+		t.Errorf("error still shown after a good run")
+	}
+	shot := run(t, ctx, 30*time.Second, chromedp.FullScreenshot(100))
+	name := filepath.Join(artifactDir(t), strings.ReplaceAll(t.Name(), "/", "-")+".png")
+	if err := os.WriteFile(name, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", name)
+}
+
+// lazyLoad checks that nothing of the wasm module is fetched before a block
+// scrolls into view, that scrolling one into view starts the download
+// (before any Run), and that the loading state shows the download size.
+func lazyLoad(t *testing.T, ctx context.Context, base string, race lessons.Lesson, count *counting) {
+	run(t, ctx, 10*time.Second, chromedp.EmulateViewport(1280, 300))
+	defer run(t, ctx, 10*time.Second, chromedp.EmulateViewport(1280, 900))
+	navigate(t, ctx, base+"/")
+	navigate(t, ctx, base+"/lessons/"+race.Slug+"/")
+	if js[bool](t, ctx, `tp.el(0).getBoundingClientRect().top < innerHeight`) {
+		t.Fatal("the first block is in view at 300 px height; the test needs it below the fold")
+	}
+	time.Sleep(500 * time.Millisecond)
+	if n := count.take(); n != 0 {
+		t.Errorf("the wasm module was requested %d times before any block was in view", n)
+	}
+	js[bool](t, ctx, `window.loadingTexts = []; new MutationObserver(() => loadingTexts.push(tp.q(0, ".loading-text").textContent)).observe(tp.q(0, ".loading"), {subtree: true, childList: true, characterData: true, attributes: true}); tp.el(0).scrollIntoView(); true`)
+	run(t, ctx, 60*time.Second, chromedp.Poll[bool](`tp.q(0, ".loading").hidden && window.loadingTexts.length > 0`))
+	if n := count.take(); n != 1 {
+		t.Errorf("scrolling a block into view requested the wasm module %d times, want 1", n)
+	}
+	texts := js[[]string](t, ctx, `loadingTexts`)
+	mb := fmt.Sprintf("%.1f MB", float64(js[int](t, ctx, `TwicePlayground.config.wasmSize`))/1e6)
+	if !slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(s, "of "+mb) }) {
+		t.Errorf("the loading state never showed the download size %s: %q", mb, texts)
+	}
+	if s := js[string](t, ctx, `tp.state(0)`); s != "prerendered" {
+		t.Errorf("loading the runtime changed the block's state to %q; it should wait for Run", s)
+	}
+}
+
+// noFreeze runs race read 10000 and measures the longest gap of a 10 ms
+// timer on the page meanwhile: the run happens in the worker, so the page
+// stays responsive.
+func noFreeze(t *testing.T, ctx context.Context) {
+	js[bool](t, ctx, `window.gap = 0; window.last = performance.now(); window.ticker = setInterval(() => { const n = performance.now(); gap = Math.max(gap, n - last); last = n; }, 10); true`)
+	start := time.Now()
+	s := js[string](t, ctx, `tp.run(1, () => { tp.q(1, "textarea").value = "race read 10000\n"; tp.q(1, "button.run").click(); })`)
+	took := time.Since(start)
+	gap := js[float64](t, ctx, `clearInterval(ticker), gap`)
+	t.Logf("race read 10000: %v in the browser; longest main-thread gap meanwhile %.0f ms", took.Round(time.Millisecond), gap)
+	if s != "done" {
+		t.Fatalf("race read 10000 ended in state %q", s)
+	}
+	if tally := js[string](t, ctx, `tp.q(1, ".tally").textContent`); !strings.Contains(tally, "of 10000") {
+		t.Errorf("tally %q", tally)
+	}
+	if rows := js[int](t, ctx, `tp.q(1, "table.effects tbody").rows.length`); rows > 200 {
+		t.Errorf("effects table has %d rows; it should stop at 200", rows)
+	}
+	if gap > 1000 && gap > took.Seconds()*1000/2 {
+		t.Errorf("the page froze for %.0f ms during a %v run", gap, took)
+	}
+}
+
+// TestBrowserScreenshots keeps screenshots of the index, a lesson and an
+// embed page at desktop and phone widths, light and dark, as artifacts,
+// and checks that a phone-width lesson does not scroll sideways.
+func TestBrowserScreenshots(t *testing.T) {
+	if testing.Short() {
+		t.Skip("screenshots in -short mode")
+	}
+	rt := realRuntime(t)
+	ctx, consoleErrors := browser(t, 1280, 900)
+	srv, err := NewServer(Options{Runtime: rt, Brotli: BrotliNever}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	dir := artifactDir(t)
+	for _, scheme := range []string{"light", "dark"} {
+		run(t, ctx, 10*time.Second, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+				Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
+			})
+			return err
+		}))
+		for _, w := range []struct {
+			name          string
+			width, height int64
+		}{{"desktop", 1280, 900}, {"phone", 390, 844}} {
+			run(t, ctx, 10*time.Second, chromedp.EmulateViewport(w.width, w.height))
+			for _, p := range []struct{ name, path string }{
+				{"index", "/"}, {"lesson", "/lessons/claim-race/"}, {"embed", "/embed/claim-race/1/"},
+			} {
+				navigate(t, ctx, hs.URL+p.path)
+				if p.name != "index" {
+					if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
+						t.Errorf("%s %s: run ended in %q", p.name, w.name, s)
+					}
+				}
+				if over := js[float64](t, ctx, `document.documentElement.scrollWidth - innerWidth`); over > 0 {
+					t.Errorf("%s at %s width scrolls sideways by %.0f px", p.path, w.name, over)
+				}
+				shot := run(t, ctx, 30*time.Second, chromedp.FullScreenshot(100))
+				name := filepath.Join(dir, fmt.Sprintf("%s-%s-%s.png", p.name, w.name, scheme))
+				if err := os.WriteFile(name, shot, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("screenshot: %s", name)
+			}
+		}
+	}
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}

@@ -1,0 +1,75 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestWasmExecFromToolchain checks that the served wasm_exec.js is the one
+// of the Go toolchain that built the module, byte for byte, and that the
+// served module is the one built.
+func TestWasmExecFromToolchain(t *testing.T) {
+	rt := realRuntime(t)
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(WasmExecPath(strings.TrimSpace(string(out))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	site, err := Render(Options{Runtime: rt, Brotli: BrotliNever})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var served, wasm []byte
+	for p, f := range site.Files {
+		switch {
+		case strings.HasPrefix(p, "assets/wasm_exec.") && strings.HasSuffix(p, ".js"):
+			served = f.Body
+		case strings.HasSuffix(p, ".wasm"):
+			wasm = f.Body
+		}
+	}
+	if !bytes.Equal(served, want) {
+		t.Errorf("served wasm_exec.js (%d bytes) differs from the toolchain's (%d bytes)", len(served), len(want))
+	}
+	if !bytes.Equal(wasm, rt.Wasm) || !bytes.HasPrefix(wasm, []byte("\x00asm")) {
+		t.Errorf("served wasm module is not the built one")
+	}
+}
+
+func TestLoadRuntime(t *testing.T) {
+	dir := t.TempDir()
+	wasm := filepath.Join(dir, "twice.0123456789.wasm")
+	os.WriteFile(wasm, []byte("\x00asm\x01\x00\x00\x00"), 0o644)
+	os.WriteFile(filepath.Join(dir, "wasm_exec.abcdef0123.js"), []byte("// exec"), 0o644)
+	rt, err := LoadRuntime(wasm, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(rt.WasmExec) != "// exec" {
+		t.Errorf("wasm_exec.js next to the module not used: %q", rt.WasmExec)
+	}
+	bad := filepath.Join(dir, "bad.wasm")
+	os.WriteFile(bad, []byte("hello"), 0o644)
+	if _, err := LoadRuntime(bad, ""); err == nil || !strings.Contains(err.Error(), "not a WebAssembly module") {
+		t.Errorf("LoadRuntime of a non-wasm file: %v", err)
+	}
+}
+
+func TestBuildRuntimeOutsideModule(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	dir := t.TempDir()
+	_, err := BuildRuntime(context.Background(), BuildOptions{Dir: dir})
+	if err == nil || !strings.Contains(err.Error(), "--wasm FILE") {
+		t.Errorf("BuildRuntime outside the source tree: %v, want an error that suggests --wasm", err)
+	}
+}
