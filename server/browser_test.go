@@ -224,7 +224,9 @@ func TestBrowser(t *testing.T) {
 				t.Errorf("the wasm module was requested %d times for one page, want at most once", n)
 			}
 			if tc.name == "served" {
+				keyboard(t, ctx)
 				noFreeze(t, ctx)
+				foreignPage(t, ctx, tc.base)
 			}
 			if errs := consoleErrors(); len(errs) > 0 {
 				t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
@@ -446,5 +448,50 @@ func TestBrowserScreenshots(t *testing.T) {
 	}
 	if errs := consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// keyboard runs a block with Ctrl+Enter from its script editor.
+func keyboard(t *testing.T, ctx context.Context) {
+	js[bool](t, ctx, `tp.q(1, "textarea").value = "race atomic 3\n"; tp.q(1, "textarea").focus(); tp.el(1).setAttribute("state", "idle"); true`)
+	run(t, ctx, 10*time.Second, chromedp.KeyEvent("\r", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
+	run(t, ctx, 60*time.Second, chromedp.Poll[bool](`tp.state(1) === "done"`))
+	if got, want := js[string](t, ctx, `tp.transcript(1)`), script.Run("race atomic 3\n", script.Options{Seed: script.DefaultSeed}).Text(); got != want {
+		t.Errorf("Ctrl+Enter run:\n%s\nwant:\n%s", got, want)
+	}
+	if v := js[string](t, ctx, `tp.q(1, "textarea").value`); v != "race atomic 3\n" {
+		t.Errorf("Ctrl+Enter changed the script to %q", v)
+	}
+}
+
+// foreignPage embeds the component with one script tag in a page of
+// another origin, as a blog would, and runs it.
+func foreignPage(t *testing.T, ctx context.Context, site string) {
+	page := `<!doctype html><meta charset="utf-8"><title>A blog post</title><link rel="icon" href="data:,">
+<p>Here is the race:</p>
+<script src="` + site + `/assets/twice.js" defer></script>
+<twice-playground seed="3">
+<pre>race read 5
+jobs</pre>
+</twice-playground>
+`
+	blog := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(page))
+	}))
+	defer blog.Close()
+	navigate(t, ctx, blog.URL+"/")
+	if s := js[string](t, ctx, `tp.state(0)`); s != "idle" {
+		t.Errorf("embedded block without pre-rendered output: state %q, want idle", s)
+	}
+	if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
+		t.Fatalf("run on another origin ended in %q: %s", s, js[string](t, ctx, `tp.q(0, ".error").textContent`))
+	}
+	if got, want := js[string](t, ctx, `tp.transcript(0)`), script.Run("race read 5\njobs\n", script.Options{Seed: 3}).Text(); got != want {
+		t.Errorf("embedded run at seed 3:\n%s\nwant:\n%s", got, want)
 	}
 }
