@@ -224,6 +224,7 @@ func TestBrowser(t *testing.T) {
 				t.Errorf("the wasm module was requested %d times for one page, want at most once", n)
 			}
 			if tc.name == "served" {
+				claimRewrites(t, ctx)
 				keyboard(t, ctx)
 				noFreeze(t, ctx)
 				foreignPage(t, ctx, tc.base)
@@ -493,5 +494,35 @@ jobs</pre>
 	}
 	if got, want := js[string](t, ctx, `tp.transcript(0)`), script.Run("race read 5\njobs\n", script.Options{Seed: 3}).Text(); got != want {
 		t.Errorf("embedded run at seed 3:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// claimRewrites checks the claim toggle's rewriting of scripts, in the
+// page, and that every rewritten script still runs.
+func claimRewrites(t *testing.T, ctx context.Context) {
+	for _, tc := range []struct{ src, claim, want string }{
+		{"work --job 1\n", "atomic", "work --job 1 --claim atomic\n"},
+		{"work --job 1 --claim read && jobs\n", "atomic", "work --job 1 --claim atomic && jobs\n"},
+		{"work --job 1 --claim=lock\n", "read", "work --job 1 --claim=read\n"},
+		{"reset; add order-1; work --job 1; jobs\n", "atomic", "reset; add order-1; work --job 1 --claim atomic; jobs\n"},
+		{"( node queue.mjs reset && node queue.mjs add o && node queue.mjs work --job 1 --worker W1 ) 2>/dev/null\n", "atomic",
+			"( node queue.mjs reset && node queue.mjs add o && node queue.mjs work --job 1 --worker W1 --claim atomic ) 2>/dev/null\n"},
+		{"twice work --job 1 2>/dev/null\n", "atomic", "twice work --job 1 --claim atomic 2>/dev/null\n"},
+		{"race read 20 # not race read\n", "atomic", "race atomic 20 # not race read\n"},
+		{"race lock\nrace atomic 5\n", "read", "race read\nrace read 5\n"},
+		{"# work --job 1\njobs\n", "atomic", "# work --job 1\njobs\n"},
+		{"( node queue.mjs race read 20 && node queue.mjs effects ) 2>/dev/null\n", "atomic", "( node queue.mjs race atomic 20 && node queue.mjs effects ) 2>/dev/null\n"},
+	} {
+		got := js[string](t, ctx, fmt.Sprintf(`TwicePlayground.rewriteClaim(%q, %q)`, tc.src, tc.claim))
+		if got != tc.want {
+			t.Errorf("rewriteClaim(%q, %s) = %q, want %q", tc.src, tc.claim, got, tc.want)
+		}
+		if c := js[string](t, ctx, fmt.Sprintf(`TwicePlayground.claimOf(%q)`, got)); strings.Contains(got, "work") && !strings.HasPrefix(got, "#") && c != tc.claim {
+			t.Errorf("claimOf(%q) = %s, want %s", got, c, tc.claim)
+		}
+		prefix := "reset && add o\n"
+		if res := script.Run(prefix+got, script.Options{Seed: script.DefaultSeed}); res.Error != nil && res.Error.Kind != "runtime" {
+			t.Errorf("rewritten script %q does not parse: %v", got, res.Error)
+		}
 	}
 }
