@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// fakeWasm writes a stand-in wasm module and a wasm_exec.js next to it, for
+// tests of the commands that do not run it, and returns the module's path.
+func fakeWasm(t *testing.T) string {
+	dir := t.TempDir()
+	wasm := filepath.Join(dir, "twice.wasm")
+	if err := os.WriteFile(wasm, []byte("\x00asm\x01\x00\x00\x00fake module for tests"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "wasm_exec.js"), []byte("// fake wasm_exec.js\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return wasm
+}
+
+func TestBuildCommand(t *testing.T) {
+	wasm := fakeWasm(t)
+	out := t.TempDir()
+	var stdout, stderr strings.Builder
+	if code := run([]string{"build", "-o", out, "--wasm", wasm}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("twice build: exit %d\n%s", code, stderr.String())
+	}
+	for _, p := range []string{"index.html", "404.html", "lessons/claim-race/index.html", "embed/claim-race/1/index.html", "assets/twice.js"} {
+		if _, err := os.Stat(filepath.Join(out, p)); err != nil {
+			t.Errorf("export lacks %s: %v", p, err)
+		}
+	}
+	if !strings.Contains(stdout.String(), "wrote") {
+		t.Errorf("stdout: %q", stdout.String())
+	}
+}
+
+func TestBuildBrokenLesson(t *testing.T) {
+	lessons := t.TempDir()
+	os.WriteFile(filepath.Join(lessons, "one.md"), []byte("# One\n\n```twice\nreset\nadd order-1 extra\n```\n"), 0o644)
+	var stdout, stderr strings.Builder
+	code := run([]string{"build", "-o", t.TempDir(), "--lessons", lessons, "--wasm", fakeWasm(t)}, nil, &stdout, &stderr)
+	if code != 1 {
+		t.Errorf("twice build of a broken lesson: exit %d, want 1", code)
+	}
+	if want := filepath.Join(lessons, "one.md") + ":5:"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr %q does not name %s", stderr.String(), want)
+	}
+}
+
+func TestServeBuildUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want int
+		msg  string
+	}{
+		{[]string{"build"}, 2, "-o DIR is required"},
+		{[]string{"build", "-o", t.TempDir(), "extra"}, 2, "unexpected argument"},
+		{[]string{"build", "-o", t.TempDir(), "--lessons", "/does/not/exist"}, 2, "not a folder"},
+		{[]string{"build", "-o", t.TempDir(), "--wasm", "/does/not/exist.wasm"}, 1, "exist.wasm"},
+		{[]string{"build", "-h"}, 0, "usage: twice build"},
+		{[]string{"serve", "--bogus"}, 2, "flag provided but not defined"},
+		{[]string{"serve", "extra"}, 2, "unexpected argument"},
+		{[]string{"serve", "--lessons", "/does/not/exist"}, 2, "not a folder"},
+		{[]string{"serve", "-h"}, 0, "usage: twice serve"},
+		{[]string{"serve", "--addr", "256.0.0.1:1", "--wasm", fakeWasm(t)}, 1, "--addr"},
+	} {
+		var stdout, stderr strings.Builder
+		if code := run(tc.args, nil, &stdout, &stderr); code != tc.want || !strings.Contains(stderr.String(), tc.msg) {
+			t.Errorf("twice %q: exit %d, stderr %q; want exit %d and %q", tc.args, code, stderr.String(), tc.want, tc.msg)
+		}
+	}
+}
+
+// TestServeCommand starts twice serve, fetches a page from the URL it
+// prints, and stops it with an interrupt, as a user does.
+func TestServeCommand(t *testing.T) {
+	for _, tc := range []struct {
+		addr string
+		warn bool
+	}{
+		{"127.0.0.1:0", false},
+		{"0.0.0.0:0", true},
+	} {
+		pr, pw := io.Pipe()
+		var stderr strings.Builder
+		done := make(chan int, 1)
+		go func() {
+			done <- run([]string{"serve", "--addr", tc.addr, "--wasm", fakeWasm(t)}, nil, pw, &stderr)
+			pw.Close()
+		}()
+		sc := bufio.NewScanner(pr)
+		var url string
+		for sc.Scan() {
+			if _, rest, ok := strings.Cut(sc.Text(), "serving the lessons at "); ok {
+				url, _, _ = strings.Cut(rest, " ")
+				break
+			}
+		}
+		go io.Copy(io.Discard, pr)
+		if url == "" {
+			t.Fatalf("twice serve --addr %s printed no URL; stderr %q", tc.addr, stderr.String())
+		}
+		resp, err := http.Get(url + "lessons/claim-race/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("GET %s: %d", url, resp.StatusCode)
+		}
+		syscall.Kill(os.Getpid(), syscall.SIGINT)
+		select {
+		case code := <-done:
+			if code != 0 {
+				t.Errorf("twice serve exited %d after an interrupt; stderr %q", code, stderr.String())
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("twice serve did not stop on an interrupt")
+		}
+		if got := strings.Contains(stderr.String(), "warning: listening on"); got != tc.warn {
+			t.Errorf("--addr %s: warning printed = %v, want %v (stderr %q)", tc.addr, got, tc.warn, stderr.String())
+		}
+	}
+}
