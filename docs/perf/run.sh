@@ -13,10 +13,11 @@
 #	WRK_CONNECTIONS=100
 #	WRK_TIMEOUT=2s       wrk counts a slower response as an error (2s is its default)
 #	PORT_TWICE=18080 PORT_NGINX=18081   loopback ports
-#	SKIP=                space-separated parts to skip: bench wazero sizes wrk
+#	BROWSER_COUNT=5      -count of each browser benchmark (one op each)
+#	SKIP=                space-separated parts to skip: bench wazero sizes wrk browser
 #
-# Needs Go, gzip, brotli, wrk and nginx (Debian packages brotli, wrk,
-# nginx). Everything listens on 127.0.0.1 only, and every process it starts
+# Needs Go, gzip, brotli, wrk, nginx and Chromium (Debian packages
+# brotli, wrk, nginx, chromium). Everything listens on 127.0.0.1 only, and every process it starts
 # is stopped when it exits.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -33,6 +34,7 @@ WRK_CONNECTIONS=${WRK_CONNECTIONS:-100}
 WRK_TIMEOUT=${WRK_TIMEOUT:-2s}
 PORT_TWICE=${PORT_TWICE:-18080}
 PORT_NGINX=${PORT_NGINX:-18081}
+BROWSER_COUNT=${BROWSER_COUNT:-5}
 SKIP=${SKIP:-}
 
 step() { printf '\n=== %s (%s)\n' "$*" "$(date -u +%H:%M:%S)" >&2; }
@@ -150,6 +152,11 @@ if ! skip wrk; then
 	done
 	cleanup
 	pids=()
+fi
+
+if ! skip browser; then
+	step "headless Chromium: cold start, races/s in the worker, memory (internal/perf BenchmarkBrowser*)"
+	TWICE_PERF_SITE="$out/site" go test ./internal/perf -run '^$' -bench 'Browser' -benchtime 1x -count "$BROWSER_COUNT" -timeout 30m | tee "$out/browser.txt" >&2
 fi
 
 step "report"

@@ -14,11 +14,12 @@ import (
 
 // The files docs/perf/run.sh writes into its output folder.
 const (
-	NativeFile = "native.txt" // go test ./runtime/script -bench Race
-	WazeroFile = "wazero.txt" // go test ./internal/parity -bench CLI
-	SizesFile  = "sizes.txt"  // name bytes
-	WrkDir     = "wrk"        // SERVER-TARGET-REP.txt, wrk reports
-	EnvFile    = "env.txt"    // free text: commit, go version, cpu, date
+	NativeFile  = "native.txt"  // go test ./runtime/script -bench Race
+	WazeroFile  = "wazero.txt"  // go test ./internal/parity -bench CLI
+	SizesFile   = "sizes.txt"   // name bytes
+	WrkDir      = "wrk"         // SERVER-TARGET-REP.txt, wrk reports
+	BrowserFile = "browser.txt" // go test ./internal/perf -bench Browser
+	EnvFile     = "env.txt"     // free text: commit, go version, cpu, date
 )
 
 // row is one line of the report's table.
@@ -53,6 +54,15 @@ func Report(dir string, w io.Writer) error {
 	for _, p := range []string{"native", "wasip1"} {
 		add("CLI start-up to a trivial script, "+p+" (ms)", "", statOr(werr, scale(wz["BenchmarkCLIStart/"+p]["ns/op"], 1e-6), "", msFmt), WazeroFile)
 	}
+
+	br, berr := readBench(filepath.Join(dir, BrowserFile))
+	for _, claim := range []string{"read", "atomic"} {
+		add("Chromium (headless, Web Worker): races/s (race "+claim+" 1000)", "≥ 2,000", statOr(berr, br["BenchmarkBrowserRace/"+claim], "races/s", intFmt), BrowserFile)
+	}
+	add("Chromium, fresh profile: navigation start to first live result (ms)", "≤ 1,500", statOr(berr, br["BenchmarkBrowserColdStart"], "ms-to-first-result", intFmt), BrowserFile)
+	add("Chromium, fresh profile: Run pressed to first live result (ms)", "", statOr(berr, br["BenchmarkBrowserColdStart"], "ms-click-to-result", intFmt), BrowserFile)
+	add("Chromium: renderer peak RSS over 10,000 races (MiB)", "< 300", statOr(berr, br["BenchmarkBrowserMemory"], "MiB-peak", intFmt), BrowserFile)
+	add("Chromium: renderer RSS growth, after race 1,000 to after race 10,000 (MiB)", "no growth", statOr(berr, br["BenchmarkBrowserMemory"], "MiB-growth", intFmt), BrowserFile)
 
 	sizes, serr := readSizes(filepath.Join(dir, SizesFile))
 	sizeRow := func(figure, budget, key string) {

@@ -1,0 +1,283 @@
+package perf
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// The browser benchmarks measure the `twice build` export named by
+// $TWICE_PERF_SITE (docs/perf/run.sh sets it) in headless Chromium, served
+// from 127.0.0.1 by a plain file server:
+//
+//	TWICE_PERF_SITE=DIR go test ./internal/perf -run '^$' -bench Browser -benchtime 1x -count 5
+//
+// Without $TWICE_PERF_SITE or a Chromium they skip, loudly.
+
+// site serves the export and returns its base URL.
+func site(b *testing.B) (base string, dir string) {
+	b.Helper()
+	dir = os.Getenv("TWICE_PERF_SITE")
+	if dir == "" {
+		b.Skip("SKIPPING BROWSER BENCHMARK: set TWICE_PERF_SITE to a `twice build -o DIR` export")
+	}
+	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	b.Cleanup(srv.Close)
+	return srv.URL, dir
+}
+
+// launch starts a headless Chromium with a fresh profile (a cold HTTP
+// cache and an empty V8 code cache) and returns its tab and its process id.
+func launch(b *testing.B) (context.Context, int) {
+	b.Helper()
+	path := os.Getenv("TWICE_CHROMIUM")
+	if path == "" {
+		for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+			if p, err := exec.LookPath(name); err == nil {
+				path = p
+				break
+			}
+		}
+	}
+	if path == "" {
+		b.Skip("SKIPPING BROWSER BENCHMARK: no Chromium (install Debian's chromium or set TWICE_CHROMIUM)")
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-features", "BackForwardCache"),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(b.TempDir()),
+		chromedp.WindowSize(1280, 900),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	b.Cleanup(func() { cancel(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil {
+		b.Fatalf("starting %s: %v", path, err)
+	}
+	return ctx, chromedp.FromContext(ctx).Browser.Process().Pid
+}
+
+func eval[T any](b *testing.B, ctx context.Context, timeout time.Duration, expr string) T {
+	b.Helper()
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	v, err := chromedp.Run(tctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		b.Fatalf("browser: %v", err)
+	}
+	return v
+}
+
+func navigate(b *testing.B, ctx context.Context, url string) {
+	b.Helper()
+	tctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(tctx, chromedp.Navigate(url)); err != nil {
+		b.Fatalf("browser: %v", err)
+	}
+}
+
+// firstResult clicks Run on the page's first block as soon as the element
+// is defined, and resolves with [click, result] in ms since navigation
+// start (performance.timeOrigin).
+const firstResult = `new Promise((resolve, reject) => {
+  const until = (cond, then) => {
+    if (cond()) { then(); return; }
+    if (performance.now() > 120000) { reject(new Error("timed out; state " + document.querySelector("twice-playground")?.getAttribute("state"))); return; }
+    setTimeout(() => until(cond, then), 2);
+  };
+  until(() => customElements.get("twice-playground") && document.querySelector("twice-playground")?.shadowRoot?.querySelector("button.run"), () => {
+    const el = document.querySelector("twice-playground");
+    const click = performance.now();
+    el.shadowRoot.querySelector("button.run").click();
+    until(() => el.getAttribute("state") === "done" || el.getAttribute("state") === "error", () => {
+      if (el.getAttribute("state") === "error") reject(new Error("the block failed"));
+      else resolve([click, performance.now()]);
+    });
+  });
+})`
+
+// BenchmarkBrowserColdStart: per op, a new Chromium with a fresh profile
+// navigates to the race lesson and presses Run on its first block; the
+// figures are ms from navigation start to the first live result, and from
+// the press to it.
+func BenchmarkBrowserColdStart(b *testing.B) {
+	base, _ := site(b)
+	var toResult, fromClick time.Duration
+	for b.Loop() {
+		ctx, _ := launch(b)
+		navigate(b, ctx, base+"/lessons/claim-race/")
+		t := eval[[]float64](b, ctx, 150*time.Second, firstResult)
+		toResult += time.Duration(t[1] * float64(time.Millisecond))
+		fromClick += time.Duration((t[1] - t[0]) * float64(time.Millisecond))
+	}
+	b.ReportMetric(float64(toResult.Milliseconds())/float64(b.N), "ms-to-first-result")
+	b.ReportMetric(float64(fromClick.Milliseconds())/float64(b.N), "ms-click-to-result")
+}
+
+// startWorker opens a blank page of the site, starts the playground's own
+// worker.js with the export's wasm, and waits until it is ready.
+func startWorker(b *testing.B, ctx context.Context, base, dir string) {
+	b.Helper()
+	asset := func(pattern string) string {
+		m, _ := filepath.Glob(filepath.Join(dir, "assets", pattern))
+		if len(m) != 1 {
+			b.Fatalf("want one assets/%s in %s, got %v", pattern, dir, m)
+		}
+		return "/assets/" + filepath.Base(m[0])
+	}
+	navigate(b, ctx, base+"/404.html")
+	eval[bool](b, ctx, 150*time.Second, fmt.Sprintf(`new Promise((resolve, reject) => {
+  const w = new Worker(%q);
+  window.bw = { w, pending: null };
+  w.onmessage = (e) => {
+    const m = e.data;
+    if (m.type === "ready") resolve(true);
+    else if (m.type === "fatal") reject(new Error(m.message));
+    else if (m.type === "result" && bw.pending) { const p = bw.pending; bw.pending = null; p(m); }
+    else if (m.type === "error") reject(new Error(m.message));
+  };
+  w.postMessage({ type: "init", wasmExec: %q, wasm: %q });
+})`, asset("worker.*.js"), asset("wasm_exec.*.js"), asset("twice.*.wasm")))
+}
+
+// runInWorker runs src at seed in the worker and returns the worker's own
+// timing of twiceRun (ms) and whether the Result had an error.
+func runInWorker(b *testing.B, ctx context.Context, src string, seed int) float64 {
+	b.Helper()
+	ms := eval[float64](b, ctx, 120*time.Second, fmt.Sprintf(`new Promise((resolve, reject) => {
+  bw.pending = (m) => {
+    const res = JSON.parse(m.json);
+    if (res.error) reject(new Error(JSON.stringify(res.error))); else resolve(m.ms);
+  };
+  bw.w.postMessage({ type: "run", id: 1, script: %q, seed: %q });
+})`, src, strconv.Itoa(seed)))
+	return ms
+}
+
+const browserRaces = 1000
+
+// BenchmarkBrowserRace runs `race CLAIM 1000` per op in the playground's
+// Web Worker and reports races per second, timed in Go around the whole
+// round trip (post, run, JSON back).
+func BenchmarkBrowserRace(b *testing.B) {
+	base, dir := site(b)
+	ctx, _ := launch(b)
+	startWorker(b, ctx, base, dir)
+	for _, claim := range []string{"read", "atomic"} {
+		b.Run(claim, func(b *testing.B) {
+			src := fmt.Sprintf("race %s %d", claim, browserRaces)
+			runInWorker(b, ctx, src, 0) // warm up the tiers
+			for i := 0; b.Loop(); i++ {
+				runInWorker(b, ctx, src, i+1)
+			}
+			b.ReportMetric(float64(b.N*browserRaces)/b.Elapsed().Seconds(), "races/s")
+		})
+	}
+}
+
+// BenchmarkBrowserMemory runs 10 x `race read 1000` (10,000 races) per op
+// in one fresh browser and reports the renderer processes' peak resident
+// memory (VmHWM, the tab and its worker) and how much their resident
+// memory grew from after the first 1,000 races to after the last.
+func BenchmarkBrowserMemory(b *testing.B) {
+	base, dir := site(b)
+	var peak, growth float64
+	for b.Loop() {
+		ctx, pid := launch(b)
+		startWorker(b, ctx, base, dir)
+		var first float64
+		for i := range 10 {
+			runInWorker(b, ctx, fmt.Sprintf("race read %d", browserRaces), i)
+			if i == 0 {
+				first, _ = rendererMemory(b, pid)
+			}
+		}
+		rss, hwm := rendererMemory(b, pid)
+		peak += hwm
+		growth += rss - first
+	}
+	b.ReportMetric(peak/float64(b.N), "MiB-peak")
+	b.ReportMetric(growth/float64(b.N), "MiB-growth")
+}
+
+// rendererMemory sums VmRSS and VmHWM (MiB) over the renderer processes
+// descended from the browser process pid.
+func rendererMemory(b *testing.B, pid int) (rss, hwm float64) {
+	b.Helper()
+	parent := map[int]int{}
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		b.Skipf("no /proc: %v", err)
+	}
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if pp := status(p, "PPid"); pp >= 0 {
+			parent[p] = int(pp)
+		}
+	}
+	descends := func(p int) bool {
+		for i := 0; i < 64 && p > 1; i++ {
+			if p = parent[p]; p == pid {
+				return true
+			}
+		}
+		return false
+	}
+	n := 0
+	for p := range parent {
+		cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p))
+		if !strings.Contains(string(cmd), "--type=renderer") || !descends(p) {
+			continue
+		}
+		n++
+		rss += float64(status(p, "VmRSS")) / 1024
+		hwm += float64(status(p, "VmHWM")) / 1024
+	}
+	if n == 0 {
+		b.Fatalf("no renderer process under browser pid %d", pid)
+	}
+	return rss, hwm
+}
+
+// status reads a numeric field (kB for memory) of /proc/PID/status, or -1.
+func status(pid int, field string) int64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return -1
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if ok && k == field {
+			n, err := strconv.ParseInt(strings.Fields(v)[0], 10, 64)
+			if err == nil {
+				return n
+			}
+		}
+	}
+	return -1
+}
