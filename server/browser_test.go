@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -217,12 +218,7 @@ func TestBrowser(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.count.take()
 			lazyLoad(t, ctx, tc.base, race, tc.count)
-			raceLesson(t, ctx, tc.base+"/lessons/"+race.Slug+"/", race)
-			// Several runs on one page, one module: at most one request
-			// (none when the browser's cache answers).
-			if n := tc.count.take(); n > 1 {
-				t.Errorf("the wasm module was requested %d times for one page, want at most once", n)
-			}
+			raceLesson(t, ctx, tc.base+"/lessons/"+race.Slug+"/", race, tc.count)
 			if tc.name == "served" {
 				claimRewrites(t, ctx)
 				keyboard(t, ctx)
@@ -236,7 +232,15 @@ func TestBrowser(t *testing.T) {
 	}
 }
 
-func raceLesson(t *testing.T, ctx context.Context, url string, race lessons.Lesson) {
+func raceLesson(t *testing.T, ctx context.Context, url string, race lessons.Lesson, count *counting) {
+	// Several runs on one page, one module: at most one request (none when
+	// the browser's cache answers).
+	onePage := func() {
+		if n := count.take(); n > 1 {
+			t.Errorf("the wasm module was requested %d times for one page, want at most once", n)
+		}
+	}
+	defer onePage()
 	navigate(t, ctx, url)
 	src := race.Blocks[0].Script
 
@@ -321,6 +325,26 @@ func raceLesson(t *testing.T, ctx context.Context, url string, race lessons.Less
 	want := script.Run(edited, script.Options{Seed: seed}).Text()
 	if got := js[string](t, ctx, `tp.transcript(0)`); got != want {
 		t.Errorf("transcript at seed %d:\n%s\nwant (native, same seed):\n%s", seed, got, want)
+	}
+
+	// The link to this run replays it in a fresh page.
+	link := js[string](t, ctx, `tp.q(0, ".permalink").href`)
+	if !strings.Contains(link, "#block-1?seed="+strconv.Itoa(seed)+"&script=") {
+		t.Errorf("link to the run: %q", link)
+	}
+	onePage()
+	u, err := neturl.Parse(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.RawQuery = "replay" // a new document, not a jump within this one
+	navigate(t, ctx, u.String())
+	run(t, ctx, 60*time.Second, chromedp.Poll[bool](`tp.state(0) === "done"`))
+	if got := js[string](t, ctx, `tp.transcript(0)`); got != want {
+		t.Errorf("the link replayed:\n%s\nwant:\n%s", got, want)
+	}
+	if got := js[string](t, ctx, `tp.q(0, ".seed input").value`); got != strconv.Itoa(seed) {
+		t.Errorf("the link set the seed to %q", got)
 	}
 
 	// A failing run shows its error; the next run works.

@@ -105,6 +105,18 @@
     return cmd.slice(0, at) + " --claim " + claim + cmd.slice(at);
   }
 
+  // parseLink reads a link to a run of the block with the given id:
+  // #ID?seed=N&script=TEXT. It returns null for any other hash.
+  function parseLink(hash, id) {
+    const prefix = "#" + id + "?";
+    if (!id || !hash.startsWith(prefix)) return null;
+    const p = new URLSearchParams(hash.slice(prefix.length));
+    const script = p.get("script");
+    const seed = p.get("seed") || "";
+    if (script === null || !/^[0-9]*$/.test(seed)) return null;
+    return { script, seed };
+  }
+
   // ---- the runtime: one Web Worker per page -----------------------------
 
   let runtime = null;
@@ -314,10 +326,11 @@
       ui.effectsWrap = h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": "Effects table" }, ui.effects);
       ui.jobsWrap = h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": "Jobs table" }, ui.jobs);
       ui.heading = h("p", { class: "out-heading" });
+      ui.link = h("a", { class: "permalink", hidden: true, text: "Link to this run" });
       ui.out = h(
         "section",
         { class: "out", "aria-label": "Output" },
-        ui.heading,
+        h("div", { class: "out-top" }, ui.heading, ui.link),
         ui.error,
         ui.transcript,
         ui.tally,
@@ -367,6 +380,16 @@
       }
       if (runtime) this.attach(runtime);
       else if (observer) observer.observe(this);
+
+      // A link made by "Link to this run" replays that run.
+      const shared = parseLink(location.hash, this.id);
+      if (shared) {
+        ui.script.value = shared.script;
+        ui.seed.value = shared.seed;
+        this.setClaim(claimOf(shared.script));
+        requestAnimationFrame(() => this.scrollIntoView());
+        this.run();
+      }
     }
 
     embedSnippets(embed, script, seed) {
@@ -459,6 +482,8 @@
         if (res.error) this.setState("error");
         else this.setState("done");
         ui.status.textContent = res.error ? "Failed." : "Done in " + ms + " ms.";
+        ui.link.href = "#" + this.id + "?" + new URLSearchParams({ seed: String(res.seed), script: ui.script.value });
+        ui.link.hidden = false;
       } catch (e) {
         if (seq !== this.seq) return;
         this.showError(e.message);
@@ -560,6 +585,6 @@
   }
 
   // Exposed for tests and for pages that build scripts themselves.
-  window.TwicePlayground = { rewriteClaim, claimOf, config: CONFIG };
+  window.TwicePlayground = { rewriteClaim, claimOf, parseLink, config: CONFIG };
   customElements.define("twice-playground", TwicePlayground);
 })();

@@ -1,0 +1,102 @@
+// Package server renders the twice lessons into a site and serves it: the
+// lesson pages with their runnable blocks, an embed page per block, the
+// web component and the WebAssembly build of the runtime. The same
+// rendered bytes are served by twice serve and written by twice build.
+//
+// # One render path
+//
+// [Render] (and [NewServer], which calls the same code) turns a lesson
+// folder and a [Runtime] into a [Site]: a map from slash-separated path to
+// [File], holding every byte the site consists of, with each file's type,
+// status, ETag and precompressed forms. [Site.Handler] and [Server] serve
+// that map; [Site.Export] writes it to a directory. Nothing is rendered per
+// request, so an export is by construction what the server serves, and a
+// test checks it byte for byte.
+//
+// The layout of a site:
+//
+//	index.html                    the lessons in manifest order
+//	lessons/SLUG/index.html       one lesson
+//	embed/SLUG/N/index.html       block N of a lesson alone, for an iframe
+//	404.html                      the not-found page (root-absolute links)
+//	assets/twice.js               the component, at a stable URL for embedders
+//	assets/twice.HASH.js          the same bytes, content-hashed, for our pages
+//	assets/style.HASH.css         page styles
+//	assets/playground.HASH.css    the component's styles (shadow root)
+//	assets/worker.HASH.js         the Web Worker glue
+//	assets/wasm_exec.HASH.js      the Go toolchain's wasm_exec.js
+//	assets/twice.HASH.wasm        the runtime, GOOS=js GOARCH=wasm
+//
+// Pages link to each other and to assets by relative URLs, so an export
+// works from any directory of any static host. Directory URLs end in a
+// slash; the server redirects /lessons/x to /lessons/x/ as static hosts do.
+//
+// # Lessons and twice blocks
+//
+// Lessons are read with package lessons (see its documentation for the
+// folder format: a lessons.txt manifest, or every *.md file by name).
+// Markdown is rendered by goldmark, configured once in this package
+// (CommonMark, GitHub tables, strikethrough, heading ids; raw HTML is not
+// passed through). An AST transformer replaces each fenced block whose
+// language is twice with a [Playground] node, a node kind of its own with
+// its own renderer; other fenced blocks keep goldmark's rendering.
+//
+// The transformer runs each block's script natively with script.Run at the
+// block's seed. The rendered element holds the script and that output as
+// text, so a reader sees real output before any wasm loads, and a reader
+// without JavaScript sees both as plain <pre> blocks:
+//
+//	<twice-playground id="block-1" seed="1" controls="claim seed" ...>
+//	<pre class="twice-script"><code>race read 20</code></pre>
+//	<pre class="twice-output"><code>W1 run ...</code></pre>
+//	<script type="application/json" class="twice-result">{...}</script>
+//	</twice-playground>
+//
+// The JSON is the pre-rendered Result without its trace, from which the
+// component draws its tables at once. Options go in the info string after
+// the word twice; see [BlockOptions]. A block whose options are wrong, or
+// whose script fails at its seed (unless marked fails), makes its lesson
+// broken: the lesson's page becomes an error page naming the file, line and
+// column, [Render] returns the error, and twice build fails with it.
+//
+// # The runtime
+//
+// [BuildRuntime] compiles the module's wasm package with GOOS=js
+// GOARCH=wasm (-trimpath, -ldflags=-s -w) and reads wasm_exec.js from the
+// GOROOT of the same go command, so the two always match. The go command's
+// build cache makes rebuilds take a second or two; the first build takes
+// about 40 s. [LoadRuntime] reads a prebuilt module instead (twice serve
+// --wasm FILE, or $TWICE_WASM), with the wasm_exec.js found next to it.
+//
+// # HTTP
+//
+// The handler answers GET and HEAD (405 with Allow otherwise). Paths with
+// . or .. segments, empty segments, backslashes, NUL or encoded slashes get
+// the 404 page; nothing is read from disk at request time, so no path can
+// escape the site. Every response carries [CSP] and X-Content-Type-Options:
+// nosniff. Content-hashed assets are served with Cache-Control: public,
+// max-age=31536000, immutable; everything else with no-cache and a strong
+// ETag, answering If-None-Match with 304. Files of 512 bytes or more are
+// precompressed with gzip -9 and brotli -q 11 and chosen by
+// Accept-Encoding (brotli first on ties), with Vary: Accept-Encoding and a
+// distinct ETag per encoding. Assets carry Access-Control-Allow-Origin: *
+// so that pages elsewhere can embed the component.
+//
+// Brotli at quality 11 takes about 40 s for the 14 MB module, so the
+// compressed forms of large files are cached on disk by content hash
+// ([CacheDir]), and [BrotliPolicy] decides what happens on a cache miss:
+// twice build waits; twice serve starts at once, serves gzip, and switches
+// to brotli when the background compression is done.
+//
+// [NewHTTPServer] sets read, write and idle timeouts; twice serve listens
+// on [DefaultAddr], loopback only, and warns when told to listen elsewhere.
+//
+// # The browser side
+//
+// The component, the worker and the styles are package site's embedded
+// files; see its documentation and site/static/twice.js. In short: the
+// component loads the runtime into one Web Worker per page on the first
+// Run or when a block first scrolls into view, shows the download's
+// progress and size, runs scripts there (the page never blocks), and
+// inserts every result as text.
+package server
