@@ -44,7 +44,6 @@ func run(_ js.Value, args []js.Value) any {
 			n, err := strconv.ParseUint(s.String(), 10, 64)
 			if err != nil {
 				return marshal(&script.Result{
-					Seed:     0,
 					ExitCode: 2,
 					Error:    &script.Error{Kind: "usage", Msg: "seed " + strconv.Quote(s.String()) + " is not a whole number from 0 to 18446744073709551615"},
 				})
@@ -58,8 +57,9 @@ func run(_ js.Value, args []js.Value) any {
 func marshal(r *script.Result) string {
 	b, err := json.Marshal(r)
 	if err != nil {
-		// A Result holds only strings, numbers and slices of them.
-		return `{"error":{"kind":"runtime","msg":` + strconv.Quote(err.Error()) + `},"exit_code":1}`
+		// A Result holds only strings, numbers and slices of them, so this
+		// does not happen; if it did, the widget shows this error.
+		return `{"error":{"kind":"runtime","msg":"the runtime could not encode its result"},"exit_code":1}`
 	}
 	return string(b)
 }
