@@ -179,8 +179,8 @@ func navigate(t *testing.T, ctx context.Context, url string) {
 // TestBrowser is the end-to-end test: the race lesson, run live in the
 // browser, served by the server and from an export on a plain file server.
 func TestBrowser(t *testing.T) {
-	rt := realRuntime(t)
 	ctx, consoleErrors := browser(t, 1280, 900)
+	rt := realRuntime(t)
 
 	srv, err := NewServer(Options{Runtime: rt, Brotli: BrotliNever}, nil)
 	if err != nil {
@@ -429,8 +429,8 @@ func TestBrowserScreenshots(t *testing.T) {
 	if testing.Short() {
 		t.Skip("screenshots in -short mode")
 	}
-	rt := realRuntime(t)
 	ctx, consoleErrors := browser(t, 1280, 900)
+	rt := realRuntime(t)
 	srv, err := NewServer(Options{Runtime: rt, Brotli: BrotliNever}, nil)
 	if err != nil {
 		t.Fatal(err)
