@@ -3,9 +3,9 @@
 //
 // Usage:
 //
-//	twice run [--seed N] [--json] (-c SCRIPT | FILE | -)
-//	twice serve [flags]
-//	twice build -o DIR [flags]
+//	twice run [--seed N] [--json] [--timeline FILE] (-c SCRIPT | FILE | -)
+//	twice serve [--addr HOST:PORT] [--lessons DIR] [--wasm FILE]
+//	twice build -o DIR [--lessons DIR] [--wasm FILE]
 //
 // Exit codes: 0 success, 1 runtime error, 2 usage or parse error.
 package main
@@ -21,9 +21,12 @@ func main() {
 }
 
 const usage = `usage:
-  twice run [--seed N] [--json] (-c SCRIPT | FILE | -)   run a script, print its transcript
-  twice serve [--addr HOST:PORT] [--lessons DIR]         serve the lessons and playground
-  twice build -o DIR [--lessons DIR]                     write the site as static files
+  twice run [--seed N] [--json] [--timeline FILE] (-c SCRIPT | FILE | -)
+                                         run a script, print its transcript
+  twice serve [--addr HOST:PORT] [--lessons DIR] [--wasm FILE]
+                                         serve the lessons and the playground
+  twice build -o DIR [--lessons DIR] [--wasm FILE]
+                                         write the site as static files
 Run 'twice COMMAND -h' for a command's flags.
 `
 
