@@ -5,10 +5,12 @@
 // Go toolchain's wasm_exec.js, and does one thing: it installs a global
 // JavaScript function
 //
-//	twiceRun(script string, options {seed: string}) string
+//	twiceRun(script string, options {seed: string, timeline: bool}) string
 //
 // that runs the script with [script.Run] and returns its [script.Result] as
-// JSON, the same facts `twice run --json` prints. The seed travels as a
+// JSON, the same facts `twice run --json` prints. With timeline true the
+// Result also carries the run drawn as SVG ([script.Options].Timeline), for
+// the playground's timeline and step-through. The seed travels as a
 // decimal string because JavaScript numbers cannot hold every uint64; an
 // empty or missing seed means [script.DefaultSeed]. A seed that is not a
 // decimal uint64 gives a Result whose error says so, like a usage error of
@@ -38,8 +40,11 @@ func run(_ js.Value, args []js.Value) any {
 	if len(args) > 0 && args[0].Type() == js.TypeString {
 		src = args[0].String()
 	}
-	seed := script.DefaultSeed
+	opts := script.Options{Seed: script.DefaultSeed}
 	if len(args) > 1 && args[1].Type() == js.TypeObject {
+		if t := args[1].Get("timeline"); t.Type() == js.TypeBoolean {
+			opts.Timeline = t.Bool()
+		}
 		if s := args[1].Get("seed"); s.Type() == js.TypeString && s.String() != "" {
 			n, err := strconv.ParseUint(s.String(), 10, 64)
 			if err != nil {
@@ -48,10 +53,10 @@ func run(_ js.Value, args []js.Value) any {
 					Error:    &script.Error{Kind: "usage", Msg: "seed " + strconv.Quote(s.String()) + " is not a whole number from 0 to 18446744073709551615"},
 				})
 			}
-			seed = n
+			opts.Seed = n
 		}
 	}
-	return marshal(script.Run(src, script.Options{Seed: seed}))
+	return marshal(script.Run(src, opts))
 }
 
 func marshal(r *script.Result) string {

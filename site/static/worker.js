@@ -5,7 +5,7 @@
 //   out: {type: "progress", loaded: BYTES}   while the module downloads
 //        {type: "ready"}                      once the Go program is running
 //        {type: "fatal", message}             when it cannot load
-//   in:  {type: "run", id, script, seed}
+//   in:  {type: "run", id, script, seed, timeline}   timeline: draw the SVG
 //   out: {type: "result", id, json, ms}       json is the Result as JSON text
 //        {type: "error", id, message}
 //
@@ -35,7 +35,7 @@ self.onmessage = async (e) => {
       await loading;
       if (go === null || go.exited) await start();
       const t0 = performance.now();
-      const json = self.twiceRun(m.script, { seed: m.seed });
+      const json = self.twiceRun(m.script, { seed: m.seed, timeline: !!m.timeline });
       self.postMessage({ type: "result", id: m.id, json, ms: performance.now() - t0 });
     } catch (err) {
       self.postMessage({ type: "error", id: m.id, message: "the runtime failed: " + message(err) });
