@@ -61,8 +61,8 @@ func Report(dir string, w io.Writer) error {
 	}
 	add("Chromium, fresh profile: navigation start to first live result (ms)", "≤ 1,500", statOr(berr, br["BenchmarkBrowserColdStart"], "ms-to-first-result", intFmt), BrowserFile)
 	add("Chromium, fresh profile: Run pressed to first live result (ms)", "", statOr(berr, br["BenchmarkBrowserColdStart"], "ms-click-to-result", intFmt), BrowserFile)
-	add("Chromium: renderer peak RSS over 10,000 races (MiB)", "< 300", statOr(berr, br["BenchmarkBrowserMemory"], "MiB-peak", intFmt), BrowserFile)
-	add("Chromium: renderer RSS growth, after race 1,000 to after race 10,000 (MiB)", "no growth", statOr(berr, br["BenchmarkBrowserMemory"], "MiB-growth", intFmt), BrowserFile)
+	add("Chromium: the tab renderer's peak RSS over 10,000 races (MiB)", "< 300", statOr(berr, br["BenchmarkBrowserMemory"], "MiB-peak", intFmt), BrowserFile)
+	add("Chromium: the tab renderer's RSS growth, after race 5,000 to after race 10,000 (MiB)", "no growth", statOr(berr, br["BenchmarkBrowserMemory"], "MiB-growth", intFmt), BrowserFile)
 
 	sizes, serr := readSizes(filepath.Join(dir, SizesFile))
 	sizeRow := func(figure, budget, key string) {
@@ -240,5 +240,8 @@ func intFmt(v float64) string {
 func ratioFmt(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) + "x" }
 func msFmt(v float64) string    { return strconv.FormatFloat(v, 'f', 1, 64) }
 func mbFmt(v float64) string {
+	if v < 100e3 {
+		return fmt.Sprintf("**%.1f kB** (%s bytes)", v/1e3, intFmt(v))
+	}
 	return fmt.Sprintf("**%.2f MB** (%s bytes)", v/1e6, intFmt(v))
 }
