@@ -70,6 +70,11 @@ fi
 if ! skip wazero; then
 	step "CLI races natively and as wasip1 under wazero (internal/parity BenchmarkCLI*)"
 	go test ./internal/parity -run '^$' -bench 'CLI' -benchtime 3x -count "$COUNT" | tee "$out/wazero.txt" >&2
+	step "simulated races vs bare SQL, compiled for wasip1 and run by the wazero CLI"
+	mkdir -p "$out/bin"
+	go build -o "$out/bin/wazero" github.com/tetratelabs/wazero/cmd/wazero
+	PATH="$out/bin:$(go env GOROOT)/lib/wasm:$PATH" GOWASIRUNTIME=wazero GOOS=wasip1 GOARCH=wasm \
+		go test ./runtime/script -run '^$' -bench 'Race' -benchtime 5x -count "$COUNT" | tee "$out/wasip1.txt" >&2
 fi
 
 need go

@@ -19,6 +19,7 @@ const (
 	SizesFile   = "sizes.txt"   // name bytes
 	WrkDir      = "wrk"         // SERVER-TARGET-REP.txt, wrk reports
 	BrowserFile = "browser.txt" // go test ./internal/perf -bench Browser
+	Wasip1File  = "wasip1.txt"  // GOOS=wasip1 go test ./runtime/script -bench Race, under wazero
 	EnvFile     = "env.txt"     // free text: commit, go version, cpu, date
 )
 
@@ -50,6 +51,13 @@ func Report(dir string, w io.Writer) error {
 		add("CLI process, native: races/s (race "+claim+" 1000)", "", statOr(werr, nat, "races/s", intFmt), WazeroFile)
 		add("wasip1 under wazero: races/s (race "+claim+" 1000)", "", statOr(werr, wasi, "races/s", intFmt), WazeroFile)
 		add("wasip1 under wazero / native CLI time, claim="+claim, "", ratioOr(werr, wasi, nat, "ns/op"), WazeroFile)
+	}
+	wb, wberr := readBench(filepath.Join(dir, Wasip1File))
+	for _, claim := range []string{"read", "atomic"} {
+		sim, bare := wb["BenchmarkRace/"+claim], wb["BenchmarkRaceSQL/"+claim]
+		add("wasip1 under wazero: simulated races/s, claim="+claim, "", statOr(wberr, sim, "races/s", intFmt), Wasip1File)
+		add("wasip1 under wazero: bare SQL races/s (floor), claim="+claim, "", statOr(wberr, bare, "races/s", intFmt), Wasip1File)
+		add("wasip1 under wazero: simulated / bare SQL time per race, claim="+claim, "", ratioOr(wberr, sim, bare, "ns/op"), Wasip1File)
 	}
 	for _, p := range []string{"native", "wasip1"} {
 		add("CLI start-up to a trivial script, "+p+" (ms)", "", statOr(werr, scale(wz["BenchmarkCLIStart/"+p]["ns/op"], 1e-6), "", msFmt), WazeroFile)
