@@ -8,6 +8,21 @@
 //
 // Everything a run prints is inserted with textContent, never as HTML.
 //
+// Below the script, tabs keep the basic flow (Run, then read the Output)
+// first and put the rest one click away:
+//
+//   Output          transcript, tally, effects and jobs tables, and beside
+//                   the effects the diagnosis with the evidence behind it
+//   Timeline        the run drawn as SVG by the runtime, and a step-through
+//                   of its event trace (buttons, or Left/Right/Home/End in
+//                   the step area) showing the tables as they stood
+//   Compare claims  the same script and seed run with each claim
+//   Every ordering  race CLAIM --all: every interleaving counted exactly
+//
+// A link to a run (#BLOCK-ID?seed=N&script=TEXT&claim=C[&view=V&step=K])
+// replays it in any browser, with no state on the server; "Copy link" and
+// "Copy as command" (twice run --seed N -c '...') sit beside the output.
+//
 // Markup it understands (the server writes all of it; an embedder needs only
 // the element and a <pre> holding the script):
 //
@@ -105,16 +120,122 @@
     return cmd.slice(0, at) + " --claim " + claim + cmd.slice(at);
   }
 
-  // parseLink reads a link to a run of the block with the given id:
-  // #ID?seed=N&script=TEXT. It returns null for any other hash.
+  // ---- links, commands and exploration scripts ------------------------
+
+  const VIEWS = ["output", "timeline", "compare", "interleavings"];
+
+  // linkHash writes the fragment of a link to a run of the block with the
+  // given id. The script and the seed replay the run; the claim says which
+  // claim the reader chose (parseLink applies it to the script if a hand-
+  // edited link disagrees); view, step and workers reopen what they looked
+  // at. Query-style parameters in the fragment keep the link readable,
+  // never reach a server, and work on any static host.
+  function linkHash(id, r) {
+    const p = new URLSearchParams({ seed: String(r.seed), script: r.script, claim: r.claim || claimOf(r.script) });
+    if (r.view && r.view !== "output") p.set("view", r.view);
+    if (r.view === "timeline" && r.step > 1) p.set("step", String(r.step));
+    if (r.view === "interleavings" && r.workers && r.workers !== 2) p.set("workers", String(r.workers));
+    return "#" + id + "?" + p;
+  }
+
+  // parseLink reads a link made by linkHash for the block with the given
+  // id; it returns null for any other hash. Links from before the claim
+  // and view parameters existed (#ID?seed=N&script=TEXT) still work.
   function parseLink(hash, id) {
     const prefix = "#" + id + "?";
     if (!id || !hash.startsWith(prefix)) return null;
     const p = new URLSearchParams(hash.slice(prefix.length));
-    const script = p.get("script");
+    let script = p.get("script");
     const seed = p.get("seed") || "";
     if (script === null || !/^[0-9]*$/.test(seed)) return null;
-    return { script, seed };
+    const claim = p.get("claim");
+    if ((claim === "read" || claim === "atomic") && claimOf(script) !== claim) {
+      script = rewriteClaim(script, claim);
+    }
+    const view = VIEWS.includes(p.get("view")) ? p.get("view") : "output";
+    const step = /^[1-9][0-9]{0,6}$/.test(p.get("step") || "") ? Number(p.get("step")) : 1;
+    const w = Number(p.get("workers"));
+    const workers = Number.isInteger(w) && w >= 2 && w <= 8 ? w : 0;
+    return { script, seed, claim: claimOf(script), view, step, workers };
+  }
+
+  // shellQuote quotes s for a POSIX shell: inside single quotes nothing is
+  // special, and a single quote is written as '\'' (close, escaped quote,
+  // reopen).
+  function shellQuote(s) {
+    return "'" + s.replace(/'/g, "'\\''") + "'";
+  }
+
+  // commandFor is the command line that prints the same run natively.
+  function commandFor(script, seed) {
+    return "twice run --seed " + seed + " -c " + shellQuote(script.replace(/\s+$/, ""));
+  }
+
+  // workersOf reports the --workers N of the script's first race command
+  // that has one, else 2.
+  function workersOf(src) {
+    for (const line of src.split("\n")) {
+      const m = /(?:^|[\s(;&])race\s[^;&#]*--workers(?:\s+|=)([2-8])\b/.exec(stripComment(line));
+      if (m) return Number(m[1]);
+    }
+    return 2;
+  }
+
+  // exploreScript is what "Check every interleaving" runs for a script: a
+  // race of the script's claim (the one the claim toggle shows), explored
+  // exhaustively with the given number of workers. It is derived, not the
+  // script's own race lines with --all appended, because a script may have
+  // no race at all (a work command still has a claim), several, or race
+  // lines wrapped in the article's shell syntax; the question "can this
+  // claim duplicate under any ordering?" depends on the claim only.
+  function exploreScript(claim, workers) {
+    return "race " + claim + " --all" + (workers && workers !== 2 ? " --workers " + workers : "") + "\n";
+  }
+
+  // groupDigits writes a decimal string with thousands separators; the
+  // counts of orderings are strings because they outgrow JS numbers.
+  function groupDigits(s) {
+    return /^[0-9]+$/.test(s) ? BigInt(s).toLocaleString("en-US") : String(s);
+  }
+
+  // formatGap writes a duration in microseconds as ms below a second, as s
+  // above (integer arithmetic, like formatMS).
+  function formatGap(us) {
+    if (us >= 1000000) {
+      return Math.floor(us / 1000000) + "." + String(Math.floor((us % 1000000) / 1000)).padStart(3, "0") + " s";
+    }
+    return formatMS(us) + " ms";
+  }
+
+  // replay applies the first k+1 events of a trace, as result.go documents
+  // (a job replaces the row with its id, an effect is appended, reset
+  // empties both), and reports the tables after event k and what event k
+  // changed.
+  function replay(trace, k) {
+    let jobs = new Map();
+    let effects = [];
+    let prevJob = null;
+    for (let i = 0; i <= k && i < trace.length; i++) {
+      const ev = trace[i];
+      if (ev.kind === "reset") {
+        jobs = new Map();
+        effects = [];
+      }
+      if (ev.job) {
+        if (i === k) prevJob = jobs.get(ev.job.id) || null;
+        jobs.set(ev.job.id, ev.job);
+      }
+      if (ev.effect) effects.push(ev.effect);
+    }
+    const ev = trace[k] || {};
+    return {
+      jobs: Array.from(jobs.values()).sort((a, b) => a.id - b.id),
+      effects,
+      changedJob: ev.job ? ev.job.id : null,
+      prevJob,
+      newEffect: ev.effect ? effects.length - 1 : -1,
+      reset: ev.kind === "reset",
+    };
   }
 
   // ---- the runtime: one Web Worker per page -----------------------------
@@ -191,7 +312,7 @@
       for (const f of this.listeners) f(this);
     }
 
-    run(script, seed) {
+    run(script, seed, timeline) {
       return new Promise((resolve, reject) => {
         if (this.state === "failed") {
           reject(new Error(this.error));
@@ -199,7 +320,7 @@
         }
         const id = this.nextID++;
         this.pending.set(id, { resolve, reject });
-        this.worker.postMessage({ type: "run", id, script, seed });
+        this.worker.postMessage({ type: "run", id, script, seed, timeline: !!timeline });
       });
     }
   }
@@ -240,6 +361,27 @@
     for (const c of children) if (c) el.append(c);
     return el;
   }
+
+  // The diagnosis kinds of script.Summary, in plain words.
+  const KIND_TITLE = {
+    once: "Ran once",
+    "lease-expired": "Lease expired under finished work",
+    "claim-race": "Claim race: two workers took one delivery",
+    "client-retry": "Client retry: one execution sent twice",
+    redelivery: "Redelivered, with no second effect",
+  };
+
+  const TABS = [
+    ["output", "Output"],
+    ["timeline", "Timeline"],
+    ["compare", "Compare claims"],
+    ["interleavings", "Every ordering"],
+  ];
+
+  const CLAIM_WORDS = {
+    read: "read the row, then write it: two statements",
+    atomic: "one conditional UPDATE decided by changes() = 1",
+  };
 
   class TwicePlayground extends HTMLElement {
     connectedCallback() {
@@ -284,8 +426,8 @@
           "fieldset",
           { class: "claim" },
           h("legend", { text: "Claim" }),
-          h("label", { title: "read the row, then write it: two statements" }, ui.read, document.createTextNode(" read")),
-          h("label", { title: "one conditional UPDATE decided by changes() = 1" }, ui.atomic, document.createTextNode(" atomic"))
+          h("label", { title: CLAIM_WORDS.read }, ui.read, document.createTextNode(" read")),
+          h("label", { title: CLAIM_WORDS.atomic }, ui.atomic, document.createTextNode(" atomic"))
         );
         ui.bar.append(ui.claim);
       }
@@ -301,6 +443,13 @@
       ui.seedLabel = h("label", { class: "seed" }, document.createTextNode("Seed "), ui.seed);
       if (!controls.includes("seed")) ui.seedLabel.hidden = true;
       ui.bar.append(ui.seedLabel);
+      ui.explore = h("button", {
+        type: "button",
+        class: "explore-btn",
+        text: "Check every interleaving",
+        title: "Count, exactly, the orderings of two racing workers' steps that give two effects with this claim",
+      });
+      ui.bar.append(ui.explore);
       ui.status = h("span", { class: "status", role: "status", "aria-live": "polite" });
       ui.bar.append(ui.status);
 
@@ -317,36 +466,151 @@
       ui.progress = h("progress", { max: "1", value: "0", "aria-label": "Loading the runtime" });
       ui.loading = h("div", { class: "loading", hidden: true }, ui.progress, h("span", { class: "loading-text" }));
 
+      // Tabs: Output first and selected, the rest one click away.
+      ui.tablist = h("div", { class: "tabs", role: "tablist", "aria-label": "Views of the run" });
+      ui.tabs = {};
+      for (const [key, name] of TABS) {
+        const tab = h("button", {
+          type: "button",
+          role: "tab",
+          class: "tab",
+          id: "tab-" + key,
+          "aria-controls": "panel-" + key,
+          "aria-selected": "false",
+          tabindex: "-1",
+          "data-view": key,
+          text: name,
+        });
+        ui.tabs[key] = tab;
+        ui.tablist.append(tab);
+      }
+
+      // Output.
       ui.error = h("p", { class: "error", role: "alert", hidden: true });
       ui.transcript = h("pre", { class: "transcript", tabindex: "0", "aria-label": "Transcript" });
       ui.tally = h("p", { class: "tally", hidden: true });
-      ui.diagnosis = h("ul", { class: "diagnosis", "aria-label": "Diagnosis", hidden: true });
+      ui.diagnosis = h("section", { class: "diagnosis", "aria-label": "Diagnosis", hidden: true });
       ui.effects = h("table", { class: "effects" });
       ui.jobs = h("table", { class: "jobs" });
       ui.effectsWrap = h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": "Effects table" }, ui.effects);
       ui.jobsWrap = h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": "Jobs table" }, ui.jobs);
       ui.heading = h("p", { class: "out-heading" });
       ui.link = h("a", { class: "permalink", hidden: true, text: "Link to this run" });
+      ui.copyLink = h("button", { type: "button", class: "copy-link small", text: "Copy link" });
+      ui.copyCmd = h("button", { type: "button", class: "copy-cmd small", text: "Copy as command", title: "twice run --seed N -c '…': the same run in a terminal" });
+      ui.share = h("div", { class: "share", hidden: true }, ui.link, ui.copyLink, ui.copyCmd);
+      ui.copyField = h("input", { class: "copy-field", type: "text", readonly: true, "aria-label": "Text to copy (press Ctrl+C)" });
+      ui.copyBox = h("p", { class: "copy-box", hidden: true }, h("span", { text: "Press Ctrl+C to copy: " }), ui.copyField);
       ui.out = h(
         "section",
-        { class: "out", "aria-label": "Output" },
-        h("div", { class: "out-top" }, ui.heading, ui.link),
+        { class: "out panel", id: "panel-output", role: "tabpanel", "aria-labelledby": "tab-output" },
+        h("div", { class: "out-top" }, ui.heading, ui.share),
+        ui.copyBox,
         ui.error,
         ui.transcript,
         ui.tally,
-        ui.diagnosis,
-        h("div", { class: "tables" }, ui.effectsWrap, ui.jobsWrap)
+        h("div", { class: "tables" }, ui.effectsWrap, ui.diagnosis, ui.jobsWrap)
       );
 
-      const box = h("div", { class: "box" }, ui.bar, ui.script, ui.loading, ui.out);
+      // Timeline and step-through.
+      ui.tlNote = h("p", { class: "note" });
+      // The timeline is SVG drawn by the runtime (Go, escaped text,
+      // validated names). It is shown through <img src="data:image/svg+xml,...">
+      // rather than inserted into the DOM: an image document runs no
+      // script, loads nothing and cannot reach the page, so even a
+      // malformed SVG stays a picture, and output is never inserted as
+      // markup. The page's CSP already allows data: images (img-src 'self'
+      // data:) and does not govern the SVG's own <style>, which inline SVG
+      // would need 'unsafe-inline' for. The price: the SVG's hover titles do
+      // not show, so the step-through below says every event in words, and
+      // the cursor is our own element laid over the image at event_x/width.
+      ui.tlImg = h("img", { class: "tl-img", alt: "", decoding: "async" });
+      ui.tlCursor = h("div", { class: "tl-cursor", hidden: true, "aria-hidden": "true" });
+      ui.tlInner = h("div", { class: "tl-inner" }, ui.tlImg, ui.tlCursor);
+      ui.tlScroll = h("div", { class: "tl-scroll", tabindex: "0", role: "region", "aria-label": "Timeline picture (scrolls sideways on narrow screens)" }, ui.tlInner);
+      ui.tlLegend = h("figcaption", {
+        class: "tl-legend",
+        text: "One lane per worker and one for the receipts service. Bars: leases; ticks: SQL statements; dots: effects, the duplicate in red; crosses: kills. A dashed break skips a long wait.",
+      });
+      ui.tlFig = h("figure", { class: "timeline", hidden: true }, ui.tlScroll, ui.tlLegend);
+      ui.prev = h("button", { type: "button", class: "step-btn prev", "aria-label": "Previous step", text: "◀ Back" });
+      ui.next = h("button", { type: "button", class: "step-btn next", "aria-label": "Next step", text: "Next ▶" });
+      ui.stepCount = h("span", { class: "step-count" });
+      ui.stepWhat = h("p", { class: "step-what" });
+      ui.stepChange = h("p", { class: "step-change" });
+      ui.stepLive = h("p", { class: "sr", "aria-live": "polite", "aria-atomic": "true" });
+      ui.stepEffects = h("table", { class: "step-effects" });
+      ui.stepJobs = h("table", { class: "step-jobs" });
+      ui.stepArea = h(
+        "div",
+        {
+          class: "step-area",
+          tabindex: "0",
+          role: "group",
+          "aria-roledescription": "step-through",
+          "aria-label": "Step through the run. Left and Right arrow keys move one step; Home and End go to the first and last.",
+        },
+        ui.stepWhat,
+        ui.stepChange,
+        h(
+          "div",
+          { class: "tables" },
+          h("div", { class: "table-wrap", role: "region", "aria-label": "Effects at this step" }, ui.stepEffects),
+          h("div", { class: "table-wrap", role: "region", "aria-label": "Jobs at this step" }, ui.stepJobs)
+        )
+      );
+      ui.stepper = h(
+        "div",
+        { class: "stepper", hidden: true },
+        h("div", { class: "step-controls" }, ui.prev, ui.stepCount, ui.next, h("span", { class: "step-hint", text: "or focus the steps and use ← →" })),
+        ui.stepArea,
+        ui.stepLive
+      );
+      ui.tlPanel = h(
+        "section",
+        { class: "panel tl-panel", id: "panel-timeline", role: "tabpanel", "aria-labelledby": "tab-timeline", hidden: true },
+        ui.tlNote,
+        ui.tlFig,
+        ui.stepper
+      );
+
+      // Compare.
+      ui.cmpNote = h("p", { class: "note", "aria-live": "polite" });
+      ui.cmpPanes = h("div", { class: "panes" });
+      ui.cmpPanel = h(
+        "section",
+        { class: "panel cmp-panel", id: "panel-compare", role: "tabpanel", "aria-labelledby": "tab-compare", hidden: true },
+        ui.cmpNote,
+        ui.cmpPanes
+      );
+
+      // Every ordering.
+      ui.workers = h("select", { class: "workers" }, ...[2, 3, 4, 5, 6, 7, 8].map((w) => h("option", { value: String(w), text: String(w) })));
+      ui.expCmd = h("code", { class: "exp-cmd" });
+      ui.expHead = h("p", { class: "exp-head", "aria-live": "polite" });
+      ui.expBody = h("div", { class: "exp-body" });
+      ui.expPanel = h(
+        "section",
+        { class: "panel exp-panel", id: "panel-interleavings", role: "tabpanel", "aria-labelledby": "tab-interleavings", hidden: true },
+        h("div", { class: "exp-controls" }, h("label", { class: "workers-label" }, document.createTextNode("Workers "), ui.workers), ui.expCmd),
+        ui.expHead,
+        ui.expBody
+      );
+
+      const box = h("div", { class: "box" }, ui.bar, ui.script, ui.loading, ui.tablist, ui.out, ui.tlPanel, ui.cmpPanel, ui.expPanel);
       const embed = this.getAttribute("embed");
       if (embed) box.append(this.embedSnippets(embed, script, defaultSeed));
       root.append(box);
       this.ui = ui;
       this.seq = 0;
+      this.cmpSeq = 0;
+      this.expSeq = 0;
+      this.step = 0;
+      this.view = "output";
       this.id = this.id || "twice-" + n;
 
       this.setClaim(claimOf(script));
+      ui.workers.value = String(workersOf(script));
       ui.run.addEventListener("click", () => this.run());
       ui.script.addEventListener("keydown", (e) => {
         if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
@@ -369,8 +633,45 @@
           this.run();
         });
       }
+      for (const tab of Object.values(ui.tabs)) {
+        tab.addEventListener("click", () => this.select(tab.dataset.view));
+      }
+      ui.tablist.addEventListener("keydown", (e) => {
+        const keys = TABS.map((t) => t[0]);
+        let i = keys.indexOf(this.view);
+        if (e.key === "ArrowRight") i = (i + 1) % keys.length;
+        else if (e.key === "ArrowLeft") i = (i + keys.length - 1) % keys.length;
+        else if (e.key === "Home") i = 0;
+        else if (e.key === "End") i = keys.length - 1;
+        else return;
+        e.preventDefault();
+        this.select(keys[i]);
+        ui.tabs[keys[i]].focus();
+      });
+      ui.explore.addEventListener("click", () => {
+        if (!this.workersTouched) ui.workers.value = String(workersOf(ui.script.value));
+        this.select("interleavings", true);
+        this.explore(true);
+      });
+      ui.workers.addEventListener("change", () => {
+        this.workersTouched = true;
+        this.explore(true);
+      });
+      ui.prev.addEventListener("click", () => this.goStep(this.step - 1));
+      ui.next.addEventListener("click", () => this.goStep(this.step + 1));
+      ui.stepArea.addEventListener("keydown", (e) => {
+        const last = (this.result && this.result.trace ? this.result.trace.length : 1) - 1;
+        const to = { ArrowRight: this.step + 1, ArrowLeft: this.step - 1, Home: 0, End: last }[e.key];
+        if (to === undefined || e.altKey || e.ctrlKey || e.metaKey) return;
+        e.preventDefault();
+        this.goStep(to);
+      });
+      ui.copyLink.addEventListener("click", () => this.copy(ui.copyLink, ui.link.href));
+      ui.copyCmd.addEventListener("click", () => this.copy(ui.copyCmd, commandFor(this.ran.script, this.ran.seed)));
 
+      this.selectTab("output");
       if (prerendered) {
+        this.ran = { script, seed: String(prerendered.seed ?? defaultSeed) };
         this.render(prerendered, "Output at seed " + (prerendered.seed ?? defaultSeed) + ", rendered on the server. Press Run to run it in your browser.");
         this.setState("prerendered");
       } else {
@@ -378,17 +679,25 @@
         ui.out.classList.add("empty");
         this.setState("idle");
       }
+      this.renderTimeline();
       if (runtime) this.attach(runtime);
       else if (observer) observer.observe(this);
 
-      // A link made by "Link to this run" replays that run.
+      // A link made by "Link to this run" or "Copy link" replays that run,
+      // and reopens the view it was taken from.
       const shared = parseLink(location.hash, this.id);
       if (shared) {
         ui.script.value = shared.script;
         ui.seed.value = shared.seed;
-        this.setClaim(claimOf(shared.script));
+        this.setClaim(shared.claim);
+        if (shared.workers) {
+          ui.workers.value = String(shared.workers);
+          this.workersTouched = true;
+        }
+        this.pendingStep = shared.step - 1;
         requestAnimationFrame(() => this.scrollIntoView());
         this.run();
+        if (shared.view !== "output") this.select(shared.view);
       }
     }
 
@@ -422,6 +731,28 @@
         snippet("By iframe", iframe),
         snippet("By script tag (the page's CSP must allow this origin, blob: workers and 'wasm-unsafe-eval')", tag)
       );
+    }
+
+    // copy puts text on the clipboard. Where the browser refuses (no
+    // permission, not a secure context), it shows the text selected in a
+    // field, so that Ctrl+C copies it.
+    async copy(btn, text) {
+      const ui = this.ui;
+      const label = btn.dataset.label || (btn.dataset.label = btn.textContent);
+      btn.dataset.copied = text;
+      try {
+        await navigator.clipboard.writeText(text);
+        ui.copyBox.hidden = true;
+        btn.textContent = "Copied";
+        ui.status.textContent = label === "Copy link" ? "Link copied." : "Command copied.";
+      } catch (e) {
+        ui.copyField.value = text;
+        ui.copyBox.hidden = false;
+        ui.copyField.focus();
+        ui.copyField.select();
+        btn.textContent = "Select and copy";
+      }
+      setTimeout(() => (btn.textContent = label), 2000);
     }
 
     setState(s) {
@@ -460,35 +791,83 @@
       }
     }
 
+    // seedOK checks the seed field; it shows an error when it is bad.
+    seedOK(seed) {
+      if (seed === "" || (/^[0-9]+$/.test(seed) && BigInt(seed) <= MAX_SEED)) return true;
+      this.showError("The seed must be a whole number from 0 to " + MAX_SEED + ".");
+      return false;
+    }
+
+    // ---- tabs ----
+
+    selectTab(view) {
+      const ui = this.ui;
+      this.view = view;
+      for (const [key] of TABS) {
+        const on = key === view;
+        ui.tabs[key].setAttribute("aria-selected", on ? "true" : "false");
+        ui.tabs[key].tabIndex = on ? 0 : -1;
+      }
+      ui.out.hidden = view !== "output";
+      ui.tlPanel.hidden = view !== "timeline";
+      ui.cmpPanel.hidden = view !== "compare";
+      ui.expPanel.hidden = view !== "interleavings";
+    }
+
+    // select shows a view and fills it: the timeline needs a live run (the
+    // server's output carries no trace), compare and every-ordering run
+    // their own scripts when what they showed is stale.
+    select(view, quiet) {
+      this.selectTab(view);
+      this.updateLink();
+      if (view === "timeline") {
+        if (!this.live && !this.busy) this.run();
+        else this.renderTimeline();
+      } else if (view === "compare") {
+        this.compare(false);
+      } else if (view === "interleavings" && !quiet) {
+        this.explore(false);
+      }
+    }
+
+    // ---- the main run ----
+
     async run() {
       const ui = this.ui;
       const seq = ++this.seq;
+      const script = ui.script.value;
       const seed = ui.seed.value.trim();
-      if (seed !== "" && !(/^[0-9]+$/.test(seed) && BigInt(seed) <= MAX_SEED)) {
-        this.showError("The seed must be a whole number from 0 to " + MAX_SEED + ".");
-        return;
-      }
+      if (!this.seedOK(seed)) return;
       const rt = getRuntime();
       this.attach(rt);
+      this.busy = true;
       this.setState(rt.state === "ready" ? "running" : "loading");
       ui.status.textContent = rt.state === "ready" ? "Running…" : "Loading the runtime…";
       ui.run.setAttribute("aria-busy", "true");
       try {
-        const m = await rt.run(ui.script.value, seed);
+        const m = await rt.run(script, seed, true);
         if (seq !== this.seq) return;
         const res = JSON.parse(m.json);
         const ms = m.ms < 10 ? m.ms.toFixed(1) : Math.round(m.ms);
+        this.live = true;
+        this.ran = { script, seed: String(res.seed) };
         this.render(res, "Output at seed " + res.seed + ", run in your browser.");
+        this.step = this.pendingStep > 0 ? this.pendingStep : 0;
+        this.pendingStep = 0;
+        this.renderTimeline();
         if (res.error) this.setState("error");
         else this.setState("done");
         ui.status.textContent = res.error ? "Failed." : "Done in " + ms + " ms.";
-        ui.link.href = "#" + this.id + "?" + new URLSearchParams({ seed: String(res.seed), script: ui.script.value });
-        ui.link.hidden = false;
+        if (this.view === "compare") this.compare(false);
+        if (this.view === "interleavings") this.explore(false);
       } catch (e) {
         if (seq !== this.seq) return;
         this.showError(e.message);
       } finally {
-        if (seq === this.seq) ui.run.removeAttribute("aria-busy");
+        if (seq === this.seq) {
+          ui.run.removeAttribute("aria-busy");
+          this.busy = false;
+        }
       }
     }
 
@@ -498,6 +877,22 @@
       ui.error.hidden = false;
       ui.status.textContent = "Failed.";
       this.setState("error");
+    }
+
+    // updateLink points "Link to this run" at the run shown, with the view
+    // (and step) the reader is looking at.
+    updateLink() {
+      const ui = this.ui;
+      if (!this.ran) return;
+      ui.link.href = linkHash(this.id, {
+        seed: this.ran.seed,
+        script: this.ran.script,
+        view: this.view,
+        step: this.step + 1,
+        workers: Number(ui.workers.value),
+      });
+      ui.link.hidden = false;
+      ui.share.hidden = false;
     }
 
     render(res, heading) {
@@ -530,22 +925,7 @@
       }
       ui.tally.dataset.duplicates = String(dups);
 
-      // Diagnoses, each distinct one once, with how many orders it covers.
-      const groups = new Map();
-      for (const s of res.summary || []) {
-        if (!s.diagnosis) continue;
-        const g = groups.get(s.diagnosis) || { kind: s.kind, orders: [] };
-        g.orders.push(s.order);
-        groups.set(s.diagnosis, g);
-      }
-      ui.diagnosis.replaceChildren();
-      for (const [text, g] of groups) {
-        const who = g.orders.length === 1 ? g.orders[0] : g.orders.length + " orders";
-        const li = h("li", { class: "kind-" + g.kind });
-        li.append(h("strong", { text: who + ": " }), text);
-        ui.diagnosis.append(li);
-      }
-      ui.diagnosis.hidden = groups.size === 0;
+      this.renderDiagnosis(res);
 
       const effects = res.effects || [];
       this.fillTable(
@@ -565,9 +945,60 @@
       );
       ui.effectsWrap.hidden = effects.length === 0 && jobs.length === 0;
       ui.jobsWrap.hidden = jobs.length === 0;
+      this.updateLink();
     }
 
-    fillTable(table, caption, cols, rows, numeric) {
+    // renderDiagnosis explains each order's effects beside the effects
+    // table: the verdict in plain words, the runtime's own sentence, and
+    // the evidence that decided it (runs, attempts, sends, gap). Duplicates
+    // come first; a few orders are shown, the rest are counted.
+    renderDiagnosis(res) {
+      const box = this.ui.diagnosis;
+      box.replaceChildren();
+      const sums = res.summary || [];
+      if (sums.length === 0) {
+        box.hidden = true;
+        return;
+      }
+      const effectsOf = new Map();
+      for (const e of res.effects || []) {
+        if (!effectsOf.has(e.order)) effectsOf.set(e.order, []);
+        effectsOf.get(e.order).push(e);
+      }
+      const jobOf = new Map((res.jobs || []).map((j) => [j.order, j]));
+      const bad = (s) => s.kind !== "once" && s.kind !== "redelivery";
+      const ordered = [...sums.filter(bad), ...sums.filter((s) => !bad(s))];
+      const shown = ordered.slice(0, 3);
+      box.append(h("h3", { text: "Diagnosis" }));
+      for (const s of shown) {
+        const effs = effectsOf.get(s.order) || [];
+        const item = h("div", { class: "verdict kind-" + s.kind + (bad(s) ? " bad" : " good") });
+        item.append(h("p", { class: "verdict-head" }, h("strong", { text: KIND_TITLE[s.kind] || s.kind }), document.createTextNode(" · " + s.order)));
+        if (s.diagnosis) item.append(h("p", { class: "verdict-words", text: s.diagnosis }));
+        const dl = h("dl", { class: "evidence", "aria-label": "Evidence for " + s.order });
+        const add = (k, v) => dl.append(h("div", null, h("dt", { text: k }), h("dd", { text: v })));
+        const runs = [...new Set(effs.map((e) => e.run))];
+        add("effects", String(s.effects));
+        add("runs", runs.length + (runs.length ? ": " + runs.join(", ") : ""));
+        const job = jobOf.get(s.order);
+        add("attempts", effs.map((e) => "a" + e.attempt).join(", ") + (job ? " (job row: attempts=" + job.attempts + ")" : ""));
+        add("sends", effs.map((e) => "s" + e.send).join(", "));
+        if (effs.length > 1) {
+          const at = effs.map((e) => e.at_us);
+          add("gap", formatGap(Math.max(...at) - Math.min(...at)) + " from first to last");
+        }
+        item.append(dl);
+        box.append(item);
+      }
+      if (ordered.length > shown.length) {
+        box.append(h("p", { class: "more", text: "…and " + (ordered.length - shown.length) + " more order(s); the effects table lists them all." }));
+      }
+      box.hidden = false;
+    }
+
+    // fillTable fills a table; mark(i) may return {row: true, cells: [j]}
+    // to highlight row i and some of its cells.
+    fillTable(table, caption, cols, rows, numeric, mark) {
       const shown = rows.slice(0, MAX_ROWS);
       let cap = caption;
       if (rows.length > shown.length) cap += ", showing the first " + shown.length;
@@ -575,16 +1006,313 @@
       const body = h(
         "tbody",
         null,
-        ...shown.map((r) => h("tr", null, ...r.map((v, i) => h("td", { class: numeric[i] ? "num" : null, text: String(v) }))))
+        ...shown.map((r, ri) => {
+          const m = mark ? mark(ri) : null;
+          return h(
+            "tr",
+            { class: m && m.row ? "changed" : null },
+            ...r.map((v, i) =>
+              h("td", { class: [numeric[i] ? "num" : "", m && m.cells && m.cells.includes(i) ? "diff" : ""].join(" ").trim() || null, text: String(v) })
+            )
+          );
+        })
       );
       if (shown.length === 0) {
         body.append(h("tr", null, h("td", { colspan: String(cols.length), class: "none", text: "none" })));
       }
       table.replaceChildren(h("caption", { text: cap }), h("thead", null, head), body);
     }
+
+    // ---- timeline and step-through ----
+
+    renderTimeline() {
+      const ui = this.ui;
+      const res = this.result;
+      if (!this.live || !res) {
+        ui.tlNote.textContent = "The timeline and the step-through come from a run in your browser: press Run.";
+        ui.tlFig.hidden = true;
+        ui.stepper.hidden = true;
+        return;
+      }
+      const trace = res.trace || [];
+      const tl = res.timeline;
+      const notes = [];
+      if ((res.races || []).length) notes.push("A race command is drawn and stepped through for its first race, the one whose lines the transcript prints.");
+      if ((res.explorations || []).length) notes.push("race --all explores orderings, not timings: see Every ordering.");
+      if (tl && typeof tl.svg === "string" && /^<svg[\s>]/.test(tl.svg) && tl.width > 0) {
+        ui.tlImg.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(tl.svg);
+        ui.tlImg.width = tl.width;
+        ui.tlImg.height = tl.height;
+        ui.tlImg.alt = this.timelineAlt(trace);
+        ui.tlFig.hidden = false;
+      } else {
+        ui.tlImg.removeAttribute("src");
+        ui.tlFig.hidden = true;
+        notes.push("No worker ran in this script, so there is no timeline to draw.");
+      }
+      ui.tlNote.textContent = notes.join(" ");
+      ui.tlNote.hidden = notes.length === 0;
+      ui.stepper.hidden = trace.length === 0;
+      if (trace.length) this.goStep(this.step);
+      else ui.tlCursor.hidden = true;
+    }
+
+    // timelineAlt describes the picture for readers who cannot see it.
+    timelineAlt(trace) {
+      const lanes = [...new Set(trace.map((e) => e.proc).filter((p) => p !== "shell" && p !== "receipts"))];
+      const seen = new Map();
+      let effects = 0;
+      let dups = 0;
+      for (const e of trace) {
+        if (e.kind === "reset") seen.clear();
+        if (!e.effect) continue;
+        effects++;
+        const k = e.effect.order;
+        if (seen.has(k)) dups++;
+        seen.set(k, true);
+      }
+      return (
+        "Timeline: lanes for " + (lanes.join(", ") || "no worker") + " and the receipts service; " +
+        effects + " effect(s)" + (dups ? ", " + dups + " of them a duplicate, highlighted" : ", no duplicate") +
+        ". The step-through below describes every event."
+      );
+    }
+
+    goStep(k) {
+      const ui = this.ui;
+      const trace = (this.result && this.result.trace) || [];
+      if (!trace.length) return;
+      k = Math.max(0, Math.min(trace.length - 1, k));
+      this.step = k;
+      const ev = trace[k];
+      const st = replay(trace, k);
+      ui.stepCount.textContent = "Step " + (k + 1) + " of " + trace.length;
+      ui.prev.setAttribute("aria-disabled", k === 0 ? "true" : "false");
+      ui.next.setAttribute("aria-disabled", k === trace.length - 1 ? "true" : "false");
+      ui.stepWhat.replaceChildren(
+        h("span", { class: "step-at", text: formatMS(ev.at_us) + " ms" }),
+        h("span", { class: "step-proc proc-" + (ev.proc === "receipts" || ev.proc === "shell" ? ev.proc : "worker"), text: ev.proc }),
+        h("span", { class: "step-words", text: ev.step })
+      );
+      ui.stepWhat.dataset.kind = ev.kind;
+
+      // What changed, in words.
+      let change = "The tables did not change.";
+      let jobCells = [];
+      if (st.reset) change = "The tables were emptied.";
+      if (st.changedJob !== null) {
+        const j = st.jobs.find((x) => x.id === st.changedJob);
+        const p = st.prevJob;
+        if (!p) {
+          change = "Job " + j.id + " (" + j.order + ") added to the jobs table.";
+          jobCells = [0, 1, 2, 3, 4, 5];
+        } else {
+          const diffs = [];
+          const cmp = [
+            [2, "status", p.status, j.status],
+            [3, "attempts", p.attempts, j.attempts],
+            [4, "run", p.run || "-", j.run || "-"],
+            [5, "lease", formatMS(p.lease_us), formatMS(j.lease_us)],
+          ];
+          for (const [col, name, a, b] of cmp) {
+            if (a !== b) {
+              diffs.push(name + " " + a + " → " + b);
+              jobCells.push(col);
+            }
+          }
+          change = "Job " + j.id + ": " + (diffs.length ? diffs.join(", ") : "written, unchanged") + ".";
+        }
+      }
+      if (st.newEffect >= 0) {
+        const e = st.effects[st.newEffect];
+        const again = st.effects.slice(0, st.newEffect).some((x) => x.order === e.order);
+        change = "Effect " + (st.newEffect + 1) + " recorded: " + e.order + " from run " + e.run + " a" + e.attempt + " s" + e.send + (again ? ", a second effect for this order: the duplicate." : ".");
+      }
+      ui.stepChange.textContent = change;
+      ui.stepChange.classList.toggle("bad", st.newEffect >= 0 && /duplicate/.test(change));
+
+      this.fillTable(
+        ui.stepEffects,
+        "Effects after this step (" + st.effects.length + ")",
+        ["order", "run", "attempt", "send", "worker", "arrival (ms)"],
+        st.effects.map((e) => [e.order, e.run, e.attempt, "s" + e.send, e.worker, formatMS(e.at_us)]),
+        [false, false, true, false, false, true],
+        (i) => (i === st.newEffect ? { row: true, cells: [0, 1, 2, 3, 4, 5] } : null)
+      );
+      this.fillTable(
+        ui.stepJobs,
+        "Jobs after this step (" + st.jobs.length + ")",
+        ["id", "order", "status", "attempts", "run", "lease (ms)"],
+        st.jobs.map((j) => [j.id, j.order, j.status, j.attempts, j.run || "-", formatMS(j.lease_us)]),
+        [true, false, false, true, false, true],
+        (i) => (st.jobs[i].id === st.changedJob ? { row: true, cells: jobCells } : null)
+      );
+      ui.stepLive.textContent = "Step " + (k + 1) + " of " + trace.length + ", at " + formatMS(ev.at_us) + " ms, " + ev.proc + ": " + ev.step + ". " + change;
+
+      // The cursor on the timeline.
+      const tl = this.result.timeline;
+      const x = tl && tl.event_x ? tl.event_x[k] : undefined;
+      if (typeof x === "number" && tl.width > 0 && !ui.tlFig.hidden) {
+        const frac = x / tl.width;
+        ui.tlCursor.style.left = (frac * 100).toFixed(3) + "%";
+        ui.tlCursor.hidden = false;
+        const sc = ui.tlScroll;
+        const px = frac * ui.tlInner.clientWidth;
+        if (px < sc.scrollLeft + 16 || px > sc.scrollLeft + sc.clientWidth - 16) {
+          sc.scrollLeft = Math.max(0, px - sc.clientWidth / 2);
+        }
+      } else {
+        ui.tlCursor.hidden = true;
+      }
+      if (this.view === "timeline") this.updateLink();
+    }
+
+    // ---- compare claims ----
+
+    async compare(force) {
+      const ui = this.ui;
+      const script = ui.script.value;
+      const seed = ui.seed.value.trim();
+      const key = script + "\u0000" + seed;
+      if (!force && key === this.cmpKey) return;
+      if (!this.seedOK(seed)) return;
+      this.cmpKey = key;
+      const seq = ++this.cmpSeq;
+      const scripts = { read: rewriteClaim(script, "read"), atomic: rewriteClaim(script, "atomic") };
+      ui.cmpPanel.dataset.state = "running";
+      ui.cmpPanel.setAttribute("aria-busy", "true");
+      ui.cmpNote.textContent = "Running the script with each claim…";
+      const rt = getRuntime();
+      this.attach(rt);
+      try {
+        const [a, b] = await Promise.all([rt.run(scripts.read, seed, false), rt.run(scripts.atomic, seed, false)]);
+        if (seq !== this.cmpSeq) return;
+        const ra = JSON.parse(a.json);
+        const rb = JSON.parse(b.json);
+        ui.cmpNote.textContent =
+          scripts.read === scripts.atomic
+            ? "This script has no race or work command, so the claim changes nothing: both sides ran the same script."
+            : "The same script at seed " + ra.seed + ", once with each claim. Same seed, same draws: only the claim differs.";
+        ui.cmpPanes.replaceChildren(this.pane("read", ra), this.pane("atomic", rb));
+        ui.cmpPanel.dataset.state = "done";
+      } catch (e) {
+        if (seq !== this.cmpSeq) return;
+        this.cmpKey = null;
+        ui.cmpNote.textContent = "Compare failed: " + e.message;
+        ui.cmpPanel.dataset.state = "error";
+      } finally {
+        if (seq === this.cmpSeq) ui.cmpPanel.setAttribute("aria-busy", "false");
+      }
+    }
+
+    pane(claim, res) {
+      const sec = h("section", { class: "pane pane-" + claim, "aria-label": "claim=" + claim });
+      sec.append(h("h3", null, h("code", { text: "claim=" + claim }), h("span", { class: "pane-sub", text: CLAIM_WORDS[claim] })));
+      if (res.error) {
+        const e = res.error;
+        sec.append(h("p", { class: "error", text: (e.line ? "line " + e.line + ":" + e.col + ": " : "") + e.msg }));
+      }
+      let dups = 0;
+      for (const r of res.races || []) {
+        dups += r.duplicates;
+        const p = h("p", { class: "tally-item " + (r.duplicates ? "bad" : "good") });
+        p.append("duplicate effects in ", h("strong", { text: r.duplicates + " of " + r.races }), " races");
+        sec.append(p);
+      }
+      const effects = res.effects || [];
+      const runs = new Set(effects.map((e) => e.run)).size;
+      const bad = (res.summary || []).filter((s) => s.kind !== "once" && s.kind !== "redelivery");
+      dups += bad.length;
+      const verdict = h("p", { class: "pane-verdict " + (bad.length ? "bad" : "good") });
+      verdict.append(
+        h("strong", { text: bad.length ? KIND_TITLE[bad[0].kind] || bad[0].kind : effects.length ? "No duplicate effect" : "No effects" }),
+        document.createTextNode(" · " + effects.length + " effect(s) from " + runs + " run(s) at the end")
+      );
+      sec.append(verdict);
+      sec.dataset.duplicates = String(dups);
+      const lines = res.transcript || [];
+      sec.append(h("pre", { class: "transcript compact", tabindex: "0", "aria-label": "Transcript with claim=" + claim, text: lines.join("\n") + (lines.length ? "\n" : "") }));
+      return sec;
+    }
+
+    // ---- every ordering ----
+
+    async explore(force) {
+      const ui = this.ui;
+      const claim = claimOf(ui.script.value);
+      const workers = Number(ui.workers.value) || 2;
+      const key = claim + "/" + workers;
+      if (!force && key === this.expKey) return;
+      this.expKey = key;
+      const seq = ++this.expSeq;
+      const src = exploreScript(claim, workers);
+      ui.expCmd.textContent = src.trim();
+      ui.expPanel.dataset.state = "running";
+      ui.expPanel.setAttribute("aria-busy", "true");
+      ui.expHead.textContent = "Checking every ordering of " + workers + " workers with claim=" + claim + "…";
+      ui.expBody.replaceChildren();
+      const rt = getRuntime();
+      this.attach(rt);
+      try {
+        const m = await rt.run(src, "", false);
+        if (seq !== this.expSeq) return;
+        const res = JSON.parse(m.json);
+        const x = (res.explorations || [])[0];
+        if (res.error || !x) {
+          throw new Error(res.error ? res.error.msg : "the runtime reported no exploration");
+        }
+        this.renderExploration(x, m.ms);
+        ui.expPanel.dataset.state = "done";
+      } catch (e) {
+        if (seq !== this.expSeq) return;
+        this.expKey = null;
+        ui.expHead.textContent = "The check failed: " + e.message;
+        ui.expPanel.dataset.state = "error";
+      } finally {
+        if (seq === this.expSeq) ui.expPanel.setAttribute("aria-busy", "false");
+      }
+    }
+
+    renderExploration(x, ms) {
+      const ui = this.ui;
+      const none = x.duplicating === "0";
+      ui.expHead.replaceChildren(
+        h("strong", { class: none ? "good" : "bad", text: groupDigits(x.duplicating) + " of " + groupDigits(x.orderings) }),
+        document.createTextNode(" interleavings of " + x.workers + " workers give two effects with claim=" + x.claim + ".")
+      );
+      const body = [];
+      if (none) {
+        body.push(
+          h("p", { class: "proof good", text: "Every ordering was checked, none duplicates: for " + x.workers + " workers this is a proof, not a sample." })
+        );
+      } else {
+        body.push(h("p", { class: "shortest-label", text: "The shortest ordering that duplicates:" }));
+        body.push(
+          h(
+            "ol",
+            { class: "shortest" },
+            ...(x.shortest || []).map((s) => h("li", null, h("span", { class: "who", text: s.worker }), document.createTextNode(" " + s.what)))
+          )
+        );
+      }
+      body.push(h("p", { class: "exp-method", text: "How: " + x.method + " (" + x.states + " distinct states)." }));
+      body.push(h("p", { class: "exp-time", text: "Checked in " + (ms < 10 ? ms.toFixed(1) : Math.round(ms)) + " ms in your browser. Timing is ignored: only the order of the workers' steps counts." }));
+      ui.expBody.replaceChildren(...body);
+    }
   }
 
   // Exposed for tests and for pages that build scripts themselves.
-  window.TwicePlayground = { rewriteClaim, claimOf, parseLink, config: CONFIG };
+  window.TwicePlayground = {
+    rewriteClaim,
+    claimOf,
+    parseLink,
+    linkHash,
+    shellQuote,
+    commandFor,
+    workersOf,
+    exploreScript,
+    replay,
+    config: CONFIG,
+  };
   customElements.define("twice-playground", TwicePlayground);
 })();
