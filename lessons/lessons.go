@@ -1,5 +1,6 @@
 // Package lessons holds the lessons of the twice lab and reads lesson
-// folders: the six built-in lessons are embedded in the binary, and a
+// folders: the built-in lessons (the source article's six steps, then the
+// exhaustive check of lesson 7) are embedded in the binary, and a
 // teacher's own folder (twice serve --lessons DIR) is read the same way,
 // through [Load] on any [fs.FS].
 //

@@ -60,7 +60,7 @@ func TestEmbeddedLessons(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"one-job", "lease-expiry", "client-retry", "claim-race", "atomic-claim", "redelivery"}
+	want := []string{"one-job", "lease-expiry", "client-retry", "claim-race", "atomic-claim", "redelivery", "every-interleaving"}
 	if !slices.Equal(slugs, want) {
 		t.Errorf("slugs = %q, want %q", slugs, want)
 	}
@@ -83,10 +83,10 @@ func TestLessonsRunTheArticleVerbatim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ls) != len(articleSteps) {
-		t.Fatalf("%d lessons, want one per article step (%d)", len(ls), len(articleSteps))
+	if len(ls) < len(articleSteps) {
+		t.Fatalf("%d lessons, want at least one per article step (%d)", len(ls), len(articleSteps))
 	}
-	for i, l := range ls {
+	for i, l := range ls[:len(articleSteps)] {
 		found := false
 		for _, b := range l.Blocks {
 			if strings.TrimSpace(b.Script) == articleSteps[i] {

@@ -392,7 +392,7 @@ func TestBrowserExploreScreenshots(t *testing.T) {
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	dir := artifactDir(t)
-	link := "/lessons/every-interleaving/#block-3?" + neturl.Values{"seed": {"1"}, "script": {"race read 1\neffects\n"}, "claim": {"read"}, "view": {"timeline"}, "step": {"17"}}.Encode()
+	link := "#block-3?" + neturl.Values{"seed": {"1"}, "script": {"race read 1\neffects\n"}, "claim": {"read"}, "view": {"timeline"}, "step": {"17"}}.Encode()
 	for _, scheme := range []string{"light", "dark"} {
 		setMedia(t, ctx, "prefers-color-scheme", scheme)
 		for _, w := range []struct {
@@ -400,7 +400,8 @@ func TestBrowserExploreScreenshots(t *testing.T) {
 			width, height int64
 		}{{"desktop", 1280, 900}, {"phone", 390, 844}} {
 			run(t, ctx, 10*time.Second, chromedp.EmulateViewport(w.width, w.height))
-			navigate(t, ctx, hs.URL+link)
+			// A query of its own makes each visit a new document.
+			navigate(t, ctx, hs.URL+"/lessons/every-interleaving/?"+scheme+"-"+w.name+link)
 			js[bool](t, ctx, exploreHelpers)
 			run(t, ctx, 60*time.Second, chromedp.Poll[bool](`tp.state(2) === "done" && tp.q(2, ".tl-img").complete`))
 			shots := []struct{ name, act string }{

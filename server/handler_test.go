@@ -123,6 +123,11 @@ func TestHandlerPages(t *testing.T) {
 	if !strings.Contains(CSP, "'wasm-unsafe-eval'") {
 		t.Error("the CSP does not allow compiling wasm")
 	}
+	// The playground shows the timeline as <img src="data:image/svg+xml,...">
+	// (see twice.js for why not inline SVG).
+	if !strings.Contains(CSP, "img-src 'self' data:") {
+		t.Error("the CSP does not allow data: images, which the timeline is")
+	}
 }
 
 func TestHandlerMethods(t *testing.T) {

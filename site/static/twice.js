@@ -16,7 +16,7 @@
 //   Timeline        the run drawn as SVG by the runtime, and a step-through
 //                   of its event trace (buttons, or Left/Right/Home/End in
 //                   the step area) showing the tables as they stood
-//   Compare claims  the same script and seed run with each claim
+//   Compare         the same script and seed run with each claim
 //   Every ordering  race CLAIM --all: every interleaving counted exactly
 //
 // A link to a run (#BLOCK-ID?seed=N&script=TEXT&claim=C[&view=V&step=K])
@@ -374,7 +374,7 @@
   const TABS = [
     ["output", "Output"],
     ["timeline", "Timeline"],
-    ["compare", "Compare claims"],
+    ["compare", "Compare"],
     ["interleavings", "Every ordering"],
   ];
 
