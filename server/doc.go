@@ -98,5 +98,10 @@
 // component loads the runtime into one Web Worker per page on the first
 // Run or when a block first scrolls into view, shows the download's
 // progress and size, runs scripts there (the page never blocks), and
-// inserts every result as text.
+// inserts every result as text. Beside the output it offers the timeline
+// (the runtime's SVG, shown as a data: image, which the CSP's img-src
+// allows), a step-through of the event trace, both claims side by side,
+// "Check every interleaving" (race CLAIM --all), and links that replay a
+// run from the fragment alone (#block-N?seed=..&script=..&claim=..), so
+// they work on an export as well.
 package server
