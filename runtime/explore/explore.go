@@ -157,11 +157,11 @@ func Explore(claim string, workers int) (*Report, error) {
 	default:
 		return nil, fmt.Errorf("explore: unknown claim %q", claim)
 	}
-	db, err := queue.Open()
+	db, err := queue.Get()
 	if err != nil {
 		return nil, err
 	}
-	defer db.Close()
+	defer db.Put()
 	x := &explorer{claim: claim, atomic: atomic, db: db, memo: map[string]result{}}
 	if x.shell, err = db.Conn(); err != nil {
 		return nil, err

@@ -96,3 +96,32 @@ func TestDatabasesAreSeparate(t *testing.T) {
 		t.Errorf("second database sees %d rows", len(rows))
 	}
 }
+
+// A database back from the pool is empty, numbers jobs from 1 again, and
+// hands out its connections again.
+func TestPoolReuse(t *testing.T) {
+	db, err := Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := db.Conn()
+	c.Add("a")
+	c.Add("b")
+	db.Put()
+	db2, err := Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db2.Put()
+	c2, _ := db2.Conn()
+	if rows, _ := c2.List(); len(rows) != 0 {
+		t.Errorf("pooled database has %d rows", len(rows))
+	}
+	if id, _ := c2.Add("c"); id != 1 {
+		t.Errorf("first id after reuse is %d", id)
+	}
+	w, _ := db2.Conn()
+	if w == c2 {
+		t.Error("the same connection was handed out twice")
+	}
+}

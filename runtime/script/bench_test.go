@@ -36,8 +36,8 @@ func BenchmarkRace(b *testing.B) {
 
 // BenchmarkRaceSQL runs the statements racesPerOp races execute, in a
 // duplicating order for read (both reads before both writes), and nothing
-// else: the floor under BenchmarkRace. It opens a database per op, as Run
-// does.
+// else: the floor under BenchmarkRace. It takes a database from the pool
+// per op, as Run does.
 func BenchmarkRaceSQL(b *testing.B) {
 	for _, claim := range []string{"read", "atomic"} {
 		b.Run(claim, func(b *testing.B) {
@@ -53,11 +53,11 @@ func BenchmarkRaceSQL(b *testing.B) {
 }
 
 func bareRaces(claim string, n int) error {
-	db, err := queue.Open()
+	db, err := queue.Get()
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer db.Put()
 	shell, _ := db.Conn()
 	w1, _ := db.Conn()
 	w2, err := db.Conn()

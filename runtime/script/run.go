@@ -108,13 +108,13 @@ type interp struct {
 }
 
 func newInterp(seed uint64, res *Result) (*interp, error) {
-	db, err := queue.Open()
+	db, err := queue.Get()
 	if err != nil {
 		return nil, err
 	}
 	shell, err := db.Conn()
 	if err != nil {
-		db.Close()
+		db.Put()
 		return nil, err
 	}
 	k := sim.New(seed)
@@ -123,7 +123,7 @@ func newInterp(seed uint64, res *Result) (*interp, error) {
 	return &interp{k: k, db: db, shell: shell, conns: map[string]*queue.Conn{}, res: res}, nil
 }
 
-func (in *interp) close() { in.db.Close() }
+func (in *interp) close() { in.db.Put() }
 
 // conn returns the worker's own connection, opening it on first use.
 func (in *interp) conn(worker string) (*queue.Conn, error) {
