@@ -19,6 +19,7 @@ type parityCase struct {
 	args  []string // after "run" and the seed flag
 	stdin string
 	file  string // if set, written as script.sh in the working directory
+	out   string // if set, a file the run writes, compared too
 	code  int    // the exit code both platforms must give
 }
 
@@ -63,6 +64,10 @@ func parityCases(t *testing.T) []parityCase {
 		parityCase{name: "race-read-json", args: []string{"--json", "-c", "race read 5 && effects"}},
 		parityCase{name: "step3-stdin", args: []string{"-"}, stdin: steps["step3-client-retry"] + "\n"},
 		parityCase{name: "step6-file", args: []string{"script.sh"}, file: steps["step6-redelivery"] + "\n"},
+		parityCase{name: "race-read-all", args: []string{"-c", "race read --all && effects"}},
+		parityCase{name: "race-atomic-workers-3", args: []string{"-c", "race atomic 20 --workers 3 && effects"}},
+		parityCase{name: "step2-timeline", args: []string{"--timeline", "tl.svg", "-c", steps["step2-lease-expiry"]}, out: "tl.svg"},
+		parityCase{name: "race-read-timeline", args: []string{"--timeline", "tl.svg", "-c", "race read 20 && effects"}, out: "tl.svg"},
 		parityCase{name: "parse-error", args: []string{"-c", "add o1\nwrk --job 1"}, code: 2},
 		parityCase{name: "parse-error-json", args: []string{"--json", "-c", "work --job 1 --lese 2"}, code: 2},
 		parityCase{name: "runtime-error", args: []string{"-c", "add o1 && work --job 1 && work --job 2"}, code: 1},
@@ -90,16 +95,35 @@ func TestWasip1Parity(t *testing.T) {
 				name = c.name + "/" + sa[1]
 			}
 			t.Run(name, func(t *testing.T) {
-				dir := ""
-				if c.file != "" {
-					dir = t.TempDir()
-					if err := os.WriteFile(filepath.Join(dir, "script.sh"), []byte(c.file), 0o644); err != nil {
-						t.Fatal(err)
+				// Each platform gets a working directory of its own, so
+				// files the run writes can be compared.
+				var dirs [2]string
+				if c.file != "" || c.out != "" {
+					for i := range dirs {
+						dirs[i] = t.TempDir()
+						if c.file != "" {
+							if err := os.WriteFile(filepath.Join(dirs[i], "script.sh"), []byte(c.file), 0o644); err != nil {
+								t.Fatal(err)
+							}
+						}
 					}
 				}
 				args := append(append([]string{"run"}, sa...), c.args...)
-				native := runNative(t, dir, c.stdin, args...)
-				wasm := h.run(t, dir, c.stdin, args...)
+				native := runNative(t, dirs[0], c.stdin, args...)
+				wasm := h.run(t, dirs[1], c.stdin, args...)
+				if c.out != "" {
+					nb, err := os.ReadFile(filepath.Join(dirs[0], c.out))
+					if err != nil {
+						t.Fatalf("native run wrote no %s: %v\n%v", c.out, err, native)
+					}
+					wb, err := os.ReadFile(filepath.Join(dirs[1], c.out))
+					if err != nil {
+						t.Fatalf("wasip1 run wrote no %s: %v\n%v", c.out, err, wasm)
+					}
+					if string(nb) != string(wb) {
+						t.Errorf("%s differs: native %d bytes, wasip1 %d bytes, first difference at byte %d", c.out, len(nb), len(wb), firstDiff(string(nb), string(wb)))
+					}
+				}
 				if native.code != c.code {
 					t.Errorf("native exit %d, want %d\n%v", native.code, c.code, native)
 				}
