@@ -1,12 +1,10 @@
 package explore
 
 import (
+	"fmt"
 	"math/big"
 	"testing"
 )
-
-// binom returns n choose k.
-func binom(n, k int64) *big.Int { return new(big.Int).Binomial(n, k) }
 
 func TestTwoWorkersReadClaim(t *testing.T) {
 	r, err := Explore("read", 2)
@@ -114,7 +112,6 @@ func TestEightWorkersReadIsExactAndQuick(t *testing.T) {
 	if upper := new(big.Int).Div(fact(32), new(big.Int).Exp(big.NewInt(24), big.NewInt(8), nil)); r.Orderings.Cmp(upper) >= 0 {
 		t.Errorf("more orderings (%s) than the unconstrained bound %s", r.Orderings, upper)
 	}
-	_ = binom
 }
 
 func fact(n int64) *big.Int { return new(big.Int).MulRange(1, n) }
@@ -128,5 +125,27 @@ func TestBadArguments(t *testing.T) {
 	}
 	if _, err := Explore("optimistic", 2); err == nil {
 		t.Error("unknown claim accepted")
+	}
+}
+
+// BenchmarkExplore times a whole check of every interleaving:
+//
+//	go test ./runtime/explore -run '^$' -bench Explore
+func BenchmarkExplore(b *testing.B) {
+	for _, tc := range []struct {
+		claim   string
+		workers int
+	}{{"read", 2}, {"atomic", 2}, {"read", 3}, {"read", 8}, {"atomic", 8}} {
+		b.Run(fmt.Sprintf("%s/%d", tc.claim, tc.workers), func(b *testing.B) {
+			var states int
+			for b.Loop() {
+				r, err := Explore(tc.claim, tc.workers)
+				if err != nil {
+					b.Fatal(err)
+				}
+				states = r.States
+			}
+			b.ReportMetric(float64(states), "states")
+		})
 	}
 }
