@@ -39,7 +39,7 @@ func site(b *testing.B) (base string, dir string) {
 
 // launch starts a headless Chromium with a fresh profile (a cold HTTP
 // cache and an empty V8 code cache) and returns its tab and its process id.
-func launch(b *testing.B) (context.Context, int) {
+func launch(b *testing.B, profile string) (context.Context, int) {
 	b.Helper()
 	path := os.Getenv("TWICE_CHROMIUM")
 	if path == "" {
@@ -64,7 +64,7 @@ func launch(b *testing.B) (context.Context, int) {
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-features", "BackForwardCache"),
 		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(b.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1280, 900),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
@@ -97,8 +97,9 @@ func navigate(b *testing.B, ctx context.Context, url string) {
 }
 
 // firstResult clicks Run on the page's first block as soon as the element
-// is defined, and resolves with [click, result] in ms since navigation
-// start (performance.timeOrigin).
+// is defined, and resolves with the click and the result in ms since
+// navigation start (performance.timeOrigin), and the runtime's start-up
+// phases (TwicePlayground.timings, on the same clock; see worker.js).
 const firstResult = `new Promise((resolve, reject) => {
   const until = (cond, then) => {
     if (cond()) { then(); return; }
@@ -111,27 +112,70 @@ const firstResult = `new Promise((resolve, reject) => {
     el.shadowRoot.querySelector("button.run").click();
     until(() => el.getAttribute("state") === "done" || el.getAttribute("state") === "error", () => {
       if (el.getAttribute("state") === "error") reject(new Error("the block failed"));
-      else resolve([click, performance.now()]);
+      else resolve({ click, result: performance.now(), phases: TwicePlayground.timings() || {} });
     });
   });
 })`
 
+// startup is what firstResult resolves with.
+type startup struct {
+	Click, Result float64
+	Phases        map[string]float64
+}
+
+// phases are the start-up's steps as reported, in order: each metric is the
+// time from the previous step (from the press for the first).
+var phases = []struct{ mark, unit string }{
+	{"created", "ms-press-to-worker"}, // the widget starts the worker
+	{"worker", "ms-worker-start"},     // worker.js runs
+	{"fetch", "ms-fetch"},             // wasm_exec.js loaded, wasm response headers in
+	{"compiled", "ms-compile"},        // downloaded and compiled (streaming)
+	{"goReady", "ms-go-start"},        // instantiated, Go's main installed twiceRun
+	{"run", "ms-to-run"},              // the run message reached the worker
+	{"ran", "ms-first-run"},           // the first run itself
+	{"received", "ms-to-page"},        // the result reached the page
+}
+
+// reportStartup adds the mean of each phase over runs to b.
+func reportStartup(b *testing.B, runs []startup, prefix string) {
+	var toResult, fromClick float64
+	sums := make([]float64, len(phases))
+	for _, r := range runs {
+		toResult += r.Result
+		fromClick += r.Result - r.Click
+		prev := r.Click
+		for i, p := range phases {
+			v, ok := r.Phases[p.mark]
+			if !ok {
+				continue
+			}
+			sums[i] += v - prev
+			prev = max(prev, v)
+		}
+	}
+	n := float64(len(runs))
+	b.ReportMetric(toResult/n, prefix+"ms-to-first-result")
+	b.ReportMetric(fromClick/n, prefix+"ms-click-to-result")
+	for i, p := range phases {
+		b.ReportMetric(sums[i]/n, prefix+p.unit)
+	}
+}
+
 // BenchmarkBrowserColdStart: per op, a new Chromium with a fresh profile
 // navigates to the race lesson and presses Run on its first block; the
-// figures are ms from navigation start to the first live result, and from
-// the press to it.
+// figures are ms from navigation start to the first live result, from the
+// press to it, and the phases between (see phases).
 func BenchmarkBrowserColdStart(b *testing.B) {
 	base, _ := site(b)
-	var toResult, fromClick time.Duration
+	var runs []startup
 	for b.Loop() {
-		ctx, _ := launch(b)
+		ctx, _ := launch(b, b.TempDir())
 		navigate(b, ctx, base+"/lessons/claim-race/")
-		t := eval[[]float64](b, ctx, 150*time.Second, firstResult)
-		toResult += time.Duration(t[1] * float64(time.Millisecond))
-		fromClick += time.Duration((t[1] - t[0]) * float64(time.Millisecond))
+		r := eval[startup](b, ctx, 150*time.Second, firstResult)
+		b.Logf("press %.0f, result %.0f ms after navigation; phases %v", r.Click, r.Result, r.Phases)
+		runs = append(runs, r)
 	}
-	b.ReportMetric(float64(toResult.Milliseconds())/float64(b.N), "ms-to-first-result")
-	b.ReportMetric(float64(fromClick.Milliseconds())/float64(b.N), "ms-click-to-result")
+	reportStartup(b, runs, "")
 }
 
 // startWorker opens a blank page of the site, starts the playground's own
@@ -181,7 +225,7 @@ const browserRaces = 1000
 // round trip (post, run, JSON back).
 func BenchmarkBrowserRace(b *testing.B) {
 	base, dir := site(b)
-	ctx, _ := launch(b)
+	ctx, _ := launch(b, b.TempDir())
 	startWorker(b, ctx, base, dir)
 	for _, claim := range []string{"read", "atomic"} {
 		b.Run(claim, func(b *testing.B) {
@@ -206,7 +250,7 @@ func BenchmarkBrowserMemory(b *testing.B) {
 	base, dir := site(b)
 	var peak, growth float64
 	for b.Loop() {
-		ctx, pid := launch(b)
+		ctx, pid := launch(b, b.TempDir())
 		startWorker(b, ctx, base, dir)
 		var after []map[int][2]float64
 		for i := range 10 {

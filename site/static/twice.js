@@ -253,6 +253,8 @@
       this.loaded = 0;
       this.total = CONFIG.wasmSize;
       this.error = "";
+      this.marks = null;
+      this.created = performance.timeOrigin + performance.now();
       const workerURL = assetURL(CONFIG.worker);
       let worker;
       if (new URL(workerURL).origin === location.origin) {
@@ -279,6 +281,7 @@
           this.notify();
           break;
         case "ready":
+          this.marks = m.marks;
           this.state = "ready";
           this.loaded = this.total;
           this.notify();
@@ -291,6 +294,8 @@
           const p = this.pending.get(m.id);
           if (!p) return;
           this.pending.delete(m.id);
+          if (m.marks) this.marks = m.marks;
+          if (!this.received) this.received = performance.timeOrigin + performance.now();
           if (m.type === "result") p.resolve(m);
           else p.reject(new Error(m.message));
           break;
@@ -810,6 +815,7 @@
       }
       ui.out.hidden = view !== "output";
       ui.tlPanel.hidden = view !== "timeline";
+      if (view === "timeline" && this.tlSrc && ui.tlImg.getAttribute("src") !== this.tlSrc) ui.tlImg.src = this.tlSrc;
       ui.cmpPanel.hidden = view !== "compare";
       ui.expPanel.hidden = view !== "interleavings";
     }
@@ -1040,12 +1046,18 @@
       if ((res.races || []).length) notes.push("A race command is drawn and stepped through for its first race, the one whose lines the transcript prints.");
       if ((res.explorations || []).length) notes.push("race --all explores orderings, not timings: see Every ordering.");
       if (tl && typeof tl.svg === "string" && /^<svg[\s>]/.test(tl.svg) && tl.width > 0) {
-        ui.tlImg.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(tl.svg);
+        // The picture is decoded only once its tab is shown: decoding the
+        // first SVG image of a page blocks the main thread for hundreds of
+        // ms, which would delay the first result (see docs/PERFORMANCE.md).
+        this.tlSrc = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(tl.svg);
+        if (!ui.tlPanel.hidden) ui.tlImg.src = this.tlSrc;
+        else ui.tlImg.removeAttribute("src");
         ui.tlImg.width = tl.width;
         ui.tlImg.height = tl.height;
         ui.tlImg.alt = this.timelineAlt(trace);
         ui.tlFig.hidden = false;
       } else {
+        this.tlSrc = "";
         ui.tlImg.removeAttribute("src");
         ui.tlFig.hidden = true;
         notes.push("No worker ran in this script, so there is no timeline to draw.");
@@ -1313,6 +1325,15 @@
     exploreScript,
     replay,
     config: CONFIG,
+    // timings: the runtime's start-up phases (see worker.js), in ms since
+    // this page's navigation started, once it has loaded; for measurements.
+    timings: () => {
+      if (!runtime || !runtime.marks) return null;
+      const t = { created: runtime.created - performance.timeOrigin };
+      if (runtime.received) t.received = runtime.received - performance.timeOrigin;
+      for (const [k, v] of Object.entries(runtime.marks)) t[k] = v - performance.timeOrigin;
+      return t;
+    },
   };
   customElements.define("twice-playground", TwicePlayground);
 })();

@@ -3,11 +3,17 @@
 //
 //   in:  {type: "init", wasmExec: URL, wasm: URL}
 //   out: {type: "progress", loaded: BYTES}   while the module downloads
-//        {type: "ready"}                      once the Go program is running
+//        {type: "ready", marks}               once the Go program is running
 //        {type: "fatal", message}             when it cannot load
 //   in:  {type: "run", id, script, seed, timeline}   timeline: draw the SVG
-//   out: {type: "result", id, json, ms}       json is the Result as JSON text
+//   out: {type: "result", id, json, ms, marks} json is the Result as JSON text
 //        {type: "error", id, message}
+//
+// marks are the start-up's phases as epoch milliseconds (performance.timeOrigin
+// + performance.now(), comparable with the page's clock): worker (this script
+// started), fetch (response headers in), downloaded, compiled, instantiated,
+// goReady (twiceRun installed), run (first run started), ran (first run
+// finished). They are also performance.mark()s, for DevTools.
 //
 // Runs are answered in the order they arrive. The compiled module is kept,
 // so if the Go program ever exits (a panic), the next run starts a fresh
@@ -17,6 +23,14 @@
 let loading = null;
 let compiled = null;
 let go = null;
+const marks = {};
+mark("worker");
+
+function mark(name) {
+  if (name in marks) return;
+  marks[name] = performance.timeOrigin + performance.now();
+  if (performance.mark) performance.mark("twice:" + name);
+}
 
 self.onmessage = async (e) => {
   const m = e.data;
@@ -24,7 +38,7 @@ self.onmessage = async (e) => {
     if (loading === null) {
       loading = load(m);
       loading.then(
-        () => self.postMessage({ type: "ready" }),
+        () => self.postMessage({ type: "ready", marks }),
         (err) => self.postMessage({ type: "fatal", message: "cannot load the runtime: " + message(err) })
       );
     }
@@ -34,9 +48,12 @@ self.onmessage = async (e) => {
     try {
       await loading;
       if (go === null || go.exited) await start();
+      mark("run");
       const t0 = performance.now();
       const json = self.twiceRun(m.script, { seed: m.seed, timeline: !!m.timeline });
-      self.postMessage({ type: "result", id: m.id, json, ms: performance.now() - t0 });
+      const ms = performance.now() - t0;
+      mark("ran");
+      self.postMessage({ type: "result", id: m.id, json, ms, marks });
     } catch (err) {
       self.postMessage({ type: "error", id: m.id, message: "the runtime failed: " + message(err) });
     }
@@ -51,6 +68,7 @@ async function load(m) {
   importScripts(m.wasmExec);
   const resp = await fetch(m.wasm);
   if (!resp.ok) throw new Error(m.wasm + ": HTTP " + resp.status);
+  mark("fetch");
   // Count bytes as they arrive (after any Content-Encoding is undone) while
   // compiling the same stream.
   const [counted, compiling] = resp.body.tee();
@@ -69,17 +87,20 @@ async function load(m) {
       }
     }
     self.postMessage({ type: "progress", loaded });
+    mark("downloaded");
   })();
   // A Response of our own carries the right type whatever the host sent.
   const typed = new Response(compiling, { headers: { "Content-Type": "application/wasm" } });
-  [compiled] = await Promise.all([WebAssembly.compileStreaming(typed), counting]);
+  [compiled] = await Promise.all([WebAssembly.compileStreaming(typed).then((c) => (mark("compiled"), c)), counting]);
   await start();
 }
 
 async function start() {
   go = new Go();
   const instance = await WebAssembly.instantiate(compiled, go.importObject);
+  mark("instantiated");
   go.run(instance);
+  mark("goReady");
   if (typeof self.twiceRun !== "function") {
     throw new Error("the module did not install twiceRun");
   }
