@@ -45,6 +45,15 @@
   const MAX_ROWS = 200;
   const MAX_SEED = 18446744073709551615n;
 
+  // seedOf returns the seed of a Result as decimal text, read from its JSON
+  // (where it comes first): JSON.parse turns it into a Number, which
+  // cannot hold every uint64 (18446744073709551615 would read
+  // 18446744073709552000 and a link would replay another seed).
+  function seedOf(json, res) {
+    const m = /^\s*\{"seed":([0-9]+)[,}]/.exec(json);
+    return m ? m[1] : res.seed != null ? String(res.seed) : "";
+  }
+
   function formatBytes(n) {
     if (n >= 1e6) return (n / 1e6).toFixed(1) + " MB";
     if (n >= 1e3) return Math.round(n / 1e3) + " kB";
@@ -409,6 +418,7 @@
       if (resultEl) {
         try {
           prerendered = JSON.parse(resultEl.textContent);
+          prerendered.seedText = seedOf(resultEl.textContent, prerendered);
         } catch (e) {
           prerendered = null;
         }
@@ -676,8 +686,8 @@
 
       this.selectTab("output");
       if (prerendered) {
-        this.ran = { script, seed: String(prerendered.seed ?? defaultSeed) };
-        this.render(prerendered, "Output at seed " + (prerendered.seed ?? defaultSeed) + ", rendered on the server. Press Run to run it in your browser.");
+        this.ran = { script, seed: prerendered.seedText || String(defaultSeed) };
+        this.render(prerendered, "Output at seed " + this.ran.seed + ", rendered on the server. Press Run to run it in your browser.");
         this.setState("prerendered");
       } else {
         ui.heading.textContent = "Press Run to run this script in your browser.";
@@ -856,8 +866,8 @@
         const res = JSON.parse(m.json);
         const ms = m.ms < 10 ? m.ms.toFixed(1) : Math.round(m.ms);
         this.live = true;
-        this.ran = { script, seed: String(res.seed) };
-        this.render(res, "Output at seed " + res.seed + ", run in your browser.");
+        this.ran = { script, seed: seedOf(m.json, res) };
+        this.render(res, "Output at seed " + this.ran.seed + ", run in your browser.");
         this.step = this.pendingStep > 0 ? this.pendingStep : 0;
         this.pendingStep = 0;
         this.renderTimeline();
@@ -1204,7 +1214,7 @@
         ui.cmpNote.textContent =
           scripts.read === scripts.atomic
             ? "This script has no race or work command, so the claim changes nothing: both sides ran the same script."
-            : "The same script at seed " + ra.seed + ", once with each claim. Same seed, same draws: only the claim differs.";
+            : "The same script at seed " + seedOf(a.json, ra) + ", once with each claim. Same seed, same draws: only the claim differs.";
         ui.cmpPanes.replaceChildren(this.pane("read", ra), this.pane("atomic", rb));
         ui.cmpPanel.dataset.state = "done";
       } catch (e) {

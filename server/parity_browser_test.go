@@ -1,0 +1,102 @@
+package server
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/twice-lab/twice/runtime/script"
+)
+
+// TestBrowserParity is the browser's half of issue 5's determinism check
+// (internal/parity is the wazero half): in one page of the served site, the
+// live widget runs the article's six command lines and both claims of the
+// race at several seeds, and each transcript it shows must equal, byte for
+// byte, the native script.Run's at the same seed. Same harness, skip and
+// require rules as browser_test.go.
+func TestBrowserParity(t *testing.T) {
+	ctx, consoleErrors := browser(t, 1280, 900)
+	rt := realRuntime(t)
+	srv, err := NewServer(Options{Runtime: rt, Brotli: BrotliNever}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+
+	// The article's lines come from the runtime's golden transcripts, so
+	// that this test and those goldens cannot drift apart.
+	paths, err := filepath.Glob("../runtime/script/testdata/step*.txtar")
+	if err != nil || len(paths) != 6 {
+		t.Fatalf("want the six article steps in runtime/script/testdata, got %d (%v)", len(paths), err)
+	}
+	type prog struct{ name, src string }
+	var progs []prog
+	for _, p := range paths {
+		a, err := txtar.ParseFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range a.Files {
+			if f.Name == "script" {
+				progs = append(progs, prog{strings.TrimSuffix(filepath.Base(p), ".txtar"), string(f.Data)})
+			}
+		}
+	}
+	if len(progs) != 6 {
+		t.Fatalf("found %d article scripts, want 6", len(progs))
+	}
+	progs = append(progs,
+		prog{"race-read-20", "race read 20\neffects\n"},
+		prog{"race-atomic-20", "race atomic 20\neffects\n"},
+	)
+	seeds := []uint64{1, 7, 424242, 18446744073709551615}
+
+	navigate(t, ctx, hs.URL+"/lessons/claim-race/")
+	runs := 0
+	for _, p := range progs {
+		for _, seed := range seeds {
+			want := script.Run(p.src, script.Options{Seed: seed})
+			if strings.HasPrefix(p.name, "race-read") && (len(want.Races) == 0 || want.Races[0].Duplicates == 0) {
+				t.Errorf("%s at seed %d: the native run shows no duplicates; the lesson expects some", p.name, seed)
+			}
+			s := js[string](t, ctx, fmt.Sprintf(`tp.run(0, () => { tp.q(0, "textarea").value = %q; tp.q(0, ".seed input").value = %q; tp.q(0, "button.run").click(); })`,
+				p.src, strconv.FormatUint(seed, 10)))
+			runs++
+			wantState := "done"
+			if want.ExitCode != 0 {
+				wantState = "error"
+			}
+			if s != wantState {
+				t.Errorf("%s at seed %d: state %q, want %q (native exit code %d)", p.name, seed, s, wantState, want.ExitCode)
+			}
+			// The heading names the seed of the run shown, so a run that
+			// never started cannot pass for this one.
+			if h := js[string](t, ctx, `tp.q(0, ".out-heading").textContent`); !strings.Contains(h, "seed "+strconv.FormatUint(seed, 10)+",") {
+				t.Errorf("%s at seed %d: the output heading reads %q", p.name, seed, h)
+			}
+			// So does the link to the run: a seed above 2^53 must survive
+			// the trip through JavaScript.
+			if l := js[string](t, ctx, `tp.q(0, ".permalink").href`); !strings.Contains(l, "seed="+strconv.FormatUint(seed, 10)+"&") {
+				t.Errorf("%s at seed %d: the link to the run is %q", p.name, seed, l)
+			}
+			if got := js[string](t, ctx, `tp.transcript(0)`); got != want.Text() {
+				t.Errorf("%s at seed %d: browser transcript:\n%s\nwant (native):\n%s", p.name, seed, got, want.Text())
+			}
+			if len(want.Races) > 0 {
+				if d := js[string](t, ctx, `tp.q(0, ".tally").dataset.duplicates`); d != strconv.Itoa(want.Races[0].Duplicates) {
+					t.Errorf("%s at seed %d: tally shows %s duplicates, native %d", p.name, seed, d, want.Races[0].Duplicates)
+				}
+			}
+		}
+	}
+	t.Logf("%d runs in one page matched the native runtime", runs)
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
