@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strconv"
@@ -96,6 +97,41 @@ func TestBrowserParity(t *testing.T) {
 		}
 	}
 	t.Logf("%d runs in one page matched the native runtime", runs)
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// TestBrowserWasmType: a host that serves the module with another
+// Content-Type than application/wasm still gets a working runtime (the
+// worker compiles a Response of its own instead of the fetched one, which
+// Chromium's code cache would keep).
+func TestBrowserWasmType(t *testing.T) {
+	ctx, consoleErrors := browser(t, 1280, 900)
+	rt := realRuntime(t)
+	srv, err := NewServer(Options{Runtime: rt, Brotli: BrotliNever}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := srv.Site().Export(dir); err != nil {
+		t.Fatal(err)
+	}
+	files := http.FileServer(http.Dir(dir))
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, ".wasm") {
+			w.Header().Set("Content-Type", "application/octet-stream")
+		}
+		files.ServeHTTP(w, r)
+	}))
+	defer hs.Close()
+	navigate(t, ctx, hs.URL+"/lessons/claim-race/")
+	if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
+		t.Fatalf("run ended in state %q: %s", s, js[string](t, ctx, `tp.q(0, ".error").textContent`))
+	}
+	if got, want := js[string](t, ctx, `tp.transcript(0)`), script.Run(js[string](t, ctx, `tp.q(0, "textarea").value`), script.Options{Seed: script.DefaultSeed}).Text(); got != want {
+		t.Errorf("transcript:\n%s\nwant:\n%s", got, want)
+	}
 	if errs := consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}

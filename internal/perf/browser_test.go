@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -32,7 +33,17 @@ func site(b *testing.B) (base string, dir string) {
 	if dir == "" {
 		b.Skip("SKIPPING BROWSER BENCHMARK: set TWICE_PERF_SITE to a `twice build -o DIR` export")
 	}
-	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	// The headers twice serve and docs/perf/nginx.conf send: hashed
+	// assets are fresh for a year, pages are revalidated.
+	fsrv := http.FileServer(http.Dir(dir))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/assets/") {
+			w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+		} else {
+			w.Header().Set("Cache-Control", "no-cache")
+		}
+		fsrv.ServeHTTP(w, r)
+	}))
 	b.Cleanup(srv.Close)
 	return srv.URL, dir
 }
@@ -40,6 +51,13 @@ func site(b *testing.B) (base string, dir string) {
 // launch starts a headless Chromium with a fresh profile (a cold HTTP
 // cache and an empty V8 code cache) and returns its tab and its process id.
 func launch(b *testing.B, profile string) (context.Context, int) {
+	b.Helper()
+	ctx, pid, _ := launchStop(b, profile)
+	return ctx, pid
+}
+
+// launchStop is launch that also returns a func that closes the browser.
+func launchStop(b *testing.B, profile string) (context.Context, int, func()) {
 	b.Helper()
 	path := os.Getenv("TWICE_CHROMIUM")
 	if path == "" {
@@ -69,11 +87,12 @@ func launch(b *testing.B, profile string) (context.Context, int) {
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
-	b.Cleanup(func() { cancel(); cancelAlloc() })
+	stop := func() { cancel(); cancelAlloc() }
+	b.Cleanup(stop)
 	if err := chromedp.Do(ctx); err != nil {
 		b.Fatalf("starting %s: %v", path, err)
 	}
-	return ctx, chromedp.FromContext(ctx).Browser.Process().Pid
+	return ctx, chromedp.FromContext(ctx).Browser.Process().Pid, stop
 }
 
 func eval[T any](b *testing.B, ctx context.Context, timeout time.Duration, expr string) T {
@@ -176,6 +195,68 @@ func BenchmarkBrowserColdStart(b *testing.B) {
 		runs = append(runs, r)
 	}
 	reportStartup(b, runs, "")
+}
+
+// BenchmarkBrowserWarmStart: per op, one fresh profile and three visits to
+// the race lesson, each pressing Run at once: cold (as BenchmarkBrowserColdStart),
+// then, after reading the result for 5 s, again in the same tab (a new document, same browser), and after closing
+// the browser and starting it again on the same profile. Each reports the
+// same figures as the cold start, prefixed cold-, again- and restart-;
+// wasm-transfer-bytes is what the module cost the network on that visit
+// (0: the HTTP cache served it), and the log shows the size of the
+// profile's V8 wasm code cache after each visit.
+func BenchmarkBrowserWarmStart(b *testing.B) {
+	const reading = 5 * time.Second
+	base, _ := site(b)
+	url := base + "/lessons/claim-race/"
+	var cold, again, restart []startup
+	for b.Loop() {
+		profile := b.TempDir()
+		ctx, _, stop := launchStop(b, profile)
+		navigate(b, ctx, url)
+		cold = append(cold, eval[startup](b, ctx, 150*time.Second, firstResult))
+		// A reader reads the result for a few seconds: V8 writes its code
+		// cache once tiered-up code has stopped changing for a while.
+		time.Sleep(reading)
+		c1 := codeCache(profile)
+		navigate(b, ctx, url+"?again")
+		again = append(again, eval[startup](b, ctx, 150*time.Second, firstResult))
+		c2 := codeCache(profile)
+		stop()
+		ctx, _, stop = launchStop(b, profile)
+		navigate(b, ctx, url)
+		restart = append(restart, eval[startup](b, ctx, 150*time.Second, firstResult))
+		stop()
+		b.Logf("to first result: cold %.0f, again %.0f, after a restart %.0f ms; wasm bytes over the network %v, %v, %v; V8 wasm code cache after each visit %d, %d, %d bytes",
+			cold[len(cold)-1].Result, again[len(again)-1].Result, restart[len(restart)-1].Result,
+			cold[len(cold)-1].Phases["wasmTransfer"], again[len(again)-1].Phases["wasmTransfer"], restart[len(restart)-1].Phases["wasmTransfer"],
+			c1, c2, codeCache(profile))
+	}
+	for _, v := range []struct {
+		prefix string
+		runs   []startup
+	}{{"cold-", cold}, {"again-", again}, {"restart-", restart}} {
+		reportStartup(b, v.runs, v.prefix)
+		var bytes float64
+		for _, r := range v.runs {
+			bytes += r.Phases["wasmTransfer"]
+		}
+		b.ReportMetric(bytes/float64(len(v.runs)), v.prefix+"wasm-transfer-bytes")
+	}
+}
+
+// codeCache returns the size of the V8 wasm code cache in a profile.
+func codeCache(profile string) int64 {
+	var n int64
+	filepath.WalkDir(filepath.Join(profile, "Default", "Code Cache", "wasm"), func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }
 
 // startWorker opens a blank page of the site, starts the playground's own

@@ -291,6 +291,7 @@
           break;
         case "ready":
           this.marks = m.marks;
+          this.info = m.info;
           this.state = "ready";
           this.loaded = this.total;
           this.notify();
@@ -1336,13 +1337,14 @@
     replay,
     config: CONFIG,
     // timings: the runtime's start-up phases (see worker.js), in ms since
-    // this page's navigation started, once it has loaded; for measurements.
+    // this page's navigation started, and how the module came (info), once
+    // it has loaded; for measurements.
     timings: () => {
       if (!runtime || !runtime.marks) return null;
       const t = { created: runtime.created - performance.timeOrigin };
       if (runtime.received) t.received = runtime.received - performance.timeOrigin;
       for (const [k, v] of Object.entries(runtime.marks)) t[k] = v - performance.timeOrigin;
-      return t;
+      return Object.assign(t, runtime.info);
     },
   };
   customElements.define("twice-playground", TwicePlayground);

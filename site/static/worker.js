@@ -3,7 +3,7 @@
 //
 //   in:  {type: "init", wasmExec: URL, wasm: URL}
 //   out: {type: "progress", loaded: BYTES}   while the module downloads
-//        {type: "ready", marks}               once the Go program is running
+//        {type: "ready", marks, info}         once the Go program is running
 //        {type: "fatal", message}             when it cannot load
 //   in:  {type: "run", id, script, seed, timeline}   timeline: draw the SVG
 //   out: {type: "result", id, json, ms, marks} json is the Result as JSON text
@@ -13,7 +13,9 @@
 // + performance.now(), comparable with the page's clock): worker (this script
 // started), fetch (response headers in), downloaded, compiled, instantiated,
 // goReady (twiceRun installed), run (first run started), ran (first run
-// finished). They are also performance.mark()s, for DevTools.
+// finished). They are also performance.mark()s, for DevTools. info says how
+// the module came: wasmTransfer, its bytes over the network (0 from the HTTP
+// cache).
 //
 // Runs are answered in the order they arrive. The compiled module is kept,
 // so if the Go program ever exits (a panic), the next run starts a fresh
@@ -24,6 +26,7 @@ let loading = null;
 let compiled = null;
 let go = null;
 const marks = {};
+const info = {};
 mark("worker");
 
 function mark(name) {
@@ -38,7 +41,7 @@ self.onmessage = async (e) => {
     if (loading === null) {
       loading = load(m);
       loading.then(
-        () => self.postMessage({ type: "ready", marks }),
+        () => self.postMessage({ type: "ready", marks, info }),
         (err) => self.postMessage({ type: "fatal", message: "cannot load the runtime: " + message(err) })
       );
     }
@@ -70,8 +73,20 @@ async function load(m) {
   if (!resp.ok) throw new Error(m.wasm + ": HTTP " + resp.status);
   mark("fetch");
   // Count bytes as they arrive (after any Content-Encoding is undone) while
-  // compiling the same stream.
-  const [counted, compiling] = resp.body.tee();
+  // compiling the same stream. Compiling the fetched Response itself (not a
+  // Response made of its body) lets Chromium keep the compiled code in its
+  // code cache next to the HTTP cache entry; a host that sends another
+  // Content-Type gets a Response of our own, which works but is not cached.
+  const type = (resp.headers.get("Content-Type") || "").split(";")[0].trim().toLowerCase();
+  let source, counted;
+  if (type === "application/wasm") {
+    source = resp;
+    counted = resp.clone().body;
+  } else {
+    let compiling;
+    [counted, compiling] = resp.body.tee();
+    source = new Response(compiling, { headers: { "Content-Type": "application/wasm" } });
+  }
   const counting = (async () => {
     const reader = counted.getReader();
     let loaded = 0;
@@ -89,10 +104,16 @@ async function load(m) {
     self.postMessage({ type: "progress", loaded });
     mark("downloaded");
   })();
-  // A Response of our own carries the right type whatever the host sent.
-  const typed = new Response(compiling, { headers: { "Content-Type": "application/wasm" } });
-  [compiled] = await Promise.all([WebAssembly.compileStreaming(typed).then((c) => (mark("compiled"), c)), counting]);
+  [compiled] = await Promise.all([WebAssembly.compileStreaming(source).then((c) => (mark("compiled"), c)), counting]);
+  noteTransfer(resp.url);
   await start();
+}
+
+// noteTransfer adds to info how the module's bytes came (Resource Timing):
+// wasmTransfer is 0 when the HTTP cache answered without the network.
+function noteTransfer(url) {
+  const e = performance.getEntriesByName && performance.getEntriesByName(url)[0];
+  if (e) info.wasmTransfer = e.transferSize;
 }
 
 async function start() {
