@@ -82,13 +82,34 @@ func TestReportSaysWhatIsMissing(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		"| native: simulated / bare SQL time per race, claim=read | ≤ 2x | **2.00x** (1.50x–2.00x, n=3) |",
-		"| wasip1 under wazero: races/s (race read 1000) | – | not measured: no wazero.txt |",
-		"| total before the first live result, brotli | ≤ 2.8 MB | not measured: no sizes.txt |",
-		"| twice: requests/s, page (wrk, 100 connections) | 0 errors | not measured: no wrk reports in wrk |",
+		"| native: simulated / bare SQL time per race, claim=read | ≤ 2x | **2.00x** (1.50x–2.00x, n=3) | met |",
+		"| wasip1 under wazero: races/s (race read 1000) | – | not measured: no wazero.txt | – |",
+		"| total before the first live result, brotli | ≤ 2.8 MB | not measured: no sizes.txt | not measured |",
+		"| twice: requests/s, page (wrk, 100 connections) | 0 errors | not measured: no wrk reports in wrk | not measured |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q\n%s", want, out)
+		}
+	}
+}
+
+func TestVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		ok       check
+		s        Stat
+		measured bool
+		want     string
+	}{
+		{atMost(1500), Stat{Median: 1000, Min: 900, Max: 1400, N: 5}, true, "met"},
+		{atMost(1500), Stat{Median: 1000, Min: 900, Max: 1600, N: 5}, true, "met by the median, not by every run"},
+		{atMost(1500), Stat{Median: 1600, Min: 900, Max: 1700, N: 5}, true, "**not met**"},
+		{atLeast(2000), Stat{Median: 2500, Min: 1900, Max: 2600, N: 5}, true, "met by the median, not by every run"},
+		{below(300), Stat{Median: 300, Min: 300, Max: 300, N: 1}, true, "**not met**"},
+		{below(300), Stat{}, false, "not measured"},
+		{nil, Stat{Median: 1}, true, ""},
+	} {
+		if got := verdict(tc.ok, tc.s, tc.measured); got != tc.want {
+			t.Errorf("verdict(%+v) = %q, want %q", tc.s, got, tc.want)
 		}
 	}
 }

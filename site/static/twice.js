@@ -305,6 +305,7 @@
           if (!p) return;
           this.pending.delete(m.id);
           if (m.marks) this.marks = m.marks;
+          if (m.info) this.info = m.info;
           if (!this.received) this.received = performance.timeOrigin + performance.now();
           if (m.type === "result") p.resolve(m);
           else p.reject(new Error(m.message));

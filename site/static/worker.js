@@ -6,7 +6,7 @@
 //        {type: "ready", marks, info}         once the Go program is running
 //        {type: "fatal", message}             when it cannot load
 //   in:  {type: "run", id, script, seed, timeline}   timeline: draw the SVG
-//   out: {type: "result", id, json, ms, marks} json is the Result as JSON text
+//   out: {type: "result", id, json, ms, marks, info} json is the Result as JSON text
 //        {type: "error", id, message}
 //
 // marks are the start-up's phases as epoch milliseconds (performance.timeOrigin
@@ -15,7 +15,8 @@
 // goReady (twiceRun installed), run (first run started), ran (first run
 // finished). They are also performance.mark()s, for DevTools. info says how
 // the module came: wasmTransfer, its bytes over the network (0 from the HTTP
-// cache).
+// cache); and, after a run, wasmMemory: the size of the module's linear
+// memory (the Go heap and SQLite's databases) in bytes.
 //
 // Runs are answered in the order they arrive. The compiled module is kept,
 // so if the Go program ever exits (a panic), the next run starts a fresh
@@ -25,6 +26,7 @@
 let loading = null;
 let compiled = null;
 let go = null;
+let memory = null;
 const marks = {};
 const info = {};
 mark("worker");
@@ -56,7 +58,8 @@ self.onmessage = async (e) => {
       const json = self.twiceRun(m.script, { seed: m.seed, timeline: !!m.timeline });
       const ms = performance.now() - t0;
       mark("ran");
-      self.postMessage({ type: "result", id: m.id, json, ms, marks });
+      info.wasmMemory = memory.buffer.byteLength;
+      self.postMessage({ type: "result", id: m.id, json, ms, marks, info });
     } catch (err) {
       self.postMessage({ type: "error", id: m.id, message: "the runtime failed: " + message(err) });
     }
@@ -119,6 +122,7 @@ function noteTransfer(url) {
 async function start() {
   go = new Go();
   const instance = await WebAssembly.instantiate(compiled, go.importObject);
+  memory = instance.exports.mem;
   mark("instantiated");
   go.run(instance);
   mark("goReady");
