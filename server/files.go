@@ -36,6 +36,11 @@ type File struct {
 	// Gzip and Brotli hold Body compressed, or nil when it is not worth
 	// compressing (or, for Brotli of a large file, not ready yet).
 	Gzip, Brotli []byte
+
+	// gzipPath and brotliPath name copies of Gzip and Brotli on disk (the
+	// compressor's cache), for large files only: the server sends those
+	// with sendfile(2) rather than copying them from memory. See serveFile.
+	gzipPath, brotliPath string
 }
 
 // newFile makes a File of body, with the type its name implies.
@@ -101,8 +106,9 @@ const (
 type compressor struct {
 	dir    string
 	policy BrotliPolicy
-	// ready is called when a background brotli compression has finished.
-	ready func(etag string, br []byte)
+	// ready is called when a background brotli compression has finished,
+	// with the path of its copy on disk ("" if none).
+	ready func(etag string, br []byte, path string)
 
 	mu      sync.Mutex
 	mem     map[string][]byte // key: sha256 + "." + encoding
@@ -121,8 +127,10 @@ func (c *compressor) compress(f *File) {
 	sum := sha256.Sum256(f.Body)
 	key := hex.EncodeToString(sum[:])
 	f.Gzip = c.get(key, "gz", f.Body)
+	f.gzipPath = c.path(key, "gz", len(f.Body))
 	if len(f.Body) < bigFile || c.policy == BrotliNow {
 		f.Brotli = c.get(key, "br", f.Body)
+		f.brotliPath = c.path(key, "br", len(f.Body))
 		return
 	}
 	if c.policy == BrotliNever {
@@ -130,6 +138,7 @@ func (c *compressor) compress(f *File) {
 	}
 	if b := c.lookup(key, "br"); b != nil {
 		f.Brotli = b
+		f.brotliPath = c.path(key, "br", len(f.Body))
 		return
 	}
 	c.mu.Lock()
@@ -142,7 +151,7 @@ func (c *compressor) compress(f *File) {
 		go func() {
 			br := c.get(key, "br", body)
 			if c.ready != nil {
-				c.ready(etag, br)
+				c.ready(etag, br, c.path(key, "br", len(body)))
 			}
 		}()
 	}
@@ -150,6 +159,15 @@ func (c *compressor) compress(f *File) {
 
 func compressible(typ string) bool {
 	return strings.HasPrefix(typ, "text/") || typ == "application/wasm" || typ == "application/json" || strings.HasPrefix(typ, "image/svg")
+}
+
+// path returns where the enc form of a body of size n is kept on disk, or
+// "" when it is not (small bodies, no cache folder).
+func (c *compressor) path(key, enc string, n int) string {
+	if c.dir == "" || n < bigFile {
+		return ""
+	}
+	return filepath.Join(c.dir, key+"."+enc)
 }
 
 // lookup returns a cached form, from memory or disk, or nil.

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"maps"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -66,13 +67,14 @@ func (s *Server) rerender() {
 }
 
 // brotliReady installs a brotli form computed in the background.
-func (s *Server) brotliReady(etag string, br []byte) {
+func (s *Server) brotliReady(etag string, br []byte, path string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for p, f := range s.r.assets {
 		if f.ETag == etag {
 			g := *f
 			g.Brotli = br
+			g.brotliPath = path
 			s.r.assets[p] = &g
 		}
 	}
@@ -86,6 +88,7 @@ func (s *Server) brotliReady(etag string, br []byte) {
 		if f.ETag == etag {
 			g := *f
 			g.Brotli = br
+			g.brotliPath = path
 			site.Files[p] = &g
 		}
 	}
@@ -232,15 +235,15 @@ func serveFile(w http.ResponseWriter, r *http.Request, f *File, asset bool) {
 		// Pages on other origins may load the component and its runtime.
 		h.Set("Access-Control-Allow-Origin", "*")
 	}
-	body, etag := f.Body, f.ETag
+	body, etag, disk := f.Body, f.ETag, ""
 	if f.Gzip != nil || f.Brotli != nil {
 		h.Set("Vary", "Accept-Encoding")
 		switch negotiate(r.Header.Get("Accept-Encoding"), f.Brotli != nil, f.Gzip != nil) {
 		case "br":
-			body, etag = f.Brotli, strings.TrimSuffix(f.ETag, `"`)+`-br"`
+			body, etag, disk = f.Brotli, strings.TrimSuffix(f.ETag, `"`)+`-br"`, f.brotliPath
 			h.Set("Content-Encoding", "br")
 		case "gzip":
-			body, etag = f.Gzip, strings.TrimSuffix(f.ETag, `"`)+`-gz"`
+			body, etag, disk = f.Gzip, strings.TrimSuffix(f.ETag, `"`)+`-gz"`, f.gzipPath
 			h.Set("Content-Encoding", "gzip")
 		}
 	}
@@ -253,10 +256,28 @@ func serveFile(w http.ResponseWriter, r *http.Request, f *File, asset bool) {
 		return
 	}
 	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(f.Status)
-	if r.Method != http.MethodHead {
-		w.Write(body)
+	if r.Method == http.MethodHead {
+		w.WriteHeader(f.Status)
+		return
 	}
+	// A large body that has a copy on disk is sent from there: on a TCP
+	// connection net/http hands an *os.File to sendfile(2), so the kernel
+	// moves the bytes without copying them through this process. Copying
+	// 4 MB per request from memory cost enough CPU on a small machine that
+	// under load some responses waited over 2 s (docs/PERFORMANCE.md). The
+	// copy must still have the body's size; otherwise memory serves.
+	if disk != "" {
+		if file, err := os.Open(disk); err == nil {
+			defer file.Close()
+			if st, err := file.Stat(); err == nil && st.Mode().IsRegular() && st.Size() == int64(len(body)) {
+				w.WriteHeader(f.Status)
+				io.Copy(w, file)
+				return
+			}
+		}
+	}
+	w.WriteHeader(f.Status)
+	w.Write(body)
 }
 
 // etagMatch reports whether an If-None-Match header matches etag, by the

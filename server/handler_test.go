@@ -401,3 +401,64 @@ func TestHTTPServerTimeouts(t *testing.T) {
 		t.Errorf("timeouts not all set: %+v", s)
 	}
 }
+
+// TestLargeFromDisk: with a cache folder, the precompressed forms of a
+// large file are sent from their copies on disk (sendfile on a TCP
+// connection), byte for byte what memory holds; a copy on disk that does
+// not have the right size is ignored.
+func TestLargeFromDisk(t *testing.T) {
+	rt := fakeRuntime()
+	rt.Wasm = append(rt.Wasm, []byte("from disk")...)
+	dir := t.TempDir()
+	srv, err := NewServer(Options{Runtime: rt, Brotli: BrotliLater, CacheDir: dir}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wasm := wasmPath(t, srv.Site())
+	deadline := time.Now().Add(60 * time.Second)
+	for srv.Site().Files[wasm[1:]].brotliPath == "" {
+		if time.Now().After(deadline) {
+			t.Fatal("brotli form never became ready")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	f := srv.Site().Files[wasm[1:]]
+	if f.gzipPath == "" || filepath.Dir(f.gzipPath) != dir || filepath.Dir(f.brotliPath) != dir {
+		t.Fatalf("disk copies: %q, %q; want both in %s", f.gzipPath, f.brotliPath, dir)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	get := func(enc string) ([]byte, string) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", hs.URL+wasm, nil)
+		req.Header.Set("Accept-Encoding", enc)
+		r, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Body.Close()
+		b := body(t, r)
+		if r.ContentLength != int64(len(b)) {
+			t.Errorf("%s: Content-Length %d, body %d bytes", enc, r.ContentLength, len(b))
+		}
+		return b, r.Header.Get("Content-Encoding")
+	}
+	for _, tc := range []struct {
+		accept, enc string
+		want        []byte
+	}{{"gzip", "gzip", f.Gzip}, {"br", "br", f.Brotli}, {"identity", "", f.Body}} {
+		if b, enc := get(tc.accept); enc != tc.enc || !bytes.Equal(b, tc.want) {
+			t.Errorf("Accept-Encoding %s: got %d bytes as %q, want %d bytes as %q", tc.accept, len(b), enc, len(tc.want), tc.enc)
+		}
+	}
+	// A damaged copy (here: cut short) is not sent.
+	if err := os.WriteFile(f.gzipPath, f.Gzip[:len(f.Gzip)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := get("gzip"); !bytes.Equal(b, f.Gzip) {
+		t.Errorf("with a short copy on disk: got %d bytes, want the %d in memory", len(b), len(f.Gzip))
+	}
+	if r := do(srv, "HEAD", wasm, "Accept-Encoding", "br"); r.ContentLength != int64(len(f.Brotli)) || len(body(t, r)) != 0 {
+		t.Errorf("HEAD: Content-Length %d, want %d and no body", r.ContentLength, len(f.Brotli))
+	}
+}

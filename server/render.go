@@ -59,7 +59,7 @@ type siteRenderer struct {
 
 // newRenderer renders the assets. ready, when not nil, is called when a
 // brotli form computed in the background (BrotliLater) is done.
-func newRenderer(opts Options, ready func(etag string, br []byte)) (*siteRenderer, error) {
+func newRenderer(opts Options, ready func(etag string, br []byte, path string)) (*siteRenderer, error) {
 	if opts.Runtime == nil || len(opts.Runtime.Wasm) == 0 || len(opts.Runtime.WasmExec) == 0 {
 		return nil, errors.New("server: no runtime (wasm module and wasm_exec.js)")
 	}
