@@ -200,6 +200,26 @@ func BenchmarkBrowserColdStart(b *testing.B) {
 	reportStartup(b, runs, "")
 }
 
+// BenchmarkBrowserReadThenRun: per op, a new Chromium with a fresh profile
+// navigates to the race lesson, waits 3 s (a reader reading; the block is
+// in view, so the runtime loads meanwhile) and then presses Run; the
+// figure is ms from the press to the first live result.
+func BenchmarkBrowserReadThenRun(b *testing.B) {
+	base, _ := site(b)
+	var runs []startup
+	for b.Loop() {
+		ctx, _ := launch(b, b.TempDir())
+		navigate(b, ctx, base+"/lessons/claim-race/")
+		eval[bool](b, ctx, 30*time.Second, `new Promise((resolve) => setTimeout(() => resolve(true), 3000))`)
+		runs = append(runs, eval[startup](b, ctx, 150*time.Second, firstResult))
+	}
+	var ms float64
+	for _, r := range runs {
+		ms += r.Result - r.Click
+	}
+	b.ReportMetric(ms/float64(len(runs)), "ms-click-to-result")
+}
+
 // BenchmarkBrowserWarmStart: per op, one fresh profile and three visits to
 // the race lesson, each pressing Run at once: cold (as BenchmarkBrowserColdStart),
 // then, after reading the result for 5 s, again in the same tab (a new document, same browser), and after closing

@@ -27,6 +27,7 @@ let loading = null;
 let compiled = null;
 let go = null;
 let memory = null;
+let waiting = 0; // runs received and not yet answered
 const marks = {};
 const info = {};
 mark("worker");
@@ -43,13 +44,17 @@ self.onmessage = async (e) => {
     if (loading === null) {
       loading = load(m);
       loading.then(
-        () => self.postMessage({ type: "ready", marks, info }),
+        () => {
+          self.postMessage({ type: "ready", marks, info });
+          setTimeout(warm, 0, 0);
+        },
         (err) => self.postMessage({ type: "fatal", message: "cannot load the runtime: " + message(err) })
       );
     }
     return;
   }
   if (m.type === "run") {
+    waiting++;
     try {
       await loading;
       if (go === null || go.exited) await start();
@@ -62,9 +67,33 @@ self.onmessage = async (e) => {
       self.postMessage({ type: "result", id: m.id, json, ms, marks, info });
     } catch (err) {
       self.postMessage({ type: "error", id: m.id, message: "the runtime failed: " + message(err) });
+    } finally {
+      waiting--;
     }
   }
 };
+
+// While the reader reads, warm runs the paths a first Run takes, a piece at
+// a time and only while no run waits, so that V8 has compiled them by the
+// time Run is pressed: the first run after start-up otherwise spends
+// about half a second compiling SQLite's code (docs/PERFORMANCE.md). The
+// results are thrown away; each run starts from a fresh state.
+const warmups = [
+  "reset\nadd order-1\nwork --job 1 --trace\njobs\neffects\ncat worker.log\n",
+  "race read 20\neffects\n",
+  "race atomic 20\neffects\n",
+];
+
+function warm(i) {
+  if (i >= warmups.length || waiting > 0 || go === null || go.exited) return;
+  try {
+    self.twiceRun(warmups[i], { seed: "", timeline: true });
+  } catch (err) {
+    return; // the next real run reports it
+  }
+  mark("warm" + i);
+  setTimeout(warm, 0, i + 1);
+}
 
 function message(err) {
   return err && err.message ? err.message : String(err);
