@@ -108,6 +108,7 @@ func Report(dir string, w io.Writer) error {
 	} {
 		add("… of which, cold: "+p.what+" (ms)", "", statOr(berr, cold, p.unit, msFmt), BrowserFile)
 	}
+	add("Chromium, fresh profile: Run pressed 3 s after navigation (the module loaded and warmed meanwhile) to first live result (ms)", "", statOr(berr, br["BenchmarkBrowserReadThenRun"], "ms-click-to-result", intFmt), BrowserFile)
 	warm := br["BenchmarkBrowserWarmStart"]
 	add("Chromium, second visit after 5 s on the first, browser restarted: navigation start to first live result (ms)", "", statOr(berr, warm, "restart-ms-to-first-result", intFmt), BrowserFile)
 	add("… the same, second visit in the same browser (ms)", "", statOr(berr, warm, "again-ms-to-first-result", intFmt), BrowserFile)
