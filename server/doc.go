@@ -86,7 +86,10 @@
 // compressed forms of large files are cached on disk by content hash
 // ([CacheDir]), and [BrotliPolicy] decides what happens on a cache miss:
 // twice build waits; twice serve starts at once, serves gzip, and switches
-// to brotli when the background compression is done.
+// to brotli when the background compression is done. Those cached copies
+// are also what the server sends for large files, from disk, so that
+// net/http can use sendfile(2) instead of copying megabytes per response
+// through the process (docs/PERFORMANCE.md, "Server").
 //
 // [NewHTTPServer] sets read, write and idle timeouts; twice serve listens
 // on [DefaultAddr], loopback only, and warns when told to listen elsewhere.
