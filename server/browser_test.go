@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	neturl "net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -20,6 +19,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
+	"github.com/twice-lab/twice/internal/browsertest"
 	"github.com/twice-lab/twice/lessons"
 	"github.com/twice-lab/twice/runtime/script"
 )
@@ -28,54 +28,14 @@ import (
 // its export on a plain file server. Without a browser they skip, loudly;
 // with TWICE_REQUIRE_BROWSER=1 (as in CI) a missing browser fails them.
 
-// chromiumPath finds the browser: $TWICE_CHROMIUM, or a usual name on PATH.
-func chromiumPath() string {
-	if p := os.Getenv("TWICE_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
 // browser starts a headless Chromium with a fresh profile and returns a
 // chromedp context for one tab, and a func that returns the console
 // messages of type error (and uncaught exceptions) seen so far.
 func browser(t *testing.T, width, height int) (context.Context, func() []string) {
 	t.Helper()
-	path := chromiumPath()
-	if path == "" {
-		msg := "no Chromium found (install Debian's chromium, or set TWICE_CHROMIUM)"
-		if os.Getenv("TWICE_REQUIRE_BROWSER") == "1" {
-			t.Fatalf("TWICE_REQUIRE_BROWSER=1 but %s", msg)
-		}
-		t.Skipf("SKIPPING BROWSER TEST: %s; set TWICE_REQUIRE_BROWSER=1 to make this a failure", msg)
-	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-features", "BackForwardCache"),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(width, height),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
-	t.Cleanup(func() { cancel(); cancelAlloc() })
-	if err := chromedp.Do(ctx); err != nil { // start the browser
-		t.Fatalf("starting %s: %v", path, err)
-	}
+	path := browsertest.Require(t)
+	opts := append(browsertest.Options(path, t.TempDir(), width, height), chromedp.Flag("hide-scrollbars", true))
+	ctx, _ := browsertest.Start(t, path, opts, chromedp.WithLogf(t.Logf))
 	var mu sync.Mutex
 	var errs []string
 	msgs := chromedp.Console(ctx)
@@ -96,6 +56,17 @@ func browser(t *testing.T, width, height int) (context.Context, func() []string)
 		defer mu.Unlock()
 		return slices.Clone(errs)
 	}
+}
+
+// browserSite is the site as the browser tests serve it: the built-in
+// lessons and the real wasm runtime, without waiting for brotli.
+func browserSite(t *testing.T) *Server {
+	t.Helper()
+	srv, err := NewServer(Options{Runtime: realRuntime(t), Brotli: BrotliNever}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
 }
 
 // run runs one action with a timeout.
@@ -180,12 +151,7 @@ func navigate(t *testing.T, ctx context.Context, url string) {
 // browser, served by the server and from an export on a plain file server.
 func TestBrowser(t *testing.T) {
 	ctx, consoleErrors := browser(t, 1280, 900)
-	rt := realRuntime(t)
-
-	srv, err := NewServer(Options{Runtime: rt, Brotli: BrotliNever}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := browserSite(t)
 	servedCount := &counting{h: srv}
 	served := httptest.NewServer(servedCount)
 	defer served.Close()
@@ -430,11 +396,7 @@ func TestBrowserScreenshots(t *testing.T) {
 		t.Skip("screenshots in -short mode")
 	}
 	ctx, consoleErrors := browser(t, 1280, 900)
-	rt := realRuntime(t)
-	srv, err := NewServer(Options{Runtime: rt, Brotli: BrotliNever}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := browserSite(t)
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	dir := artifactDir(t)

@@ -95,11 +95,7 @@ func msText(us int64) string { return fmt.Sprintf("%d.%03d", us/1000, us%1000) }
 
 func TestBrowserExplore(t *testing.T) {
 	ctx, consoleErrors := browser(t, 1280, 900)
-	rt := realRuntime(t)
-	srv, err := NewServer(Options{Runtime: rt, Brotli: BrotliNever}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := browserSite(t)
 	served := httptest.NewServer(srv)
 	defer served.Close()
 	dir := t.TempDir()
@@ -384,11 +380,7 @@ func TestBrowserExploreScreenshots(t *testing.T) {
 		t.Skip("screenshots in -short mode")
 	}
 	ctx, consoleErrors := browser(t, 1280, 900)
-	rt := realRuntime(t)
-	srv, err := NewServer(Options{Runtime: rt, Brotli: BrotliNever}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := browserSite(t)
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	dir := artifactDir(t)

@@ -22,11 +22,7 @@ import (
 // require rules as browser_test.go.
 func TestBrowserParity(t *testing.T) {
 	ctx, consoleErrors := browser(t, 1280, 900)
-	rt := realRuntime(t)
-	srv, err := NewServer(Options{Runtime: rt, Brotli: BrotliNever}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := browserSite(t)
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 
@@ -108,11 +104,7 @@ func TestBrowserParity(t *testing.T) {
 // Chromium's code cache would keep).
 func TestBrowserWasmType(t *testing.T) {
 	ctx, consoleErrors := browser(t, 1280, 900)
-	rt := realRuntime(t)
-	srv, err := NewServer(Options{Runtime: rt, Brotli: BrotliNever}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := browserSite(t)
 	dir := t.TempDir()
 	if err := srv.Site().Export(dir); err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,6 +15,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/twice-lab/twice/internal/browsertest"
 )
 
 // The browser benchmarks measure the `twice build` export named by
@@ -59,42 +60,15 @@ func launch(b *testing.B, profile string) (context.Context, int) {
 // launchStop is launch that also returns a func that closes the browser.
 func launchStop(b *testing.B, profile string) (context.Context, int, func()) {
 	b.Helper()
-	path := os.Getenv("TWICE_CHROMIUM")
-	if path == "" {
-		for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-			if p, err := exec.LookPath(name); err == nil {
-				path = p
-				break
-			}
-		}
-	}
+	path := browsertest.Path()
 	if path == "" {
 		b.Skip("SKIPPING BROWSER BENCHMARK: no Chromium (install Debian's chromium or set TWICE_CHROMIUM)")
 	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-features", "BackForwardCache"),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(profile),
+	opts := append(browsertest.Options(path, profile, 1280, 900),
 		// A diagnostic knob, not for the report's figures: V8 flags, for
 		// example --liftoff-only to see what the optimizing tier costs.
-		chromedp.Flag("js-flags", os.Getenv("TWICE_PERF_JS_FLAGS")),
-		chromedp.WindowSize(1280, 900),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	stop := func() { cancel(); cancelAlloc() }
-	b.Cleanup(stop)
-	if err := chromedp.Do(ctx); err != nil {
-		b.Fatalf("starting %s: %v", path, err)
-	}
+		chromedp.Flag("js-flags", os.Getenv("TWICE_PERF_JS_FLAGS")))
+	ctx, stop := browsertest.Start(b, path, opts)
 	return ctx, chromedp.FromContext(ctx).Browser.Process().Pid, stop
 }
 
