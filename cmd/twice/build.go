@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -29,15 +28,8 @@ func cmdBuild(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "write the site into `DIR`")
 	dir := fs.String("lessons", "", "build the lessons in `DIR` instead of the built-in ones")
 	wasm := fs.String("wasm", "", "use this prebuilt twice.wasm `FILE` instead of building one")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "twice build: unexpected argument %q\n", fs.Arg(0))
-		return 2
+	if code, done := parseFlags(fs, args, false, stderr); done {
+		return code
 	}
 	if *out == "" {
 		fmt.Fprint(stderr, "twice build: -o DIR is required\n")

@@ -11,6 +11,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -49,4 +51,22 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "twice: unknown command %q\n%s", args[0], usage)
 	return 2
+}
+
+// parseFlags parses a subcommand's flags. It returns done=true with the
+// exit code when the command should stop here: 0 after -h, 2 after a bad
+// flag (the flag package has printed why), or 2 after a positional
+// argument when the command takes none.
+func parseFlags(fs *flag.FlagSet, args []string, takesArgs bool, stderr io.Writer) (code int, done bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0, true
+		}
+		return 2, true
+	}
+	if !takesArgs && fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "twice %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return 2, true
+	}
+	return 0, false
 }

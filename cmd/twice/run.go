@@ -29,11 +29,8 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the structured Result as JSON")
 	code := fs.String("c", "", "run this script")
 	timeline := fs.String("timeline", "", "also draw the run's timeline as SVG into `FILE`")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, done := parseFlags(fs, args, true, stderr); done {
+		return code
 	}
 	n, err := strconv.ParseUint(*seed, 10, 64)
 	if err != nil {
