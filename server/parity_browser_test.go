@@ -4,13 +4,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/rogpeppe/go-internal/txtar"
-
+	"github.com/twice-lab/twice/internal/article"
 	"github.com/twice-lab/twice/runtime/script"
 )
 
@@ -28,25 +26,10 @@ func TestBrowserParity(t *testing.T) {
 
 	// The article's lines come from the runtime's golden transcripts, so
 	// that this test and those goldens cannot drift apart.
-	paths, err := filepath.Glob("../runtime/script/testdata/step*.txtar")
-	if err != nil || len(paths) != 6 {
-		t.Fatalf("want the six article steps in runtime/script/testdata, got %d (%v)", len(paths), err)
-	}
 	type prog struct{ name, src string }
 	var progs []prog
-	for _, p := range paths {
-		a, err := txtar.ParseFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range a.Files {
-			if f.Name == "script" {
-				progs = append(progs, prog{strings.TrimSuffix(filepath.Base(p), ".txtar"), string(f.Data)})
-			}
-		}
-	}
-	if len(progs) != 6 {
-		t.Fatalf("found %d article scripts, want 6", len(progs))
+	for _, st := range article.Steps(t) {
+		progs = append(progs, prog{st.Name, st.Script})
 	}
 	progs = append(progs,
 		prog{"race-read-20", "race read 20\neffects\n"},

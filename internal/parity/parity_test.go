@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/twice-lab/twice/internal/article"
 )
 
 // seeds are the seeds every case runs at, besides the CLI's default seed.
@@ -23,38 +23,13 @@ type parityCase struct {
 	code  int    // the exit code both platforms must give
 }
 
-// articleScripts returns the six article command lines from the runtime's
-// golden transcripts, so this test and those goldens cannot drift apart.
-func articleScripts(t *testing.T) map[string]string {
-	t.Helper()
-	paths, err := filepath.Glob("../../runtime/script/testdata/step*.txtar")
-	if err != nil || len(paths) != 6 {
-		t.Fatalf("want the six article steps in runtime/script/testdata, got %d (%v)", len(paths), err)
-	}
-	scripts := map[string]string{}
-	for _, p := range paths {
-		a, err := txtar.ParseFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range a.Files {
-			if f.Name == "script" {
-				scripts[strings.TrimSuffix(filepath.Base(p), ".txtar")] = strings.TrimSpace(string(f.Data))
-			}
-		}
-	}
-	if len(scripts) != 6 {
-		t.Fatalf("found %d article scripts, want 6", len(scripts))
-	}
-	return scripts
-}
-
 func parityCases(t *testing.T) []parityCase {
 	var cases []parityCase
-	for name, src := range articleScripts(t) {
-		cases = append(cases, parityCase{name: name, args: []string{"-c", src}})
+	steps := map[string]string{}
+	for _, st := range article.Steps(t) {
+		steps[st.Name] = strings.TrimSpace(st.Script)
+		cases = append(cases, parityCase{name: st.Name, args: []string{"-c", steps[st.Name]}})
 	}
-	steps := articleScripts(t)
 	cases = append(cases,
 		parityCase{name: "race-read-20", args: []string{"-c", "race read 20 && effects"}},
 		parityCase{name: "race-atomic-20", args: []string{"-c", "race atomic 20 && effects"}},
