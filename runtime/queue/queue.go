@@ -56,10 +56,6 @@ const (
 	stmtSet    = `UPDATE jobs SET status = ?, attempts = ?, run = NULL, lease = NULL WHERE id = ?`
 )
 
-// Statements lists every SQL statement the package runs, for documentation
-// and for benchmarks of the bare SQL.
-var Statements = []string{stmtInsert, stmtRead, stmtTake, stmtClaim, stmtAck, stmtList, stmtReset, stmtSet}
-
 // ErrNoJob is returned when a job id names no row.
 var ErrNoJob = errors.New("no such job")
 

@@ -102,9 +102,6 @@ func New(seed uint64) *Kernel {
 // Now returns the current virtual time.
 func (k *Kernel) Now() Time { return k.now }
 
-// Steps returns how many steps the kernel has run so far.
-func (k *Kernel) Steps() int { return k.steps }
-
 // SetBudget sets the total number of steps Run may take over the kernel's
 // life before it fails with ErrBudget.
 func (k *Kernel) SetBudget(n int) { k.budget = n }
