@@ -1,0 +1,254 @@
+package script
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// MarshalJSON encodes r exactly as encoding/json encodes the struct (the
+// json tags on Result and the types it holds are the schema), but by hand.
+//
+// The reason is size: the browser build calls this directly and so links no
+// encoding/json, which with the reflection and sorting code it brings costs
+// about 60 kB of the brotli download. `twice run --json` still goes through
+// encoding/json, which calls this method and indents its output, so the CLI
+// and the browser share one encoder. TestMarshalJSONMatchesEncodingJSON
+// holds it to encoding/json's bytes for every golden transcript and for
+// hostile strings.
+func (r *Result) MarshalJSON() ([]byte, error) {
+	var e jsonEnc
+	e.byte('{')
+	e.key("seed")
+	e.b = strconv.AppendUint(e.b, r.Seed, 10)
+	e.key("transcript")
+	jsonList(&e, r.Transcript, (*jsonEnc).str)
+	e.key("effects")
+	jsonList(&e, r.Effects, func(e *jsonEnc, f Effect) { e.effect(&f) })
+	e.key("summary")
+	jsonList(&e, r.Summary, (*jsonEnc).summary)
+	e.key("jobs")
+	jsonList(&e, r.Jobs, func(e *jsonEnc, j Job) { e.job(&j) })
+	e.key("log")
+	jsonList(&e, r.Log, (*jsonEnc).str)
+	e.key("races")
+	jsonList(&e, r.Races, (*jsonEnc).race)
+	e.key("explorations")
+	jsonList(&e, r.Explorations, (*jsonEnc).exploration)
+	e.key("trace")
+	jsonList(&e, r.Trace, (*jsonEnc).event)
+	if t := r.Timeline; t != nil {
+		e.key("timeline")
+		e.byte('{')
+		e.key("svg")
+		e.str(t.SVG)
+		e.intField("width", t.Width)
+		e.intField("height", t.Height)
+		e.key("event_x")
+		jsonList(&e, t.EventX, (*jsonEnc).int)
+		e.byte('}')
+	}
+	if x := r.Error; x != nil {
+		e.key("error")
+		e.byte('{')
+		e.strField("kind", x.Kind)
+		e.intField("line", x.Line)
+		e.intField("col", x.Col)
+		e.strField("msg", x.Msg)
+		e.byte('}')
+	}
+	e.intField("exit_code", r.ExitCode)
+	e.byte('}')
+	return e.b, nil
+}
+
+// jsonEnc appends JSON to b. Keys are written with a leading comma unless
+// they open an object, which is all the state an encoder of fixed structs
+// needs.
+type jsonEnc struct{ b []byte }
+
+func (e *jsonEnc) byte(c byte) { e.b = append(e.b, c) }
+
+func (e *jsonEnc) key(k string) {
+	if e.b[len(e.b)-1] != '{' {
+		e.b = append(e.b, ',')
+	}
+	e.b = append(e.b, '"')
+	e.b = append(e.b, k...)
+	e.b = append(e.b, '"', ':')
+}
+
+func (e *jsonEnc) int(n int)     { e.b = strconv.AppendInt(e.b, int64(n), 10) }
+func (e *jsonEnc) int64(n int64) { e.b = strconv.AppendInt(e.b, n, 10) }
+
+func (e *jsonEnc) strField(k, v string) { e.key(k); e.str(v) }
+func (e *jsonEnc) intField(k string, v int) {
+	e.key(k)
+	e.int(v)
+}
+
+// jsonList writes a JSON array, or null for a nil slice, as encoding/json
+// does.
+func jsonList[T any](e *jsonEnc, xs []T, each func(*jsonEnc, T)) {
+	if xs == nil {
+		e.b = append(e.b, "null"...)
+		return
+	}
+	e.byte('[')
+	for i, x := range xs {
+		if i > 0 {
+			e.byte(',')
+		}
+		each(e, x)
+	}
+	e.byte(']')
+}
+
+func (e *jsonEnc) effect(f *Effect) {
+	e.byte('{')
+	e.strField("order", f.Order)
+	e.strField("run", f.Run)
+	e.intField("attempt", f.Attempt)
+	e.intField("send", f.Send)
+	e.strField("worker", f.Worker)
+	e.key("at_us")
+	e.int64(f.AtUS)
+	e.byte('}')
+}
+
+func (e *jsonEnc) summary(s Summary) {
+	e.byte('{')
+	e.strField("order", s.Order)
+	e.intField("effects", s.Effects)
+	e.intField("runs", s.Runs)
+	e.key("span_ms")
+	e.int64(s.SpanMS)
+	e.key("tags")
+	jsonList(e, s.Tags, (*jsonEnc).str)
+	e.strField("kind", s.Kind)
+	e.strField("diagnosis", s.Diagnosis)
+	e.byte('}')
+}
+
+func (e *jsonEnc) job(j *Job) {
+	e.byte('{')
+	e.key("id")
+	e.int64(j.ID)
+	e.strField("order", j.Order)
+	e.strField("status", j.Status)
+	e.intField("attempts", j.Attempts)
+	e.strField("run", j.Run)
+	e.key("lease_us")
+	if j.LeaseUS == nil {
+		e.b = append(e.b, "null"...)
+	} else {
+		e.int64(*j.LeaseUS)
+	}
+	e.byte('}')
+}
+
+func (e *jsonEnc) race(r RaceTally) {
+	e.byte('{')
+	e.strField("claim", r.Claim)
+	e.intField("workers", r.Workers)
+	e.intField("races", r.Races)
+	e.intField("duplicates", r.Duplicates)
+	e.byte('}')
+}
+
+func (e *jsonEnc) exploration(x Exploration) {
+	e.byte('{')
+	e.strField("claim", x.Claim)
+	e.intField("workers", x.Workers)
+	e.strField("orderings", x.Orderings)
+	e.strField("duplicating", x.Duplicating)
+	e.intField("states", x.States)
+	e.strField("method", x.Method)
+	e.key("shortest")
+	jsonList(e, x.Shortest, func(e *jsonEnc, s ExploreStep) {
+		e.byte('{')
+		e.strField("worker", s.Worker)
+		e.strField("what", s.What)
+		e.byte('}')
+	})
+	e.byte('}')
+}
+
+func (e *jsonEnc) event(v Event) {
+	e.byte('{')
+	e.key("at_us")
+	e.int64(v.AtUS)
+	e.strField("proc", v.Proc)
+	e.strField("kind", v.Kind)
+	e.strField("step", v.Step)
+	if v.Run != "" {
+		e.strField("run", v.Run)
+	}
+	if v.Job != nil {
+		e.key("job")
+		e.job(v.Job)
+	}
+	if v.Effect != nil {
+		e.key("effect")
+		e.effect(v.Effect)
+	}
+	e.byte('}')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// str writes s as a JSON string the way encoding/json does by default:
+// quotes, backslashes and control characters escaped, <, > and & as
+// \u003c, \u003e and \u0026 (so the JSON is safe inside a <script>
+// element), U+2028 and U+2029 escaped for JavaScript, and each byte of
+// invalid UTF-8 replaced by U+FFFD.
+func (e *jsonEnc) str(s string) {
+	b := append(e.b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	e.b = append(b, '"')
+}
