@@ -29,13 +29,13 @@
 // continuations, so their counts are shared; and because the workers are
 // identical, states that differ only by which worker is which are merged
 // too (symmetry reduction). Both reductions are exact: the counts are the
-// counts of every ordering, computed with big integers. Before executing a
+// counts of every ordering, computed in 128-bit integers (see Count). Before executing a
 // step from a remembered state the row is put back with queue.Conn.Set.
 package explore
 
 import (
+	"errors"
 	"fmt"
-	"math/big"
 	"slices"
 	"strings"
 
@@ -48,6 +48,11 @@ const (
 	MaxWorkers = 8
 )
 
+// errTooMany is returned if a count would not fit in a Count, which the
+// worker limit rules out (see Count); it is there so that a future change
+// of limits fails loudly instead of counting wrong.
+var errTooMany = errors.New("too many orderings to count in 128 bits")
+
 // Method names the reductions used, for the report.
 const Method = "exact count: orderings that reach the same state share their continuations, and states that differ only by worker names are merged"
 
@@ -58,8 +63,8 @@ type Report struct {
 	// Orderings is the number of distinct complete orderings of the
 	// workers' steps; Duplicating counts those that end with two or more
 	// effects.
-	Orderings   *big.Int
-	Duplicating *big.Int
+	Orderings   Count
+	Duplicating Count
 	// States is how many distinct states the search executed steps from.
 	States int
 	// Statements counts the SQL statements the search ran.
@@ -126,7 +131,7 @@ func (s state) done() bool {
 }
 
 type result struct {
-	total, dup *big.Int
+	total, dup Count
 	// toTwice is the fewest steps from this state to a second effect, or
 	// -1 when no ordering gets there.
 	toTwice int
@@ -199,9 +204,9 @@ func Explore(claim string, workers int) (*Report, error) {
 // them duplicate, remembering the answer for s's canonical form.
 func (x *explorer) count(s state) (result, error) {
 	if s.done() {
-		r := result{total: big.NewInt(1), dup: big.NewInt(0), toTwice: -1}
+		r := result{total: CountOf(1), toTwice: -1}
 		if s.twice() {
-			r.dup.SetInt64(1)
+			r.dup = CountOf(1)
 			r.toTwice = 0
 		}
 		return r, nil
@@ -210,14 +215,14 @@ func (x *explorer) count(s state) (result, error) {
 	if r, ok := x.memo[k]; ok {
 		return r, nil
 	}
-	r := result{total: new(big.Int), dup: new(big.Int), toTwice: -1}
+	r := result{toTwice: -1}
 	if s.twice() {
 		r.toTwice = 0
 	}
 	// Workers at the same place in the protocol are interchangeable:
 	// step one of them and count its continuations once per such worker.
 	var first [pcDone]int
-	var many [pcDone]int64
+	var many [pcDone]uint64
 	for i, w := range s.ws {
 		if w.pc != pcDone {
 			if many[w.pc] == 0 {
@@ -238,9 +243,14 @@ func (x *explorer) count(s state) (result, error) {
 		if err != nil {
 			return r, err
 		}
-		m := big.NewInt(many[pc])
-		r.total.Add(r.total, new(big.Int).Mul(m, c.total))
-		r.dup.Add(r.dup, new(big.Int).Mul(m, c.dup))
+		t, ok1 := c.total.mul(many[pc])
+		d, ok2 := c.dup.mul(many[pc])
+		var ok3, ok4 bool
+		r.total, ok3 = r.total.add(t)
+		r.dup, ok4 = r.dup.add(d)
+		if !(ok1 && ok2 && ok3 && ok4) {
+			return r, errTooMany
+		}
 		if c.toTwice >= 0 && !s.twice() && (r.toTwice < 0 || c.toTwice+1 < r.toTwice) {
 			r.toTwice = c.toTwice + 1
 		}
