@@ -109,12 +109,16 @@ type state struct {
 // key returns the state's canonical form: workers sorted, so that states
 // equal up to renaming workers share one key.
 func (s state) key() string {
-	ws := slices.Clone(s.ws)
-	slices.SortFunc(ws, func(a, b wstate) int { return int(a.pc) - int(b.pc) })
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s/%d/%d/", s.status, s.attempts, s.effects)
-	for _, w := range ws {
-		b.WriteByte('0' + w.pc)
+	// The workers' places in ascending order: a counting sort, since a
+	// place is one of a handful of values.
+	for pc := uint8(0); pc <= pcDone; pc++ {
+		for _, w := range s.ws {
+			if w.pc == pc {
+				b.WriteByte('0' + pc)
+			}
+		}
 	}
 	return b.String()
 }

@@ -3,7 +3,9 @@ package script
 import (
 	"bytes"
 	"encoding/json"
+	"html"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,4 +105,20 @@ func FuzzMarshalJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		checkJSON(t, "fuzz", &Result{Transcript: []string{s}, Error: &Error{Msg: s}, Trace: []Event{{Run: s}}})
 	})
+}
+
+func TestEscapeXMLMatchesHTML(t *testing.T) {
+	for _, s := range []string{"", "plain", `<a href="x">&'</a>`, "&&&", "é<日>\xff", strings.Repeat("<>", 100)} {
+		if got, want := escapeXML(s), html.EscapeString(s); got != want {
+			t.Errorf("escapeXML(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+func TestSortInsertion(t *testing.T) {
+	xs := []int{5, 3, 9, 1, 3, 0, -2, 9}
+	sortInsertion(xs, func(a, b int) bool { return a < b })
+	if !slices.IsSorted(xs) {
+		t.Errorf("not sorted: %v", xs)
+	}
 }

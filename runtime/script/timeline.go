@@ -2,7 +2,6 @@ package script
 
 import (
 	"fmt"
-	"html"
 	"slices"
 	"strings"
 
@@ -69,7 +68,7 @@ func (a axis) x(t sim.Time) int {
 // newAxis cuts the quiet stretches out of the span of times and spreads the
 // remaining bursts over the drawing width in proportion to their length.
 func newAxis(times []sim.Time) axis {
-	slices.Sort(times)
+	sortInsertion(times, func(a, b sim.Time) bool { return a < b })
 	times = slices.Compact(times)
 	type seg struct{ a, b sim.Time }
 	segs := []seg{{times[0], times[0]}}
@@ -138,7 +137,7 @@ func (r *Result) DrawTimeline() *Timeline {
 	if len(lanes) == 0 {
 		return nil
 	}
-	slices.SortFunc(lanes, naturalCompare)
+	sortInsertion(lanes, func(a, b string) bool { return naturalCompare(a, b) < 0 })
 	lanes = append(lanes, "receipts")
 	for i, name := range lanes {
 		lane[name] = i
@@ -155,7 +154,7 @@ func (r *Result) DrawTimeline() *Timeline {
 
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	esc := html.EscapeString
+	esc := escapeXML
 
 	var dups, effects int
 	for _, e := range r.Trace {
@@ -333,4 +332,49 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n-1] + "…"
+}
+
+// escapeXML escapes text for SVG markup as html.EscapeString does (&, <,
+// >, ' and "), without the general string replacer that would add about
+// 5 kB to the browser's download.
+func escapeXML(s string) string {
+	var b []byte
+	last := 0
+	for i := 0; i < len(s); i++ {
+		var r string
+		switch s[i] {
+		case '&':
+			r = "&amp;"
+		case '<':
+			r = "&lt;"
+		case '>':
+			r = "&gt;"
+		case '\'':
+			r = "&#39;"
+		case '"':
+			r = "&#34;"
+		default:
+			continue
+		}
+		b = append(b, s[last:i]...)
+		b = append(b, r...)
+		last = i + 1
+	}
+	if b == nil {
+		return s
+	}
+	return string(append(b, s[last:]...))
+}
+
+// sortInsertion sorts xs stably by less. The timeline sorts short lists
+// (lane names) and almost-sorted ones (event times, which the trace holds
+// in order, followed by a few lease expiries), where insertion sort is
+// near linear; it also keeps package slices' sorting code, instantiated
+// once per element type, out of the browser's download.
+func sortInsertion[T any](xs []T, less func(a, b T) bool) {
+	for i := 1; i < len(xs); i++ {
+		for j := i; j > 0 && less(xs[j], xs[j-1]); j-- {
+			xs[j], xs[j-1] = xs[j-1], xs[j]
+		}
+	}
 }
