@@ -62,7 +62,7 @@
 // # The runtime
 //
 // [BuildRuntime] compiles the module's wasm package with GOOS=js
-// GOARCH=wasm (-trimpath, -ldflags=-s -w) and reads wasm_exec.js from the
+// GOARCH=wasm and the flags in [WasmBuildFlags], and reads wasm_exec.js from the
 // GOROOT of the same go command, so the two always match. The go command's
 // build cache makes rebuilds take a second or two; the first build takes
 // about 40 s. [LoadRuntime] reads a prebuilt module instead (twice serve

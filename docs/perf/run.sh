@@ -78,11 +78,11 @@ if ! skip wazero; then
 fi
 
 need go
-step "build: twice (native), the GOOS=js runtime, and the export"
+step "build: twice (native), and the export with the GOOS=js runtime built as twice serve builds it"
 go build -o "$out/twice" ./cmd/twice
-GOOS=js GOARCH=wasm CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$out/twice.wasm" ./wasm
 rm -rf "$out/site"
-"$out/twice" build -o "$out/site" --wasm "$out/twice.wasm" >&2
+"$out/twice" build -o "$out/site" >&2
+cp "$(ls "$out"/site/assets/twice.*.wasm)" "$out/twice.wasm"
 
 if ! skip sizes; then
 	need gzip brotli
@@ -95,7 +95,7 @@ if ! skip sizes; then
 	css=("$a"/style.*.css "$a"/playground.*.css)
 	sum() { local f=$1 t=0; shift; for x in "$@"; do t=$((t + $($f "$x"))); done; echo $t; }
 	{
-		echo "# go build -trimpath -ldflags='-s -w' ./wasm (GOOS=js GOARCH=wasm)"
+		echo "# the exported module: GOOS=js GOARCH=wasm go build with server.WasmBuildFlags"
 		echo "wasm.raw $(size "$out/twice.wasm")"
 		echo "wasm.gz $(gz "$out/twice.wasm")"
 		echo "wasm.br $(br "$out/twice.wasm")"

@@ -134,7 +134,7 @@ func Report(dir string, w io.Writer) error {
 			rows = append(rows, row{figure, budget, mbFmt(float64(v)), verdict(within, Stat{Median: float64(v), Min: float64(v), Max: float64(v), N: 1}, true), SizesFile})
 		}
 	}
-	sizeRow("wasm (GOOS=js, -trimpath -s -w), raw", "", "wasm.raw")
+	sizeRow("wasm as twice serve builds it (GOOS=js, server.WasmBuildFlags), raw", "", "wasm.raw")
 	sizeRow("wasm, gzip -9", "", "wasm.gz")
 	sizeRow("wasm, brotli -q 11", "", "wasm.br")
 	sizeRow("JS before the first live result (twice.js, worker.js, wasm_exec.js), brotli", "", "js.br")
