@@ -78,6 +78,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 		return b
 	}
 	add := func(name string, body []byte) string {
+		body = minified(name, body)
 		hn := hashedName(name, body)
 		f := newFile(hn, body, 200, true)
 		r.comp.compress(f)
@@ -103,6 +104,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	if err != nil {
 		return nil, err
 	}
+	js = minified("twice.js", js)
 	r.names.Script = add("twice.js", js)
 	// The stable name, for pages elsewhere that embed the component.
 	stable := newFile("twice.js", js, 200, false)
