@@ -328,6 +328,29 @@ func BenchmarkBrowserRace(b *testing.B) {
 	}
 }
 
+// BenchmarkBrowserExplore checks every interleaving (`race CLAIM --all
+// --workers N`) per op in the playground's Web Worker and reports the
+// milliseconds per check, timed in Go around the round trip, as a reader
+// waits for it after pressing Run on the Every ordering tab.
+func BenchmarkBrowserExplore(b *testing.B) {
+	base, dir := site(b)
+	ctx, _ := launch(b, b.TempDir())
+	startWorker(b, ctx, base, dir)
+	for _, c := range []struct {
+		claim   string
+		workers int
+	}{{"read", 2}, {"read", 8}, {"atomic", 8}} {
+		b.Run(fmt.Sprintf("%s-%d", c.claim, c.workers), func(b *testing.B) {
+			src := fmt.Sprintf("race %s --all --workers %d", c.claim, c.workers)
+			runInWorker(b, ctx, src, 0) // warm up the tiers
+			for i := 0; b.Loop(); i++ {
+				runInWorker(b, ctx, src, i+1)
+			}
+			b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms/check")
+		})
+	}
+}
+
 // BenchmarkBrowserMemory runs 10 x `race read 1000` (10,000 races) per op
 // in one fresh browser and reports the tab's renderer process (the one
 // that holds the page and its worker, the renderer with the largest peak):

@@ -95,6 +95,10 @@ func Report(dir string, w io.Writer) error {
 	for _, claim := range []string{"read", "atomic"} {
 		addB("Chromium (headless, Web Worker): races/s (race "+claim+" 1000)", "≥ 2,000", atLeast(2000), statM(berr, br["BenchmarkBrowserRace/"+claim], "races/s"), intFmt, BrowserFile)
 	}
+	for _, x := range []string{"read-2", "read-8", "atomic-8"} {
+		claim, workers, _ := strings.Cut(x, "-")
+		add("Chromium: every interleaving, race "+claim+" --all --workers "+workers+" (ms per check)", "", statOr(berr, br["BenchmarkBrowserExplore/"+x], "ms/check", msFmt), BrowserFile)
+	}
 	cold := br["BenchmarkBrowserColdStart"]
 	addB("Chromium, fresh profile: navigation start to first live result (ms)", "≤ 1,500", atMost(1500), statM(berr, cold, "ms-to-first-result"), intFmt, BrowserFile)
 	add("Chromium, fresh profile: Run pressed to first live result (ms)", "", statOr(berr, cold, "ms-click-to-result", intFmt), BrowserFile)
