@@ -257,6 +257,45 @@ func TestBrowserExplore(t *testing.T) {
 		t.Errorf("the link does not keep the view and step: %q", l)
 	}
 
+	// A click on the picture jumps to the step drawn there: aim at the
+	// duplicate effect. Several events can be drawn at one x; the first
+	// click takes the first of them, the next click the one after.
+	dup, effects := -1, 0
+	for k, ev := range trace {
+		if ev.Effect != nil {
+			if effects++; effects == 2 {
+				dup = k
+				break
+			}
+		}
+	}
+	if dup < 0 {
+		t.Fatal("the read race has no second effect to aim at")
+	}
+	ex := native.Timeline.EventX
+	var drawnThere []int
+	for i, x := range ex {
+		if x == ex[dup] {
+			drawnThere = append(drawnThere, i)
+		}
+	}
+	box := js[[]float64](t, ctx, `(() => { const r = tp.q(0, ".tl-inner"); r.scrollIntoView({ block: "center" }); const b = r.getBoundingClientRect(); return [b.left, b.top, b.width, b.height]; })()`)
+	px, py := box[0]+float64(ex[dup])*box[2]/float64(native.Timeline.Width), box[1]+box[3]/2
+	next := func(cur int) int {
+		if i := slices.Index(drawnThere, cur); i >= 0 {
+			return drawnThere[(i+1)%len(drawnThere)]
+		}
+		return drawnThere[0]
+	}
+	step := next(2)
+	run(t, ctx, 10*time.Second, chromedp.MouseClickXY(px, py))
+	check(step)
+	if len(drawnThere) > 1 {
+		step = next(step)
+		run(t, ctx, 10*time.Second, chromedp.MouseClickXY(px, py))
+		check(step)
+	}
+
 	// The atomic claim draws no duplicate.
 	js[string](t, ctx, `tp.run(0, () => tp.q(0, "input[value=atomic]").click())`)
 	if n := js[int](t, ctx, `tp.dups(0)`); n != 0 {

@@ -168,6 +168,20 @@
     return { script, seed, claim: claimOf(script), view, step, workers };
   }
 
+  // nearestStep returns the index of the event drawn nearest to x (in SVG
+  // units) on the timeline. Events drawn at one x are taken in turn: if
+  // the current step is one of them, the next one (wrapping) is returned.
+  function nearestStep(xs, x, current) {
+    let best = Infinity;
+    for (const v of xs) best = Math.min(best, Math.abs(v - x));
+    const at = [];
+    xs.forEach((v, i) => {
+      if (Math.abs(v - x) === best) at.push(i);
+    });
+    const i = at.indexOf(current);
+    return i < 0 ? at[0] : at[(i + 1) % at.length];
+  }
+
   // shellQuote quotes s for a POSIX shell: inside single quotes nothing is
   // special, and a single quote is written as '\'' (close, escaped quote,
   // reopen).
@@ -547,7 +561,7 @@
       ui.tlScroll = h("div", { class: "tl-scroll", tabindex: "0", role: "region", "aria-label": "Timeline picture (scrolls sideways on narrow screens)" }, ui.tlInner);
       ui.tlLegend = h("figcaption", {
         class: "tl-legend",
-        text: "One lane per worker and one for the receipts service. Bars: leases; ticks: SQL statements; dots: effects, the duplicate in red; crosses: kills. A dashed break skips a long wait.",
+        text: "One lane per worker and one for the receipts service. Bars: leases; ticks: SQL statements; dots: effects, the duplicate in red; crosses: kills. A dashed break skips a long wait. Click the picture to jump to the step drawn there.",
       });
       ui.tlFig = h("figure", { class: "timeline", hidden: true }, ui.tlScroll, ui.tlLegend);
       ui.prev = h("button", { type: "button", class: "step-btn prev", "aria-label": "Previous step", text: "◀ Back" });
@@ -682,6 +696,17 @@
         if (to === undefined || e.altKey || e.ctrlKey || e.metaKey) return;
         e.preventDefault();
         this.goStep(to);
+      });
+      // A click on the timeline jumps to the step drawn nearest to it; a
+      // second click at the same place walks through the steps drawn there
+      // (one instant can hold several). The buttons and keys stay the way
+      // to step without a pointer.
+      ui.tlInner.addEventListener("click", (e) => {
+        const tl = this.result && this.result.timeline;
+        const rect = ui.tlInner.getBoundingClientRect();
+        if (!tl || !tl.event_x || !tl.event_x.length || rect.width <= 0) return;
+        const k = nearestStep(tl.event_x, ((e.clientX - rect.left) / rect.width) * tl.width, this.step);
+        this.goStep(k);
       });
       ui.copyLink.addEventListener("click", () => this.copy(ui.copyLink, ui.link.href));
       ui.copyCmd.addEventListener("click", () => this.copy(ui.copyCmd, commandFor(this.ran.script, this.ran.seed)));
