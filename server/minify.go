@@ -18,7 +18,7 @@ import (
 var minifier = func() *minify.M {
 	m := minify.New()
 	m.AddFunc("css", cssmin.Minify)
-	m.AddFunc("js", (&jsmin.Minifier{KeepVarNames: false}).Minify)
+	m.AddFunc("js", jsmin.Minify)
 	return m
 }()
 

@@ -44,7 +44,7 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		e.intField("width", t.Width)
 		e.intField("height", t.Height)
 		e.key("event_x")
-		jsonList(&e, t.EventX, (*jsonEnc).int)
+		jsonList(&e, t.EventX, (*jsonEnc).num)
 		e.byte('}')
 	}
 	if x := r.Error; x != nil {
@@ -77,13 +77,13 @@ func (e *jsonEnc) key(k string) {
 	e.b = append(e.b, '"', ':')
 }
 
-func (e *jsonEnc) int(n int)     { e.b = strconv.AppendInt(e.b, int64(n), 10) }
-func (e *jsonEnc) int64(n int64) { e.b = strconv.AppendInt(e.b, n, 10) }
+func (e *jsonEnc) num(n int)     { e.b = strconv.AppendInt(e.b, int64(n), 10) }
+func (e *jsonEnc) num64(n int64) { e.b = strconv.AppendInt(e.b, n, 10) }
 
 func (e *jsonEnc) strField(k, v string) { e.key(k); e.str(v) }
 func (e *jsonEnc) intField(k string, v int) {
 	e.key(k)
-	e.int(v)
+	e.num(v)
 }
 
 // jsonList writes a JSON array, or null for a nil slice, as encoding/json
@@ -111,7 +111,7 @@ func (e *jsonEnc) effect(f *Effect) {
 	e.intField("send", f.Send)
 	e.strField("worker", f.Worker)
 	e.key("at_us")
-	e.int64(f.AtUS)
+	e.num64(f.AtUS)
 	e.byte('}')
 }
 
@@ -121,7 +121,7 @@ func (e *jsonEnc) summary(s Summary) {
 	e.intField("effects", s.Effects)
 	e.intField("runs", s.Runs)
 	e.key("span_ms")
-	e.int64(s.SpanMS)
+	e.num64(s.SpanMS)
 	e.key("tags")
 	jsonList(e, s.Tags, (*jsonEnc).str)
 	e.strField("kind", s.Kind)
@@ -132,7 +132,7 @@ func (e *jsonEnc) summary(s Summary) {
 func (e *jsonEnc) job(j *Job) {
 	e.byte('{')
 	e.key("id")
-	e.int64(j.ID)
+	e.num64(j.ID)
 	e.strField("order", j.Order)
 	e.strField("status", j.Status)
 	e.intField("attempts", j.Attempts)
@@ -141,7 +141,7 @@ func (e *jsonEnc) job(j *Job) {
 	if j.LeaseUS == nil {
 		e.b = append(e.b, "null"...)
 	} else {
-		e.int64(*j.LeaseUS)
+		e.num64(*j.LeaseUS)
 	}
 	e.byte('}')
 }
@@ -176,7 +176,7 @@ func (e *jsonEnc) exploration(x Exploration) {
 func (e *jsonEnc) event(v Event) {
 	e.byte('{')
 	e.key("at_us")
-	e.int64(v.AtUS)
+	e.num64(v.AtUS)
 	e.strField("proc", v.Proc)
 	e.strField("kind", v.Kind)
 	e.strField("step", v.Step)

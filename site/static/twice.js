@@ -561,7 +561,7 @@
       ui.tlScroll = h("div", { class: "tl-scroll", tabindex: "0", role: "region", "aria-label": "Timeline picture (scrolls sideways on narrow screens)" }, ui.tlInner);
       ui.tlLegend = h("figcaption", {
         class: "tl-legend",
-        text: "One lane per worker and one for the receipts service. Bars: leases; ticks: SQL statements; dots: effects, the duplicate in red; crosses: kills. A dashed break skips a long wait. Click the picture to jump to the step drawn there.",
+        text: "One lane per worker and one for the receipts service. Bars: leases; ticks: SQL statements; dots: effects, the duplicate in red; crosses: kills. A dashed break skips a long wait. Tap or click the picture to jump to the step drawn there.",
       });
       ui.tlFig = h("figure", { class: "timeline", hidden: true }, ui.tlScroll, ui.tlLegend);
       ui.prev = h("button", { type: "button", class: "step-btn prev", "aria-label": "Previous step", text: "◀ Back" });
