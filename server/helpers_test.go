@@ -28,17 +28,22 @@ var (
 
 // realRuntime builds the wasm module once per test binary. The go command's
 // build cache makes this a second or two after the first build (about 40 s).
+// openWasmSources opens the files of ../wasm. go test caches results by
+// the files the test process opens; a go build of ./wasm reads them in
+// another process, so a test that builds it opens them too, so that an
+// edit there reruns it.
+func openWasmSources() {
+	if ents, err := os.ReadDir("../wasm"); err == nil {
+		for _, e := range ents {
+			os.ReadFile("../wasm/" + e.Name())
+		}
+	}
+}
+
 func realRuntime(t *testing.T) *Runtime {
 	t.Helper()
 	realOnce.Do(func() {
-		// go test caches results by the files the test process opens; the
-		// go build below reads ../wasm in another process, so open it here
-		// too, so that an edit there reruns these tests.
-		if ents, err := os.ReadDir("../wasm"); err == nil {
-			for _, e := range ents {
-				os.ReadFile("../wasm/" + e.Name())
-			}
-		}
+		openWasmSources()
 		start := time.Now()
 		realRT, realErr = BuildRuntime(context.Background(), BuildOptions{})
 		if realErr == nil {

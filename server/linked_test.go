@@ -1,0 +1,177 @@
+package server
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBrowserBuildLinks checks what the browser build links, by the
+// function names in the module's name section (kept by building without
+// -ldflags=-s -w, otherwise with WasmBuildFlags): the cuts that keep the
+// download small must stay made. A package merely imported somewhere in
+// the graph does not count; only code the linker kept does.
+func TestBrowserBuildLinks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the wasm module")
+	}
+	openWasmSources()
+	out := filepath.Join(t.TempDir(), "named.wasm")
+	args := []string{"build"}
+	for _, f := range WasmBuildFlags {
+		if !strings.HasPrefix(f, "-ldflags=") {
+			args = append(args, f)
+		}
+	}
+	cmd := exec.Command("go", append(args, "-o", out, "./wasm")...)
+	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	mod, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	funcs, err := wasmFuncs(mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The parser must see what is surely there, or the checks below
+	// would pass on nothing.
+	for _, want := range []string{"github.com_twice_lab_twice_runtime_script.Run", "main.main"} {
+		if _, ok := funcs[want]; !ok {
+			t.Fatalf("no function %s among the %d names read; the name section parser is wrong", want, len(funcs))
+		}
+	}
+	banned := map[string]string{
+		"encoding_json.typeFields": "the Result has its own MarshalJSON", // the heart of reflection-driven encoding
+		"math_big.":                "exploration counts are 128-bit integers",
+		"github.com_yuin_goldmark": "lessons are rendered by the server",
+		"net_http.":                "the wasm does no HTTP",
+		"strings.__Replacer_":      "the timeline escapes text with a loop",
+	}
+	for name := range funcs {
+		for prefix, why := range banned {
+			if strings.HasPrefix(name, prefix) {
+				t.Errorf("the browser build links %s, but should not: %s", name, why)
+				delete(banned, prefix) // once per package is enough
+			}
+		}
+	}
+	// Without bounds checks SQLite's interpreter loop is about 281 kB of
+	// code; with them, about 535 kB (Go 1.26).
+	const vdbe = "github.com_ncruces_go_sqlite3_wasm_v6.__Module_._sqlite3VdbeExec"
+	if size, ok := funcs[vdbe]; !ok {
+		t.Errorf("no %s in the module", vdbe)
+	} else if size > 400_000 {
+		t.Errorf("sqlite3VdbeExec is %d bytes of code: is SQLite built with bounds checks again (WasmBuildFlags)?", size)
+	} else {
+		t.Logf("%d functions; sqlite3VdbeExec %d bytes of code", len(funcs), size)
+	}
+}
+
+// wasmFuncs returns the size of the body of each function of a wasm
+// module, by the name its name section gives it.
+func wasmFuncs(mod []byte) (map[string]int, error) {
+	bad := errors.New("not a wasm module this parser understands")
+	if len(mod) < 8 || string(mod[:4]) != "\x00asm" {
+		return nil, bad
+	}
+	i := 8
+	uleb := func() int {
+		v, shift := 0, 0
+		for i < len(mod) {
+			c := mod[i]
+			i++
+			v |= int(c&0x7f) << shift
+			if c < 0x80 {
+				return v
+			}
+			shift += 7
+		}
+		return 0
+	}
+	limits := func() {
+		flags := uleb()
+		uleb() // minimum
+		if flags&1 != 0 {
+			uleb() // maximum
+		}
+	}
+	imports := 0
+	var bodies []int
+	names := map[int]string{}
+	for i < len(mod) {
+		id := mod[i]
+		i++
+		end := uleb()
+		end += i
+		if end > len(mod) {
+			return nil, bad
+		}
+		switch id {
+		case 2: // imports: count the imported functions, which come first
+			for n := uleb(); n > 0; n-- {
+				i += uleb() // module
+				i += uleb() // name
+				kind := mod[i]
+				i++
+				switch kind {
+				case 0: // function: type index
+					uleb()
+					imports++
+				case 1: // table: element type, limits
+					i++
+					limits()
+				case 2: // memory: limits
+					limits()
+				case 3: // global: type, mutability
+					i += 2
+				default:
+					return nil, bad
+				}
+			}
+		case 10: // code
+			for n := uleb(); n > 0; n-- {
+				size := uleb()
+				bodies = append(bodies, size)
+				i += size
+			}
+		case 0: // custom: the name section's function names
+			name := string(mod[i+1 : i+1+int(mod[i])])
+			if name == "name" && mod[i] < 0x80 {
+				i += 1 + len(name)
+				for i < end {
+					sub := mod[i]
+					i++
+					subEnd := uleb()
+					subEnd += i
+					if sub == 1 {
+						for n := uleb(); n > 0; n-- {
+							idx := uleb()
+							l := uleb()
+							names[idx] = string(mod[i : i+l])
+							i += l
+						}
+					}
+					i = subEnd
+				}
+			}
+		}
+		i = end
+	}
+	funcs := make(map[string]int, len(bodies))
+	for k, size := range bodies {
+		if name, ok := names[imports+k]; ok {
+			funcs[name] = size
+		}
+	}
+	if len(funcs) == 0 {
+		return nil, errors.New("the module has no function names (built with -s?)")
+	}
+	return funcs, nil
+}
