@@ -104,10 +104,10 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	if err != nil {
 		return nil, err
 	}
-	js = minified("twice.js", js)
 	r.names.Script = add("twice.js", js)
-	// The stable name, for pages elsewhere that embed the component.
-	stable := newFile("twice.js", js, 200, false)
+	// The stable name, for pages elsewhere that embed the component: the
+	// same (minified) body as the hashed name.
+	stable := newFile("twice.js", r.assets["assets/"+r.names.Script].Body, 200, false)
 	r.comp.compress(stable)
 	r.assets["assets/twice.js"] = stable
 	return r, nil

@@ -29,8 +29,9 @@
 // continuations, so their counts are shared; and because the workers are
 // identical, states that differ only by which worker is which are merged
 // too (symmetry reduction). Both reductions are exact: the counts are the
-// counts of every ordering, computed in 128-bit integers (see Count). Before executing a
-// step from a remembered state the row is put back with queue.Conn.Set.
+// counts of every ordering, computed in 128-bit integers (see Count).
+// Before executing a step from a remembered state the row is put back with
+// queue.Conn.Set.
 package explore
 
 import (
