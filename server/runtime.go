@@ -160,7 +160,7 @@ func moduleRoot(ctx context.Context, goCmd, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	notFound := errors.New("cannot build the WebAssembly runtime: not inside the twice source tree (run twice serve from a clone of the repository, or pass --wasm FILE with a prebuilt twice.wasm)")
+	notFound := errors.New("cannot build the WebAssembly runtime: not inside the twice source tree (run twice serve from a clone of the repository, pass --wasm FILE with a prebuilt twice.wasm, or use a binary made by twice bundle)")
 	if gomod == "" || gomod == os.DevNull {
 		return "", notFound
 	}
@@ -229,8 +229,9 @@ func CacheDir() string {
 
 // ObtainRuntime returns the runtime twice serve and twice build use: the
 // prebuilt module wasmFile when it is set, else the one named by the
-// TWICE_WASM environment variable, else one built from the source tree
-// around the current directory. Progress lines go to progress.
+// TWICE_WASM environment variable, else the one bundled in this binary
+// (see BuildBundle), else one built from the source tree around the
+// current directory. Progress lines go to progress.
 func ObtainRuntime(ctx context.Context, wasmFile string, progress io.Writer) (*Runtime, error) {
 	if wasmFile == "" {
 		wasmFile = os.Getenv("TWICE_WASM")
@@ -241,6 +242,12 @@ func ObtainRuntime(ctx context.Context, wasmFile string, progress io.Writer) (*R
 			fmt.Fprintf(progress, "using the prebuilt runtime %s (%.1f MB)\n", wasmFile, float64(len(rt.Wasm))/1e6)
 		}
 		return rt, err
+	}
+	if rt := Bundled(); rt != nil {
+		if progress != nil {
+			fmt.Fprintf(progress, "using the runtime bundled in this binary (%.1f MB)\n", float64(len(rt.Wasm))/1e6)
+		}
+		return rt, nil
 	}
 	return BuildRuntime(ctx, BuildOptions{Progress: progress})
 }

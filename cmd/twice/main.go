@@ -6,6 +6,7 @@
 //	twice run [--seed N] [--json] [--timeline FILE] (-c SCRIPT | FILE | -)
 //	twice serve [--addr HOST:PORT] [--lessons DIR] [--wasm FILE]
 //	twice build -o DIR [--lessons DIR] [--wasm FILE]
+//	twice bundle -o FILE [--goos OS] [--goarch ARCH]
 //
 // Exit codes: 0 success, 1 runtime error, 2 usage or parse error.
 package main
@@ -29,6 +30,8 @@ const usage = `usage:
                                          serve the lessons and the playground
   twice build -o DIR [--lessons DIR] [--wasm FILE]
                                          write the site as static files
+  twice bundle -o FILE [--goos OS] [--goarch ARCH]
+                                         write one binary with the runtime inside
 Run 'twice COMMAND -h' for a command's flags.
 `
 
@@ -45,6 +48,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdServe(args[1:], stdout, stderr)
 	case "build":
 		return cmdBuild(args[1:], stdout, stderr)
+	case "bundle":
+		return cmdBundle(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twice-lab/twice/server"
+)
+
+// TestBundle makes a bundled binary and runs it as a teacher would: in a
+// folder of their own, with no Go toolchain on PATH and no source tree
+// around. It must serve the lessons with exactly the runtime this tree
+// builds.
+func TestBundle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a twice binary")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	bin := filepath.Join(t.TempDir(), "twice-bundled")
+	var stdout, stderr strings.Builder
+	if code := run([]string{"bundle", "-o", bin}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("twice bundle: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "with the runtime inside") || !strings.Contains(stdout.String(), "wrote "+bin) {
+		t.Errorf("twice bundle printed no progress:\n%s", stdout.String())
+	}
+	want, err := server.BuildRuntime(ctx, server.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	cmd := exec.CommandContext(ctx, bin, "serve", "--addr", "127.0.0.1:0")
+	cmd.Dir = t.TempDir()
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "TWICE_WASM=") && !strings.HasPrefix(kv, "XDG_CACHE_HOME=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "PATH="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var serveErr bytes.Buffer
+	cmd.Stderr = &serveErr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	}()
+	lines := bufio.NewScanner(out)
+	var base string
+	var said []string
+	for base == "" && lines.Scan() {
+		said = append(said, lines.Text())
+		if _, after, ok := strings.Cut(lines.Text(), "serving the lessons at "); ok {
+			base, _, _ = strings.Cut(after, " ")
+		}
+	}
+	if base == "" {
+		t.Fatalf("the bundled binary did not start serving:\n%s\n%s", strings.Join(said, "\n"), serveErr.String())
+	}
+	go io.Copy(io.Discard, out)
+	if !strings.Contains(strings.Join(said, "\n"), "using the runtime bundled in this binary") {
+		t.Errorf("the bundled binary did not say which runtime it uses:\n%s", strings.Join(said, "\n"))
+	}
+
+	get := func(path string) []byte {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(ctx, "GET", base+path, nil)
+		req.Header.Set("Accept-Encoding", "identity")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		if res.StatusCode != 200 {
+			t.Fatalf("GET %s: %s", path, res.Status)
+		}
+		return body
+	}
+	page := get("lessons/claim-race/")
+	script := regexp.MustCompile(`assets/twice\.[0-9a-f]+\.js`).Find(page)
+	if !bytes.Contains(page, []byte("<twice-playground")) || script == nil {
+		t.Fatalf("the lesson page has no playground or no script:\n%.400s", page)
+	}
+	wasm := regexp.MustCompile(`twice\.[0-9a-f]+\.wasm`).Find(get(string(script)))
+	if wasm == nil {
+		t.Fatal("twice.js names no wasm module")
+	}
+	if got := get("assets/" + string(wasm)); !bytes.Equal(got, want.Wasm) {
+		t.Errorf("the bundled binary serves a module of %d bytes that is not the one this tree builds (%d bytes)", len(got), len(want.Wasm))
+	}
+}
+
+func TestBundleUsage(t *testing.T) {
+	var stdout, stderr strings.Builder
+	if code := run([]string{"bundle"}, nil, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "-o FILE is required") {
+		t.Errorf("bundle without -o: exit %d, %q", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := run([]string{"bundle", "-h"}, nil, &stdout, &stderr); code != 0 || !strings.Contains(stderr.String(), "no Go") {
+		t.Errorf("bundle -h: exit %d, %q", code, stderr.String())
+	}
+}
