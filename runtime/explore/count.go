@@ -1,6 +1,9 @@
 package explore
 
-import "math/bits"
+import (
+	"math/bits"
+	"strconv"
+)
 
 // Count is an exact count of orderings: an unsigned 128-bit integer.
 //
@@ -46,7 +49,7 @@ func (c Count) mul(m uint64) (Count, bool) {
 // String returns c in decimal.
 func (c Count) String() string {
 	if c.hi == 0 {
-		return uitoa(c.lo)
+		return strconv.FormatUint(c.lo, 10)
 	}
 	// Split into base-1e19 digits, least significant first: at most
 	// three of them, since 2^128 < 1e57.
@@ -60,23 +63,10 @@ func (c Count) String() string {
 		parts[n] = r
 		n++
 	}
-	s := uitoa(c.lo)
+	b := strconv.AppendUint(nil, c.lo, 10)
 	for i := n - 1; i >= 0; i-- {
-		d := uitoa(parts[i])
-		s += "0000000000000000000"[len(d):] + d
+		d := strconv.FormatUint(parts[i], 10)
+		b = append(append(b, "0000000000000000000"[len(d):]...), d...)
 	}
-	return s
-}
-
-func uitoa(n uint64) string {
-	var b [20]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			return string(b[i:])
-		}
-	}
+	return string(b)
 }
