@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,9 +21,7 @@ when a lesson is broken.
 
 // cmdBuild is `twice build`.
 func cmdBuild(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("build", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, buildUsage); fs.PrintDefaults() }
+	fs := newFlagSet("build", buildUsage, stderr)
 	out := fs.String("o", "", "write the site into `DIR`")
 	dir := fs.String("lessons", "", "build the lessons in `DIR` instead of the built-in ones")
 	wasm := fs.String("wasm", "", "use this prebuilt twice.wasm `FILE` instead of building one")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,9 +21,7 @@ toolchain and no copy of the source. Needs both here: run it from a clone.
 
 // cmdBundle is `twice bundle`.
 func cmdBundle(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bundle", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, bundleUsage); fs.PrintDefaults() }
+	fs := newFlagSet("bundle", bundleUsage, stderr)
 	out := fs.String("o", "", "write the binary to `FILE`")
 	goos := fs.String("goos", "", "build for this operating system (default: this machine's)")
 	goarch := fs.String("goarch", "", "build for this architecture (default: this machine's)")

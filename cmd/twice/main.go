@@ -58,6 +58,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 2
 }
 
+// newFlagSet returns the flag set of a subcommand: errors and -h go to
+// stderr, -h prints usage and then the flags.
+func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	return fs
+}
+
 // parseFlags parses a subcommand's flags. It returns done=true with the
 // exit code when the command should stop here: 0 after -h, 2 after a bad
 // flag (the flag package has printed why), or 2 after a positional

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -22,9 +21,7 @@ are rendered again whenever a file in DIR changes: edit and reload.
 
 // cmdServe is `twice serve`.
 func cmdServe(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, serveUsage); fs.PrintDefaults() }
+	fs := newFlagSet("serve", serveUsage, stderr)
 	addr := fs.String("addr", server.DefaultAddr, "`HOST:PORT` to listen on")
 	dir := fs.String("lessons", "", "serve the lessons in `DIR` instead of the built-in ones")
 	wasm := fs.String("wasm", "", "use this prebuilt twice.wasm `FILE` instead of building one")
