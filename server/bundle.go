@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,16 +25,15 @@ const bundleTag = "twice_bundle"
 
 // BundleOptions configure BuildBundle.
 type BundleOptions struct {
+	// BuildOptions find the module and the go command, and take progress
+	// lines, as for BuildRuntime.
+	BuildOptions
 	// Out is the binary to write.
 	Out string
 	// GOOS and GOARCH are the platform of the binary; "" means the go
 	// command's default (this machine's, unless the environment says
 	// otherwise).
 	GOOS, GOARCH string
-	// Dir, Go and Progress are as in BuildOptions.
-	Dir      string
-	Go       string
-	Progress io.Writer
 }
 
 // BuildBundle writes a twice binary that carries its WebAssembly runtime:
@@ -52,15 +50,11 @@ func BuildBundle(ctx context.Context, opts BundleOptions) error {
 	if err != nil {
 		return err
 	}
-	goCmd := opts.Go
-	if goCmd == "" {
-		goCmd = "go"
-	}
-	rt, err := BuildRuntime(ctx, BuildOptions{Dir: opts.Dir, Go: goCmd, Progress: opts.Progress})
+	goCmd, root, err := opts.module(ctx)
 	if err != nil {
 		return err
 	}
-	root, err := moduleRoot(ctx, goCmd, opts.Dir)
+	rt, err := buildRuntime(ctx, goCmd, root, opts.Progress)
 	if err != nil {
 		return err
 	}

@@ -66,17 +66,29 @@ type BuildOptions struct {
 // toolchain's GOROOT. The go command's own build cache makes repeated
 // builds quick (a second or two); the first one takes about 40 s.
 func BuildRuntime(ctx context.Context, opts BuildOptions) (*Runtime, error) {
-	goCmd := opts.Go
+	goCmd, root, err := opts.module(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return buildRuntime(ctx, goCmd, root, opts.Progress)
+}
+
+// module returns the go command opts name and the root of the twice
+// module around opts.Dir.
+func (opts BuildOptions) module(ctx context.Context) (goCmd, root string, err error) {
+	goCmd = opts.Go
 	if goCmd == "" {
 		goCmd = "go"
 	}
 	if _, err := exec.LookPath(goCmd); err != nil {
-		return nil, errors.New("cannot build the WebAssembly runtime: no Go toolchain found (install Go, or pass --wasm FILE with a prebuilt twice.wasm)")
+		return "", "", errors.New("cannot build the WebAssembly runtime: no Go toolchain found (install Go, or pass --wasm FILE with a prebuilt twice.wasm)")
 	}
-	root, err := moduleRoot(ctx, goCmd, opts.Dir)
-	if err != nil {
-		return nil, err
-	}
+	root, err = moduleRoot(ctx, goCmd, opts.Dir)
+	return goCmd, root, err
+}
+
+// buildRuntime is BuildRuntime in the module at root.
+func buildRuntime(ctx context.Context, goCmd, root string, progress io.Writer) (*Runtime, error) {
 	goroot, err := goEnv(ctx, goCmd, root, "GOROOT")
 	if err != nil {
 		return nil, err
@@ -91,8 +103,8 @@ func BuildRuntime(ctx context.Context, opts BuildOptions) (*Runtime, error) {
 	}
 	defer os.RemoveAll(tmp)
 	out := filepath.Join(tmp, "twice.wasm")
-	if opts.Progress != nil {
-		fmt.Fprintf(opts.Progress, "building the WebAssembly runtime (GOOS=js GOARCH=wasm go build ./wasm; about 40 s the first time, a second or two after)...\n")
+	if progress != nil {
+		fmt.Fprintf(progress, "building the WebAssembly runtime (GOOS=js GOARCH=wasm go build ./wasm; about 40 s the first time, a second or two after)...\n")
 	}
 	start := time.Now()
 	args := append([]string{"build"}, WasmBuildFlags...)
@@ -109,8 +121,8 @@ func BuildRuntime(ctx context.Context, opts BuildOptions) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Progress != nil {
-		fmt.Fprintf(opts.Progress, "built the runtime in %.1fs: %.1f MB\n", time.Since(start).Seconds(), float64(len(wasm))/1e6)
+	if progress != nil {
+		fmt.Fprintf(progress, "built the runtime in %.1fs: %.1f MB\n", time.Since(start).Seconds(), float64(len(wasm))/1e6)
 	}
 	return &Runtime{Wasm: wasm, WasmExec: wasmExec, From: "built from " + root}, nil
 }

@@ -34,7 +34,7 @@ func cmdBundle(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := server.BuildBundle(ctx, server.BundleOptions{Out: *out, GOOS: *goos, GOARCH: *goarch, Progress: prefixed{stdout}}); err != nil {
+	if err := server.BuildBundle(ctx, server.BundleOptions{BuildOptions: server.BuildOptions{Progress: prefixed{stdout}}, Out: *out, GOOS: *goos, GOARCH: *goarch}); err != nil {
 		fmt.Fprintf(stderr, "twice bundle: %v\n", err)
 		return 1
 	}
