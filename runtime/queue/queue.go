@@ -51,6 +51,10 @@ const (
 	stmtTake   = `UPDATE jobs SET status = 'running', run = ?, attempts = attempts + 1, lease = ? WHERE id = ?`
 	stmtClaim  = `UPDATE jobs SET status = 'running', run = ?, attempts = attempts + 1, lease = ? WHERE id = ? AND (status = 'queued' OR lease < ?)`
 	stmtAck    = `UPDATE jobs SET status = 'done', lease = NULL WHERE id = ?`
+	stmtAckRun = `UPDATE jobs SET status = 'done', lease = NULL WHERE id = ? AND run = ?`
+	stmtRenew  = `UPDATE jobs SET lease = ? WHERE id = ? AND run = ? AND status = 'running'`
+	stmtNext   = `SELECT id FROM jobs WHERE status = 'queued' OR (status = 'running' AND lease < ?) ORDER BY id LIMIT 1`
+	stmtLeft   = `SELECT count(*) FROM jobs WHERE status != 'done'`
 	stmtList   = `SELECT id, order_id, status, attempts, run, lease FROM jobs ORDER BY id`
 	stmtReset  = `DELETE FROM jobs`
 	stmtSet    = `UPDATE jobs SET status = ?, attempts = ?, run = NULL, lease = NULL WHERE id = ?`
@@ -291,6 +295,57 @@ func (c *Conn) Claim(id int64, run string, now, lease int64) (bool, error) {
 func (c *Conn) Ack(id int64) error {
 	_, err := c.exec(stmtAck, func(s *sqlite3.Stmt) { s.BindInt64(1, id) })
 	return err
+}
+
+// AckRun is the fenced ack: it marks the job done only if run still holds
+// it, and reports whether it did. A worker whose lease was taken over
+// changes nothing.
+func (c *Conn) AckRun(id int64, run string) (bool, error) {
+	n, err := c.exec(stmtAckRun, func(s *sqlite3.Stmt) {
+		s.BindInt64(1, id)
+		s.BindText(2, run)
+	})
+	return n == 1, err
+}
+
+// Renew is a heartbeat: it moves the lease of a running job to expire at
+// lease, only if run still holds the job, and reports whether it did. A
+// renewal that changes no row means the lease is gone.
+func (c *Conn) Renew(id int64, run string, lease int64) (bool, error) {
+	n, err := c.exec(stmtRenew, func(s *sqlite3.Stmt) {
+		s.BindInt64(1, lease)
+		s.BindInt64(2, id)
+		s.BindText(3, run)
+	})
+	return n == 1, err
+}
+
+// Next returns the lowest id of a job claimable at now (queued, or its
+// lease passed), and false when there is none: how a consumer polls.
+func (c *Conn) Next(now int64) (int64, bool, error) {
+	s, err := c.prepare(stmtNext)
+	if err != nil {
+		return 0, false, err
+	}
+	defer s.Reset()
+	s.BindInt64(1, now)
+	if !s.Step() {
+		return 0, false, s.Err()
+	}
+	return s.ColumnInt64(0), true, nil
+}
+
+// Unfinished counts the jobs that are not done.
+func (c *Conn) Unfinished() (int, error) {
+	s, err := c.prepare(stmtLeft)
+	if err != nil {
+		return 0, err
+	}
+	defer s.Reset()
+	if !s.Step() {
+		return 0, s.Err()
+	}
+	return s.ColumnInt(0), nil
 }
 
 // Set puts the job row into a given status and attempt count, with no run

@@ -76,7 +76,59 @@ func (c Command) String() string {
 		if w.CrashBeforeAck {
 			s += " --crash-before-ack"
 		}
+		if w.Processing != 0 {
+			s += fmt.Sprintf(" --processing %d", w.Processing/sim.Millisecond)
+		}
+		if w.Heartbeat != 0 {
+			s += fmt.Sprintf(" --heartbeat %d", w.Heartbeat/sim.Millisecond)
+		}
+		if w.Stall != 0 {
+			s += fmt.Sprintf(" --stall %d", w.Stall/sim.Millisecond)
+		}
+		if w.Fence {
+			s += " --fence"
+		}
 		return s
+	case Load:
+		l := c.Load
+		leases := make([]string, len(l.Leases))
+		for i, d := range l.Leases {
+			leases[i] = formatSeconds(d)
+		}
+		s := fmt.Sprintf("load %d --processing %s --lease %s", l.Jobs, l.Processing, strings.Join(leases, ","))
+		if l.Workers != DefaultWorkers {
+			s += " --workers " + strconv.Itoa(l.Workers)
+		}
+		if l.Heartbeat != 0 {
+			s += fmt.Sprintf(" --heartbeat %d", l.Heartbeat/sim.Millisecond)
+		}
+		if l.Stall != 0 {
+			s += fmt.Sprintf(" --stall %d", l.Stall/sim.Millisecond)
+		}
+		if l.Claim != "atomic" {
+			s += " --claim " + l.Claim
+		}
+		return s
+	case Background:
+		var b strings.Builder
+		b.WriteString("( ")
+		for i, sub := range c.Body {
+			if i > 0 {
+				if sub.Op == OpAnd {
+					b.WriteString(" && ")
+				} else {
+					b.WriteString("; ")
+				}
+			}
+			b.WriteString(sub.String())
+		}
+		b.WriteString(" ) &")
+		if c.Op == OpAnd {
+			// "x && ( a ) &" would send x to the background too: keep
+			// the list that '&' applies to inside a group of its own.
+			return "( " + b.String() + " )"
+		}
+		return b.String()
 	}
 	return c.Kind.String()
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -57,17 +58,29 @@ func sameCommands(a, b *Script) bool {
 		return false
 	}
 	for i := range a.Commands {
-		x, y := a.Commands[i], b.Commands[i]
-		x.Pos, y.Pos = Pos{}, Pos{}
+		x, y := stripPos(a.Commands[i]), stripPos(b.Commands[i])
 		if i == 0 {
 			// The first command's operator has nothing to join.
 			x.Op, y.Op = OpSeq, OpSeq
 		}
-		if x != y {
+		if !reflect.DeepEqual(x, y) {
 			return false
 		}
 	}
 	return true
+}
+
+// stripPos clears the positions of c and of the commands of its body.
+func stripPos(c Command) Command {
+	c.Pos = Pos{}
+	if c.Body != nil {
+		body := make([]Command, len(c.Body))
+		for i, sub := range c.Body {
+			body[i] = stripPos(sub)
+		}
+		c.Body = body
+	}
+	return c
 }
 
 func TestFormatRoundTripGoldens(t *testing.T) {

@@ -34,6 +34,8 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 	jsonList(&e, r.Races, (*jsonEnc).race)
 	e.key("explorations")
 	jsonList(&e, r.Explorations, (*jsonEnc).exploration)
+	e.key("loads")
+	jsonList(&e, r.Loads, (*jsonEnc).load)
 	e.key("trace")
 	jsonList(&e, r.Trace, (*jsonEnc).event)
 	if t := r.Timeline; t != nil {
@@ -106,12 +108,16 @@ func jsonList[T any](e *jsonEnc, xs []T, each func(*jsonEnc, T)) {
 func (e *jsonEnc) effect(f *Effect) {
 	e.byte('{')
 	e.strField("order", f.Order)
+	e.key("job")
+	e.num64(f.Job)
 	e.strField("run", f.Run)
 	e.intField("attempt", f.Attempt)
 	e.intField("send", f.Send)
 	e.strField("worker", f.Worker)
 	e.key("at_us")
 	e.num64(f.AtUS)
+	e.intField("token", f.Token)
+	e.boolField("refused", f.Refused)
 	e.byte('}')
 }
 
@@ -119,9 +125,11 @@ func (e *jsonEnc) summary(s Summary) {
 	e.byte('{')
 	e.strField("order", s.Order)
 	e.intField("effects", s.Effects)
+	e.intField("refused", s.Refused)
 	e.intField("runs", s.Runs)
 	e.key("span_ms")
 	e.num64(s.SpanMS)
+	e.strField("span", s.Span)
 	e.key("tags")
 	jsonList(e, s.Tags, (*jsonEnc).str)
 	e.strField("kind", s.Kind)
@@ -153,6 +161,27 @@ func (e *jsonEnc) race(r RaceTally) {
 	e.intField("races", r.Races)
 	e.intField("duplicates", r.Duplicates)
 	e.byte('}')
+}
+
+func (e *jsonEnc) load(t LoadTally) {
+	e.byte('{')
+	e.intField("jobs", t.Jobs)
+	e.intField("workers", t.Workers)
+	e.key("lease_us")
+	e.num64(t.LeaseUS)
+	e.strField("processing", t.Processing)
+	e.key("p50_us")
+	e.num64(t.P50US)
+	e.key("p95_us")
+	e.num64(t.P95US)
+	e.intField("duplicates", t.Duplicates)
+	e.intField("overran", t.Overran)
+	e.byte('}')
+}
+
+func (e *jsonEnc) boolField(k string, v bool) {
+	e.key(k)
+	e.b = strconv.AppendBool(e.b, v)
 }
 
 func (e *jsonEnc) exploration(x Exploration) {

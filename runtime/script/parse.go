@@ -63,9 +63,14 @@ const (
 	Log
 	Jobs
 	Effects
+	Wait
+	Load
+	// Background is a list of commands ended by '&': it runs as a process of
+	// its own while the script goes on (see Command.Body).
+	Background
 )
 
-var kindNames = [...]string{"reset", "add", "work", "race", "sleep", "log", "jobs", "effects"}
+var kindNames = [...]string{"reset", "add", "work", "race", "sleep", "log", "jobs", "effects", "wait", "load", "background"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -79,6 +84,10 @@ type Command struct {
 	Work  WorkArgs // work
 	Race  RaceArgs // race
 	Sleep sim.Time // sleep, µs
+	Load  LoadArgs // load
+	// Body is the list a Background command runs, in order; its first
+	// command's Op is OpSeq. Only work and sleep run in the background.
+	Body []Command
 }
 
 // WorkArgs are the flags of work, with defaults filled in.
@@ -92,6 +101,18 @@ type WorkArgs struct {
 	Timeout           sim.Time
 	CrashBeforeEffect bool
 	CrashBeforeAck    bool
+	// Processing is how long the job's own work takes, between the claim
+	// and the receipt.
+	Processing sim.Time
+	// Heartbeat, when not zero, renews the lease this often while
+	// processing, with an UPDATE conditional on the run id.
+	Heartbeat sim.Time
+	// Stall freezes the worker after its last lease check and before the
+	// receipt (a GC pause, a VM migration): no heartbeats meanwhile.
+	Stall sim.Time
+	// Fence sends the attempt number as a fencing token with the receipt
+	// and makes the ack conditional on the run id.
+	Fence bool
 }
 
 // RaceArgs are the arguments of race.
@@ -100,6 +121,18 @@ type RaceArgs struct {
 	N       int    // races to run; 0 with All
 	All     bool   // check every interleaving instead of timed races
 	Workers int
+}
+
+// LoadArgs are the arguments of load: N jobs worked by K workers, with
+// processing times drawn from a distribution, once for each lease length.
+type LoadArgs struct {
+	Jobs       int
+	Workers    int
+	Leases     []sim.Time // one load run per lease, in the order given
+	Processing Dist
+	Heartbeat  sim.Time
+	Stall      sim.Time
+	Claim      string
 }
 
 // Script is a parsed script: its commands in order.
@@ -118,6 +151,18 @@ func (s *Script) Races() int {
 	return n
 }
 
+// LoadJobs returns how many jobs the script's load commands run in all,
+// counting each lease of a sweep.
+func (s *Script) LoadJobs() int {
+	n := 0
+	for _, c := range s.Commands {
+		if c.Kind == Load {
+			n += c.Load.Jobs * len(c.Load.Leases)
+		}
+	}
+	return n
+}
+
 func parseErr(p Pos, format string, args ...any) *Error {
 	return &Error{Kind: "parse", Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, args...)}
 }
@@ -131,6 +176,7 @@ type tokKind int
 const (
 	tWord   tokKind = iota
 	tAnd            // &&
+	tAmp            // & (run in the background)
 	tSemi           // ;
 	tLParen         // (
 	tRParen         // )
@@ -188,7 +234,7 @@ func lex(src string) ([]token, *Error) {
 				col += 2
 				continue
 			}
-			return nil, parseErr(p, "'&' (background jobs) is not supported; use '&&' or ';'")
+			toks = append(toks, token{tAmp, "&", p})
 		case r == '|':
 			return nil, parseErr(p, "'|' is not supported; use '&&' or ';'")
 		case r == '\'' || r == '"' || r == '`':
@@ -226,6 +272,10 @@ func Parse(src string) (*Script, error) {
 	}
 	s := &Script{}
 	var open []Pos // unclosed '(' positions
+	// lists[i] is the index in s.Commands where the current list (the
+	// commands chained by '&&' since the last ';', newline or '&') began,
+	// at parenthesis depth i: '&' sends that whole list to the background.
+	lists := []int{0}
 	op := OpSeq
 	var words []token
 	var afterAnd *token // the '&&' still waiting for its command
@@ -251,6 +301,7 @@ func Parse(src string) (*Script, error) {
 		afterAnd = nil
 		return nil
 	}
+	newList := func() { lists[len(lists)-1] = len(s.Commands) }
 
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
@@ -269,6 +320,7 @@ func Parse(src string) (*Script, error) {
 				return nil, parseErr(t.pos, "unexpected '(' after %q", words[len(words)-1].text)
 			}
 			open = append(open, t.pos)
+			lists = append(lists, len(s.Commands))
 		case tRParen:
 			if len(open) == 0 {
 				return nil, parseErr(t.pos, "unmatched ')'")
@@ -277,6 +329,7 @@ func Parse(src string) (*Script, error) {
 			if err := flush(t); err != nil {
 				return nil, err
 			}
+			lists = lists[:len(lists)-1]
 		case tAnd:
 			if len(words) == 0 {
 				// '&&' right after ')' continues the chain; anything else
@@ -294,6 +347,24 @@ func Parse(src string) (*Script, error) {
 			for i+1 < len(toks) && toks[i+1].kind == tNewline {
 				i++
 			}
+		case tAmp:
+			if afterAnd != nil && len(words) == 0 {
+				return nil, parseErr(afterAnd.pos, "expected a command after '&&'")
+			}
+			if err := flush(t); err != nil {
+				return nil, err
+			}
+			from := lists[len(lists)-1]
+			if from >= len(s.Commands) {
+				return nil, parseErr(t.pos, "expected a command before '&'")
+			}
+			bg, err := background(s.Commands[from:], t)
+			if err != nil {
+				return nil, err
+			}
+			s.Commands = append(s.Commands[:from], bg)
+			newList()
+			op = OpSeq
 		case tSemi:
 			if len(words) == 0 && (i == 0 || toks[i-1].kind != tRParen && toks[i-1].kind != tWord) {
 				if afterAnd != nil {
@@ -304,6 +375,7 @@ func Parse(src string) (*Script, error) {
 			if err := flush(t); err != nil {
 				return nil, err
 			}
+			newList()
 			op = OpSeq
 		case tNewline, tEOF:
 			if err := flush(t); err != nil {
@@ -312,13 +384,42 @@ func Parse(src string) (*Script, error) {
 			if t.kind == tEOF && len(open) > 0 {
 				return nil, parseErr(open[len(open)-1], "unclosed '('")
 			}
+			newList()
 			op = OpSeq
 		}
 	}
 	if n := s.Races(); n > MaxRaces {
 		return nil, &Error{Kind: "limit", Msg: fmt.Sprintf("the script runs %d races; the limit is %d", n, MaxRaces)}
 	}
+	if n := s.LoadJobs(); n > MaxLoadTotal {
+		return nil, &Error{Kind: "limit", Msg: fmt.Sprintf("the script's load commands run %d jobs in all; the limit is %d", n, MaxLoadTotal)}
+	}
 	return s, nil
+}
+
+// background turns the list of commands before a '&' into one Background
+// command. Only work and sleep can run in the background: a background
+// list is a worker of its own, going on while the script does.
+func background(list []Command, amp token) (Command, *Error) {
+	body := append([]Command(nil), list...)
+	hasWork := false
+	for _, c := range body {
+		switch c.Kind {
+		case Work:
+			hasWork = true
+		case Sleep:
+		case Background:
+			return Command{}, parseErr(c.Pos, "a list sent to the background with '&' cannot itself contain '&'")
+		default:
+			return Command{}, usageErr(amp.pos, "%s cannot run in the background: '&' starts a worker that goes on while the script does, so only work and sleep may come before it", c.Kind)
+		}
+	}
+	if !hasWork {
+		return Command{}, usageErr(amp.pos, "'&' starts a worker in the background, but this list has no work command")
+	}
+	bg := Command{Pos: body[0].Pos, Op: body[0].Op, Kind: Background, Body: body}
+	bg.Body[0].Op = OpSeq
+	return bg, nil
 }
 
 // parseCommand turns the words of one command into a Command.
@@ -369,6 +470,12 @@ func parseCommand(words []token) (Command, *Error) {
 	case "log":
 		c.Kind = Log
 		return c, noArgs()
+	case "wait":
+		c.Kind = Wait
+		return c, noArgs()
+	case "load":
+		c.Kind = Load
+		return c, parseLoad(&c, name, args)
 	case "cat":
 		c.Kind = Log
 		if len(args) != 1 || args[0].text != "worker.log" {
@@ -400,7 +507,7 @@ func parseCommand(words []token) (Command, *Error) {
 		c.Kind = Work
 		return c, parseWork(&c, name, args)
 	}
-	return c, usageErr(name.pos, "unknown command %q (want reset, add, work, race, sleep, cat worker.log, log, jobs or effects)", name.text)
+	return c, usageErr(name.pos, "unknown command %q (want reset, add, work, race, load, sleep, wait, cat worker.log, log, jobs or effects)", name.text)
 }
 
 func checkOrder(t token) *Error {
@@ -576,8 +683,22 @@ func parseWork(c *Command, name token, args []token) *Error {
 			err = boolean(&w.CrashBeforeEffect)
 		case "crash-before-ack":
 			err = boolean(&w.CrashBeforeAck)
+		case "processing":
+			if v, err = value(); err == nil {
+				w.Processing, err = parseMillis(v, 0)
+			}
+		case "heartbeat":
+			if v, err = value(); err == nil {
+				w.Heartbeat, err = parseMillis(v, 1)
+			}
+		case "stall":
+			if v, err = value(); err == nil {
+				w.Stall, err = parseMillis(v, 0)
+			}
+		case "fence":
+			err = boolean(&w.Fence)
 		default:
-			err = usageErr(a.pos, "unknown flag %q for work (want --job, --worker, --lease, --claim, --trace, --delay, --timeout, --crash-before-effect, --crash-before-ack)", a.text)
+			err = usageErr(a.pos, "unknown flag %q for work (want --job, --worker, --lease, --claim, --trace, --delay, --timeout, --processing, --heartbeat, --stall, --fence, --crash-before-effect, --crash-before-ack)", a.text)
 		}
 		if err != nil {
 			return err
@@ -587,6 +708,151 @@ func parseWork(c *Command, name token, args []token) *Error {
 		return usageErr(name.pos, "work needs --job N")
 	}
 	c.Work = w
+	return nil
+}
+
+// parseMillis reads a whole number of milliseconds from lo to MaxMillis.
+func parseMillis(t token, lo int64) (sim.Time, *Error) {
+	ms, err := parseInt(t, lo, MaxMillis)
+	return ms * sim.Millisecond, err
+}
+
+// Limits of load.
+const (
+	MaxLoadJobs    = 1000   // jobs in one load run
+	MaxLoadWorkers = 8      // workers of one load run
+	MaxLoadLeases  = 8      // lease lengths one load sweeps
+	MaxLoadTotal   = 10_000 // jobs over every load of a script, each lease counted
+	loadPoll       = 100 * sim.Millisecond
+)
+
+// Dist is a distribution of processing times.
+type Dist struct {
+	// Kind is "fixed" (always P50) or "lognormal" (median P50, 95th
+	// percentile P95).
+	Kind     string
+	P50, P95 sim.Time
+}
+
+func (d Dist) String() string {
+	if d.Kind == "fixed" {
+		return fmt.Sprintf("fixed:%d", d.P50/sim.Millisecond)
+	}
+	return fmt.Sprintf("lognormal:p50=%d,p95=%d", d.P50/sim.Millisecond, d.P95/sim.Millisecond)
+}
+
+// parseDist reads fixed:MS or lognormal:p50=MS,p95=MS.
+func parseDist(t token) (Dist, *Error) {
+	bad := func(why string) (Dist, *Error) {
+		return Dist{}, usageErr(t.pos, "--processing %q: %s (want fixed:MS or lognormal:p50=MS,p95=MS, in milliseconds)", t.text, why)
+	}
+	kind, rest, _ := strings.Cut(t.text, ":")
+	ms := func(s string) (sim.Time, bool) {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 0 || n > MaxMillis || strings.HasPrefix(s, "+") {
+			return 0, false
+		}
+		return n * sim.Millisecond, true
+	}
+	switch kind {
+	case "fixed":
+		v, ok := ms(rest)
+		if !ok {
+			return bad(fmt.Sprintf("want a whole number of ms from 0 to %d", MaxMillis))
+		}
+		return Dist{Kind: "fixed", P50: v, P95: v}, nil
+	case "lognormal":
+		d := Dist{Kind: "lognormal"}
+		seen := map[string]bool{}
+		for _, kv := range strings.Split(rest, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			n, ok := ms(v)
+			if !ok || n == 0 {
+				return bad(fmt.Sprintf("want %s as a whole number of ms from 1 to %d", k, MaxMillis))
+			}
+			switch k {
+			case "p50":
+				d.P50 = n
+			case "p95":
+				d.P95 = n
+			default:
+				return bad(fmt.Sprintf("unknown parameter %q", k))
+			}
+			seen[k] = true
+		}
+		if !seen["p50"] || !seen["p95"] {
+			return bad("give both p50 and p95")
+		}
+		if d.P95 < d.P50 {
+			return bad("p95 must not be less than p50")
+		}
+		return d, nil
+	}
+	return bad("unknown distribution")
+}
+
+func parseLoad(c *Command, name token, args []token) *Error {
+	l := LoadArgs{Workers: DefaultWorkers, Claim: "atomic"}
+	var pos []token
+	seen := map[string]bool{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a.text, "-") {
+			pos = append(pos, a)
+			continue
+		}
+		f, err := cutFlag(a, seen)
+		if err != nil {
+			return err
+		}
+		var v token
+		if v, err = f.value(args, &i); err != nil {
+			return err
+		}
+		switch f.name {
+		case "processing":
+			l.Processing, err = parseDist(v)
+		case "lease":
+			for j, part := range strings.Split(v.text, ",") {
+				if j == MaxLoadLeases {
+					return usageErr(v.pos, "--lease lists at most %d lengths", MaxLoadLeases)
+				}
+				d, e := parseSeconds(token{tWord, part, v.pos}, MaxLease)
+				if e == nil && d == 0 {
+					e = usageErr(v.pos, "--lease must be more than 0 seconds")
+				}
+				if e != nil {
+					return e
+				}
+				l.Leases = append(l.Leases, d)
+			}
+		case "workers":
+			var n int64
+			n, err = parseInt(v, 1, MaxLoadWorkers)
+			l.Workers = int(n)
+		case "heartbeat":
+			l.Heartbeat, err = parseMillis(v, 1)
+		case "stall":
+			l.Stall, err = parseMillis(v, 0)
+		case "claim":
+			l.Claim, err = v.text, checkClaim(v)
+		default:
+			err = usageErr(a.pos, "unknown flag %q for load (want --processing, --lease, --workers, --heartbeat, --stall, --claim)", a.text)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	usage := usageErr(name.pos, "usage: load N --processing fixed:MS|lognormal:p50=MS,p95=MS --lease S[,S...] [--workers K] [--heartbeat MS] [--stall MS]")
+	if len(pos) != 1 || !seen["processing"] || !seen["lease"] {
+		return usage
+	}
+	n, err := parseInt(pos[0], 1, MaxLoadJobs)
+	if err != nil {
+		return err
+	}
+	l.Jobs = int(n)
+	c.Load = l
 	return nil
 }
 

@@ -21,6 +21,9 @@ type Result struct {
 	Races []RaceTally `json:"races"`
 	// Explorations has one report for each race --all command, in order.
 	Explorations []Exploration `json:"explorations"`
+	// Loads has one tally for each lease length of each load command, in
+	// order.
+	Loads []LoadTally `json:"loads"`
 	// Trace lists the atomic steps of the simulated processes. A race
 	// command traces its first race only (the one whose lines it prints).
 	Trace []Event `json:"trace"`
@@ -38,6 +41,7 @@ type Result struct {
 // Effect is one request recorded by the receipts service on arrival.
 type Effect struct {
 	Order   string `json:"order"`
+	Job     int64  `json:"job"`
 	Run     string `json:"run"`
 	Attempt int    `json:"attempt"`
 	Send    int    `json:"send"`
@@ -45,17 +49,30 @@ type Effect struct {
 	// AtUS is the virtual instant of arrival in microseconds since the
 	// start of the run.
 	AtUS int64 `json:"at_us"`
+	// Token is the fencing token the request carried, 0 for none.
+	Token int `json:"token"`
+	// Refused marks a request the service refused (a stale fencing
+	// token): recorded, but not an effect.
+	Refused bool `json:"refused"`
 }
 
 // Summary is the per-order line of the effects command.
 type Summary struct {
-	Order   string   `json:"order"`
-	Effects int      `json:"effects"`
-	Runs    int      `json:"runs"`
-	SpanMS  int64    `json:"span_ms"`
-	Tags    []string `json:"tags"`
-	// Kind names the diagnosis: "once", "lease-expired", "claim-race",
-	// "client-retry" or "redelivery".
+	Order string `json:"order"`
+	// Effects counts the requests that landed; Refused those refused.
+	Effects int `json:"effects"`
+	Refused int `json:"refused"`
+	// Runs counts the distinct runs that sent a request.
+	Runs   int   `json:"runs"`
+	SpanMS int64 `json:"span_ms"`
+	// Span is the time from the first effect to the last, as the
+	// transcript and the diagnosis print it ("0.7 ms", "2076 ms").
+	Span string   `json:"span"`
+	Tags []string `json:"tags"`
+	// Kind names the diagnosis: one of the Kind constants ("once",
+	// "redelivery", "fenced", "client-retry", "claim-race",
+	// "lease-expired", "slow-processing", "stall", "redone", "two-jobs",
+	// "mixed", "unknown").
 	Kind string `json:"kind"`
 	// Diagnosis says in words what the evidence shows.
 	Diagnosis string `json:"diagnosis"`
@@ -80,6 +97,23 @@ type RaceTally struct {
 	Workers    int    `json:"workers"`
 	Races      int    `json:"races"`
 	Duplicates int    `json:"duplicates"`
+}
+
+// LoadTally is one load run: Jobs jobs worked by Workers workers under
+// one lease length, and how many of the jobs had two or more effects.
+type LoadTally struct {
+	Jobs       int    `json:"jobs"`
+	Workers    int    `json:"workers"`
+	LeaseUS    int64  `json:"lease_us"`
+	Processing string `json:"processing"` // the distribution, as written
+	// P50US and P95US are the measured percentiles of the processing
+	// times drawn in this run.
+	P50US      int64 `json:"p50_us"`
+	P95US      int64 `json:"p95_us"`
+	Duplicates int   `json:"duplicates"`
+	// Overran counts executions whose processing alone took longer than
+	// the lease.
+	Overran int `json:"overran"`
 }
 
 // Exploration is what race --all found: every interleaving of the
@@ -120,6 +154,12 @@ type ExploreStep struct {
 //	effect                    the receipts service recording an arrival (Proc "receipts", Effect set)
 //	answer, timeout           the worker getting the answer, or giving up waiting
 //	ack                       the UPDATE that marked the job done (Job: the row after)
+//	process                   the worker starts the job's own work (--processing)
+//	heartbeat                 an UPDATE that renewed the lease (Job: the row after)
+//	lease-lost                a renewal that changed no row: another run holds the job
+//	stall                     the worker froze (--stall): no work, no heartbeats
+//	refused                   the service refused a stale fencing token (Proc "receipts", Effect set)
+//	ack-refused               a fenced ack that changed no row
 //	say                       a line the worker printed to the transcript
 //	kill                      the worker was killed (it also printed a line)
 //

@@ -63,15 +63,33 @@ func Run(src string, opts Options) (res *Result) {
 		}
 		ok, err = in.exec(c)
 		if err != nil {
-			res.setError(&Error{Kind: "runtime", Line: c.Pos.Line, Col: c.Pos.Col, Msg: err.Error()})
+			res.setError(in.errorAt(c, err))
 			break
 		}
 	}
+	if err == nil {
+		// As a shell script's end would not, twice waits for the workers
+		// still running in the background, so that their effects count.
+		if err = in.wait(); err != nil {
+			res.setError(in.errorAt(Command{}, err))
+		}
+	}
+	in.k.Stop()
 	in.finish()
 	if opts.Timeline {
 		res.Timeline = res.DrawTimeline()
 	}
 	return res
+}
+
+// errorAt places a runtime error at command c, unless it already has a
+// place (a background worker's error names its own command).
+func (in *interp) errorAt(c Command, err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Kind: "runtime", Line: c.Pos.Line, Col: c.Pos.Col, Msg: err.Error()}
 }
 
 func (r *Result) setError(err error) {
@@ -105,6 +123,11 @@ type interp struct {
 	log   []string
 	res   *Result
 	quiet bool // a race after the first prints nothing
+
+	runs    map[string]*runRec // evidence: every run that claimed a job, by run id
+	holder  map[int64]*runRec  // the run that last claimed each job
+	running map[string]bool    // workers whose process has not returned
+	bgErr   *Error             // the first runtime error of a background list
 }
 
 func newInterp(seed uint64, res *Result) (*interp, error) {
@@ -120,7 +143,10 @@ func newInterp(seed uint64, res *Result) (*interp, error) {
 	k := sim.New(seed)
 	k.SetBudget(MaxSteps)
 	k.SetTracing(true)
-	return &interp{k: k, db: db, shell: shell, conns: map[string]*queue.Conn{}, res: res}, nil
+	return &interp{
+		k: k, db: db, shell: shell, conns: map[string]*queue.Conn{}, res: res,
+		runs: map[string]*runRec{}, holder: map[int64]*runRec{}, running: map[string]bool{},
+	}, nil
 }
 
 func (in *interp) close() { in.db.Put() }
@@ -159,7 +185,12 @@ func (in *interp) exec(c Command) (bool, error) {
 		return true, err
 	case Sleep:
 		in.k.Record("shell", "sleep", nil, "sleep %s", formatSeconds(c.Sleep))
-		in.k.Advance(c.Sleep)
+		return true, in.runUntil(in.k.Now() + c.Sleep)
+	case Wait:
+		in.k.Record("shell", "wait", nil, "wait")
+		return true, in.wait()
+	case Background:
+		in.background(c)
 		return true, nil
 	case Log:
 		for _, l := range in.log {
@@ -191,7 +222,11 @@ func (in *interp) exec(c Command) (bool, error) {
 			in.print("no effects recorded")
 		}
 		for _, s := range sums {
-			in.print("%s: %d effect(s) from %d run(s) over %d ms [%s]", s.Order, s.Effects, s.Runs, s.SpanMS, strings.Join(s.Tags, ", "))
+			extra := ""
+			if s.Refused > 0 {
+				extra = fmt.Sprintf(", %d refused", s.Refused)
+			}
+			in.print("%s: %d effect(s) from %d run(s)%s over %s [%s]", s.Order, s.Effects, s.Runs, extra, s.Span, strings.Join(s.Tags, ", "))
 			if s.Kind != KindOnce {
 				in.print("  diagnosis: %s", s.Diagnosis)
 			}
@@ -202,7 +237,7 @@ func (in *interp) exec(c Command) (bool, error) {
 		if err := in.spawn(w, in.k.Now()); err != nil {
 			return false, err
 		}
-		if err := in.runKernel(); err != nil {
+		if err := in.kernelErr(in.k.RunUntilDone(w.proc)); err != nil {
 			return false, err
 		}
 		return w.ok, w.err
@@ -210,19 +245,83 @@ func (in *interp) exec(c Command) (bool, error) {
 		if c.Race.All {
 			return true, in.explore(c.Race)
 		}
+		if err := in.quiet0("race"); err != nil {
+			return false, err
+		}
 		return true, in.race(c.Race)
+	case Load:
+		if err := in.quiet0("load"); err != nil {
+			return false, err
+		}
+		return true, in.load(c.Load)
 	}
 	return false, fmt.Errorf("command %v not implemented", c.Kind)
 }
 
-func (in *interp) runKernel() error {
-	if err := in.k.Run(); err != nil {
+func (in *interp) runKernel() error { return in.kernelErr(in.k.Run()) }
+
+// kernelErr turns what the kernel returned into the script's error: the
+// step budget spent, or the first error of a background worker.
+func (in *interp) kernelErr(err error) error {
+	if err != nil {
 		if errors.Is(err, sim.ErrBudget) {
 			return fmt.Errorf("the run took more than %d steps; stopped", MaxSteps)
 		}
 		return err
 	}
+	if in.bgErr != nil {
+		return in.bgErr
+	}
 	return nil
+}
+
+// runUntil lets background workers run until instant t: a sleep.
+func (in *interp) runUntil(t sim.Time) error { return in.kernelErr(in.k.RunUntil(t)) }
+
+// wait lets every background worker run to its end.
+func (in *interp) wait() error { return in.runKernel() }
+
+// quiet0 refuses to start a command that empties the tables while
+// background workers still run.
+func (in *interp) quiet0(name string) error {
+	if in.k.Pending() {
+		return fmt.Errorf("%s empties the tables, but background workers are still running: put wait before it", name)
+	}
+	return nil
+}
+
+// background starts a list ended by '&' as a process of its own: it runs
+// its sleeps and works in order, in virtual time, while the script goes
+// on. A work in it is a worker process of its own that the list waits for.
+func (in *interp) background(c Command) {
+	in.k.Record("shell", "background", nil, "start in the background: %s", c)
+	in.k.Go("shell", in.k.Now(), func(p *sim.Proc) {
+		ok := true
+		for _, sub := range c.Body {
+			if sub.Op == OpAnd && !ok {
+				continue
+			}
+			switch sub.Kind {
+			case Sleep:
+				p.Sleep(sub.Sleep)
+				ok = true
+			case Work:
+				w := &worker{in: in, args: sub.Work}
+				err := in.spawn(w, p.Now())
+				if err == nil {
+					p.Join(w.proc)
+					err = w.err
+				}
+				if err != nil {
+					if in.bgErr == nil {
+						in.bgErr = &Error{Kind: "runtime", Line: sub.Pos.Line, Col: sub.Pos.Col, Msg: err.Error()}
+					}
+					return
+				}
+				ok = w.ok
+			}
+		}
+	})
 }
 
 // observe reads job id through the shell's connection for the trace, when
@@ -242,18 +341,24 @@ func (in *interp) observe(id int64) *Job {
 func (in *interp) reset() error {
 	in.svc.Reset()
 	in.log = in.log[:0]
+	clear(in.runs)
+	clear(in.holder)
 	return in.shell.Reset()
 }
 
 // spawn starts w as a process due at instant at.
 func (in *interp) spawn(w *worker, at sim.Time) error {
+	if in.running[w.args.Worker] {
+		return fmt.Errorf("worker %s is still running in the background; give this work another --worker name", w.args.Worker)
+	}
 	conn, err := in.conn(w.args.Worker)
 	if err != nil {
 		return err
 	}
 	w.conn = conn
 	w.run = fmt.Sprintf("%08x", in.k.Uint32())
-	in.k.Go(w.args.Worker, at, w.body)
+	in.running[w.args.Worker] = true
+	w.proc = in.k.Go(w.args.Worker, at, w.body)
 	return nil
 }
 
@@ -289,7 +394,7 @@ func (in *interp) race(r RaceArgs) error {
 		if err := in.runKernel(); err != nil {
 			return err
 		}
-		if len(in.svc.Effects()) > 1 {
+		if in.svc.Landed() > 1 {
 			tally.Duplicates++
 		}
 	}
@@ -338,9 +443,7 @@ func (in *interp) finish() {
 	res := in.res
 	res.Log = append([]string{}, in.log...)
 	for _, e := range in.svc.Effects() {
-		res.Effects = append(res.Effects, Effect{
-			Order: e.Order, Run: e.Run, Attempt: e.Attempt, Send: e.Send, Worker: e.Worker, AtUS: e.At,
-		})
+		res.Effects = append(res.Effects, effectOf(e))
 	}
 	if rows, err := in.shell.List(); err == nil {
 		for _, r := range rows {
@@ -359,9 +462,18 @@ func (in *interp) finish() {
 			runOf[e.Proc] = d.run
 		case receipts.Effect:
 			ev.Run = d.Run
-			ev.Effect = &Effect{Order: d.Order, Run: d.Run, Attempt: d.Attempt, Send: d.Send, Worker: d.Worker, AtUS: d.At}
+			f := effectOf(d)
+			ev.Effect = &f
 		}
 		res.Trace = append(res.Trace, ev)
+	}
+}
+
+// effectOf converts the service's record of a request.
+func effectOf(e receipts.Effect) Effect {
+	return Effect{
+		Order: e.Order, Job: e.Job, Run: e.Run, Attempt: e.Attempt, Send: e.Send,
+		Worker: e.Worker, AtUS: e.At, Token: e.Token, Refused: e.Refused,
 	}
 }
 
@@ -388,6 +500,9 @@ func (r *Result) emptyNotNull() {
 	}
 	if r.Explorations == nil {
 		r.Explorations = []Exploration{}
+	}
+	if r.Loads == nil {
+		r.Loads = []LoadTally{}
 	}
 	if r.Trace == nil {
 		r.Trace = []Event{}

@@ -7,21 +7,69 @@ import (
 	"github.com/twice-lab/twice/runtime/sim"
 )
 
-// Diagnosis kinds, as in the reading table of DESIGN.md section 2.
+// Diagnosis kinds: what the evidence says one order's effects came from.
 const (
-	KindOnce         = "once"          // one effect from one delivery
-	KindLeaseExpired = "lease-expired" // two runs, seconds apart
-	KindClaimRace    = "claim-race"    // two runs, milliseconds apart
-	KindClientRetry  = "client-retry"  // one run sent twice
-	KindRedelivery   = "redelivery"    // delivered again, one effect
+	KindOnce       = "once"       // one effect from one delivery
+	KindRedelivery = "redelivery" // delivered again, one effect
+	KindFenced     = "fenced"     // a stale run's receipt refused by its fencing token, one effect
+	// Duplicates, each named from the evidence:
+	KindClientRetry  = "client-retry"    // one run sent twice
+	KindClaimRace    = "claim-race"      // a claim overwrote a lease that was still live
+	KindLeaseExpired = "lease-expired"   // the lease ran out after the run was killed or ended without an ack
+	KindSlow         = "slow-processing" // the lease ran out while the run was still working
+	KindStall        = "stall"           // the lease ran out while the run was frozen after its last heartbeat
+	KindRedone       = "redone"          // the job was claimed again after it was done
+	KindTwoJobs      = "two-jobs"        // the order was enqueued twice: two jobs
+	KindMixed        = "mixed"           // more than one of the above
+	KindUnknown      = "unknown"         // the evidence cannot tell
 )
 
-// raceGap separates the two ways two runs can both do the work: a lease
-// that expired under a live execution leaves a gap of at least the lease
-// (seconds); two workers racing one claim leave milliseconds.
-const raceGap = sim.Second
+// The phases of a run, as evidence: what a run was doing when another run
+// took its job.
+const (
+	phaseClaimed    = "claimed"
+	phaseProcessing = "processing"
+	phaseStalled    = "stalled"
+	phaseSending    = "sending"
+	phaseKilled     = "killed"
+	phaseLost       = "lost"
+	phaseRefused    = "refused"
+	phaseAcked      = "acked"
+	phaseEnded      = "ended" // stopped without an ack (gave up, or its ack was refused)
+)
 
-// summarize groups the recorded effects by order, in order of first
+// runRec is the evidence the lab keeps about one run that claimed a job:
+// when it claimed, its lease as last written, what it is doing, and the run
+// that held the job before it, with that run's lease and phase at the
+// moment of the claim.
+type runRec struct {
+	run, worker string
+	job         int64
+	claimedAt   sim.Time
+	lease       sim.Time // expiry as last written (claim or heartbeat)
+	heartbeat   bool
+	phase       string
+	acked       bool
+
+	prev      *runRec // the run that held the job when this one claimed it
+	prevLive  bool    // prev's lease had not yet passed at the claim
+	prevPhase string  // prev's phase at the claim
+}
+
+// claimedBy records that run took job at instant now with a lease to
+// expire at lease.
+func (in *interp) claimedBy(run, worker string, job int64, now, lease sim.Time) *runRec {
+	rec := &runRec{run: run, worker: worker, job: job, claimedAt: now, lease: lease, phase: phaseClaimed}
+	if h := in.holder[job]; h != nil {
+		rec.prev, rec.prevPhase = h, h.phase
+		rec.prevLive = !h.acked && now <= h.lease
+	}
+	in.holder[job] = rec
+	in.runs[run] = rec
+	return rec
+}
+
+// summarize groups the recorded requests by order, in order of first
 // arrival, and diagnoses each group.
 func (in *interp) summarize() ([]Summary, error) {
 	rows, err := in.shell.List()
@@ -34,31 +82,26 @@ func (in *interp) summarize() ([]Summary, error) {
 	}
 	var sums []Summary
 	idx := map[string]int{}
-	first := map[string]sim.Time{}
-	last := map[string]sim.Time{}
-	runs := map[string]map[string]bool{}
+	groups := map[string][]Effect{}
 	for _, e := range in.svc.Effects() {
 		i, ok := idx[e.Order]
 		if !ok {
 			i = len(sums)
 			idx[e.Order] = i
 			sums = append(sums, Summary{Order: e.Order})
-			first[e.Order] = e.At
-			runs[e.Order] = map[string]bool{}
 		}
 		s := &sums[i]
-		s.Effects++
-		last[e.Order] = e.At
-		runs[e.Order][e.Run] = true
-		s.Tags = append(s.Tags, fmt.Sprintf("%s a%d s%d", e.Run, e.Attempt, e.Send))
+		tag := fmt.Sprintf("%s j%d a%d s%d", e.Run, e.Job, e.Attempt, e.Send)
+		if e.Refused {
+			tag += " refused"
+		}
+		s.Tags = append(s.Tags, tag)
+		groups[e.Order] = append(groups[e.Order], effectOf(e))
 	}
 	untraced := in.untracedDuplicateLog()
 	for i := range sums {
 		s := &sums[i]
-		s.Runs = len(runs[s.Order])
-		gap := last[s.Order] - first[s.Order]
-		s.SpanMS = gap / sim.Millisecond
-		s.Kind, s.Diagnosis = diagnose(s.Effects, s.Runs, attempts[s.Order], gap)
+		in.diagnose(s, groups[s.Order], attempts[s.Order])
 		if s.Effects > 1 && untraced {
 			s.Diagnosis += "; worker.log alone could not tell: its lines carry no run id (add --trace)"
 		}
@@ -66,19 +109,151 @@ func (in *interp) summarize() ([]Summary, error) {
 	return sums, nil
 }
 
-// diagnose reads one order's evidence the way DESIGN.md section 2 does.
-func diagnose(effects, runs, attempts int, gap sim.Time) (kind, words string) {
-	switch {
-	case effects > 1 && runs == 1:
-		return KindClientRetry, fmt.Sprintf("one run sent %d times: a client retry after a timeout, not the queue", effects)
-	case effects > 1 && gap >= raceGap:
-		return KindLeaseExpired, fmt.Sprintf("%d runs %s apart: the lease expired under a run that did the work but never acked", runs, fmtGap(gap))
-	case effects > 1:
-		return KindClaimRace, fmt.Sprintf("%d runs %s apart: two workers claimed the same delivery (a claim race)", runs, fmtGap(gap))
-	case attempts > 1:
-		return KindRedelivery, fmt.Sprintf("delivered %d times, one effect: at-least-once delivery doing its job, no duplicate effect", attempts)
+// diagnose fills in the counts of s from the order's recorded requests, and
+// names what the evidence shows: for every effect after the first, why a
+// second one could happen, from the job and run ids, the attempts, the
+// claim times and the lease history. It never guesses from the gap alone.
+func (in *interp) diagnose(s *Summary, reqs []Effect, attempts int) {
+	runs := map[string]bool{}
+	var landed []Effect
+	for _, e := range reqs {
+		runs[e.Run] = true
+		if e.Refused {
+			s.Refused++
+		} else {
+			landed = append(landed, e)
+		}
 	}
-	return KindOnce, "one delivery, one effect"
+	s.Runs = len(runs)
+	s.Effects = len(landed)
+	var gap sim.Time
+	if len(landed) > 1 {
+		gap = landed[len(landed)-1].AtUS - landed[0].AtUS
+	}
+	s.SpanMS = gap / sim.Millisecond
+	s.Span = fmtGap(gap)
+
+	if len(landed) <= 1 {
+		switch {
+		case s.Refused > 0:
+			s.Kind = KindFenced
+			s.Diagnosis = fmt.Sprintf("one effect; %d late request(s) carried an older fencing token and were refused: fencing kept a stale run out", s.Refused)
+		case attempts > 1:
+			s.Kind = KindRedelivery
+			s.Diagnosis = fmt.Sprintf("delivered %d times, one effect: at-least-once delivery doing its job, no duplicate effect", attempts)
+		default:
+			s.Kind = KindOnce
+			s.Diagnosis = "one delivery, one effect"
+		}
+		return
+	}
+
+	// Why each effect after the first could happen.
+	var kinds []string
+	seen := map[string]bool{}
+	note := func(kind string) {
+		if !seen[kind] {
+			seen[kind] = true
+			kinds = append(kinds, kind)
+		}
+	}
+	jobs := map[int64]bool{}
+	for i, e := range landed {
+		if i == 0 {
+			jobs[e.Job] = true
+			continue
+		}
+		sameRun, sameJob := false, jobs[e.Job]
+		other := "" // an earlier run that did the same job
+		for _, f := range landed[:i] {
+			sameRun = sameRun || f.Run == e.Run
+			if f.Job == e.Job && f.Run != e.Run && other == "" {
+				other = f.Run
+			}
+		}
+		jobs[e.Job] = true
+		switch {
+		case sameRun:
+			note(KindClientRetry)
+		case !sameJob:
+			note(KindTwoJobs)
+		default:
+			note(in.claimCause(e.Run, other))
+		}
+	}
+	var jobList []string
+	for _, e := range landed {
+		if j := fmt.Sprintf("%d", e.Job); !contains(jobList, j) {
+			jobList = append(jobList, j)
+		}
+	}
+
+	what := func(kind string) string {
+		switch kind {
+		case KindClientRetry:
+			return "one run sent twice: a client retry after a timeout, not the queue"
+		case KindTwoJobs:
+			return fmt.Sprintf("the order was enqueued twice (jobs %s): two deliveries, each done once", strings.Join(jobList, " and "))
+		case KindClaimRace:
+			return "two workers claimed the same delivery (a claim race): a claim overwrote a lease that had not run out"
+		case KindLeaseExpired:
+			return "the lease expired under a run that did the work but never acked"
+		case KindSlow:
+			return "the lease ran out while the first run was still working, and another worker took the job: processing outlived the lease"
+		case KindStall:
+			return "the first run froze after its last heartbeat and past its lease, and another worker took the job: a stall past the lease"
+		case KindRedone:
+			return "the job was claimed again after it was done"
+		}
+		return "the evidence cannot tell why: no claim by these runs was recorded"
+	}
+	s.Kind = kinds[0]
+	if len(kinds) > 1 {
+		s.Kind = KindMixed
+	}
+	var parts []string
+	for _, k := range kinds {
+		parts = append(parts, what(k))
+	}
+	if len(kinds) == 1 && kinds[0] == KindClientRetry {
+		s.Diagnosis = fmt.Sprintf("one run sent %d times: a client retry after a timeout, not the queue", s.Effects)
+		return
+	}
+	s.Diagnosis = fmt.Sprintf("%d runs %s apart: %s", s.Runs, s.Span, strings.Join(parts, "; and "))
+}
+
+// claimCause names, from the lease history, why two runs a and b both
+// did the same job: the reason the one that claimed later could claim it.
+// Their effects may land in either order, so the later claim is found from
+// the claim times, not from the order of the effects.
+func (in *interp) claimCause(a, b string) string {
+	r := in.runs[a]
+	if o := in.runs[b]; r == nil || o != nil && o.claimedAt > r.claimedAt {
+		r = o
+	}
+	if r == nil || r.prev == nil {
+		return KindUnknown
+	}
+	switch {
+	case r.prevPhase == phaseAcked:
+		return KindRedone
+	case r.prevLive:
+		return KindClaimRace
+	case r.prevPhase == phaseProcessing || r.prevPhase == phaseSending || r.prevPhase == phaseClaimed:
+		return KindSlow
+	case r.prevPhase == phaseStalled:
+		return KindStall
+	}
+	return KindLeaseExpired // killed, or ended without an ack
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }
 
 // untracedDuplicateLog reports whether worker.log has two identical lines
@@ -98,8 +273,12 @@ func (in *interp) untracedDuplicateLog() bool {
 }
 
 // fmtGap prints a gap in ms, with a tenth of a millisecond below 10 ms so
-// that a claim race reads "0.6 ms", not "0 ms".
+// that a claim race reads "0.6 ms", not "0 ms". The transcript, the
+// diagnosis and the playground all print a gap with it, so the three agree.
 func fmtGap(d sim.Time) string {
+	if d == 0 {
+		return "0 ms"
+	}
 	if d < 10*sim.Millisecond {
 		return fmt.Sprintf("%d.%d ms", d/sim.Millisecond, d%sim.Millisecond/100)
 	}

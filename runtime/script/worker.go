@@ -17,9 +17,11 @@ type worker struct {
 	conn *queue.Conn
 	run  string
 	gate sim.Time // if set, wait until this instant (a race's shared start)
+	proc *sim.Proc
 
-	ok  bool  // finished its work and acked
-	err error // a runtime error that stops the script
+	rec *runRec // what this run did, once it has claimed the job
+	ok  bool    // finished its work and acked
+	err error   // a runtime error that stops the script
 }
 
 // workerData is the trace payload of a worker's event.
@@ -45,58 +47,30 @@ func (w *worker) say(kind, format string, args ...any) {
 	w.in.k.Record(w.args.Worker, kind, workerData{run: w.run}, format, args...)
 }
 
+func (w *worker) stmt() sim.Time { return w.in.k.Between(stmtMin, stmtMax) }
+
 // body is the worker's process. Every SQL statement, clock read, log write
 // and request is one atomic step; between steps other processes may run.
+// Its stages: claim the job, read back the attempt, do the job's own work
+// (processing, with heartbeats), send the receipt, ack.
 func (w *worker) body(p *sim.Proc) {
 	k := p.Kernel()
 	a := w.args
-	stmt := func() sim.Time { return k.Between(stmtMin, stmtMax) }
+	defer func() { delete(w.in.running, a.Worker) }()
 
 	w.step(p, k.Between(startMin, startMax), "start", false, "start run %s", w.run)
 	if w.gate != 0 {
 		p.SleepUntil(w.gate + k.Between(0, skewMax))
 	}
+	w.execute(p)
+}
 
-	// Claim.
-	var claimed bool
-	var row queue.Row
-	switch a.Claim {
-	case "read":
-		var err error
-		row, err = w.conn.Read(a.Job)
-		if err != nil {
-			w.fail(err)
-			return
-		}
-		w.step(p, stmt(), "select", false, "SELECT job %d: status=%s", a.Job, row.Status)
-		now := p.ReadClock(k.Between(clockMin, clockMax))
-		if row.Claimable(now) {
-			if err := w.conn.Take(a.Job, w.run, now+a.Lease); err != nil {
-				w.fail(err)
-				return
-			}
-			w.step(p, stmt(), "claim", true, "UPDATE job %d: running, run %s (no condition)", a.Job, w.run)
-			claimed = true
-		}
-	default: // lock, atomic
-		now := p.ReadClock(k.Between(clockMin, clockMax))
-		ok, err := w.conn.Claim(a.Job, w.run, now, now+a.Lease)
-		if err != nil {
-			w.fail(err)
-			return
-		}
-		claimed = ok
-		if ok {
-			w.step(p, stmt(), "claim", true, "UPDATE job %d WHERE queued or lease passed: 1 row changed", a.Job)
-		} else {
-			w.step(p, stmt(), "claim-failed", false, "UPDATE job %d WHERE queued or lease passed: 0 rows changed", a.Job)
-			// Find out why: no such job, done, or held by another run.
-			if row, err = w.conn.Read(a.Job); err != nil {
-				w.fail(err)
-				return
-			}
-			w.step(p, stmt(), "select", false, "SELECT job %d: status=%s", a.Job, row.Status)
-		}
+// execute is one execution of the job, from the claim to the ack.
+func (w *worker) execute(p *sim.Proc) {
+	a := w.args
+	row, claimed := w.claim(p)
+	if w.err != nil {
+		return
 	}
 	if !claimed {
 		if row.Status == "done" {
@@ -114,11 +88,163 @@ func (w *worker) body(p *sim.Proc) {
 		w.fail(err)
 		return
 	}
-	w.step(p, stmt(), "select", false, "SELECT job %d: attempts=%d", a.Job, got.Attempts)
+	w.step(p, w.stmt(), "select", false, "SELECT job %d: attempts=%d", a.Job, got.Attempts)
 
 	if a.CrashBeforeEffect {
+		w.rec.phase = phaseKilled
 		w.say("kill", "killed before the receipt")
 		return
+	}
+	if !w.process(p) {
+		return
+	}
+	if a.Stall > 0 {
+		w.rec.phase = phaseStalled
+		w.step(p, a.Stall, "stall", false, "frozen for %d ms (a pause: no heartbeats, no work)", a.Stall/sim.Millisecond)
+	}
+	answered, refused := w.send(p, got)
+	if !answered && !refused {
+		w.rec.phase = phaseEnded
+		return
+	}
+	if answered {
+		w.say("say", "receipt sent for %s", got.Order)
+	}
+	if a.CrashBeforeAck {
+		w.rec.phase = phaseKilled
+		w.say("kill", "killed before the ack")
+		return
+	}
+	w.ack(p)
+}
+
+// claim takes the job with the worker's claim and reports whether it did,
+// with the row as last read when it did not.
+func (w *worker) claim(p *sim.Proc) (queue.Row, bool) {
+	k := p.Kernel()
+	a := w.args
+	switch a.Claim {
+	case "read":
+		row, err := w.conn.Read(a.Job)
+		if err != nil {
+			w.fail(err)
+			return row, false
+		}
+		w.step(p, w.stmt(), "select", false, "SELECT job %d: status=%s", a.Job, row.Status)
+		now := p.ReadClock(k.Between(clockMin, clockMax))
+		if !row.Claimable(now) {
+			return row, false
+		}
+		if err := w.conn.Take(a.Job, w.run, now+a.Lease); err != nil {
+			w.fail(err)
+			return row, false
+		}
+		w.claimed(p, now+a.Lease)
+		w.step(p, w.stmt(), "claim", true, "UPDATE job %d: running, run %s (no condition)", a.Job, w.run)
+		return row, true
+	default: // lock, atomic
+		now := p.ReadClock(k.Between(clockMin, clockMax))
+		ok, err := w.conn.Claim(a.Job, w.run, now, now+a.Lease)
+		if err != nil {
+			w.fail(err)
+			return queue.Row{}, false
+		}
+		if ok {
+			w.claimed(p, now+a.Lease)
+			w.step(p, w.stmt(), "claim", true, "UPDATE job %d WHERE queued or lease passed: 1 row changed", a.Job)
+			return queue.Row{}, true
+		}
+		w.step(p, w.stmt(), "claim-failed", false, "UPDATE job %d WHERE queued or lease passed: 0 rows changed", a.Job)
+		// Find out why: no such job, done, or held by another run.
+		row, err := w.conn.Read(a.Job)
+		if err != nil {
+			w.fail(err)
+			return row, false
+		}
+		w.step(p, w.stmt(), "select", false, "SELECT job %d: status=%s", a.Job, row.Status)
+		return row, false
+	}
+}
+
+// claimed notes, as evidence for the diagnosis, that this run took the job
+// at the current instant with a lease to expire at lease, and what the run
+// that held the job before was doing then.
+func (w *worker) claimed(p *sim.Proc, lease sim.Time) {
+	w.rec = w.in.claimedBy(w.run, w.args.Worker, w.args.Job, p.Now(), lease)
+	w.rec.heartbeat = w.args.Heartbeat > 0
+}
+
+// process does the job's own work for WorkArgs.Processing, renewing the
+// lease every WorkArgs.Heartbeat while it does. It reports false when a
+// renewal found the lease gone: the worker then stops before the receipt.
+// With heartbeats on, the last renewal is the worker's last lease check
+// before it sends.
+func (w *worker) process(p *sim.Proc) bool {
+	a := w.args
+	if a.Processing == 0 && a.Heartbeat == 0 {
+		return true
+	}
+	if a.Processing > 0 {
+		w.rec.phase = phaseProcessing
+		p.Kernel().Record(a.Worker, "process", workerData{run: w.run}, "working on job %d for %d ms", a.Job, a.Processing/sim.Millisecond)
+	}
+	left := a.Processing
+	for {
+		chunk := left
+		if a.Heartbeat > 0 && a.Heartbeat < chunk {
+			chunk = a.Heartbeat
+		}
+		if chunk > 0 {
+			p.Sleep(chunk)
+			left -= chunk
+		}
+		if a.Heartbeat > 0 && !w.renew(p) {
+			return false
+		}
+		if left <= 0 {
+			return w.err == nil
+		}
+	}
+}
+
+// renew is one heartbeat: an UPDATE of the lease conditional on this run
+// still holding the job.
+func (w *worker) renew(p *sim.Proc) bool {
+	k := p.Kernel()
+	a := w.args
+	now := p.ReadClock(k.Between(clockMin, clockMax))
+	ok, err := w.conn.Renew(a.Job, w.run, now+a.Lease)
+	if err != nil {
+		w.fail(err)
+		return false
+	}
+	if ok {
+		w.rec.lease = now + a.Lease
+		w.step(p, w.stmt(), "heartbeat", true, "UPDATE job %d SET lease WHERE run %s: 1 row changed", a.Job, w.run)
+		return true
+	}
+	w.step(p, w.stmt(), "lease-lost", false, "UPDATE job %d SET lease WHERE run %s: 0 rows changed", a.Job, w.run)
+	row, err := w.conn.Read(a.Job)
+	if err != nil {
+		w.fail(err)
+		return false
+	}
+	w.step(p, w.stmt(), "select", false, "SELECT job %d: status=%s run=%s", a.Job, row.Status, row.Run)
+	w.rec.phase = phaseLost
+	w.say("say", "lease lost: job %d is held by run %s now; stopping before the receipt", a.Job, row.Run)
+	return false
+}
+
+// send appends to worker.log and posts the receipt, retrying once on a
+// client timeout. It reports whether an answer came back, and whether the
+// service refused the request's fencing token.
+func (w *worker) send(p *sim.Proc, got queue.Row) (answered, refused bool) {
+	k := p.Kernel()
+	a := w.args
+	w.rec.phase = phaseSending
+	token := 0
+	if a.Fence {
+		token = got.Attempts
 	}
 	for send := 1; ; send++ {
 		line := "sending receipt for " + got.Order
@@ -131,30 +257,59 @@ func (w *worker) body(p *sim.Proc) {
 		if send > 1 {
 			delay = 0 // the retry goes out without the injected delay
 		}
-		if w.in.svc.Post(p, receipts.Request{
-			Order: got.Order, Run: w.run, Attempt: got.Attempts, Send: send,
-			Worker: a.Worker, Delay: delay, Timeout: a.Timeout,
+		switch w.in.svc.Post(p, receipts.Request{
+			Order: got.Order, Job: a.Job, Run: w.run, Attempt: got.Attempts, Send: send,
+			Worker: a.Worker, Delay: delay, Timeout: a.Timeout, Token: token,
 		}) {
-			break
+		case receipts.Answered:
+			return true, false
+		case receipts.Refused:
+			w.rec.phase = phaseRefused
+			w.say("refused", "receipt refused: fencing token %d is older than %d", token, w.in.svc.Highest(got.Order))
+			return false, true
 		}
 		if send == 2 {
 			w.say("say", "POST TimeoutError, giving up")
-			return
+			return false, false
 		}
 		w.say("say", "POST TimeoutError, retrying")
 	}
-	w.say("say", "receipt sent for %s", got.Order)
+}
 
-	if a.CrashBeforeAck {
-		w.say("kill", "killed before the ack")
+// ack marks the job done: unconditionally, or with --fence only if this
+// run still holds it.
+func (w *worker) ack(p *sim.Proc) {
+	a := w.args
+	if !a.Fence {
+		if err := w.conn.Ack(a.Job); err != nil {
+			w.fail(err)
+			return
+		}
+		w.rec.phase, w.rec.acked = phaseAcked, true
+		w.step(p, w.stmt(), "ack", true, "UPDATE job %d: done", a.Job)
+		w.ok = true
 		return
 	}
-	if err := w.conn.Ack(a.Job); err != nil {
+	ok, err := w.conn.AckRun(a.Job, w.run)
+	if err != nil {
 		w.fail(err)
 		return
 	}
-	w.step(p, stmt(), "ack", true, "UPDATE job %d: done", a.Job)
-	w.ok = true
+	if ok {
+		w.rec.phase, w.rec.acked = phaseAcked, true
+		w.step(p, w.stmt(), "ack", true, "UPDATE job %d: done WHERE run %s: 1 row changed", a.Job, w.run)
+		w.ok = true
+		return
+	}
+	w.step(p, w.stmt(), "ack-refused", false, "UPDATE job %d: done WHERE run %s: 0 rows changed", a.Job, w.run)
+	row, err := w.conn.Read(a.Job)
+	if err != nil {
+		w.fail(err)
+		return
+	}
+	w.step(p, w.stmt(), "select", false, "SELECT job %d: status=%s run=%s", a.Job, row.Status, row.Run)
+	w.rec.phase = phaseEnded
+	w.say("say", "ack refused: job %d belongs to run %s", a.Job, row.Run)
 }
 
 func (w *worker) fail(err error) {

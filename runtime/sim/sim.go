@@ -69,6 +69,7 @@ type Kernel struct {
 	seq    uint64
 	steps  int
 	budget int
+	parked int // processes waiting in Join
 
 	tracing bool
 	trace   []Event
@@ -159,6 +160,8 @@ type Proc struct {
 	stop  func()
 	yield func(struct{}) bool
 	done  bool
+
+	joiners []*Proc // processes waiting in Join for this one to return
 }
 
 // errStopped unwinds a process whose kernel gave up on it.
@@ -194,32 +197,116 @@ func (k *Kernel) schedule(p *Proc, at Time) {
 // runs out.
 func (k *Kernel) Run() error {
 	for len(k.ready) > 0 {
-		i := 0
-		for j := 1; j < len(k.ready); j++ {
-			if k.ready[j].before(k.ready[i]) {
-				i = j
-			}
-		}
-		w := k.ready[i]
-		last := len(k.ready) - 1
-		k.ready[i] = k.ready[last]
-		k.ready = k.ready[:last]
-
-		k.steps++
-		if k.steps > k.budget {
-			w.p.stop()
-			for _, r := range k.ready {
-				r.p.stop()
-			}
-			k.ready = k.ready[:0]
-			return ErrBudget
-		}
-		k.now = w.at
-		if _, ok := w.p.next(); !ok {
-			w.p.done = true
+		if err := k.step(); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// RunUntil resumes processes due at or before instant t, in order, and then
+// moves the clock to t: a shell's sleep while background processes run.
+// Processes due later stay pending.
+func (k *Kernel) RunUntil(t Time) error {
+	for len(k.ready) > 0 {
+		if k.ready[k.earliest()].at > t {
+			break
+		}
+		if err := k.step(); err != nil {
+			return err
+		}
+	}
+	k.now = max(k.now, t)
+	return nil
+}
+
+// RunUntilDone resumes processes, in order, until p has returned; other
+// processes stay pending where they are. A foreground command waits this
+// way while background processes go on around it.
+func (k *Kernel) RunUntilDone(p *Proc) error {
+	for !p.done {
+		if len(k.ready) == 0 {
+			return errors.New("sim: waiting for a process that can never run")
+		}
+		if err := k.step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Pending reports whether any process has not returned yet.
+func (k *Kernel) Pending() bool { return len(k.ready) > 0 || k.parked > 0 }
+
+// Stop ends every pending process without running it further.
+func (k *Kernel) Stop() {
+	for _, r := range k.ready {
+		k.stopProc(r.p)
+	}
+	k.ready = k.ready[:0]
+}
+
+// stopProc ends p and every process waiting for it to return.
+func (k *Kernel) stopProc(p *Proc) {
+	p.stop()
+	for _, q := range p.joiners {
+		k.parked--
+		k.stopProc(q)
+	}
+	p.joiners = nil
+}
+
+// earliest returns the index of the next wake-up.
+func (k *Kernel) earliest() int {
+	i := 0
+	for j := 1; j < len(k.ready); j++ {
+		if k.ready[j].before(k.ready[i]) {
+			i = j
+		}
+	}
+	return i
+}
+
+// step resumes the process due first.
+func (k *Kernel) step() error {
+	i := k.earliest()
+	w := k.ready[i]
+	last := len(k.ready) - 1
+	k.ready[i] = k.ready[last]
+	k.ready = k.ready[:last]
+
+	k.steps++
+	if k.steps > k.budget {
+		k.stopProc(w.p)
+		k.Stop()
+		return ErrBudget
+	}
+	k.now = w.at
+	if _, ok := w.p.next(); !ok {
+		w.p.done = true
+		for _, q := range w.p.joiners {
+			k.parked--
+			k.schedule(q, k.now)
+		}
+		w.p.joiners = nil
+	}
+	return nil
+}
+
+// Done reports whether the process has returned.
+func (p *Proc) Done() bool { return p.done }
+
+// Join yields until q has returned (at once if it already has). It takes
+// no virtual time of its own.
+func (p *Proc) Join(q *Proc) {
+	if q.done {
+		return
+	}
+	q.joiners = append(q.joiners, p)
+	p.k.parked++
+	if !p.yield(struct{}{}) {
+		panic(stopped{})
+	}
 }
 
 // Name returns the process's name.
