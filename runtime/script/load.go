@@ -41,7 +41,7 @@ func (in *interp) load(l LoadArgs) error {
 	first := tallies[0]
 	in.print("load: %d jobs, %d workers, processing %s: drawn p50 %s, p95 %s", l.Jobs, l.Workers, l.Processing, fmtGap(first.P50US), fmtGap(first.P95US))
 	for _, t := range tallies {
-		in.print("lease=%ss: two effects in %d of %d jobs (%d executions outlived the lease)", formatSeconds(t.LeaseUS), t.Duplicates, t.Jobs, t.Overran)
+		in.print("lease=%ss: two effects in %d of %d jobs (%d execution(s) outlived the lease)", formatSeconds(t.LeaseUS), t.Duplicates, t.Jobs, t.Overran)
 	}
 	return nil
 }

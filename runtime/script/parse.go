@@ -411,7 +411,7 @@ func background(list []Command, amp token) (Command, *Error) {
 		case Background:
 			return Command{}, parseErr(c.Pos, "a list sent to the background with '&' cannot itself contain '&'")
 		default:
-			return Command{}, usageErr(amp.pos, "%s cannot run in the background: '&' starts a worker that goes on while the script does, so only work and sleep may come before it", c.Kind)
+			return Command{}, usageErr(amp.pos, "%s cannot run in the background: '&' sends the whole '&&' list before it there, and only work and sleep can run there (end the list with ';' or a new line before the worker)", c.Kind)
 		}
 	}
 	if !hasWork {

@@ -190,8 +190,10 @@ func (in *interp) exec(c Command) (bool, error) {
 		in.k.Record("shell", "wait", nil, "wait")
 		return true, in.wait()
 	case Background:
+		// As in a shell, the list starts now: it runs until its first
+		// wait before the script goes on.
 		in.background(c)
-		return true, nil
+		return true, in.runUntil(in.k.Now())
 	case Log:
 		for _, l := range in.log {
 			in.print("%s", l)

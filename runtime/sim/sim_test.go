@@ -108,3 +108,70 @@ func TestBetweenStaysInBounds(t *testing.T) {
 		t.Error("degenerate bounds")
 	}
 }
+
+// RunUntil runs what is due up to an instant and leaves the rest pending,
+// then sets the clock there: a shell's sleep with background work going on.
+func TestRunUntilLeavesLaterStepsPending(t *testing.T) {
+	k := New(1)
+	var at []Time
+	k.Go("bg", 0, func(p *Proc) {
+		for range 3 {
+			p.Sleep(100)
+			at = append(at, p.Now())
+		}
+	})
+	if err := k.RunUntil(250); err != nil {
+		t.Fatal(err)
+	}
+	if len(at) != 2 || k.Now() != 250 || !k.Pending() {
+		t.Fatalf("after RunUntil(250): steps at %v, now %d, pending %v", at, k.Now(), k.Pending())
+	}
+	if err := k.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if len(at) != 3 || at[2] != 300 || k.Pending() {
+		t.Fatalf("after Run: steps at %v, pending %v", at, k.Pending())
+	}
+}
+
+// RunUntilDone returns when one process has, with others still pending;
+// Join wakes a waiting process at the instant the joined one returns.
+func TestJoinAndRunUntilDone(t *testing.T) {
+	k := New(2)
+	var joinedAt Time = -1
+	slow := k.Go("slow", 0, func(p *Proc) { p.Sleep(500) })
+	k.Go("waiter", 0, func(p *Proc) {
+		p.Join(slow)
+		joinedAt = p.Now()
+		p.Sleep(1000)
+	})
+	fast := k.Go("fast", 0, func(p *Proc) { p.Sleep(200) })
+	if err := k.RunUntilDone(fast); err != nil {
+		t.Fatal(err)
+	}
+	if !fast.Done() || slow.Done() || k.Now() != 200 {
+		t.Fatalf("fast done %v, slow done %v, now %d", fast.Done(), slow.Done(), k.Now())
+	}
+	if err := k.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if joinedAt != 500 || k.Now() != 1500 || k.Pending() {
+		t.Fatalf("joined at %d, now %d, pending %v", joinedAt, k.Now(), k.Pending())
+	}
+}
+
+// Stop ends pending processes, and those waiting on them, without running
+// them further.
+func TestStopEndsPendingAndJoined(t *testing.T) {
+	k := New(3)
+	ran := false
+	slow := k.Go("slow", 0, func(p *Proc) { p.Sleep(500); ran = true })
+	k.Go("waiter", 0, func(p *Proc) { p.Join(slow); ran = true })
+	if err := k.RunUntil(100); err != nil {
+		t.Fatal(err)
+	}
+	k.Stop()
+	if ran || k.Pending() {
+		t.Fatalf("ran %v, pending %v after Stop", ran, k.Pending())
+	}
+}
