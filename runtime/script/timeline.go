@@ -34,6 +34,7 @@ const (
 	tlBreak    = 44 // width of a cut-out stretch
 	tlMinSeg   = 24 // narrowest a burst of activity is drawn
 	tlQuietGap = 20 * sim.Millisecond
+	tlMaxSegs  = 8 // at most this many bursts: the shortest quiet stretches beyond are drawn to scale
 )
 
 // anchor maps a virtual instant to an x coordinate; x is linear between
@@ -79,6 +80,19 @@ func newAxis(times []sim.Time) axis {
 		} else {
 			last.b = t
 		}
+	}
+	// A worker that renews its lease every few hundred ms would cut the
+	// axis into dozens of pieces: keep the longest quiet stretches cut and
+	// draw the shorter ones to scale.
+	for len(segs) > tlMaxSegs {
+		i := 1
+		for j := 2; j < len(segs); j++ {
+			if segs[j].a-segs[j-1].b < segs[i].a-segs[i-1].b {
+				i = j
+			}
+		}
+		segs[i-1].b = segs[i].b
+		segs = append(segs[:i], segs[i+1:]...)
 	}
 	span := tlWidth - tlLeft - tlRight - tlBreak*(len(segs)-1) - tlMinSeg*len(segs)
 	var total sim.Time
@@ -176,6 +190,8 @@ func (r *Result) DrawTimeline() *Timeline {
 .twice-timeline .send{stroke:var(--muted);stroke-width:1;fill:none}
 .twice-timeline .kill{stroke:var(--bad);stroke-width:2.5}
 .twice-timeline .cursor{stroke:var(--bad);stroke-width:1.5;display:none}
+.twice-timeline .work{fill:var(--muted);opacity:.7}.twice-timeline .stall{fill:none;stroke:var(--bad);stroke-width:2;stroke-dasharray:3 3}
+.twice-timeline .ref{fill:none;stroke:var(--bad);stroke-width:2.5}
 </style>`)
 
 	// Lanes and labels.
@@ -231,6 +247,19 @@ func (r *Result) DrawTimeline() *Timeline {
 		}
 	}
 
+	// The job's own work (--processing) as a thin bar under the lease, and
+	// a stall as a dashed one: the picture shows a worker still busy after
+	// its lease ran out.
+	for _, sp := range r.spans() {
+		y := laneY(sp.proc)
+		x1, x2 := ax.x(sp.from), ax.x(sp.to)
+		if sp.stall {
+			p(`<rect class="stall" x="%d" y="%d" width="%d" height="6" rx="2"><title>%s frozen for %s</title></rect>`, x1, y+9, max(x2-x1, 2), esc(sp.proc), fmtTime(sp.to-sp.from))
+		} else {
+			p(`<rect class="work" x="%d" y="%d" width="%d" height="4" rx="2"><title>%s working for %s</title></rect>`, x1, y+10, max(x2-x1, 2), esc(sp.proc), fmtTime(sp.to-sp.from))
+		}
+	}
+
 	// Statements, sends, effects and kills.
 	sends := map[string]int{} // run -> x of its last send
 	seen := map[string]int{}  // order -> effects so far
@@ -243,8 +272,17 @@ func (r *Result) DrawTimeline() *Timeline {
 		}
 		x, y := ax.x(e.AtUS), laneY(e.Proc)
 		switch e.Kind {
-		case "select", "claim", "claim-failed", "ack":
+		case "select", "claim", "claim-failed", "ack", "ack-refused", "lease-lost":
 			p(`<line class="tick" x1="%d" y1="%d" x2="%d" y2="%d"><title>%s: %s</title></line>`, x, y-11, x, y+11, esc(e.Proc), esc(e.Step))
+		case "heartbeat":
+			p(`<line class="tick" x1="%d" y1="%d" x2="%d" y2="%d"><title>%s: %s</title></line>`, x, y-7, x, y+7, esc(e.Proc), esc(e.Step))
+		case "refused":
+			ef := e.Effect
+			if sx, ok := sends[ef.Run]; ok {
+				p(`<path class="send" d="M%d %d L%d %d"/>`, sx, laneY(ef.Worker), x, y)
+			}
+			p(`<circle class="ref" cx="%d" cy="%d" r="6"><title>refused: %s from run %s, fencing token %d is stale</title></circle>`, x, y, esc(ef.Order), esc(ef.Run), ef.Token)
+			p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="middle">refused</text>`, x, y+20)
 		case "send":
 			sends[e.Run] = x
 		case "effect":
@@ -301,6 +339,10 @@ func (r *Result) leases() []*lease {
 				leases = append(leases, l)
 				open[e.Proc] = l
 			}
+		case "heartbeat":
+			if l := open[e.Proc]; l != nil && e.Job != nil && e.Job.LeaseUS != nil {
+				l.to, l.end = *e.Job.LeaseUS, *e.Job.LeaseUS
+			}
 		case "ack":
 			if l := open[e.Proc]; l != nil {
 				l.to, l.acked = min(e.AtUS, l.end), true
@@ -316,6 +358,35 @@ func (r *Result) leases() []*lease {
 		}
 	}
 	return leases
+}
+
+// span is a stretch of a worker's own work, or of a stall.
+type span struct {
+	proc     string
+	from, to sim.Time
+	stall    bool
+}
+
+// spans finds the work (from "process" to the worker's next step that is
+// not a heartbeat) and the stalls (from "stall" to its next step).
+func (r *Result) spans() []span {
+	var out []span
+	open := map[string]*span{}
+	for _, e := range r.Trace {
+		sp := open[e.Proc]
+		if sp != nil && (sp.stall || e.Kind != "heartbeat" && e.Kind != "clock" && e.Kind != "process") {
+			sp.to = e.AtUS
+			out = append(out, *sp)
+			delete(open, e.Proc)
+		}
+		switch e.Kind {
+		case "process":
+			open[e.Proc] = &span{proc: e.Proc, from: e.AtUS}
+		case "stall":
+			open[e.Proc] = &span{proc: e.Proc, from: e.AtUS, stall: true}
+		}
+	}
+	return out
 }
 
 // naturalCompare orders W2 before W10.

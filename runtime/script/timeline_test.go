@@ -12,6 +12,7 @@ func TestTimelineGolden(t *testing.T) {
 	tests := []struct{ file, src string }{
 		{"testdata/timeline-lease-expiry.svg", "reset && add order-77 && work --job 1 --worker W1 --lease 1 --crash-before-ack; sleep 2; work --job 1 --worker W2 && effects"},
 		{"testdata/timeline-race.svg", "race read 1"},
+		{"testdata/timeline-stall-fenced.svg", "add order-77\nwork --job 1 --lease 1 --processing 3000 --heartbeat 300 --stall 2500 --fence &\nsleep 4.5\nwork --job 1 --worker W2 --fence"},
 	}
 	for _, tt := range tests {
 		tl := Run(tt.src, Options{Seed: DefaultSeed}).DrawTimeline()
@@ -89,6 +90,31 @@ func TestTimelineIsWellFormedXML(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%q: %v", src, err)
 			}
+		}
+	}
+}
+
+// A worker whose processing outlives its lease is drawn busy after its
+// lease ran out, beside the second worker's lease; heartbeats do not cut
+// the axis into pieces, a stall shows as such, and a refused receipt is
+// drawn as refused, not as an effect.
+func TestTimelineShowsBackgroundWork(t *testing.T) {
+	res := Run("add o\nwork --job 1 --lease 1 --processing 3000 --heartbeat 300 --stall 2500 --fence &\nsleep 4.5\nwork --job 1 --worker W2 --fence", Options{Seed: DefaultSeed})
+	tl := res.DrawTimeline()
+	for _, want := range []string{`class="work"`, `class="stall"`, `class="ref"`, ">refused<"} {
+		if !strings.Contains(tl.SVG, want) {
+			t.Errorf("timeline lacks %q", want)
+		}
+	}
+	if n := strings.Count(tl.SVG, `class="brk"`); n >= tlMaxSegs {
+		t.Errorf("%d breaks, want fewer than %d", n, tlMaxSegs)
+	}
+	if strings.Contains(tl.SVG, `class="dup"`) {
+		t.Error("a refused request is drawn as a duplicate effect")
+	}
+	for _, x := range tl.EventX {
+		if x < 0 || x > tl.Width {
+			t.Fatalf("cursor off the drawing: %v", tl.EventX)
 		}
 	}
 }
