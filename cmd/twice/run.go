@@ -12,7 +12,7 @@ import (
 	"github.com/twice-lab/twice/runtime/script"
 )
 
-const runUsage = `usage: twice run [--seed N] [--json] [--timeline FILE] (-c SCRIPT | FILE | -)
+const runUsage = `usage: twice run [--seed N] [--json] [--timeline FILE] [--chart FILE] (-c SCRIPT | FILE | -)
 
 Runs a script of twice commands and prints its transcript.
   -c SCRIPT   the script itself
@@ -27,6 +27,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the structured Result as JSON")
 	code := fs.String("c", "", "run this script")
 	timeline := fs.String("timeline", "", "also draw the run's timeline as SVG into `FILE`")
+	chart := fs.String("chart", "", "also draw the load runs as an SVG chart into `FILE`")
 	if code, done := parseFlags(fs, args, true, stderr); done {
 		return code
 	}
@@ -62,6 +63,17 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		if err := os.WriteFile(*timeline, []byte(tl.SVG), 0o644); err != nil {
 			fmt.Fprintf(stderr, "twice run: --timeline: %v\n", err)
+			return max(res.ExitCode, 1)
+		}
+	}
+	if *chart != "" {
+		ch := res.DrawLoadChart()
+		if ch == nil {
+			fmt.Fprintf(stderr, "twice run: --chart: the script ran no load, so there is no chart to draw\n")
+			return max(res.ExitCode, 1)
+		}
+		if err := os.WriteFile(*chart, []byte(ch.SVG), 0o644); err != nil {
+			fmt.Fprintf(stderr, "twice run: --chart: %v\n", err)
 			return max(res.ExitCode, 1)
 		}
 	}

@@ -49,6 +49,15 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		jsonList(&e, t.EventX, (*jsonEnc).num)
 		e.byte('}')
 	}
+	if c := r.Chart; c != nil {
+		e.key("chart")
+		e.byte('{')
+		e.key("svg")
+		e.str(c.SVG)
+		e.intField("width", c.Width)
+		e.intField("height", c.Height)
+		e.byte('}')
+	}
 	if x := r.Error; x != nil {
 		e.key("error")
 		e.byte('{')

@@ -30,6 +30,9 @@ type Result struct {
 	// Timeline is the run drawn as SVG, when Options.Timeline asked for it
 	// and a worker ran.
 	Timeline *Timeline `json:"timeline,omitempty"`
+	// Chart draws the load runs as SVG, when Options.Timeline asked for
+	// pictures and the script ran a load.
+	Chart *Chart `json:"chart,omitempty"`
 	// Error is set when the script could not be parsed or a command failed
 	// at run time; the transcript then holds what ran before the error.
 	Error *Error `json:"error,omitempty"`

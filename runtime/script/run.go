@@ -78,6 +78,7 @@ func Run(src string, opts Options) (res *Result) {
 	in.finish()
 	if opts.Timeline {
 		res.Timeline = res.DrawTimeline()
+		res.Chart = res.DrawLoadChart()
 	}
 	return res
 }

@@ -2,6 +2,7 @@ package script
 
 import (
 	"encoding/xml"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -116,5 +117,29 @@ func TestTimelineShowsBackgroundWork(t *testing.T) {
 		if x < 0 || x > tl.Width {
 			t.Fatalf("cursor off the drawing: %v", tl.EventX)
 		}
+	}
+}
+
+// The load chart has a bar per lease with its tally, marks the drawn p95,
+// and is absent when no load ran.
+func TestLoadChart(t *testing.T) {
+	res := Run("load 50 --processing lognormal:p50=800,p95=3000 --lease 1,2,5,10", Options{Seed: DefaultSeed, Timeline: true})
+	if res.Chart == nil {
+		t.Fatal("no chart for a load")
+	}
+	svg := res.Chart.SVG
+	for _, l := range res.Loads {
+		if want := fmt.Sprintf("%d of %d", l.Duplicates, l.Jobs); !strings.Contains(svg, want) {
+			t.Errorf("chart lacks the tally %q", want)
+		}
+	}
+	if !strings.Contains(svg, `class="p95"`) || !strings.Contains(svg, "p95 of processing") {
+		t.Error("chart does not mark the p95")
+	}
+	if err := xml.Unmarshal([]byte(svg), new(struct{})); err != nil {
+		t.Errorf("chart is not well-formed XML: %v", err)
+	}
+	if Run("add o", Options{Timeline: true}).Chart != nil {
+		t.Error("a chart without a load")
 	}
 }
