@@ -228,7 +228,7 @@ func raceLesson(t *testing.T, ctx context.Context, url string, race lessons.Less
 	if got := js[string](t, ctx, `tp.transcript(0)`); got != native.Text() {
 		t.Errorf("live transcript:\n%s\nwant (native):\n%s", got, native.Text())
 	}
-	if h := js[[]string](t, ctx, `tp.heads(0, "effects")`); !slices.Equal(h, []string{"order", "run", "attempt", "send", "worker", "arrival (ms)"}) {
+	if h := js[[]string](t, ctx, `tp.heads(0, "effects")`); !slices.Equal(h, []string{"order", "job", "run", "attempt", "send", "worker", "arrival (ms)"}) {
 		t.Errorf("effects columns: %q", h)
 	}
 	if h := js[[]string](t, ctx, `tp.heads(0, "jobs")`); !slices.Equal(h, []string{"id", "order", "status", "attempts", "run", "lease (ms)"}) {
@@ -242,7 +242,7 @@ func raceLesson(t *testing.T, ctx context.Context, url string, race lessons.Less
 		if i >= len(effects) {
 			break
 		}
-		want := []string{e.Order, e.Run, strconv.Itoa(e.Attempt), "s" + strconv.Itoa(e.Send), e.Worker, fmt.Sprintf("%d.%03d", e.AtUS/1000, e.AtUS%1000)}
+		want := []string{e.Order, strconv.FormatInt(e.Job, 10), e.Run, strconv.Itoa(e.Attempt), "s" + strconv.Itoa(e.Send), e.Worker, fmt.Sprintf("%d.%03d", e.AtUS/1000, e.AtUS%1000)}
 		if !slices.Equal(effects[i], want) {
 			t.Errorf("effects row %d = %q, want %q", i, effects[i], want)
 		}

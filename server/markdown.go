@@ -200,6 +200,9 @@ func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Co
 		}
 		p.Options = opts
 		p.Result = script.Run(p.Script, script.Options{Seed: opts.Seed})
+		// The load chart is part of a block's output, shown before any
+		// WebAssembly loads; the timeline is drawn only from a live run.
+		p.Result.Chart = p.Result.DrawLoadChart()
 		if e := p.Result.Error; e != nil && !opts.Fails {
 			be := &BlockError{File: st.file, Line: line, Msg: "twice block: " + e.Msg}
 			if e.Line > 0 {

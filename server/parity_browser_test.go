@@ -12,7 +12,7 @@ import (
 	"github.com/twice-lab/twice/runtime/script"
 )
 
-// TestBrowserParity is the browser's half of issue 5's determinism check
+// TestBrowserParity is the browser's half of the determinism check
 // (internal/parity is the wazero half): in one page of the served site, the
 // live widget runs the article's six command lines and both claims of the
 // race at several seeds, and each transcript it shows must equal, byte for
@@ -34,6 +34,9 @@ func TestBrowserParity(t *testing.T) {
 	progs = append(progs,
 		prog{"race-read-20", "race read 20\neffects\n"},
 		prog{"race-atomic-20", "race atomic 20\neffects\n"},
+		prog{"bg-stall-fence", "add order-77\nwork --job 1 --lease 1 --processing 3000 --heartbeat 300 --stall 2500 --fence &\nsleep 4.5\nwork --job 1 --worker W2 --fence\nwait\neffects\n"},
+		prog{"bg-processing", "add order-77\nwork --job 1 --lease 1 --processing 3000 &\nsleep 1.5\nwork --job 1 --worker W2\neffects\n"},
+		prog{"load", "load 40 --processing lognormal:p50=800,p95=3000 --lease 1,3 --heartbeat 700\n"},
 	)
 	seeds := []uint64{1, 7, 424242, 18446744073709551615}
 

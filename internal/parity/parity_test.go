@@ -43,6 +43,10 @@ func parityCases(t *testing.T) []parityCase {
 		parityCase{name: "race-atomic-workers-3", args: []string{"-c", "race atomic 20 --workers 3 && effects"}},
 		parityCase{name: "step2-timeline", args: []string{"--timeline", "tl.svg", "-c", steps["step2-lease-expiry"]}, out: "tl.svg"},
 		parityCase{name: "race-read-timeline", args: []string{"--timeline", "tl.svg", "-c", "race read 20 && effects"}, out: "tl.svg"},
+		parityCase{name: "bg-processing", args: []string{"-c", bgScript("")}},
+		parityCase{name: "bg-heartbeat", args: []string{"-c", bgScript(" --heartbeat 300")}},
+		parityCase{name: "bg-stall-fence-timeline", args: []string{"--timeline", "tl.svg", "-c", bgScript(" --heartbeat 300 --stall 2500 --fence")}, out: "tl.svg"},
+		parityCase{name: "load-chart", args: []string{"--chart", "ch.svg", "-c", "load 60 --processing lognormal:p50=800,p95=3000 --lease 1,3,5 --heartbeat 700 --stall 3000"}, out: "ch.svg"},
 		parityCase{name: "parse-error", args: []string{"-c", "add o1\nwrk --job 1"}, code: 2},
 		parityCase{name: "parse-error-json", args: []string{"--json", "-c", "work --job 1 --lese 2"}, code: 2},
 		parityCase{name: "runtime-error", args: []string{"-c", "add o1 && work --job 1 && work --job 2"}, code: 1},
@@ -141,4 +145,19 @@ func firstDiff(a, b string) int {
 		return -1
 	}
 	return n
+}
+
+// bgScript is a worker whose processing outlives its lease, in the
+// background with extra flags, and a second worker that arrives while it
+// works (or, with a stall, after its lease ran out).
+func bgScript(flags string) string {
+	sleep := "1.5"
+	if strings.Contains(flags, "--stall") {
+		sleep = "4.5"
+	}
+	second := "work --job 1 --worker W2"
+	if strings.Contains(flags, "--fence") {
+		second += " --fence"
+	}
+	return "reset\nadd order-77\nwork --job 1 --worker W1 --lease 1 --processing 3000" + flags + " &\nsleep " + sleep + "\n" + second + "\nwait\njobs\neffects\n"
 }

@@ -399,7 +399,16 @@
     "claim-race": "Claim race: two workers took one delivery",
     "client-retry": "Client retry: one execution sent twice",
     redelivery: "Redelivered, with no second effect",
+    fenced: "Fenced: a stale run's receipt was refused",
+    "slow-processing": "Processing outlived the lease",
+    stall: "A stall outlived the lease",
+    redone: "Claimed again after it was done",
+    "two-jobs": "Enqueued twice: two jobs for one order",
+    mixed: "More than one cause",
+    unknown: "The evidence cannot tell",
   };
+  // Kinds with no duplicate effect.
+  const GOOD_KINDS = new Set(["once", "redelivery", "fenced"]);
 
   const TABS = [
     ["output", "Output"],
@@ -520,6 +529,8 @@
       ui.error = h("p", { class: "error", role: "alert", hidden: true });
       ui.transcript = h("pre", { class: "transcript", tabindex: "0", "aria-label": "Transcript" });
       ui.tally = h("p", { class: "tally", hidden: true });
+      ui.chartImg = h("img", { alt: "" });
+      ui.chart = h("figure", { class: "load-chart", hidden: true }, ui.chartImg);
       ui.diagnosis = h("section", { class: "diagnosis", "aria-label": "Diagnosis", hidden: true });
       ui.effects = h("table", { class: "effects" });
       ui.jobs = h("table", { class: "jobs" });
@@ -540,6 +551,7 @@
         ui.error,
         ui.transcript,
         ui.tally,
+        ui.chart,
         h("div", { class: "tables" }, ui.effectsWrap, ui.diagnosis, ui.jobsWrap)
       );
 
@@ -966,7 +978,27 @@
         span.append("claim=" + r.claim + ": duplicate effects in ", strong, " races");
         ui.tally.append(span);
       }
+      for (const l of res.loads || []) {
+        dups += l.duplicates;
+        const strong = h("strong", { text: l.duplicates + " of " + l.jobs });
+        const span = h("span", { class: "tally-item" + (l.duplicates ? " bad" : " good") });
+        span.append("lease " + l.lease_us / 1e6 + " s: duplicate effects in ", strong, " jobs");
+        ui.tally.append(span);
+      }
+      ui.tally.hidden = races.length === 0 && (res.loads || []).length === 0;
       ui.tally.dataset.duplicates = String(dups);
+      const chart = res.chart;
+      ui.chart.hidden = !chart;
+      if (chart) {
+        // SVG drawn by the runtime (Go, escaped text), shown as an image.
+        ui.chartImg.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(chart.svg);
+        ui.chartImg.width = chart.width;
+        ui.chartImg.height = chart.height;
+        const desc = /<desc[^>]*>([^<]*)<\/desc>/.exec(chart.svg);
+        ui.chartImg.alt = "Chart of jobs with two effects by lease length: " + (desc ? desc[1] : "");
+      } else {
+        ui.chartImg.removeAttribute("src");
+      }
 
       this.renderDiagnosis(res);
 
@@ -974,9 +1006,9 @@
       this.fillTable(
         ui.effects,
         "Effects recorded by the receipts service (" + effects.length + ")",
-        ["order", "run", "attempt", "send", "worker", "arrival (ms)"],
-        effects.map((e) => [e.order, e.run, e.attempt, "s" + e.send, e.worker, formatMS(e.at_us)]),
-        [false, false, true, false, false, true]
+        ["order", "job", "run", "attempt", "send", "worker", "arrival (ms)"],
+        effects.map((e) => [e.order, e.job, e.run, e.attempt, "s" + e.send + (e.refused ? " refused" : ""), e.worker, formatMS(e.at_us)]),
+        [false, true, false, true, false, false, true]
       );
       const jobs = res.jobs || [];
       this.fillTable(
@@ -1009,7 +1041,7 @@
         effectsOf.get(e.order).push(e);
       }
       const jobOf = new Map((res.jobs || []).map((j) => [j.order, j]));
-      const bad = (s) => s.kind !== "once" && s.kind !== "redelivery";
+      const bad = (s) => !GOOD_KINDS.has(s.kind);
       const ordered = [...sums.filter(bad), ...sums.filter((s) => !bad(s))];
       const shown = ordered.slice(0, 3);
       box.append(h("h3", { text: "Diagnosis" }));
@@ -1021,15 +1053,16 @@
         const dl = h("dl", { class: "evidence", "aria-label": "Evidence for " + s.order });
         const add = (k, v) => dl.append(h("div", null, h("dt", { text: k }), h("dd", { text: v })));
         const runs = [...new Set(effs.map((e) => e.run))];
-        add("effects", String(s.effects));
+        add("effects", String(s.effects) + (s.refused ? " (and " + s.refused + " refused)" : ""));
+        const jobIds = [...new Set(effs.map((e) => e.job))];
+        if (jobIds.length > 1) add("jobs", jobIds.join(", "));
         add("runs", runs.length + (runs.length ? ": " + runs.join(", ") : ""));
         const job = jobOf.get(s.order);
         add("attempts", effs.map((e) => "a" + e.attempt).join(", ") + (job ? " (job row: attempts=" + job.attempts + ")" : ""));
         add("sends", effs.map((e) => "s" + e.send).join(", "));
-        if (effs.length > 1) {
-          const at = effs.map((e) => e.at_us);
-          add("gap", formatGap(Math.max(...at) - Math.min(...at)) + " from first to last");
-        }
+        // The gap as the transcript and the diagnosis print it, so the
+        // three agree.
+        if (s.effects > 1) add("gap", s.span + " from the first effect to the last");
         item.append(dl);
         box.append(item);
       }
