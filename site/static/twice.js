@@ -1361,6 +1361,12 @@
     workersOf,
     exploreScript,
     replay,
+    seedOf,
+    formatMS,
+    formatGap,
+    formatBytes,
+    groupDigits,
+    nearestStep,
     config: CONFIG,
     // timings: the runtime's start-up phases (see worker.js), in ms since
     // this page's navigation started, and how the module came (info), once
