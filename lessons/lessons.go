@@ -33,7 +33,7 @@
 // right under the block.
 //
 // After the word twice, the info string may carry options, separated by
-// spaces (the server's parser, server.BlockOptions, is the authority):
+// spaces ([ParseBlockOptions] reads them; [BlockOptions] is the reference):
 //
 //	seed=N          pre-render the block at seed N, and start its seed field
 //	                at N; the default is script.DefaultSeed

@@ -6,11 +6,11 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
 
+	"github.com/twice-lab/twice/internal/article"
 	"github.com/twice-lab/twice/runtime/script"
 )
 
@@ -40,14 +40,29 @@ func TestManifestListsEveryLesson(t *testing.T) {
 	}
 }
 
+// TestEmbeddedLessons loads the built-in lessons: each has a title and a
+// twice block that is not empty, and they come in the manifest's order, each
+// under the slug of its file name.
 func TestEmbeddedLessons(t *testing.T) {
+	data, err := fs.ReadFile(FS, Manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := parseManifest(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, e := range entries {
+		want = append(want, e.name+"="+Slug(e.name))
+	}
 	ls, err := Load(FS)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var slugs []string
+	var got []string
 	for _, l := range ls {
-		slugs = append(slugs, l.Slug)
+		got = append(got, l.File+"="+l.Slug)
 		if l.Title == "" {
 			t.Errorf("%s: no title", l.File)
 		}
@@ -60,41 +75,34 @@ func TestEmbeddedLessons(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"one-job", "lease-expiry", "client-retry", "claim-race", "atomic-claim", "redelivery", "every-interleaving"}
-	if !slices.Equal(slugs, want) {
-		t.Errorf("slugs = %q, want %q", slugs, want)
+	if !slices.Equal(got, want) {
+		t.Errorf("lessons (file=slug) = %q\nwant, from %s, %q", got, Manifest, want)
 	}
 }
 
-// articleSteps are the source article's six command lines. Lesson i must
-// hold step i verbatim in a twice block, so a reader can run exactly what
-// the article ran.
-var articleSteps = []string{
-	`( node queue.mjs reset && node queue.mjs add order-77 && node queue.mjs work --job 1 --worker W1 && cat worker.log && node queue.mjs jobs && node queue.mjs effects ) 2>/dev/null`,
-	`( node queue.mjs reset && node queue.mjs add order-77 && node queue.mjs work --job 1 --worker W1 --lease 1 --crash-before-ack; sleep 2; node queue.mjs work --job 1 --worker W2 && cat worker.log && node queue.mjs jobs && node queue.mjs effects ) 2>/dev/null`,
-	`( node queue.mjs reset && node queue.mjs add order-77 && node queue.mjs work --job 1 --worker W1 --trace --delay 400 --timeout 300 && cat worker.log && node queue.mjs jobs && node queue.mjs effects ) 2>/dev/null`,
-	`( node queue.mjs race read 20 && node queue.mjs effects ) 2>/dev/null`,
-	`( node queue.mjs race lock 20 && node queue.mjs effects ) 2>/dev/null`,
-	`( node queue.mjs reset && node queue.mjs add order-77 && node queue.mjs work --job 1 --worker W1 --lease 1 --trace --crash-before-effect; sleep 2; node queue.mjs work --job 1 --worker W2 --trace && cat worker.log && node queue.mjs jobs && node queue.mjs effects ) 2>/dev/null`,
-}
-
+// TestLessonsRunTheArticleVerbatim requires lesson i to hold the source
+// article's command line i verbatim in a twice block, so a reader can run
+// exactly what the article ran. The command lines come from the runtime's
+// golden transcripts, through internal/article.
 func TestLessonsRunTheArticleVerbatim(t *testing.T) {
+	steps := article.Steps(t)
 	ls, err := Load(FS)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ls) < len(articleSteps) {
-		t.Fatalf("%d lessons, want at least one per article step (%d)", len(ls), len(articleSteps))
+	if len(ls) < len(steps) {
+		t.Fatalf("%d lessons, want at least one per article step (%d)", len(ls), len(steps))
 	}
-	for i, l := range ls[:len(articleSteps)] {
+	for i, l := range ls[:len(steps)] {
+		want := strings.TrimSpace(steps[i].Script)
 		found := false
 		for _, b := range l.Blocks {
-			if strings.TrimSpace(b.Script) == articleSteps[i] {
+			if strings.TrimSpace(b.Script) == want {
 				found = true
 			}
 		}
 		if !found {
-			t.Errorf("%s: no twice block holds article step %d verbatim:\n%s", l.File, i+1, articleSteps[i])
+			t.Errorf("%s: no twice block holds article step %d (%s) verbatim:\n%s", l.File, i+1, steps[i].Name, want)
 		}
 	}
 }
@@ -327,19 +335,13 @@ func TestBlocksRun(t *testing.T) {
 	}
 	for _, l := range ls {
 		for _, b := range l.Blocks {
-			seed, wantFail := script.DefaultSeed, false
-			for _, f := range strings.Fields(b.Info)[1:] {
-				switch key, val, _ := strings.Cut(f, "="); key {
-				case "seed":
-					seed, err = strconv.ParseUint(val, 10, 64)
-					if err != nil {
-						t.Fatalf("%s:%d: %v", l.File, b.Line, err)
-					}
-				case "fails":
-					wantFail = true
-				}
+			opts, err := b.Options()
+			if err != nil {
+				t.Errorf("%s:%d: %v", l.File, b.Line, err)
+				continue
 			}
-			r := script.Run(b.Script, script.Options{Seed: seed})
+			wantFail := opts.Fails
+			r := script.Run(b.Script, script.Options{Seed: opts.Seed})
 			switch {
 			case wantFail && r.ExitCode == 0:
 				t.Errorf("%s:%d: block is marked fails but exits 0", l.File, b.Line)
@@ -375,6 +377,43 @@ func TestProseQuotesNoOutput(t *testing.T) {
 					t.Errorf("%s:%d: quotes a seed-dependent figure: %q", l.File, i+1, m)
 				}
 			}
+		}
+	}
+}
+
+func TestParseBlockOptions(t *testing.T) {
+	for _, tc := range []struct {
+		info     string
+		seed     uint64
+		controls string
+		fails    bool
+		err      string
+	}{
+		{info: "twice", seed: script.DefaultSeed, controls: "claim,seed"},
+		{info: "twice seed=42", seed: 42, controls: "claim,seed"},
+		{info: "twice controls=seed", seed: script.DefaultSeed, controls: "seed"},
+		{info: "twice controls=none fails", seed: script.DefaultSeed, controls: "", fails: true},
+		{info: "twice seed=18446744073709551615", seed: 1<<64 - 1, controls: "claim,seed"},
+		{info: "twice seed=-1", err: "seed=-1"},
+		{info: "twice seed", err: "seed="},
+		{info: "twice controls=foo", err: "controls=foo"},
+		{info: "twice seed=1 seed=2", err: "given twice"},
+		{info: "twice fails=yes", err: "takes no value"},
+		{info: "twice what", err: "unknown block option"},
+	} {
+		o, err := ParseBlockOptions(tc.info)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("ParseBlockOptions(%q) error = %v, want one containing %q", tc.info, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("ParseBlockOptions(%q): %v", tc.info, err)
+			continue
+		}
+		if o.Seed != tc.seed || strings.Join(o.Controls, ",") != tc.controls || o.Fails != tc.fails {
+			t.Errorf("ParseBlockOptions(%q) = %+v", tc.info, o)
 		}
 	}
 }

@@ -24,7 +24,7 @@ import (
 	"github.com/twice-lab/twice/runtime/script"
 )
 
-// The browser side of issue 4: share links, the timeline, the keyboard
+// The browser side of the views beyond the transcript: share links, the timeline, the keyboard
 // step-through, compare and "Check every interleaving", in headless
 // Chromium (same harness, skip and require rules as browser_test.go).
 

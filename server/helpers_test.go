@@ -3,6 +3,8 @@ package server
 import (
 	"bytes"
 	"context"
+	"flag"
+	"fmt"
 	"html"
 	"os"
 	"regexp"
@@ -24,14 +26,41 @@ var (
 	realOnce sync.Once
 	realRT   *Runtime
 	realErr  error
+	realTook time.Duration
 )
 
-// realRuntime builds the wasm module once per test binary. The go command's
-// build cache makes this a second or two after the first build (about 40 s).
+// TestMain builds the real wasm runtime before any test starts when the
+// whole package runs in full (no -short, no -run): the build then takes
+// the time it needs (about 40 s with an empty build cache, longer on a busy
+// machine) outside the test binary's -timeout clock, which starts with the
+// first test, and before any test's own timeouts. Under -run the build
+// happens at the first test that needs it; under -short no test does.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if run := flag.Lookup("test.run"); !testing.Short() && run != nil && run.Value.String() == "" {
+		buildRealRuntime()
+		if realErr != nil {
+			fmt.Fprintf(os.Stderr, "building the wasm runtime: %v\n", realErr)
+		}
+	}
+	os.Exit(m.Run())
+}
+
+// buildRealRuntime builds the wasm module once per test binary. The go
+// command's build cache makes this a second or two after the first build.
+func buildRealRuntime() {
+	realOnce.Do(func() {
+		start := time.Now()
+		realRT, realErr = BuildRuntime(context.Background(), BuildOptions{})
+		realTook = time.Since(start)
+	})
+}
+
 // openWasmSources opens the files of ../wasm. go test caches results by
 // the files the test process opens; a go build of ./wasm reads them in
 // another process, so a test that builds it opens them too, so that an
-// edit there reruns it.
+// edit there reruns it. Opens before the first test are not recorded, so
+// every test that uses the build calls it.
 func openWasmSources() {
 	if ents, err := os.ReadDir("../wasm"); err == nil {
 		for _, e := range ents {
@@ -40,19 +69,16 @@ func openWasmSources() {
 	}
 }
 
+// realRuntime returns the real wasm runtime, building it if TestMain did
+// not.
 func realRuntime(t *testing.T) *Runtime {
 	t.Helper()
-	realOnce.Do(func() {
-		openWasmSources()
-		start := time.Now()
-		realRT, realErr = BuildRuntime(context.Background(), BuildOptions{})
-		if realErr == nil {
-			t.Logf("built the wasm runtime in %v (%d bytes)", time.Since(start).Round(time.Millisecond), len(realRT.Wasm))
-		}
-	})
+	openWasmSources()
+	buildRealRuntime()
 	if realErr != nil {
 		t.Fatalf("building the wasm runtime: %v", realErr)
 	}
+	t.Logf("the wasm runtime (%d bytes) took %v to build", len(realRT.Wasm), realTook.Round(time.Millisecond))
 	return realRT
 }
 

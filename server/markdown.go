@@ -43,7 +43,7 @@ type Playground struct {
 	// Script is the block's content.
 	Script string
 	// Options are parsed from the info string.
-	Options BlockOptions
+	Options lessons.BlockOptions
 	// Result is what script.Run returned for Script at Options.Seed.
 	Result *script.Result
 	// Embed is the URL of the block's embed page relative to the page the
@@ -66,72 +66,6 @@ func (n *Playground) Dump(source []byte, level int) {
 		"Line":   strconv.Itoa(n.Line),
 		"Script": n.Script,
 	}, nil)
-}
-
-// BlockOptions are the settings of one twice block, written after the word
-// twice in the fence's info string as space-separated key=value pairs:
-//
-//	```twice seed=7 controls=seed
-//
-// seed=N pre-renders the block at seed N (a decimal uint64) and puts N in
-// its seed field; the default is script.DefaultSeed.
-//
-// controls=LIST picks which controls beside Run the widget shows: a
-// comma-separated subset of claim and seed, or none. The default is
-// claim,seed.
-//
-// fails marks a block whose script is meant to stop with an error, to show
-// one. Any other block whose script fails at its seed makes the lesson
-// broken, and so does a fails block that succeeds.
-type BlockOptions struct {
-	Seed     uint64
-	Controls []string
-	Fails    bool
-}
-
-// parseInfo reads the options of a twice block from its info string, which
-// starts with the word twice.
-func parseInfo(info string) (BlockOptions, error) {
-	o := BlockOptions{Seed: script.DefaultSeed, Controls: []string{"claim", "seed"}}
-	fields := strings.Fields(info)
-	if len(fields) == 0 || fields[0] != lessons.Language {
-		return o, fmt.Errorf("info string %q does not start with %q", info, lessons.Language)
-	}
-	seen := map[string]bool{}
-	for _, f := range fields[1:] {
-		key, val, hasVal := strings.Cut(f, "=")
-		if seen[key] {
-			return o, fmt.Errorf("block option %q given twice", key)
-		}
-		seen[key] = true
-		switch key {
-		case "seed":
-			n, err := strconv.ParseUint(val, 10, 64)
-			if !hasVal || err != nil {
-				return o, fmt.Errorf("block option seed=%s: want a whole number from 0 to 18446744073709551615", val)
-			}
-			o.Seed = n
-		case "controls":
-			o.Controls = nil
-			if val == "none" {
-				break
-			}
-			for c := range strings.SplitSeq(val, ",") {
-				if c != "claim" && c != "seed" {
-					return o, fmt.Errorf("block option controls=%s: want a comma-separated list of claim and seed, or none", val)
-				}
-				o.Controls = append(o.Controls, c)
-			}
-		case "fails":
-			if hasVal {
-				return o, fmt.Errorf("block option fails takes no value")
-			}
-			o.Fails = true
-		default:
-			return o, fmt.Errorf("unknown block option %q (known: seed=N, controls=LIST, fails)", f)
-		}
-	}
-	return o, nil
 }
 
 // BlockError is a twice block that cannot be shown: bad options, or a script
@@ -194,7 +128,7 @@ func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Co
 		if st.slug != "" {
 			p.Embed = fmt.Sprintf("%sembed/%s/%d/", st.root, st.slug, p.Index)
 		}
-		opts, err := parseInfo(string(f.Info.Segment.Value(src)))
+		opts, err := lessons.ParseBlockOptions(string(f.Info.Segment.Value(src)))
 		if err != nil {
 			st.errs = append(st.errs, &BlockError{File: st.file, Line: line, Msg: err.Error()})
 		}

@@ -12,8 +12,9 @@ import (
 	"github.com/twice-lab/twice/runtime/script"
 )
 
-// TestBrowserParity is the browser's half of the determinism check
-// (internal/parity is the wazero half): in one page of the served site, the
+// TestBrowserParity is the browser's half of the determinism check, that
+// the same seed prints the same bytes everywhere (internal/parity is the
+// wazero half): in one page of the served site, the
 // live widget runs the article's six command lines and both claims of the
 // race at several seeds, and each transcript it shows must equal, byte for
 // byte, the native script.Run's at the same seed. Same harness, skip and

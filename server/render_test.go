@@ -41,7 +41,7 @@ func TestLessonBlocksPrerendered(t *testing.T) {
 		for i, b := range l.Blocks {
 			blocks++
 			where := l.File + ":" + strconv.Itoa(b.Line)
-			opts, err := parseInfo(b.Info)
+			opts, err := b.Options()
 			if err != nil {
 				t.Errorf("%s: %v", where, err)
 				continue
@@ -166,43 +166,6 @@ func TestBrokenFolder(t *testing.T) {
 		srv.ServeHTTP(rec, httptest.NewRequest("GET", p, nil))
 		if rec.Code != 500 || !strings.Contains(rec.Body.String(), "lessons.txt:1: missing.md") {
 			t.Errorf("GET %s: %d %q", p, rec.Code, rec.Body.String())
-		}
-	}
-}
-
-func TestParseInfo(t *testing.T) {
-	for _, tc := range []struct {
-		info     string
-		seed     uint64
-		controls string
-		fails    bool
-		err      string
-	}{
-		{info: "twice", seed: script.DefaultSeed, controls: "claim,seed"},
-		{info: "twice seed=42", seed: 42, controls: "claim,seed"},
-		{info: "twice controls=seed", seed: script.DefaultSeed, controls: "seed"},
-		{info: "twice controls=none fails", seed: script.DefaultSeed, controls: "", fails: true},
-		{info: "twice seed=18446744073709551615", seed: 1<<64 - 1, controls: "claim,seed"},
-		{info: "twice seed=-1", err: "seed=-1"},
-		{info: "twice seed", err: "seed="},
-		{info: "twice controls=foo", err: "controls=foo"},
-		{info: "twice seed=1 seed=2", err: "given twice"},
-		{info: "twice fails=yes", err: "takes no value"},
-		{info: "twice what", err: "unknown block option"},
-	} {
-		o, err := parseInfo(tc.info)
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("parseInfo(%q) error = %v, want one containing %q", tc.info, err, tc.err)
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("parseInfo(%q): %v", tc.info, err)
-			continue
-		}
-		if o.Seed != tc.seed || strings.Join(o.Controls, ",") != tc.controls || o.Fails != tc.fails {
-			t.Errorf("parseInfo(%q) = %+v", tc.info, o)
 		}
 	}
 }

@@ -14,6 +14,9 @@ import (
 // of the Go toolchain that built the module (minified, byte for byte), and
 // that the served module is the one built.
 func TestWasmExecFromToolchain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the wasm module")
+	}
 	rt := realRuntime(t)
 	out, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil {

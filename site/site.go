@@ -18,6 +18,14 @@
 //
 // No framework or build step: the JavaScript is written for current
 // browsers and shipped as is.
+//
+// The pure helpers of twice.js (the claim toggle's rewriting, share links,
+// the formatting of figures, the step-through's replay) are exposed on
+// window.TwicePlayground and unit-tested under Node's built-in runner:
+// jstest/*.test.mjs load twice.js as a page would, with the few globals
+// its top level touches stubbed. go test runs them (TestJavaScript; it
+// skips loudly without node), and so does node --test site/jstest/. The
+// element itself is covered by the browser tests of package server.
 package site
 
 import "embed"

@@ -6,6 +6,12 @@
 // PATH (Debian's package installs /usr/bin/chromium). Without one, tests
 // skip with a loud message; with TWICE_REQUIRE_BROWSER=1, as .ci/run sets
 // it, a missing browser is a failure instead.
+//
+// Under go test -short every browser test skips, with a message that says
+// so, whether or not a browser is installed and whatever
+// TWICE_REQUIRE_BROWSER says: -short asks for the quick loop, and
+// TWICE_REQUIRE_BROWSER=1 only decides what a missing browser means in a
+// full run. CI runs the full suite, never -short.
 package browsertest
 
 import (
@@ -30,10 +36,15 @@ func Path() string {
 	return ""
 }
 
-// Require returns the browser's path, or skips tb loudly (fails it when
-// TWICE_REQUIRE_BROWSER=1) when there is none.
+// Require returns the browser's path. Under -short it skips tb; when there
+// is no browser it skips tb loudly, or fails it when
+// TWICE_REQUIRE_BROWSER=1. Call it before any slow setup, so that a test
+// that will not run builds nothing.
 func Require(tb testing.TB) string {
 	tb.Helper()
+	if testing.Short() {
+		tb.Skip("SKIPPING BROWSER TEST under -short (the quick loop); run go test without -short to drive Chromium")
+	}
 	path := Path()
 	if path == "" {
 		msg := "no Chromium found (install Debian's chromium, or set TWICE_CHROMIUM)"

@@ -1,8 +1,8 @@
 // Package perf turns the raw output of the performance harness
 // (docs/perf/run.sh: go test benchmark output, wrk reports and a list of
 // sizes) into the table of docs/PERFORMANCE.md: each figure a median with
-// its spread, ratios paired run by run, and the budget of issue 5 beside
-// each measured value.
+// its spread, ratios paired run by run, and its budget beside each
+// measured value.
 package perf
 
 import (

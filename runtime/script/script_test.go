@@ -53,8 +53,9 @@ func TestAtomicClaimNeverDuplicates(t *testing.T) {
 	}
 }
 
-// The read claim duplicates in most races for most seeds (the brief asks
-// for at least 15 of 20 for most seeds); the test asks it of 9 in 10.
+// The read claim duplicates in most races for most seeds: at least 15 of
+// 20 races, for 9 seeds in 10. The lessons rely on it to make the race
+// visible on the first Run.
 func TestReadClaimDuplicatesMostRaces(t *testing.T) {
 	good := 0
 	for seed := range uint64(100) {

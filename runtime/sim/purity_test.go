@@ -11,9 +11,10 @@ import (
 	"testing"
 )
 
-// TestRuntimeIsPure enforces the import rules of DESIGN.md section 3 over
-// every non-test file under runtime/: no wall clock, no real sleeping, no
-// global random source, no HTTP, no goldmark, no syscall/js.
+// TestRuntimeIsPure keeps the simulation deterministic and portable to the
+// browser by enforcing its import rules over every non-test file under
+// runtime/: no wall clock, no real sleeping, no global random source, no
+// HTTP, no goldmark, no syscall/js.
 func TestRuntimeIsPure(t *testing.T) {
 	bannedImports := map[string]string{
 		"math/rand":                "the global random source",

@@ -1394,6 +1394,12 @@
     workersOf,
     exploreScript,
     replay,
+    seedOf,
+    formatMS,
+    formatGap,
+    formatBytes,
+    groupDigits,
+    nearestStep,
     config: CONFIG,
     // timings: the runtime's start-up phases (see worker.js), in ms since
     // this page's navigation started, and how the module came (info), once

@@ -1,0 +1,117 @@
+// Package script is the twice command language: it parses a script,
+// runs it on a simulated job queue, and returns everything the run
+// produced, for the CLI to print and the browser to draw.
+//
+// # The pipeline
+//
+//	Parse(src)             → *Script     commands with their positions and arguments
+//	Run(src, Options)      → *Result     parses, then interprets every command
+//	Result.Text()          → string      the transcript, as twice run prints it
+//	Result.MarshalJSON()   → []byte      the Result as twice run --json and the browser see it
+//	Result.DrawTimeline()  → *Timeline   the run as SVG (Options.Timeline asks Run for it)
+//
+// [Parse] lexes the script (words, &&, ;, parentheses, newlines, # comments,
+// trailing-backslash continuations) and turns each command's words into a
+// [Command]: a [Kind], its [Pos] in the script, how it joins the command
+// before it ([Op]: ; or &&), and its arguments ([WorkArgs], [RaceArgs], an
+// order id or a sleep). The wrappers of the article's command lines
+// (node queue.mjs, twice, ( ... ), a trailing 2>/dev/null) are dropped
+// here. Every limit but the step budget (MaxScriptBytes, MaxCommands,
+// MaxRaces, MaxSleep, MaxLease, MaxMillis) is checked here, before anything
+// runs; MaxSteps stops a run that goes on too long. [Format] and
+// [Command.String] print a Script back in canonical form; the fuzz test
+// checks that what Format prints parses back to the same script.
+//
+// [Run] always returns a [Result]. It parses, then runs the commands in
+// order: a command after && is skipped when the one before it failed (a
+// worker killed on purpose fails in that sense), and a command whose
+// execution returns an error stops the script. The Result then holds the
+// transcript, the effects the receipts service recorded, a per-order
+// [Summary] with its diagnosis, the jobs table, worker.log, one
+// [RaceTally] per timed race, one [Exploration] per race --all, and the
+// [Event] trace of every atomic step. An [Error] says what went wrong and
+// where: parse, usage and limit errors exit 2, runtime errors exit 1
+// (Result.ExitCode), as twice run does.
+//
+// The JSON encoder is written by hand so that the browser build links no
+// encoding/json; a test holds it to encoding/json's bytes. The timeline is
+// drawn from the trace alone.
+//
+// # The simulation
+//
+// Nothing here reads the wall clock or the global random source. A run
+// owns one [sim.Kernel]: a virtual clock in integer microseconds, one PCG
+// seeded from Options.Seed, and processes that run as coroutines, one at a
+// time, each step at its own virtual instant. The shell's commands (reset,
+// add, jobs, effects, cat worker.log) take no virtual time; sleep advances
+// the clock.
+//
+// work starts one worker process and runs the kernel until every process
+// is done. A worker is the article's worker: start up, claim the job, read
+// back the attempt number, append a line to worker.log, POST the receipt
+// (retrying once on a client timeout), ack. Every SQL statement, clock
+// read, log append and request is one atomic step whose cost is drawn
+// uniformly from the bounds at the top of run.go; between two steps any
+// other process may run, which is where races come from. The SQL is real:
+// each worker has its own connection to one in-memory SQLite database
+// (package queue), and the receipts service (package receipts) records each
+// request the moment it arrives, then waits --delay before answering: a
+// worker whose --timeout passes first retries, and both sends count.
+//
+// race N repeats N times: empty the tables, enqueue one job for RaceOrder,
+// start the workers and release them all at one instant (plus a small
+// drawn skew), run to the end, count a duplicate if the service recorded
+// more than one effect. Only the first race prints its lines and is
+// traced. race --all does not sample: package explore counts every
+// ordering of the workers' steps on a database of its own.
+//
+// The same seed gives the same bytes natively, under wazero (wasip1) and
+// in the browser (js/wasm); the parity tests check all three.
+//
+// # Adding a command
+//
+//  1. parse.go: a [Kind] constant and its name in kindNames, in the same
+//     order; a field or an args struct on [Command] for its arguments; a
+//     case in parseCommand's switch that fills them and returns a usage
+//     error (usageErr) for bad input; its name in the unknown-command
+//     message at the end of parseCommand. If it has a limit, a Max
+//     constant, checked in the parser.
+//  2. format.go: a case in [Command.String] if it has arguments, so that
+//     Format round-trips.
+//  3. run.go: a case in interp.exec. It returns (ok, err): ok false fails
+//     the command for a following &&; a non-nil err stops the script with
+//     a runtime error. Print with in.print, record a trace event with
+//     in.k.Record, and spend virtual time or draw numbers only through the
+//     kernel. A case missing from exec compiles, and fails at run time with
+//     "command ... not implemented".
+//  4. testdata: a golden (a txtar with a script section) for what it
+//     prints, and one for each usage error; go test ./runtime/script -run
+//     Golden -update fills in their stdout and error sections from what
+//     the runtime prints now: review the diff.
+//  5. The command table in README.md, and a lesson if readers should meet
+//     it. The browser shows the transcript as is and needs nothing, unless
+//     the command adds a field to [Result].
+//
+// # Adding a claim
+//
+// A claim is a name (read, lock, atomic) that work --claim and race take.
+//
+//  1. runtime/queue: the claim's statements, as methods of queue.Conn
+//     beside Read, Take and Claim.
+//  2. parse.go: the name in checkClaim (and its error message) and in
+//     parseRace's usage line.
+//  3. worker.go: a case in the claim switch of worker.body, one w.step per
+//     statement. Its default branch runs the one-statement claim, so a name
+//     accepted by the parser but missing there silently runs as atomic.
+//  4. runtime/explore: the claim in Explore's switch and its steps in
+//     explorer.step, reduced to the steps that touch shared state, and the
+//     protocol list in the package doc.
+//  5. site/static/twice.js: claimOf, rewriteClaim and rewriteCommand match
+//     claim names with regular expressions (read|lock|atomic), parseLink
+//     accepts claim=read or claim=atomic, and the claim toggle offers read
+//     and atomic; their unit tests are in site/jstest.
+//  6. Tests: goldens for race CLAIM, race CLAIM --all and work --claim
+//     CLAIM; a property test in script_test.go if the claim promises
+//     something (as TestAtomicClaimNeverDuplicates does); the explore
+//     tests. Then README.md, RATIONALE.md's claim details, and a lesson.
+package script

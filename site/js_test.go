@@ -1,0 +1,42 @@
+package site
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestJavaScript runs the unit tests of twice.js's pure helpers
+// (jstest/*.test.mjs) under Node's built-in test runner, so that go test
+// ./... covers them. Without node it skips loudly; with
+// TWICE_REQUIRE_NODE=1 (as .ci/run sets it) a missing node is a failure.
+// It runs under -short too: it takes about a second.
+func TestJavaScript(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		msg := "no node on PATH (install Debian's nodejs)"
+		if os.Getenv("TWICE_REQUIRE_NODE") == "1" {
+			t.Fatalf("TWICE_REQUIRE_NODE=1 but %s", msg)
+		}
+		t.Skipf("SKIPPING JAVASCRIPT UNIT TESTS: %s; set TWICE_REQUIRE_NODE=1 to make this a failure", msg)
+	}
+	tests, err := filepath.Glob(filepath.Join("jstest", "*.test.mjs"))
+	if err != nil || len(tests) == 0 {
+		t.Fatalf("no JavaScript tests in jstest (%v)", err)
+	}
+	// go test caches a result by the files its process opens; node reads
+	// these in another process, so open them here, so that an edit to
+	// twice.js or to a test runs this again.
+	for _, f := range append([]string{filepath.Join("static", "twice.js")}, tests...) {
+		if _, err := os.ReadFile(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(node, append([]string{"--test", "--test-reporter=spec"}, tests...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node --test %v: %v\n%s", tests, err, out)
+	}
+	t.Logf("node --test:\n%s", out)
+}

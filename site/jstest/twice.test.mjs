@@ -1,0 +1,223 @@
+// Unit tests of the pure helpers of site/static/twice.js, under Node's
+// built-in runner: node --test site/jstest/ (go test ./site runs them).
+//
+// twice.js is a classic browser script, shipped as is. The tests load it the
+// way a page does, with the few globals its top level touches stubbed, and
+// call the helpers it exposes on window.TwicePlayground. The browser tests
+// (server/*browser_test.go) cover the element itself.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import vm from "node:vm";
+
+// load runs twice.js once in this realm (so that arrays and objects it
+// returns compare with deepEqual) and returns window.TwicePlayground.
+function load() {
+  const file = new URL("../static/twice.js", import.meta.url);
+  const defined = [];
+  Object.assign(globalThis, {
+    window: globalThis,
+    customElements: { get: () => undefined, define: (name) => defined.push(name) },
+    HTMLElement: class {},
+    document: { currentScript: { src: "http://127.0.0.1/assets/twice.js" } },
+    location: { href: "http://127.0.0.1/lessons/claim-race/" },
+  });
+  vm.runInThisContext(readFileSync(file, "utf8"), { filename: file.pathname });
+  assert.deepEqual(defined, ["twice-playground"], "twice.js defines the element");
+  return globalThis.TwicePlayground;
+}
+
+const T = load();
+
+test("claimOf: atomic when a race or work command names lock or atomic", () => {
+  assert.equal(T.claimOf("race read 20"), "read");
+  assert.equal(T.claimOf("race lock 20"), "atomic");
+  assert.equal(T.claimOf("reset\nrace atomic --all --workers 3"), "atomic");
+  assert.equal(T.claimOf("work --job 1 --claim=lock"), "atomic");
+  assert.equal(T.claimOf("work --job 1 --claim atomic"), "atomic");
+  assert.equal(T.claimOf("( node queue.mjs race lock 20 && node queue.mjs effects ) 2>/dev/null"), "atomic");
+  assert.equal(T.claimOf("work --job 1"), "read", "no --claim is the default claim");
+  assert.equal(T.claimOf("race read 20 # not race atomic"), "read", "a comment does not count");
+  assert.equal(T.claimOf("add race-atomic-order"), "read", "an order name is not a command");
+});
+
+test("rewriteClaim: race arguments", () => {
+  assert.equal(T.rewriteClaim("race read 20 && effects", "atomic"), "race atomic 20 && effects");
+  assert.equal(T.rewriteClaim("race lock 20", "read"), "race read 20");
+  assert.equal(T.rewriteClaim("race   read --all", "atomic"), "race   atomic --all", "spacing is kept");
+  assert.equal(
+    T.rewriteClaim("( node queue.mjs race read 20 && node queue.mjs effects ) 2>/dev/null", "atomic"),
+    "( node queue.mjs race atomic 20 && node queue.mjs effects ) 2>/dev/null"
+  );
+  assert.equal(T.rewriteClaim("twice race read 5", "atomic"), "twice race atomic 5");
+});
+
+test("rewriteClaim: work commands get or change --claim", () => {
+  assert.equal(T.rewriteClaim("work --job 1", "atomic"), "work --job 1 --claim atomic");
+  assert.equal(T.rewriteClaim("work --job 1 --claim=lock", "read"), "work --job 1 --claim=read");
+  assert.equal(T.rewriteClaim("work --job 1 --claim read --trace", "atomic"), "work --job 1 --claim atomic --trace");
+  assert.equal(
+    T.rewriteClaim("reset && add o1 && work --job 1; sleep 2; work --job 1 --worker W2", "atomic"),
+    "reset && add o1 && work --job 1 --claim atomic; sleep 2; work --job 1 --worker W2 --claim atomic"
+  );
+  assert.equal(
+    T.rewriteClaim("( node queue.mjs work --job 1 --worker W1 ) 2>/dev/null", "atomic"),
+    "( node queue.mjs work --job 1 --worker W1 --claim atomic ) 2>/dev/null",
+    "the flag goes before the closing parenthesis and the redirection"
+  );
+});
+
+test("rewriteClaim: comments and other commands are kept", () => {
+  const src = "# race read here is prose\nreset\nadd order-77\nrace read 3 # race read again\njobs\n";
+  assert.equal(T.rewriteClaim(src, "atomic"), "# race read here is prose\nreset\nadd order-77\nrace atomic 3 # race read again\njobs\n");
+  assert.equal(T.rewriteClaim(src, "read"), src, "the same claim changes nothing");
+});
+
+test("rewriteClaim and claimOf agree", () => {
+  for (const src of ["race read 20", "work --job 1", "reset && add o && work --job 1 --claim lock", "race lock 2; race read 3"]) {
+    for (const claim of ["read", "atomic"]) {
+      assert.equal(T.claimOf(T.rewriteClaim(src, claim)), claim, `${JSON.stringify(src)} rewritten to ${claim}`);
+    }
+  }
+});
+
+test("linkHash and parseLink round-trip", () => {
+  const runs = [
+    { seed: "1", script: "race read 20\neffects\n", claim: "read" },
+    { seed: "18446744073709551615", script: "work --job 1 --claim atomic", claim: "atomic", view: "timeline", step: 7 },
+    { seed: "0", script: "race atomic --all", claim: "atomic", view: "interleavings", workers: 5 },
+    { seed: "3", script: "jobs & effects # a ? and a #", claim: "read", view: "compare" },
+  ];
+  for (const r of runs) {
+    const hash = T.linkHash("block-2", r);
+    assert.ok(hash.startsWith("#block-2?"), hash);
+    assert.deepEqual(T.parseLink(hash, "block-2"), {
+      script: r.script,
+      seed: r.seed,
+      claim: r.claim,
+      view: r.view || "output",
+      step: r.step || 1,
+      workers: r.workers || 0,
+    });
+  }
+});
+
+test("linkHash keeps only what reopens the view", () => {
+  assert.equal(T.linkHash("b", { seed: 1, script: "jobs", view: "output", step: 4, workers: 3 }), "#b?seed=1&script=jobs&claim=read");
+  assert.equal(T.linkHash("b", { seed: 1, script: "jobs", view: "timeline", step: 1 }), "#b?seed=1&script=jobs&claim=read&view=timeline");
+  assert.equal(T.linkHash("b", { seed: 1, script: "jobs", view: "interleavings", workers: 2 }), "#b?seed=1&script=jobs&claim=read&view=interleavings");
+});
+
+test("parseLink refuses links that are not for this block", () => {
+  const hash = T.linkHash("block-1", { seed: "1", script: "jobs" });
+  assert.equal(T.parseLink(hash, "block-2"), null, "another block");
+  assert.equal(T.parseLink(hash, ""), null, "a block without an id");
+  assert.equal(T.parseLink("#block-1", "block-1"), null, "no parameters");
+  assert.equal(T.parseLink("#block-1?seed=1", "block-1"), null, "no script");
+  assert.equal(T.parseLink("#block-1?seed=-1&script=jobs", "block-1"), null, "a seed that is not a whole number");
+  assert.equal(T.parseLink("#block-1?seed=1e3&script=jobs", "block-1"), null);
+});
+
+test("parseLink: old links, hand-edited links and bad values", () => {
+  // Links from before claim and view existed.
+  assert.deepEqual(T.parseLink("#b?seed=7&script=race+lock+2", "b"), { script: "race lock 2", seed: "7", claim: "atomic", view: "output", step: 1, workers: 0 });
+  // A claim that disagrees with the script is applied to the script.
+  assert.equal(T.parseLink("#b?seed=1&script=race+read+20&claim=atomic", "b").script, "race atomic 20");
+  assert.equal(T.parseLink("#b?seed=1&script=work+--job+1&claim=atomic", "b").script, "work --job 1 --claim atomic");
+  // An unknown claim is ignored.
+  const odd = T.parseLink("#b?seed=1&script=race+read+20&claim=fenced", "b");
+  assert.equal(odd.script, "race read 20");
+  assert.equal(odd.claim, "read");
+  // Bad view, step and workers fall back to their defaults.
+  const bad = T.parseLink("#b?seed=&script=jobs&view=secret&step=0&workers=9", "b");
+  assert.deepEqual(bad, { script: "jobs", seed: "", claim: "read", view: "output", step: 1, workers: 0 });
+  assert.equal(T.parseLink("#b?seed=1&script=jobs&view=timeline&step=12345678", "b").step, 1, "step has at most 7 digits");
+  assert.equal(T.parseLink("#b?seed=1&script=jobs&view=timeline&step=42", "b").step, 42);
+  assert.equal(T.parseLink("#b?seed=1&script=jobs&workers=2.5", "b").workers, 0);
+  assert.equal(T.parseLink("#b?seed=1&script=jobs&workers=8", "b").workers, 8);
+});
+
+test("shellQuote and commandFor make a command line a shell runs as is", () => {
+  assert.equal(T.shellQuote("race read 20"), "'race read 20'");
+  assert.equal(T.shellQuote("echo 'hi' $HOME"), "'echo '\\''hi'\\'' $HOME'");
+  assert.equal(T.commandFor("race read 20\neffects\n\n", "42"), "twice run --seed 42 -c 'race read 20\neffects'");
+});
+
+test("workersOf reads the first race's --workers", () => {
+  assert.equal(T.workersOf("race read 20"), 2);
+  assert.equal(T.workersOf("race read --all --workers 5"), 5);
+  assert.equal(T.workersOf("reset\nrace atomic 3 --workers=8 && effects"), 8);
+  assert.equal(T.workersOf("race read --workers 9"), 2, "out of range");
+  assert.equal(T.workersOf("race read 3 # --workers 4"), 2, "in a comment");
+  assert.equal(T.workersOf("work --job 1 --workers 4"), 2, "not a race");
+  assert.equal(T.workersOf("race read 1 --workers 3\nrace read 1 --workers 6"), 3);
+});
+
+test("exploreScript", () => {
+  assert.equal(T.exploreScript("read", 2), "race read --all\n");
+  assert.equal(T.exploreScript("atomic", 0), "race atomic --all\n");
+  assert.equal(T.exploreScript("atomic", 6), "race atomic --all --workers 6\n");
+});
+
+test("replay rebuilds the tables event by event", () => {
+  const job = (id, status, attempts) => ({ id, order: "o" + id, status, attempts });
+  const trace = [
+    { kind: "add", job: job(1, "queued", 0) },
+    { kind: "claim", job: job(1, "running", 1) },
+    { kind: "effect", effect: { order: "o1", run: "r1" } },
+    { kind: "add", job: job(2, "queued", 0) },
+    { kind: "reset" },
+    { kind: "add", job: job(3, "queued", 0) },
+  ];
+  let st = T.replay(trace, 1);
+  assert.deepEqual(st.jobs, [job(1, "running", 1)]);
+  assert.deepEqual(st.prevJob, job(1, "queued", 0));
+  assert.equal(st.changedJob, 1);
+  assert.equal(st.newEffect, -1);
+  st = T.replay(trace, 2);
+  assert.deepEqual(st.effects, [{ order: "o1", run: "r1" }]);
+  assert.equal(st.newEffect, 0);
+  assert.equal(st.changedJob, null);
+  st = T.replay(trace, 3);
+  assert.deepEqual(st.jobs.map((j) => j.id), [1, 2]);
+  assert.equal(st.prevJob, null, "a new job had no row before");
+  st = T.replay(trace, 4);
+  assert.deepEqual([st.jobs, st.effects, st.reset], [[], [], true]);
+  st = T.replay(trace, 5);
+  assert.deepEqual(st.jobs.map((j) => j.id), [3]);
+});
+
+test("seedOf keeps every uint64 seed exact", () => {
+  const json = '{"seed":18446744073709551615,"transcript":[]}';
+  assert.equal(T.seedOf(json, JSON.parse(json)), "18446744073709551615");
+  assert.equal(T.seedOf('  {"seed":7}', { seed: 7 }), "7");
+  assert.equal(T.seedOf('{"transcript":[]}', { seed: 3 }), "3", "falls back to the parsed seed");
+  assert.equal(T.seedOf("{}", {}), "");
+});
+
+test("formatMS, formatGap, formatBytes and groupDigits", () => {
+  assert.equal(T.formatMS(2076123), "2076.123");
+  assert.equal(T.formatMS(5), "0.005");
+  assert.equal(T.formatMS(-1500), "-1.500");
+  assert.equal(T.formatMS(0), "0.000");
+  assert.equal(T.formatMS(null), "-");
+  assert.equal(T.formatMS(undefined), "-");
+  assert.equal(T.formatGap(999999), "999.999 ms");
+  assert.equal(T.formatGap(2076123), "2.076 s");
+  assert.equal(T.formatBytes(999), "999 B");
+  assert.equal(T.formatBytes(13600), "14 kB");
+  assert.equal(T.formatBytes(2160000), "2.2 MB");
+  assert.equal(T.groupDigits("1451520"), "1,451,520");
+  assert.equal(T.groupDigits("123456789012345678901234"), "123,456,789,012,345,678,901,234");
+  assert.equal(T.groupDigits("n/a"), "n/a");
+});
+
+test("nearestStep picks the nearest event and cycles through ties", () => {
+  const xs = [10, 20, 20, 20, 40];
+  assert.equal(T.nearestStep(xs, 12, 0), 0);
+  assert.equal(T.nearestStep(xs, 33, 0), 4);
+  assert.equal(T.nearestStep(xs, 21, 0), 1, "the first of a tie");
+  assert.equal(T.nearestStep(xs, 21, 1), 2, "then the next");
+  assert.equal(T.nearestStep(xs, 21, 3), 1, "wrapping");
+});
