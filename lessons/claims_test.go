@@ -186,16 +186,18 @@ func TestLessonsTenClaims(t *testing.T) {
 	if !strings.Contains(lost.Text(), "lease lost") || lost.Summary[0].Effects != 1 {
 		t.Errorf("lesson 9: the rare heartbeat should lose its lease and leave one effect:\n%s", lost.Text())
 	}
-	_, r = blockWith(t, l9, "load")
-	loads := r.Loads
-	if len(loads) != 8 {
-		t.Fatalf("lesson 9: %d load tallies, want 8", len(loads))
+	_, beats := blockWith(t, l9, "load", "--heartbeat 300\n")
+	_, stalls := blockWith(t, l9, "load", "--stall 12000")
+	if len(beats.Loads) != 4 || len(stalls.Loads) != 4 {
+		t.Fatalf("lesson 9: %d and %d load tallies, want 4 each", len(beats.Loads), len(stalls.Loads))
 	}
-	for i, tl := range loads {
-		switch {
-		case i < 4 && tl.Duplicates != 0:
-			t.Errorf("lesson 9: heartbeats alone still duplicate at lease %d µs: %+v", tl.LeaseUS, tl)
-		case i >= 4 && tl.Duplicates == 0:
+	for _, tl := range beats.Loads {
+		if tl.Duplicates != 0 || tl.LeaseUS < 5*1000*1000 && tl.Overran == 0 {
+			t.Errorf("lesson 9: with heartbeats, lease %d µs should have executions longer than the lease and no duplicate: %+v", tl.LeaseUS, tl)
+		}
+	}
+	for _, tl := range stalls.Loads {
+		if tl.Duplicates == 0 {
 			t.Errorf("lesson 9: stalls longer than the lease give no duplicate at lease %d µs: %+v", tl.LeaseUS, tl)
 		}
 	}
