@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,6 +55,16 @@ func claim(c *sqlite3.Conn, run string) (int64, error) {
 // (SQLite locks the whole database for a write, not a table or a row:
 // even a write to another table is refused).
 func TestSQLiteLocksTheDatabase(t *testing.T) {
+	p := prose(lesson(t, "05-atomic-claim.md"))
+	for _, claim := range []string{
+		"the lock covers the whole database, not a table or a row",
+		"without a busy timeout gets `SQLITE_BUSY` back at once",
+		"with a busy timeout it waits for the lock, then runs and changes 0 rows",
+	} {
+		if !strings.Contains(p, claim) {
+			t.Errorf("05-atomic-claim.md no longer says %q, which this test checks", claim)
+		}
+	}
 	a, b := openPair(t, "lesson5-busy")
 	if err := a.Exec(`CREATE TABLE other (x); BEGIN IMMEDIATE`); err != nil {
 		t.Fatal(err)
