@@ -83,6 +83,27 @@ func TestCorrectedClaimsStayOut(t *testing.T) {
 	}
 }
 
+// TestCorrectionsStayIn lists what the corrected lessons say instead, in
+// the words the tests of this package check; rewording one of them means
+// checking the new sentence against what the lab does.
+func TestCorrectionsStayIn(t *testing.T) {
+	for _, c := range []struct{ file, phrase string }{
+		{"01-one-job.md", "Everything around the database is simulated: the receipts service and the network between it and the workers, the clock, the crashes, and the scheduler"},
+		{"02-lease-expiry.md", "Lesson 8 runs exactly that"},
+		{"03-client-retry.md", "That second try is the worker's own code"},
+		{"03-client-retry.md", "does not resend a POST after a timeout by itself"},
+		{"06-redelivery.md", "The right key is the id the producer gave the event"},
+		{"06-redelivery.md", "must also *claim* the key atomically"},
+		{"06-redelivery.md", "The lessons on idempotency that follow"},
+		{"07-every-interleaving.md", "the orderings are not run one by one"},
+		{"10-fencing.md", "The lessons on idempotency that follow"},
+	} {
+		if !strings.Contains(prose(lesson(t, c.file)), c.phrase) {
+			t.Errorf("%s no longer says %q", c.file, c.phrase)
+		}
+	}
+}
+
 // TestLongerLeaseStillDuplicates: lesson 2 says a longer lease moves the
 // goalposts, and shows it with a block whose five-second lease turns one
 // worker away and still lets a later one run the job again.
