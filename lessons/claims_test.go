@@ -286,7 +286,7 @@ func TestLessonSevenFigures(t *testing.T) {
 	if n8 < 1_400_000 || n8 > 1_600_000 || !strings.Contains(p, "about a million and a half for eight") {
 		t.Errorf("the atomic claim has %d orderings with eight workers; the lesson says about a million and a half", n8)
 	}
-	if c := count("race read --all --workers 8"); len(c) != 23 || !strings.Contains(p, "twenty-three digit count") {
+	if c := count("race read --all --workers 8"); len(c) != 23 || !strings.Contains(p, "twenty-three-digit count") {
 		t.Errorf("the read claim has %s orderings with eight workers (%d digits); the lesson says twenty-three", c, len(c))
 	}
 }
