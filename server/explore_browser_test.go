@@ -376,7 +376,7 @@ func TestBrowserExplore(t *testing.T) {
 	if len(last.Summary) != 1 || last.Summary[0].Kind != "claim-race" {
 		t.Fatalf("the last race of race read 20 at seed 5 is not a claim race: %+v", last.Summary)
 	}
-	for _, w := range []string{"Claim race", last.Summary[0].Diagnosis, "runs=2: ", "attempts=a", "sends=s1", "gap="} {
+	for _, w := range []string{"Claim race", last.Summary[0].Diagnosis, "runs=2: ", "attempts=a", "sends=s1", "gap=" + last.Summary[0].Span + " from the first effect to the last"} {
 		if !strings.Contains(diag, w) {
 			t.Errorf("diagnosis %q lacks %q", diag, w)
 		}

@@ -15,8 +15,9 @@ import (
 // TestBrowserParity is the browser's half of the determinism check, that
 // the same seed prints the same bytes everywhere (internal/parity is the
 // wazero half): in one page of the served site, the
-// live widget runs the article's six command lines and both claims of the
-// race at several seeds, and each transcript it shows must equal, byte for
+// live widget runs the article's six command lines, the four scenarios of
+// a job that outlives its lease, and both claims of the race at several
+// seeds, and each transcript it shows must equal, byte for
 // byte, the native script.Run's at the same seed. Same harness, skip and
 // require rules as browser_test.go.
 func TestBrowserParity(t *testing.T) {
@@ -31,6 +32,10 @@ func TestBrowserParity(t *testing.T) {
 	var progs []prog
 	for _, st := range article.Steps(t) {
 		progs = append(progs, prog{st.Name, st.Script})
+	}
+	// So do the four scenarios of a job that outlives its lease.
+	for _, sc := range article.Scenarios(t) {
+		progs = append(progs, prog{sc.Name, sc.Script})
 	}
 	progs = append(progs,
 		prog{"race-read-20", "race read 20\neffects\n"},

@@ -2,7 +2,8 @@
 // re-creates, read from the runtime's golden transcripts
 // (runtime/script/testdata/step*.txtar), so that every test that runs them
 // (the goldens, the wazero parity test, the browser parity test) runs the
-// same text and none can drift from the others.
+// same text and none can drift from the others. It gives them the four
+// scenarios of a job that outlives its lease (Scenarios) the same way.
 package article
 
 import (

@@ -30,6 +30,11 @@ func parityCases(t *testing.T) []parityCase {
 		steps[st.Name] = strings.TrimSpace(st.Script)
 		cases = append(cases, parityCase{name: st.Name, args: []string{"-c", steps[st.Name]}})
 	}
+	// The four scenarios of a job that outlives its lease, as their goldens
+	// and lessons hold them.
+	for _, sc := range article.Scenarios(t) {
+		cases = append(cases, parityCase{name: sc.Name, args: []string{"-c", sc.Script}})
+	}
 	cases = append(cases,
 		parityCase{name: "race-read-20", args: []string{"-c", "race read 20 && effects"}},
 		parityCase{name: "race-atomic-20", args: []string{"-c", "race atomic 20 && effects"}},

@@ -619,6 +619,15 @@ func (f flagArg) value(args []token, i *int) (token, *Error) {
 	return args[*i], nil
 }
 
+// named puts the flag's name in front of an error about its value v, so
+// that "want a whole number ..." says which flag it is about.
+func (f flagArg) named(v token, err *Error) *Error {
+	if v.text != "" && err.Line == v.pos.Line && err.Col == v.pos.Col && !strings.HasPrefix(err.Msg, "--") {
+		err.Msg = "--" + f.name + ": " + err.Msg
+	}
+	return err
+}
+
 // boolean sets *dst for a flag that takes no value.
 func (f flagArg) boolean(dst *bool) *Error {
 	if f.hasVal {
@@ -701,7 +710,7 @@ func parseWork(c *Command, name token, args []token) *Error {
 			err = usageErr(a.pos, "unknown flag %q for work (want --job, --worker, --lease, --claim, --trace, --delay, --timeout, --processing, --heartbeat, --stall, --fence, --crash-before-effect, --crash-before-ack)", a.text)
 		}
 		if err != nil {
-			return err
+			return f.named(v, err)
 		}
 	}
 	if !seen["job"] {
@@ -713,8 +722,11 @@ func parseWork(c *Command, name token, args []token) *Error {
 
 // parseMillis reads a whole number of milliseconds from lo to MaxMillis.
 func parseMillis(t token, lo int64) (sim.Time, *Error) {
-	ms, err := parseInt(t, lo, MaxMillis)
-	return ms * sim.Millisecond, err
+	ms, err := strconv.ParseInt(t.text, 10, 64)
+	if err != nil || ms < lo || ms > MaxMillis {
+		return 0, usageErr(t.pos, "want a whole number of ms from %d to %d, got %q", lo, MaxMillis, t.text)
+	}
+	return ms * sim.Millisecond, nil
 }
 
 // Limits of load.
@@ -840,7 +852,7 @@ func parseLoad(c *Command, name token, args []token) *Error {
 			err = usageErr(a.pos, "unknown flag %q for load (want --processing, --lease, --workers, --heartbeat, --stall, --claim)", a.text)
 		}
 		if err != nil {
-			return err
+			return f.named(v, err)
 		}
 	}
 	usage := usageErr(name.pos, "usage: load N --processing fixed:MS|lognormal:p50=MS,p95=MS --lease S[,S...] [--workers K] [--heartbeat MS] [--stall MS]")

@@ -196,15 +196,13 @@ test("seedOf keeps every uint64 seed exact", () => {
   assert.equal(T.seedOf("{}", {}), "");
 });
 
-test("formatMS, formatGap, formatBytes and groupDigits", () => {
+test("formatMS, formatBytes and groupDigits", () => {
   assert.equal(T.formatMS(2076123), "2076.123");
   assert.equal(T.formatMS(5), "0.005");
   assert.equal(T.formatMS(-1500), "-1.500");
   assert.equal(T.formatMS(0), "0.000");
   assert.equal(T.formatMS(null), "-");
   assert.equal(T.formatMS(undefined), "-");
-  assert.equal(T.formatGap(999999), "999.999 ms");
-  assert.equal(T.formatGap(2076123), "2.076 s");
   assert.equal(T.formatBytes(999), "999 B");
   assert.equal(T.formatBytes(13600), "14 kB");
   assert.equal(T.formatBytes(2160000), "2.2 MB");

@@ -221,15 +221,6 @@
     return /^[0-9]+$/.test(s) ? BigInt(s).toLocaleString("en-US") : String(s);
   }
 
-  // formatGap writes a duration in microseconds as ms below a second, as s
-  // above (integer arithmetic, like formatMS).
-  function formatGap(us) {
-    if (us >= 1000000) {
-      return Math.floor(us / 1000000) + "." + String(Math.floor((us % 1000000) / 1000)).padStart(3, "0") + " s";
-    }
-    return formatMS(us) + " ms";
-  }
-
   // replay applies the first k+1 events of a trace, as result.go documents
   // (a job replaces the row with its id, an effect is appended, reset
   // empties both), and reports the tables after event k and what event k
@@ -1060,8 +1051,9 @@
         const job = jobOf.get(s.order);
         add("attempts", effs.map((e) => "a" + e.attempt).join(", ") + (job ? " (job row: attempts=" + job.attempts + ")" : ""));
         add("sends", effs.map((e) => "s" + e.send).join(", "));
-        // The gap as the transcript and the diagnosis print it, so the
-        // three agree.
+        // The gap is the runtime's own string (the summary's span, which
+        // the transcript's "over" and the diagnosis's "apart" print too),
+        // never formatted again here, so the three cannot disagree.
         if (s.effects > 1) add("gap", s.span + " from the first effect to the last");
         item.append(dl);
         box.append(item);
@@ -1396,7 +1388,6 @@
     replay,
     seedOf,
     formatMS,
-    formatGap,
     formatBytes,
     groupDigits,
     nearestStep,
