@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/twice-lab/twice/runtime/script"
 )
 
 // TestMain lets testscript run this package's main as the "twice" command.
@@ -47,6 +49,21 @@ func TestExitCodes(t *testing.T) {
 		var out, errb strings.Builder
 		if got := run(tt.args, strings.NewReader(""), &out, &errb); got != tt.want {
 			t.Errorf("twice %v: exit %d, want %d (stderr %q)", tt.args, got, tt.want, errb.String())
+		}
+	}
+}
+
+// twice run --help lists every command of the script language, each with
+// its example.
+func TestRunHelpListsCommands(t *testing.T) {
+	var out, errb strings.Builder
+	if code := run([]string{"run", "--help"}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("twice run --help: exit %d", code)
+	}
+	help := out.String() + errb.String()
+	for _, c := range script.Commands() {
+		if !strings.Contains(help, "\n  "+c.Usage+"\n") || !strings.Contains(help, "e.g. "+c.Example+"\n") {
+			t.Errorf("twice run --help does not list %q with its example", c.Name)
 		}
 	}
 }

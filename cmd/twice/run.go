@@ -23,6 +23,11 @@ Runs a script of twice commands and prints its transcript.
 // cmdRun is `twice run`.
 func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("run", runUsage, stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, runUsage)
+		fs.PrintDefaults()
+		fmt.Fprint(stderr, "\n"+script.CommandHelp())
+	}
 	seed := fs.String("seed", strconv.FormatUint(script.DefaultSeed, 10), "seed for every random draw (run ids, timings)")
 	asJSON := fs.Bool("json", false, "print the structured Result as JSON")
 	code := fs.String("c", "", "run this script")

@@ -71,10 +71,12 @@
 // # Adding a command
 //
 //  1. parse.go: a [Kind] constant and its name in kindNames, in the same
-//     order; a field or an args struct on [Command] for its arguments; a
-//     case in parseCommand's switch that fills them and returns a usage
-//     error (usageErr) for bad input; its name in the unknown-command
-//     message at the end of parseCommand. If it has a limit, a Max
+//     order; a field or an args struct on [Command] for its arguments.
+//     commands.go: an entry in commandTable with its word, Kind, synopsis,
+//     one-line summary, an example that runs, and its parse function,
+//     which fills the arguments and returns a usage error (usageErr) for
+//     bad input. The unknown-command error, twice run --help and
+//     docs/COMMANDS.md all come from that table. If it has a limit, a Max
 //     constant, checked in the parser.
 //  2. format.go: a case in [Command.String] if it has arguments, so that
 //     Format round-trips.
@@ -88,8 +90,9 @@
 //     prints, and one for each usage error; go test ./runtime/script -run
 //     Golden -update fills in their stdout and error sections from what
 //     the runtime prints now: review the diff.
-//  5. The command table in README.md, and a lesson if readers should meet
-//     it. The browser shows the transcript as is and needs nothing, unless
+//  5. go test ./runtime/script -run CommandReference -update rewrites
+//     docs/COMMANDS.md; the command table in README.md, and a lesson if
+//     readers should meet it. The browser shows the transcript as is and needs nothing, unless
 //     the command adds a field to [Result].
 //
 // # Adding a claim

@@ -451,63 +451,12 @@ func parseCommand(words []token) (Command, *Error) {
 			return c, parseErr(a.pos, "redirection %q is not supported (only a trailing 2>/dev/null is accepted)", a.text)
 		}
 	}
-	noArgs := func() *Error {
-		if len(args) > 0 {
-			return usageErr(args[0].pos, "%s takes no arguments", name.text)
-		}
-		return nil
+	spec, ok := lookupCommand(name.text)
+	if !ok {
+		return c, usageErr(name.pos, "unknown command %q (want %s)", name.text, commandNames)
 	}
-	switch name.text {
-	case "reset":
-		c.Kind = Reset
-		return c, noArgs()
-	case "jobs":
-		c.Kind = Jobs
-		return c, noArgs()
-	case "effects":
-		c.Kind = Effects
-		return c, noArgs()
-	case "log":
-		c.Kind = Log
-		return c, noArgs()
-	case "wait":
-		c.Kind = Wait
-		return c, noArgs()
-	case "load":
-		c.Kind = Load
-		return c, parseLoad(&c, name, args)
-	case "cat":
-		c.Kind = Log
-		if len(args) != 1 || args[0].text != "worker.log" {
-			return c, usageErr(name.pos, "only \"cat worker.log\" is understood")
-		}
-		return c, nil
-	case "add":
-		c.Kind = Add
-		if len(args) != 1 {
-			return c, usageErr(name.pos, "usage: add ORDER (one order id, like order-77)")
-		}
-		if err := checkOrder(args[0]); err != nil {
-			return c, err
-		}
-		c.Order = args[0].text
-		return c, nil
-	case "sleep":
-		c.Kind = Sleep
-		if len(args) != 1 {
-			return c, usageErr(name.pos, "usage: sleep SECONDS")
-		}
-		d, err := parseSeconds(args[0], MaxSleep)
-		c.Sleep = d
-		return c, err
-	case "race":
-		c.Kind = Race
-		return c, parseRace(&c, name, args)
-	case "work":
-		c.Kind = Work
-		return c, parseWork(&c, name, args)
-	}
-	return c, usageErr(name.pos, "unknown command %q (want reset, add, work, race, load, sleep, wait, cat worker.log, log, jobs or effects)", name.text)
+	c.Kind = spec.kind
+	return c, spec.parse(&c, name, args)
 }
 
 func checkOrder(t token) *Error {
