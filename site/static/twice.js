@@ -365,7 +365,8 @@
     return runtime;
   }
 
-  // Blocks scrolling into view start the download, so that Run is quick.
+  // Blocks scrolling into view start the download, and so does the pointer
+  // or the focus reaching a block's Run button, so that Run is quick.
   const observer =
     "IntersectionObserver" in window
       ? new IntersectionObserver((entries) => {
@@ -736,6 +737,8 @@
       this.renderTimeline();
       if (runtime) this.attach(runtime);
       else if (observer) observer.observe(this);
+      ui.run.addEventListener("pointerenter", getRuntime, { once: true });
+      ui.run.addEventListener("focusin", getRuntime, { once: true });
 
       // A link made by "Link to this run" or "Copy link" replays that run,
       // and reopens the view it was taken from.
