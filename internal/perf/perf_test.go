@@ -149,3 +149,41 @@ func TestReportPeer(t *testing.T) {
 		}
 	}
 }
+
+// TestBytesCounted: the peer benchmarks count a fetched path as the file
+// the server sent (the export's, or the peer's under /peer/), at the size
+// of the export's own .br beside it, or compressed when there is none.
+func TestBytesCounted(t *testing.T) {
+	site, peer := t.TempDir(), t.TempDir()
+	for _, f := range []struct{ path, body string }{
+		{filepath.Join(site, "assets", "twice.js"), strings.Repeat("twice ", 1000)},
+		{filepath.Join(site, "assets", "twice.js.br"), "12345"},
+		{filepath.Join(peer, "sqlite-wasm", "sqlite3.wasm"), strings.Repeat("sqlite ", 1000)},
+	} {
+		if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f.path, []byte(f.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := &server{site: site, peer: peer}
+	if got, want := s.file("/assets/twice.js"), filepath.Join(site, "assets", "twice.js"); got != want {
+		t.Errorf("file(/assets/twice.js) = %q, want %q", got, want)
+	}
+	wasm := s.file("/peer/sqlite-wasm/sqlite3.wasm")
+	if want := filepath.Join(peer, "sqlite-wasm", "sqlite3.wasm"); wasm != want {
+		t.Errorf("file(/peer/sqlite-wasm/sqlite3.wasm) = %q, want %q", wasm, want)
+	}
+	for _, p := range []string{"/peer/../assets/twice.js", "/assets/", "/assets/none.js", "/peer/sqlite3.wasm"} {
+		if got := s.file(p); got != "" {
+			t.Errorf("file(%q) = %q, want none", p, got)
+		}
+	}
+	if n, err := brotliSize(s.file("/assets/twice.js")); err != nil || n != 5 {
+		t.Errorf("brotliSize with a .br beside = %d, %v; want the .br's 5 bytes", n, err)
+	}
+	if n, err := brotliSize(wasm); err != nil || n <= 0 || n >= 7000 {
+		t.Errorf("brotliSize of 7,000 repetitive bytes = %d, %v; want a few dozen", n, err)
+	}
+}
