@@ -184,6 +184,7 @@ func TestBrowser(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.count.take()
 			lazyLoad(t, ctx, tc.base, race, tc.count)
+			focusLoads(t, ctx, tc.base, race)
 			raceLesson(t, ctx, tc.base+"/lessons/"+race.Slug+"/", race, tc.count)
 			if tc.name == "served" {
 				claimRewrites(t, ctx)
@@ -362,6 +363,33 @@ func lazyLoad(t *testing.T, ctx context.Context, base string, race lessons.Lesso
 	if s := js[string](t, ctx, `tp.state(0)`); s != "prerendered" {
 		t.Errorf("loading the runtime changed the block's state to %q; it should wait for Run", s)
 	}
+}
+
+// focusLoads checks that the focus reaching a block's Run button starts
+// loading the runtime, with the block still out of view.
+func focusLoads(t *testing.T, ctx context.Context, base string, race lessons.Lesson) {
+	run(t, ctx, 10*time.Second, chromedp.EmulateViewport(1280, 300))
+	defer run(t, ctx, 10*time.Second, chromedp.EmulateViewport(1280, 900))
+	navigate(t, ctx, base+"/lessons/"+race.Slug+"/")
+	time.Sleep(300 * time.Millisecond)
+	if js[bool](t, ctx, `TwicePlayground.timings() !== null || !tp.q(0, ".loading").hidden`) {
+		t.Fatal("the runtime loads before a block is in view or its Run has the focus")
+	}
+	// A headless page has no focus of its own, and an element of a page
+	// without focus gets no focus events.
+	setFocus := func(on bool) {
+		run(t, ctx, 10*time.Second, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: on})
+			return err
+		}))
+	}
+	setFocus(true)
+	defer setFocus(false)
+	js[bool](t, ctx, `tp.q(0, "button.run").focus({ preventScroll: true }), true`)
+	if js[bool](t, ctx, `tp.el(0).getBoundingClientRect().top < innerHeight`) {
+		t.Fatal("focusing Run scrolled the block into view; the test needs it below the fold")
+	}
+	run(t, ctx, 60*time.Second, chromedp.Poll[bool](`TwicePlayground.timings() !== null`))
 }
 
 // noFreeze runs race read 10000 and measures the longest gap of a 10 ms

@@ -13,12 +13,16 @@
 #	WRK_CONNECTIONS=100
 #	WRK_TIMEOUT=2s       wrk counts a slower response as an error (2s is its default)
 #	PORT_TWICE=18080 PORT_NGINX=18081   loopback ports
-#	BROWSER_COUNT=5      -count of each browser benchmark (one op each)
-#	SKIP=                space-separated parts to skip: bench wazero sizes wrk browser
+#	BROWSER_COUNT=5      -count of each browser benchmark (one op each; a peer op is one visit each)
+#	PEER_VERSION=3.54.1-build1   the exact npm version of @sqlite.org/sqlite-wasm, the peer
+#	SKIP=                space-separated parts to skip: bench wazero sizes wrk browser peer
 #
 # Needs Go, gzip, brotli, wrk, nginx and Chromium (Debian packages
-# brotli, wrk, nginx, chromium). Everything listens on 127.0.0.1 only, and every process it starts
-# is stopped when it exits.
+# brotli, wrk, nginx, chromium), and npm for the peer (Debian's npm).
+# The peer, the official SQLite wasm, is installed from npm into
+# OUT/npm at run time and copied beside docs/perf/peer's page into
+# OUT/peer; nothing of it is kept in the repository. Everything listens on
+# 127.0.0.1 only, and every process it starts is stopped when it exits.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -35,6 +39,7 @@ WRK_TIMEOUT=${WRK_TIMEOUT:-2s}
 PORT_TWICE=${PORT_TWICE:-18080}
 PORT_NGINX=${PORT_NGINX:-18081}
 BROWSER_COUNT=${BROWSER_COUNT:-5}
+PEER_VERSION=${PEER_VERSION:-3.54.1-build1}
 SKIP=${SKIP:-}
 
 step() { printf '\n=== %s (%s)\n' "$*" "$(date -u +%H:%M:%S)" >&2; }
@@ -59,7 +64,9 @@ trap cleanup EXIT
 	echo "date     $(date -u +%Y-%m-%dT%H:%MZ)"
 	echo "go       $(go version)"
 	echo "cpu      $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores"
-	echo "count    $COUNT; wrk $WRK_REPS x $WRK_DURATION, $WRK_CONNECTIONS connections, timeout $WRK_TIMEOUT"
+	echo "count    $COUNT; wrk $WRK_REPS x $WRK_DURATION, $WRK_CONNECTIONS connections, timeout $WRK_TIMEOUT; browser $BROWSER_COUNT"
+	echo "chromium $(chromium --version 2>/dev/null || echo none)"
+	skip peer || echo "peer     @sqlite.org/sqlite-wasm@$PEER_VERSION (npm)"
 } >"$out/env.txt"
 
 if ! skip bench; then
@@ -162,6 +169,23 @@ fi
 if ! skip browser; then
 	step "headless Chromium: cold start, races/s in the worker, memory (internal/perf BenchmarkBrowser*)"
 	TWICE_PERF_SITE="$out/site" go test ./internal/perf -run '^$' -bench 'Browser' -benchtime 1x -count "$BROWSER_COUNT" -timeout 30m | tee "$out/browser.txt" >&2
+fi
+
+if ! skip peer; then
+	need npm
+	step "the peer: @sqlite.org/sqlite-wasm@$PEER_VERSION from npm, in docs/perf/peer's page"
+	mkdir -p "$out/npm"
+	npm install --prefix "$out/npm" --no-save --no-package-lock --no-audit --no-fund --ignore-scripts \
+		"@sqlite.org/sqlite-wasm@$PEER_VERSION" >&2
+	pkg="$out/npm/node_modules/@sqlite.org/sqlite-wasm"
+	got=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$pkg/package.json")
+	[ "$got" = "$PEER_VERSION" ] || { echo "run.sh: npm installed @sqlite.org/sqlite-wasm $got, not $PEER_VERSION" >&2; exit 1; }
+	rm -rf "$out/peer"
+	mkdir -p "$out/peer/sqlite-wasm"
+	cp docs/perf/peer/index.html docs/perf/peer/peer.js docs/perf/peer/worker.mjs docs/perf/peer/race.mjs "$out/peer/"
+	cp "$pkg"/dist/index.mjs "$pkg"/dist/sqlite3.wasm "$pkg"/dist/sqlite3-opfs-async-proxy.js "$out/peer/sqlite-wasm/"
+	step "headless Chromium: twice against the peer, alternating, fresh profiles (internal/perf BenchmarkPeer*)"
+	TWICE_PERF_SITE="$out/site" TWICE_PERF_PEER="$out/peer" go test ./internal/perf -run '^$' -bench '^BenchmarkPeer' -benchtime 1x -count "$BROWSER_COUNT" -timeout 30m | tee "$out/peer.txt" >&2
 fi
 
 step "report"

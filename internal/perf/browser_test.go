@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,23 +31,78 @@ import (
 // site serves the export and returns its base URL.
 func site(b *testing.B) (base string, dir string) {
 	b.Helper()
-	dir = os.Getenv("TWICE_PERF_SITE")
-	if dir == "" {
+	srv := serve(b)
+	return srv.URL, srv.site
+}
+
+// server is the benchmarks' static file server: the export at /, and the
+// peer page (see peer_test.go) at /peer/ when $TWICE_PERF_PEER names it.
+// It logs the path of every file it sends.
+type server struct {
+	URL        string
+	site, peer string
+
+	mu   sync.Mutex
+	sent []string
+}
+
+// serve starts the server; it skips the benchmark without an export.
+func serve(b *testing.B) *server {
+	b.Helper()
+	s := &server{site: os.Getenv("TWICE_PERF_SITE"), peer: os.Getenv("TWICE_PERF_PEER")}
+	if s.site == "" {
 		b.Skip("SKIPPING BROWSER BENCHMARK: set TWICE_PERF_SITE to a `twice build -o DIR` export")
 	}
 	// The headers twice serve and docs/perf/nginx.conf send: hashed
 	// assets are fresh for a year, pages are revalidated.
-	fsrv := http.FileServer(http.Dir(dir))
+	files := http.FileServer(http.Dir(s.site))
+	var peer http.Handler = http.NotFoundHandler()
+	if s.peer != "" {
+		peer = http.StripPrefix("/peer", http.FileServer(http.Dir(s.peer)))
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/assets/") {
 			w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
 		} else {
 			w.Header().Set("Cache-Control", "no-cache")
 		}
-		fsrv.ServeHTTP(w, r)
+		s.mu.Lock()
+		s.sent = append(s.sent, r.URL.Path)
+		s.mu.Unlock()
+		if strings.HasPrefix(r.URL.Path, "/peer/") {
+			peer.ServeHTTP(w, r)
+			return
+		}
+		files.ServeHTTP(w, r)
 	}))
 	b.Cleanup(srv.Close)
-	return srv.URL, dir
+	s.URL = srv.URL
+	return s
+}
+
+// requests returns the paths requested since the last call, and forgets them.
+func (s *server) requests() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.sent
+	s.sent = nil
+	return r
+}
+
+// file returns the file behind a request path, or "".
+func (s *server) file(path string) string {
+	root, rel := s.site, path
+	if after, ok := strings.CutPrefix(path, "/peer/"); ok {
+		root, rel = s.peer, after
+	}
+	if root == "" || strings.Contains(rel, "..") {
+		return ""
+	}
+	f := filepath.Join(root, filepath.FromSlash(rel))
+	if fi, err := os.Stat(f); err != nil || fi.IsDir() {
+		return ""
+	}
+	return f
 }
 
 // launch starts a headless Chromium with a fresh profile (a cold HTTP

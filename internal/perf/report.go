@@ -21,6 +21,7 @@ const (
 	BrowserFile = "browser.txt" // go test ./internal/perf -bench Browser
 	Wasip1File  = "wasip1.txt"  // GOOS=wasip1 go test ./runtime/script -bench Race, under wazero
 	EnvFile     = "env.txt"     // free text: commit, go version, cpu, date
+	PeerFile    = "peer.txt"    // go test ./internal/perf -bench '^BenchmarkPeer'
 )
 
 // row is one line of the report's table.
@@ -127,7 +128,7 @@ func Report(dir string, w io.Writer) error {
 		v, ok := sizes[key]
 		var within check
 		if budget != "" {
-			within = atMost(2.8e6)
+			within = atMost(1.8e6)
 		}
 		switch {
 		case serr != nil:
@@ -143,7 +144,7 @@ func Report(dir string, w io.Writer) error {
 	sizeRow("wasm, brotli -q 11", "", "wasm.br")
 	sizeRow("JS before the first live result (twice.js, worker.js, wasm_exec.js), brotli", "", "js.br")
 	sizeRow("CSS (style.css, playground.css), brotli", "", "css.br")
-	sizeRow("total before the first live result, brotli", "≤ 2.8 MB", "total.br")
+	sizeRow("total before the first live result, brotli", "≤ 1.8 MB", "total.br")
 	sizeRow("total before the first live result, gzip -9", "", "total.gz")
 	sizeRow("wasm as `twice build` exports it, .br", "", "export.wasm.br")
 	sizeRow("wasm as `twice build` exports it, .gz", "", "export.wasm.gz")
@@ -191,7 +192,43 @@ func Report(dir string, w io.Writer) error {
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", r.figure, b, r.measured, met, r.from)
 	}
+	fmt.Fprintln(w)
+	peerTable(dir, w)
 	return nil
+}
+
+// peerTable writes the table of twice beside the official SQLite wasm
+// (the BenchmarkPeer* output): each scenario's figure for twice and for
+// the peer, their ratio paired op by op, and the budget, stated as a
+// ratio to the peer except for the bytes.
+func peerTable(dir string, w io.Writer) {
+	pr, err := readBench(filepath.Join(dir, PeerFile))
+	fmt.Fprintf(w, "twice beside the official SQLite wasm (%s; each op measured both, in alternating order, fresh profiles, one static server; a ratio pairs the two figures of one op):\n\n", PeerFile)
+	fmt.Fprintln(w, "| scenario | twice | official SQLite wasm | twice / peer | budget | budget met? |")
+	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- |")
+	scenario := func(what, bench, unit, budget string, ok check, onRatio bool, format func(float64) string) {
+		b := pr[bench]
+		t, p := statM(err, b, "twice-"+unit), statM(err, b, "peer-"+unit)
+		r := ratioM(err, Bench{"": b["twice-"+unit]}, Bench{"": b["peer-"+unit]}, "")
+		met := "–"
+		switch {
+		case ok == nil:
+		case onRatio:
+			met = verdict(ok, r.s, r.err == nil)
+		default:
+			met = verdict(ok, t.s, t.err == nil)
+		}
+		if budget == "" {
+			budget = "–"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", what, t.text(format), p.text(format), r.text(ratioFmt), budget, met)
+	}
+	scenario("cold navigation, Run pressed as soon as the block exists: navigation start to first result (ms)", "BenchmarkPeerColdStart", "ms-to-first-result", "≤ 2.0x the peer's", atMost(2), true, intFmt)
+	scenario("… press to first result in that case (ms)", "BenchmarkPeerColdStart", "ms-click-to-result", "", nil, true, intFmt)
+	scenario("Run pressed after 3 s of reading: press to first result (ms)", "BenchmarkPeerReadThenRun", "ms-click-to-result", "no slower than the peer (≤ 1.0x)", atMost(1), true, intFmt)
+	scenario("4x CPU slowdown (DevTools, the page's main thread), Run pressed at once: navigation start to first result (ms)", "BenchmarkPeerSlowCPU", "ms-to-first-result", "≤ 2.5x the peer's", atMost(2.5), true, intFmt)
+	scenario("… press to first result in that case (ms)", "BenchmarkPeerSlowCPU", "ms-click-to-result", "", nil, true, intFmt)
+	scenario("bytes before the first result: the JS, CSS and wasm fetched, brotli -q 11", "BenchmarkPeerColdStart", "br-bytes", "twice ≤ 1.8 MB", atMost(1.8e6), false, bytesFmt)
 }
 
 func readBench(path string) (map[string]Bench, error) {
@@ -335,6 +372,14 @@ func intFmt(v float64) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// bytesFmt writes bytes in MB or kB, for a figure in a sentence of a cell.
+func bytesFmt(v float64) string {
+	if v < 100e3 {
+		return strconv.FormatFloat(v/1e3, 'f', 1, 64) + " kB"
+	}
+	return strconv.FormatFloat(v/1e6, 'f', 2, 64) + " MB"
 }
 
 func ratioFmt(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) + "x" }

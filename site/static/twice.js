@@ -350,13 +350,21 @@
     if (runtime === null) {
       runtime = new Runtime();
       for (const el of document.querySelectorAll("twice-playground")) {
-        if (el.attach) el.attach(runtime);
+        if (el.attach && el.ui) el.attach(runtime); // a block set up later attaches itself
       }
     }
     return runtime;
   }
 
-  // Blocks scrolling into view start the download, so that Run is quick.
+  // Blocks scrolling into view start the download, and so does the pointer
+  // or the focus reaching a block's Run button, so that Run is quick. The
+  // first block, when it is in view as it is set up, starts it at once
+  // rather than when the observer first reports, a frame or more later.
+  function inViewport(el) {
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth;
+  }
+
   const observer =
     "IntersectionObserver" in window
       ? new IntersectionObserver((entries) => {
@@ -726,7 +734,10 @@
       }
       this.renderTimeline();
       if (runtime) this.attach(runtime);
+      else if (n === 1 && inViewport(this)) getRuntime();
       else if (observer) observer.observe(this);
+      ui.run.addEventListener("pointerenter", getRuntime, { once: true });
+      ui.run.addEventListener("focusin", getRuntime, { once: true });
 
       // A link made by "Link to this run" or "Copy link" replays that run,
       // and reopens the view it was taken from.

@@ -11,7 +11,8 @@
 //
 // marks are the start-up's phases as epoch milliseconds (performance.timeOrigin
 // + performance.now(), comparable with the page's clock): worker (this script
-// started), fetch (response headers in), downloaded, compiled, instantiated,
+// started), wasmExec (wasm_exec.js loaded; the module's request is already
+// out), fetch (its response headers in), downloaded, compiled, instantiated,
 // goReady (twiceRun installed), run (first run started), ran (first run
 // finished). They are also performance.mark()s, for DevTools. info says how
 // the module came: wasmTransfer, its bytes over the network (0 from the HTTP
@@ -100,8 +101,14 @@ function message(err) {
 }
 
 async function load(m) {
+  // The module's request goes out first: importScripts blocks this thread
+  // while it fetches and runs wasm_exec.js, and the module's bytes (and,
+  // with them, its streaming compile) can arrive meanwhile.
+  const fetching = fetch(m.wasm);
+  fetching.catch(() => {}); // its failure is reported below, or importScripts' instead
   importScripts(m.wasmExec);
-  const resp = await fetch(m.wasm);
+  mark("wasmExec");
+  const resp = await fetching;
   if (!resp.ok) throw new Error(m.wasm + ": HTTP " + resp.status);
   mark("fetch");
   // Count bytes as they arrive (after any Content-Encoding is undone) while
