@@ -59,7 +59,7 @@ const Method = "exact count: orderings that reach the same state share their con
 
 // Report is the outcome of exploring one claim with some workers.
 type Report struct {
-	Claim   string
+	Claim   queue.Claim
 	Workers int
 	// Orderings is the number of distinct complete orderings of the
 	// workers' steps; Duplicating counts those that end with two or more
@@ -143,7 +143,7 @@ type result struct {
 }
 
 type explorer struct {
-	claim  string
+	claim  queue.Claim
 	atomic bool
 	db     *queue.DB
 	shell  *queue.Conn
@@ -154,18 +154,18 @@ type explorer struct {
 }
 
 // Explore counts every ordering of a race between workers workers using
-// claim ("read", "lock" or "atomic").
-func Explore(claim string, workers int) (*Report, error) {
+// claim.
+func Explore(claim queue.Claim, workers int) (*Report, error) {
 	if workers < MinWorkers || workers > MaxWorkers {
 		return nil, fmt.Errorf("explore: %d workers; want %d to %d", workers, MinWorkers, MaxWorkers)
 	}
 	var atomic bool
-	switch claim {
-	case "read":
-	case "lock", "atomic":
+	switch claim.Protocol() {
+	case queue.ReadThenWrite:
+	case queue.Conditional:
 		atomic = true
 	default:
-		return nil, fmt.Errorf("explore: unknown claim %q", claim)
+		return nil, fmt.Errorf("explore: claim %s has no protocol here", claim)
 	}
 	db, err := queue.Get()
 	if err != nil {

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"math/big"
 	"testing"
+
+	"github.com/twice-lab/twice/runtime/queue"
 )
 
 func TestTwoWorkersReadClaim(t *testing.T) {
-	r, err := Explore("read", 2)
+	r, err := Explore(queue.ClaimRead, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +28,7 @@ func TestTwoWorkersReadClaim(t *testing.T) {
 // count by brute-force enumeration of the two programs.
 func TestCountsMatchBruteForce(t *testing.T) {
 	for _, workers := range []int{2, 3} {
-		for _, claim := range []string{"read", "atomic"} {
+		for _, claim := range queue.Claims() {
 			r, err := Explore(claim, workers)
 			if err != nil {
 				t.Fatal(err)
@@ -41,7 +43,7 @@ func TestCountsMatchBruteForce(t *testing.T) {
 
 // brute enumerates every ordering of an abstract model of the protocol in
 // plain Go, independent of SQLite and of the explorer's state merging.
-func brute(claim string, workers int) (total, dup int64) {
+func brute(claim queue.Claim, workers int) (total, dup int64) {
 	type w struct{ pc int }
 	var rec func(status string, effects int, ws []w)
 	rec = func(status string, effects int, ws []w) {
@@ -57,7 +59,7 @@ func brute(claim string, workers int) (total, dup int64) {
 			case pcClaim:
 				if status != "queued" {
 					next[i].pc = pcDone
-				} else if claim == "read" {
+				} else if claim.Protocol() == queue.ReadThenWrite {
 					next[i].pc = pcTake
 				} else {
 					st = "running"
@@ -88,7 +90,7 @@ func brute(claim string, workers int) (total, dup int64) {
 
 func TestAtomicNeverDuplicates(t *testing.T) {
 	for workers := MinWorkers; workers <= MaxWorkers; workers++ {
-		r, err := Explore("atomic", workers)
+		r, err := Explore(queue.ClaimAtomic, workers)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +104,7 @@ func TestAtomicNeverDuplicates(t *testing.T) {
 }
 
 func TestEightWorkersReadIsExactAndQuick(t *testing.T) {
-	r, err := Explore("read", 8)
+	r, err := Explore(queue.ClaimRead, 8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,13 +123,13 @@ func TestEightWorkersReadIsExactAndQuick(t *testing.T) {
 func fact(n int64) *big.Int { return new(big.Int).MulRange(1, n) }
 
 func TestBadArguments(t *testing.T) {
-	if _, err := Explore("read", 1); err == nil {
+	if _, err := Explore(queue.ClaimRead, 1); err == nil {
 		t.Error("1 worker accepted")
 	}
-	if _, err := Explore("read", 9); err == nil {
+	if _, err := Explore(queue.ClaimRead, 9); err == nil {
 		t.Error("9 workers accepted")
 	}
-	if _, err := Explore("optimistic", 2); err == nil {
+	if _, err := Explore(queue.Claim(200), 2); err == nil {
 		t.Error("unknown claim accepted")
 	}
 }
@@ -137,9 +139,9 @@ func TestBadArguments(t *testing.T) {
 //	go test ./runtime/explore -run '^$' -bench Explore
 func BenchmarkExplore(b *testing.B) {
 	for _, tc := range []struct {
-		claim   string
+		claim   queue.Claim
 		workers int
-	}{{"read", 2}, {"atomic", 2}, {"read", 3}, {"read", 8}, {"atomic", 8}} {
+	}{{queue.ClaimRead, 2}, {queue.ClaimAtomic, 2}, {queue.ClaimRead, 3}, {queue.ClaimRead, 8}, {queue.ClaimAtomic, 8}} {
 		b.Run(fmt.Sprintf("%s/%d", tc.claim, tc.workers), func(b *testing.B) {
 			var states int
 			for b.Loop() {

@@ -94,24 +94,25 @@
 //
 // # Adding a claim
 //
-// A claim is a name (read, lock, atomic) that work --claim and race take.
+// A claim is a value of [queue.Claim]; its list (queue.Claims) is the only
+// one. The parser, the worker, the explorer, the docs and the browser (the
+// server passes [Choices] to the page in twice.js's config) read it.
 //
-//  1. runtime/queue: the claim's statements, as methods of queue.Conn
-//     beside Read, Take and Claim.
-//  2. parse.go: the name in checkClaim (and its error message) and in
-//     parseRace's usage line.
-//  3. worker.go: a case in the claim switch of worker.body, one w.step per
-//     statement. Its default branch runs the one-statement claim, so a name
-//     accepted by the parser but missing there silently runs as atomic.
-//  4. runtime/explore: the claim in Explore's switch and its steps in
-//     explorer.step, reduced to the steps that touch shared state, and the
-//     protocol list in the package doc.
-//  5. site/static/twice.js: claimOf, rewriteClaim and rewriteCommand match
-//     claim names with regular expressions (read|lock|atomic), parseLink
-//     accepts claim=read or claim=atomic, and the claim toggle offers read
-//     and atomic; their unit tests are in site/jstest.
-//  6. Tests: goldens for race CLAIM, race CLAIM --all and work --claim
+//  1. runtime/queue/claim.go: a constant before numClaims and its entry in
+//     claimInfo (name, words, protocol, alias). A claim that runs new
+//     statements gets a new [queue.Protocol]; the statements are methods
+//     of queue.Conn beside Read, Take and Claim.
+//  2. worker.go: a case for the new protocol in worker.claim, one w.step
+//     per statement. A protocol with no case fails the work command with
+//     "has no steps in the worker": TestEveryClaimRuns runs every claim.
+//  3. runtime/explore: a case for the protocol in Explore and its steps in
+//     explorer.step, reduced to the steps that touch shared state, the
+//     protocol list in the package doc, and the brute-force model in
+//     explore_test.go (TestCountsMatchBruteForce runs every claim).
+//  4. Nothing in site/static/twice.js: its regular expressions, the claim
+//     toggle and the compare panes are built from the config's list.
+//  5. Tests: goldens for race CLAIM, race CLAIM --all and work --claim
 //     CLAIM; a property test in script_test.go if the claim promises
-//     something (as TestAtomicClaimNeverDuplicates does); the explore
-//     tests. Then README.md, RATIONALE.md's claim details, and a lesson.
+//     something (as TestAtomicClaimNeverDuplicates does). Then README.md,
+//     RATIONALE.md's claim details, and a lesson.
 package script

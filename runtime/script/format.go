@@ -37,7 +37,7 @@ func (c Command) String() string {
 	case Sleep:
 		return "sleep " + formatSeconds(c.Sleep)
 	case Race:
-		s := "race " + c.Race.Claim
+		s := "race " + c.Race.Claim.String()
 		if c.Race.All {
 			s += " --all"
 		} else if c.Race.N != DefaultRaces {
@@ -59,7 +59,7 @@ func (c Command) String() string {
 			s += " --lease " + formatSeconds(w.Lease)
 		}
 		if w.Claim != DefaultClaim {
-			s += " --claim " + w.Claim
+			s += " --claim " + w.Claim.String()
 		}
 		if w.Trace {
 			s += " --trace"
@@ -105,8 +105,8 @@ func (c Command) String() string {
 		if l.Stall != 0 {
 			s += fmt.Sprintf(" --stall %d", l.Stall/sim.Millisecond)
 		}
-		if l.Claim != "atomic" {
-			s += " --claim " + l.Claim
+		if l.Claim != DefaultLoadClaim {
+			s += " --claim " + l.Claim.String()
 		}
 		return s
 	case Background:

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/twice-lab/twice/runtime/explore"
+	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/sim"
 )
 
@@ -27,12 +28,15 @@ const (
 const (
 	DefaultWorker  = "W1"
 	DefaultLease   = 30 * sim.Second
-	DefaultClaim   = "read"
+	DefaultClaim   = queue.ClaimRead
 	DefaultTimeout = 5000 * sim.Millisecond
 	DefaultRaces   = 20
 	DefaultWorkers = 2
 	MinWorkers     = explore.MinWorkers
 	MaxWorkers     = explore.MaxWorkers
+	// DefaultLoadClaim is load's claim: a consumer that polls uses the
+	// atomic claim unless told otherwise.
+	DefaultLoadClaim = queue.ClaimAtomic
 )
 
 // Pos is a place in the script: line and column, both from 1 (columns
@@ -95,7 +99,7 @@ type WorkArgs struct {
 	Job               int64
 	Worker            string
 	Lease             sim.Time
-	Claim             string // read, lock or atomic, as written
+	Claim             queue.Claim
 	Trace             bool
 	Delay             sim.Time
 	Timeout           sim.Time
@@ -117,9 +121,9 @@ type WorkArgs struct {
 
 // RaceArgs are the arguments of race.
 type RaceArgs struct {
-	Claim   string // read, lock or atomic, as written
-	N       int    // races to run; 0 with All
-	All     bool   // check every interleaving instead of timed races
+	Claim   queue.Claim
+	N       int  // races to run; 0 with All
+	All     bool // check every interleaving instead of timed races
 	Workers int
 }
 
@@ -132,7 +136,7 @@ type LoadArgs struct {
 	Processing Dist
 	Heartbeat  sim.Time
 	Stall      sim.Time
-	Claim      string
+	Claim      queue.Claim
 }
 
 // Script is a parsed script: its commands in order.
@@ -525,16 +529,25 @@ func checkOrder(t token) *Error {
 	return nil
 }
 
-func checkClaim(t token) *Error {
-	switch t.text {
-	case "read", "lock", "atomic":
-		return nil
+// parseClaim reads one of queue.Claims by name.
+func parseClaim(t token) (queue.Claim, *Error) {
+	if c, ok := queue.ParseClaim(t.text); ok {
+		return c, nil
 	}
-	return usageErr(t.pos, "unknown claim %q (want read, lock or atomic)", t.text)
+	return 0, usageErr(t.pos, "unknown claim %q (want %s)", t.text, oneOf(queue.ClaimNames(", ")))
+}
+
+// oneOf turns "a, b, c" into "a, b or c".
+func oneOf(list string) string {
+	if i := strings.LastIndex(list, ", "); i >= 0 {
+		return list[:i] + " or " + list[i+2:]
+	}
+	return list
 }
 
 func parseRace(c *Command, name token, args []token) *Error {
-	usage := usageErr(name.pos, "usage: race read|lock|atomic [N] [--workers N] | race read|lock|atomic --all [--workers N]")
+	claims := queue.ClaimNames("|")
+	usage := usageErr(name.pos, "usage: race %s [N] [--workers N] | race %s --all [--workers N]", claims, claims)
 	r := RaceArgs{N: DefaultRaces, Workers: DefaultWorkers}
 	var pos []token
 	seen := map[string]bool{}
@@ -567,10 +580,11 @@ func parseRace(c *Command, name token, args []token) *Error {
 	if len(pos) < 1 || len(pos) > 2 {
 		return usage
 	}
-	if err := checkClaim(pos[0]); err != nil {
+	claim, err := parseClaim(pos[0])
+	if err != nil {
 		return err
 	}
-	r.Claim = pos[0].text
+	r.Claim = claim
 	if len(pos) == 2 {
 		if r.All {
 			return usageErr(pos[1].pos, "race --all checks every interleaving; it takes no count")
@@ -663,7 +677,7 @@ func parseWork(c *Command, name token, args []token) *Error {
 			}
 		case "claim":
 			if v, err = value(); err == nil {
-				w.Claim, err = v.text, checkClaim(v)
+				w.Claim, err = parseClaim(v)
 			}
 		case "delay":
 			if v, err = value(); err == nil {
@@ -792,7 +806,7 @@ func parseDist(t token) (Dist, *Error) {
 }
 
 func parseLoad(c *Command, name token, args []token) *Error {
-	l := LoadArgs{Workers: DefaultWorkers, Claim: "atomic"}
+	l := LoadArgs{Workers: DefaultWorkers, Claim: DefaultLoadClaim}
 	var pos []token
 	seen := map[string]bool{}
 	for i := 0; i < len(args); i++ {
@@ -835,7 +849,7 @@ func parseLoad(c *Command, name token, args []token) *Error {
 		case "stall":
 			l.Stall, err = parseMillis(v, 0)
 		case "claim":
-			l.Claim, err = v.text, checkClaim(v)
+			l.Claim, err = parseClaim(v)
 		default:
 			err = usageErr(a.pos, "unknown flag %q for load (want --processing, --lease, --workers, --heartbeat, --stall, --claim)", a.text)
 		}

@@ -368,7 +368,7 @@ func (in *interp) spawn(w *worker, at sim.Time) error {
 // race runs n races: each empties the tables, enqueues one job and
 // releases two workers at one instant.
 func (in *interp) race(r RaceArgs) error {
-	tally := RaceTally{Claim: r.Claim, Workers: r.Workers, Races: r.N}
+	tally := RaceTally{Claim: r.Claim.String(), Workers: r.Workers, Races: r.N}
 	defer func() {
 		in.quiet = false
 		in.k.SetTracing(true)
@@ -419,7 +419,7 @@ func (in *interp) explore(r RaceArgs) error {
 		return err
 	}
 	x := Exploration{
-		Claim: r.Claim, Workers: r.Workers,
+		Claim: r.Claim.String(), Workers: r.Workers,
 		Orderings: rep.Orderings.String(), Duplicating: rep.Duplicating.String(),
 		States: rep.States, Method: explore.Method, Shortest: []ExploreStep{},
 	}

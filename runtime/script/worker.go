@@ -123,8 +123,8 @@ func (w *worker) execute(p *sim.Proc) {
 func (w *worker) claim(p *sim.Proc) (queue.Row, bool) {
 	k := p.Kernel()
 	a := w.args
-	switch a.Claim {
-	case "read":
+	switch a.Claim.Protocol() {
+	case queue.ReadThenWrite:
 		row, err := w.conn.Read(a.Job)
 		if err != nil {
 			w.fail(err)
@@ -142,7 +142,7 @@ func (w *worker) claim(p *sim.Proc) (queue.Row, bool) {
 		w.claimed(p, now+a.Lease)
 		w.step(p, w.stmt(), "claim", true, "UPDATE job %d: running, run %s (no condition)", a.Job, w.run)
 		return row, true
-	default: // lock, atomic
+	case queue.Conditional:
 		now := p.ReadClock(k.Between(clockMin, clockMax))
 		ok, err := w.conn.Claim(a.Job, w.run, now, now+a.Lease)
 		if err != nil {
@@ -164,6 +164,10 @@ func (w *worker) claim(p *sim.Proc) (queue.Row, bool) {
 		w.step(p, w.stmt(), "select", false, "SELECT job %d: status=%s", a.Job, row.Status)
 		return row, false
 	}
+	// A claim whose protocol has no steps here must not run as another:
+	// TestEveryClaimRuns reaches this line for any such claim.
+	w.fail(fmt.Errorf("work: claim %s (%s) has no steps in the worker", a.Claim, a.Claim.Protocol()))
+	return queue.Row{}, false
 }
 
 // claimed notes, as evidence for the diagnosis, that this run took the job

@@ -29,6 +29,10 @@ function load() {
 }
 
 const T = load();
+// The server puts the runtime's lists of claims, dedupe modes and keys in
+// twice.js's config; go test ./site passes the same lists here.
+assert.ok(process.env.TWICE_CHOICES, "run these through go test ./site, which passes the runtime's lists in TWICE_CHOICES");
+Object.assign(T.config, JSON.parse(process.env.TWICE_CHOICES));
 
 test("claimOf: atomic when a race or work command names lock or atomic", () => {
   assert.equal(T.claimOf("race read 20"), "read");
@@ -220,4 +224,18 @@ test("nearestStep picks the nearest event and cycles through ties", () => {
   assert.equal(T.nearestStep(xs, 21, 0), 1, "the first of a tie");
   assert.equal(T.nearestStep(xs, 21, 1), 2, "then the next");
   assert.equal(T.nearestStep(xs, 21, 3), 1, "wrapping");
+});
+
+test("a claim added to the runtime's list needs nothing in twice.js", () => {
+  const claims = T.config.claims;
+  T.config.claims = [...claims, { name: "claimfirst", words: "claim, then check", alias: "claimfirst" }];
+  try {
+    assert.equal(T.claimOf("race claimfirst 20"), "claimfirst");
+    assert.equal(T.claimOf("work --job 1 --claim=claimfirst"), "claimfirst");
+    assert.equal(T.rewriteClaim("race claimfirst 3 && work --job 1 --claim claimfirst", "read"), "race read 3 && work --job 1 --claim read");
+    assert.equal(T.rewriteClaim("race read 3", "claimfirst"), "race claimfirst 3");
+    assert.equal(T.parseLink("#b?seed=1&script=race+read+2&claim=claimfirst", "b").script, "race claimfirst 2");
+  } finally {
+    T.config.claims = claims;
+  }
 });

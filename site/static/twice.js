@@ -38,7 +38,9 @@
   }
 
   // The server replaces the next line with the names of the hashed assets.
-  const CONFIG = /*TWICE_CONFIG*/ { worker: "worker.js", wasmExec: "wasm_exec.js", wasm: "twice.wasm", wasmSize: 0, css: "playground.css" };
+  // It also carries the runtime's lists of claims, dedupe modes and key
+  // choices ({name, words, alias}); nothing in this file names them.
+  const CONFIG = /*TWICE_CONFIG*/ { worker: "worker.js", wasmExec: "wasm_exec.js", wasm: "twice.wasm", wasmSize: 0, css: "playground.css", claims: [], dedupes: [], keys: [] };
 
   const here = document.currentScript ? document.currentScript.src : location.href;
   const assetURL = (name) => new URL(name, here).href;
@@ -73,16 +75,39 @@
 
   // ---- the claim toggle -------------------------------------------------
 
-  // claimOf reports the claim a script uses: "atomic" when any race or work
-  // command names lock or atomic, else "read" (the default claim).
+  // The claims the toggle offers: those that are not another name for one
+  // (lock names atomic), in the runtime's order; the first is the default.
+  function toggleClaims() {
+    return CONFIG.claims.filter((c) => c.alias === c.name);
+  }
+
+  // claimWords says what a claim does, from the runtime's list.
+  function claimWords(name) {
+    const c = CONFIG.claims.find((c) => c.name === name);
+    return c ? c.words : "";
+  }
+
+  // claimAlt is a regular expression alternation of every claim's name.
+  function claimAlt() {
+    return "(" + CONFIG.claims.map((c) => c.name).join("|") + ")";
+  }
+
+  // claimOf reports the claim a script uses: the first claim a race or work
+  // command names that is not the default one (an alias counts as the
+  // claim it names), else the default claim.
   function claimOf(src) {
+    const def = toggleClaims().length ? toggleClaims()[0].name : "";
+    const named = [new RegExp("(?:^|[\\s(;&])race\\s+" + claimAlt() + "\\b", "g"), new RegExp("--claim(?:\\s+|=)" + claimAlt() + "\\b", "g")];
     for (const line of src.split("\n")) {
       const code = stripComment(line);
-      if (/(^|[\s(;&])race\s+(lock|atomic)\b/.test(code) || /--claim(\s+|=)(lock|atomic)\b/.test(code)) {
-        return "atomic";
+      for (const re of named) {
+        for (const m of code.matchAll(re)) {
+          const c = CONFIG.claims.find((c) => c.name === m[1]);
+          if (c && c.alias !== def) return c.alias;
+        }
       }
     }
-    return "read";
+    return def;
   }
 
   // stripComment returns the part of a line before a # that starts a word.
@@ -92,7 +117,7 @@
   }
 
   // rewriteClaim sets the claim of every race and work command of src to
-  // claim ("read" or "atomic"): it replaces the argument of race and of
+  // claim (one of the toggle's claims): it replaces the argument of race and of
   // --claim, and adds --claim to work commands that have none. Comments,
   // spacing and everything else are kept.
   function rewriteClaim(src, claim) {
@@ -117,11 +142,12 @@
     if (!head) return cmd;
     const word = head[2];
     if (word === "race") {
-      return cmd.replace(/^(\s*\(?\s*(?:node\s+queue\.mjs\s+|twice\s+)?race\s+)(read|lock|atomic)\b/, "$1" + claim);
+      return cmd.replace(new RegExp("^(\\s*\\(?\\s*(?:node\\s+queue\\.mjs\\s+|twice\\s+)?race\\s+)" + claimAlt() + "\\b"), "$1" + claim);
     }
     if (word !== "work") return cmd;
-    if (/--claim(\s+|=)(read|lock|atomic)\b/.test(cmd)) {
-      return cmd.replace(/--claim(\s+|=)(read|lock|atomic)\b/g, "--claim$1" + claim);
+    const flag = new RegExp("--claim(\\s+|=)" + claimAlt() + "\\b", "g");
+    if (flag.test(cmd)) {
+      return cmd.replace(flag, "--claim$1" + claim);
     }
     // Insert before a trailing ")" or "2>/dev/null" and trailing spaces.
     const tail = /(\s*(?:\)\s*)?(?:2>\s*\/dev\/null\s*)?(?:\)\s*)?)$/.exec(cmd);
@@ -158,7 +184,7 @@
     const seed = p.get("seed") || "";
     if (script === null || !/^[0-9]*$/.test(seed)) return null;
     const claim = p.get("claim");
-    if ((claim === "read" || claim === "atomic") && claimOf(script) !== claim) {
+    if (toggleClaims().some((c) => c.name === claim) && claimOf(script) !== claim) {
       script = rewriteClaim(script, claim);
     }
     const view = VIEWS.includes(p.get("view")) ? p.get("view") : "output";
@@ -417,11 +443,6 @@
     ["interleavings", "Every ordering"],
   ];
 
-  const CLAIM_WORDS = {
-    read: "read the row, then write it: two statements",
-    atomic: "one conditional UPDATE decided by changes() = 1",
-  };
-
   class TwicePlayground extends HTMLElement {
     connectedCallback() {
       if (this.ui) return;
@@ -460,14 +481,12 @@
       ui.bar = h("div", { class: "bar" }, ui.run);
       if (controls.includes("claim")) {
         const name = "claim";
-        ui.read = h("input", { type: "radio", name, value: "read" });
-        ui.atomic = h("input", { type: "radio", name, value: "atomic" });
+        ui.claims = toggleClaims().map((c) => h("input", { type: "radio", name, value: c.name }));
         ui.claim = h(
           "fieldset",
           { class: "claim" },
           h("legend", { text: "Claim" }),
-          h("label", { title: CLAIM_WORDS.read }, ui.read, document.createTextNode(" read")),
-          h("label", { title: CLAIM_WORDS.atomic }, ui.atomic, document.createTextNode(" atomic"))
+          ...ui.claims.map((r) => h("label", { title: claimWords(r.value) }, r, document.createTextNode(" " + r.value)))
         );
         ui.bar.append(ui.claim);
       }
@@ -668,8 +687,7 @@
           this.run();
         }
       });
-      for (const r of [ui.read, ui.atomic]) {
-        if (!r) continue;
+      for (const r of ui.claims || []) {
         r.addEventListener("change", () => {
           if (!r.checked) return;
           ui.script.value = rewriteClaim(ui.script.value, r.value);
@@ -815,9 +833,7 @@
     }
 
     setClaim(c) {
-      if (!this.ui.read) return;
-      this.ui.read.checked = c === "read";
-      this.ui.atomic.checked = c === "atomic";
+      for (const r of this.ui.claims || []) r.checked = r.value === c;
     }
 
     // attach listens to the runtime's loading progress.
@@ -1260,22 +1276,21 @@
       if (!this.seedOK(seed)) return;
       this.cmpKey = key;
       const seq = ++this.cmpSeq;
-      const scripts = { read: rewriteClaim(script, "read"), atomic: rewriteClaim(script, "atomic") };
+      const claims = toggleClaims().map((c) => c.name);
+      const scripts = claims.map((c) => rewriteClaim(script, c));
       ui.cmpPanel.dataset.state = "running";
       ui.cmpPanel.setAttribute("aria-busy", "true");
       ui.cmpNote.textContent = "Running the script with each claim…";
       const rt = getRuntime();
       this.attach(rt);
       try {
-        const [a, b] = await Promise.all([rt.run(scripts.read, seed, false), rt.run(scripts.atomic, seed, false)]);
+        const outs = await Promise.all(scripts.map((s) => rt.run(s, seed, false)));
         if (seq !== this.cmpSeq) return;
-        const ra = JSON.parse(a.json);
-        const rb = JSON.parse(b.json);
-        ui.cmpNote.textContent =
-          scripts.read === scripts.atomic
-            ? "This script has no race or work command, so the claim changes nothing: both sides ran the same script."
-            : "The same script at seed " + seedOf(a.json, ra) + ", once with each claim. Same seed, same draws: only the claim differs.";
-        ui.cmpPanes.replaceChildren(this.pane("read", ra), this.pane("atomic", rb));
+        const results = outs.map((o) => JSON.parse(o.json));
+        ui.cmpNote.textContent = scripts.every((s) => s === scripts[0])
+          ? "This script has no race or work command, so the claim changes nothing: both sides ran the same script."
+          : "The same script at seed " + seedOf(outs[0].json, results[0]) + ", once with each claim. Same seed, same draws: only the claim differs.";
+        ui.cmpPanes.replaceChildren(...claims.map((c, i) => this.pane(c, results[i])));
         ui.cmpPanel.dataset.state = "done";
       } catch (e) {
         if (seq !== this.cmpSeq) return;
@@ -1289,7 +1304,7 @@
 
     pane(claim, res) {
       const sec = h("section", { class: "pane pane-" + claim, "aria-label": "claim=" + claim });
-      sec.append(h("h3", null, h("code", { text: "claim=" + claim }), h("span", { class: "pane-sub", text: CLAIM_WORDS[claim] })));
+      sec.append(h("h3", null, h("code", { text: "claim=" + claim }), h("span", { class: "pane-sub", text: claimWords(claim) })));
       if (res.error) {
         const e = res.error;
         sec.append(h("p", { class: "error", text: (e.line ? "line " + e.line + ":" + e.col + ": " : "") + e.msg }));
