@@ -183,7 +183,7 @@ func Explore(claim queue.Claim, workers int) (*Report, error) {
 		}
 		x.conns = append(x.conns, c)
 	}
-	if x.id, err = x.shell.Add("order-77"); err != nil {
+	if x.id, err = x.shell.Add("order-77", "ev-1"); err != nil {
 		return nil, err
 	}
 	start := state{status: "queued", ws: make([]wstate, workers)}

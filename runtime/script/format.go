@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/twice-lab/twice/runtime/receipts"
 	"github.com/twice-lab/twice/runtime/sim"
 )
 
@@ -33,7 +34,22 @@ func Format(s *Script) string {
 func (c Command) String() string {
 	switch c.Kind {
 	case Add:
-		return "add " + c.Order
+		s := "add " + c.Add.Order
+		if c.Add.Event != "" {
+			s += " --event " + c.Add.Event
+		}
+		if c.Add.Times != 1 {
+			s += " --times " + strconv.Itoa(c.Add.Times)
+		}
+		return s
+	case Service:
+		s := "service --dedupe " + c.Service.Dedupe.String()
+		if c.Service.KeyTTL > 0 {
+			s += " --key-ttl " + formatSeconds(c.Service.KeyTTL)
+		}
+		return s
+	case Redeliver:
+		return "redeliver --job " + strconv.FormatInt(c.Job, 10)
 	case Sleep:
 		return "sleep " + formatSeconds(c.Sleep)
 	case Race:
@@ -45,6 +61,9 @@ func (c Command) String() string {
 		}
 		if c.Race.Workers != DefaultWorkers {
 			s += " --workers " + strconv.Itoa(c.Race.Workers)
+		}
+		if c.Race.Key != receipts.KeyNone {
+			s += " --key " + c.Race.Key.String()
 		}
 		return s
 	case Log:
@@ -87,6 +106,9 @@ func (c Command) String() string {
 		}
 		if w.Fence {
 			s += " --fence"
+		}
+		if w.Key != receipts.KeyNone {
+			s += " --key " + w.Key.String()
 		}
 		return s
 	case Load:

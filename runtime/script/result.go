@@ -57,14 +57,27 @@ type Effect struct {
 	// Refused marks a request the service refused (a stale fencing
 	// token): recorded, but not an effect.
 	Refused bool `json:"refused"`
+	// Event is the producer's event id of the job; Key the
+	// Idempotency-Key the request carried ("" for none).
+	Event string `json:"event"`
+	Key   string `json:"key"`
+	// Replayed marks a request the service deduplicated: recorded, not an
+	// effect; it got the answer of run FirstRun back.
+	Replayed bool   `json:"replayed"`
+	FirstRun string `json:"first_run"`
+	// KeyState is, for an effect the service let through on its key,
+	// "new" (no row for the key) or "expired" (a row older than the TTL).
+	KeyState string `json:"key_state"`
 }
 
 // Summary is the per-order line of the effects command.
 type Summary struct {
 	Order string `json:"order"`
-	// Effects counts the requests that landed; Refused those refused.
-	Effects int `json:"effects"`
-	Refused int `json:"refused"`
+	// Effects counts the requests that landed; Refused those refused;
+	// Replayed those the service deduplicated on their key.
+	Effects  int `json:"effects"`
+	Refused  int `json:"refused"`
+	Replayed int `json:"replayed"`
 	// Runs counts the distinct runs that sent a request.
 	Runs   int   `json:"runs"`
 	SpanMS int64 `json:"span_ms"`
@@ -83,8 +96,11 @@ type Summary struct {
 
 // Job is one row of the jobs table.
 type Job struct {
-	ID       int64  `json:"id"`
-	Order    string `json:"order"`
+	ID    int64  `json:"id"`
+	Order string `json:"order"`
+	// Event is the producer's event id: two jobs with one event are one
+	// event published twice.
+	Event    string `json:"event"`
 	Status   string `json:"status"`
 	Attempts int    `json:"attempts"`
 	// Run is the run id that last claimed the job, or "" when none has.
@@ -100,6 +116,10 @@ type RaceTally struct {
 	Workers    int    `json:"workers"`
 	Races      int    `json:"races"`
 	Duplicates int    `json:"duplicates"`
+	// Key is the workers' Idempotency-Key choice; Dedupe the service's
+	// mode during the races.
+	Key    string `json:"key"`
+	Dedupe string `json:"dedupe"`
 }
 
 // LoadTally is one load run: Jobs jobs worked by Workers workers under

@@ -227,7 +227,7 @@ func TestEveryClaimRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer in.close()
-	if _, err := in.shell.Add("o1"); err != nil {
+	if _, err := in.shell.Add("o1", "ev-1"); err != nil {
 		t.Fatal(err)
 	}
 	ok, err := in.exec(Command{Kind: Work, Work: WorkArgs{Job: 1, Worker: "W1", Lease: DefaultLease, Timeout: DefaultTimeout, Claim: queue.Claim(200)}})

@@ -50,6 +50,9 @@ type runRec struct {
 	heartbeat   bool
 	phase       string
 	acked       bool
+	replayed    bool   // the service answered its receipt with the first answer
+	key         string // the Idempotency-Key it sent
+	redriven    bool   // it claimed a job that redeliver had put back
 
 	prev      *runRec // the run that held the job when this one claimed it
 	prevLive  bool    // prev's lease had not yet passed at the claim
@@ -59,7 +62,8 @@ type runRec struct {
 // claimedBy records that run took job at instant now with a lease to
 // expire at lease.
 func (in *interp) claimedBy(run, worker string, job int64, now, lease sim.Time) *runRec {
-	rec := &runRec{run: run, worker: worker, job: job, claimedAt: now, lease: lease, phase: phaseClaimed}
+	rec := &runRec{run: run, worker: worker, job: job, claimedAt: now, lease: lease, phase: phaseClaimed, redriven: in.redriven[job]}
+	delete(in.redriven, job)
 	if h := in.holder[job]; h != nil {
 		rec.prev, rec.prevPhase = h, h.phase
 		rec.prevLive = !h.acked && now <= h.lease

@@ -108,7 +108,11 @@ func (w *worker) execute(p *sim.Proc) {
 		return
 	}
 	if answered {
-		w.say("say", "receipt sent for %s", got.Order)
+		if w.rec.replayed {
+			w.say("say", "receipt sent for %s: the service replayed the first answer (key %s)", got.Order, w.rec.key)
+		} else {
+			w.say("say", "receipt sent for %s", got.Order)
+		}
 	}
 	if a.CrashBeforeAck {
 		w.rec.phase = phaseKilled
@@ -250,6 +254,11 @@ func (w *worker) send(p *sim.Proc, got queue.Row) (answered, refused bool) {
 	if a.Fence {
 		token = got.Attempts
 	}
+	key, ok := a.Key.Of(receipts.Delivery{Event: got.Event, Job: a.Job, Order: got.Order, Run: w.run, Attempt: got.Attempts})
+	if !ok {
+		w.fail(fmt.Errorf("work: key %s has no value", a.Key))
+		return false, false
+	}
 	for send := 1; ; send++ {
 		line := "sending receipt for " + got.Order
 		if a.Trace {
@@ -257,15 +266,25 @@ func (w *worker) send(p *sim.Proc, got queue.Row) (answered, refused bool) {
 		}
 		w.in.log = append(w.in.log, line)
 		w.step(p, k.Between(logMin, logMax), "log", false, "append to worker.log: %s", line)
+		w.rec.key = key
 		delay := a.Delay
 		if send > 1 {
 			delay = 0 // the retry goes out without the injected delay
 		}
-		switch w.in.svc.Post(p, receipts.Request{
+		out := w.in.svc.Post(p, receipts.Request{
 			Order: got.Order, Job: a.Job, Run: w.run, Attempt: got.Attempts, Send: send,
 			Worker: a.Worker, Delay: delay, Timeout: a.Timeout, Token: token,
-		}) {
+			Event: got.Event, Key: key,
+		})
+		if err := w.in.svc.Err(); err != nil {
+			w.fail(err)
+			return false, false
+		}
+		switch out {
 		case receipts.Answered:
+			return true, false
+		case receipts.Replayed:
+			w.rec.replayed = true
 			return true, false
 		case receipts.Refused:
 			w.rec.phase = phaseRefused

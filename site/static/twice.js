@@ -1030,9 +1030,9 @@
       this.fillTable(
         ui.jobs,
         "Jobs table (" + jobs.length + ")",
-        ["id", "order", "status", "attempts", "run", "lease (ms)"],
-        jobs.map((j) => [j.id, j.order, j.status, j.attempts, j.run || "-", formatMS(j.lease_us)]),
-        [true, false, false, true, false, true]
+        ["id", "order", "event", "status", "attempts", "run", "lease (ms)"],
+        jobs.map((j) => [j.id, j.order, j.event, j.status, j.attempts, j.run || "-", formatMS(j.lease_us)]),
+        [true, false, false, false, true, false, true]
       );
       ui.effectsWrap.hidden = effects.length === 0 && jobs.length === 0;
       ui.jobsWrap.hidden = jobs.length === 0;
@@ -1203,14 +1203,14 @@
         const p = st.prevJob;
         if (!p) {
           change = "Job " + j.id + " (" + j.order + ") added to the jobs table.";
-          jobCells = [0, 1, 2, 3, 4, 5];
+          jobCells = [0, 1, 2, 3, 4, 5, 6];
         } else {
           const diffs = [];
           const cmp = [
-            [2, "status", p.status, j.status],
-            [3, "attempts", p.attempts, j.attempts],
-            [4, "run", p.run || "-", j.run || "-"],
-            [5, "lease", formatMS(p.lease_us), formatMS(j.lease_us)],
+            [3, "status", p.status, j.status],
+            [4, "attempts", p.attempts, j.attempts],
+            [5, "run", p.run || "-", j.run || "-"],
+            [6, "lease", formatMS(p.lease_us), formatMS(j.lease_us)],
           ];
           for (const [col, name, a, b] of cmp) {
             if (a !== b) {
@@ -1240,9 +1240,9 @@
       this.fillTable(
         ui.stepJobs,
         "Jobs after this step (" + st.jobs.length + ")",
-        ["id", "order", "status", "attempts", "run", "lease (ms)"],
-        st.jobs.map((j) => [j.id, j.order, j.status, j.attempts, j.run || "-", formatMS(j.lease_us)]),
-        [true, false, false, true, false, true],
+        ["id", "order", "event", "status", "attempts", "run", "lease (ms)"],
+        st.jobs.map((j) => [j.id, j.order, j.event, j.status, j.attempts, j.run || "-", formatMS(j.lease_us)]),
+        [true, false, false, false, true, false, true],
         (i) => (st.jobs[i].id === st.changedJob ? { row: true, cells: jobCells } : null)
       );
       ui.stepLive.textContent = "Step " + (k + 1) + " of " + trace.length + ", at " + formatMS(ev.at_us) + " ms, " + ev.proc + ": " + ev.step + ". " + change;
