@@ -564,8 +564,10 @@ func parseAdd(c *Command, name token, args []token) *Error {
 				a.Event = v.text
 			}
 		case "times":
-			var n int64
-			n, err = parseInt(v, 1, MaxTimes)
+			n, e := parseInt(v, 1, MaxTimes)
+			if e != nil {
+				err = usageErr(v.pos, "--times wants a whole number from 1 to %d (how many times the producer publishes the event), got %q", MaxTimes, v.text)
+			}
 			a.Times = int(n)
 		default:
 			err = usageErr(f.tok.pos, "unknown flag %q for add (want --event, --times)", f.tok.text)

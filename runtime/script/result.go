@@ -86,9 +86,9 @@ type Summary struct {
 	Span string   `json:"span"`
 	Tags []string `json:"tags"`
 	// Kind names the diagnosis: one of the Kind constants ("once",
-	// "redelivery", "fenced", "client-retry", "claim-race",
-	// "lease-expired", "slow-processing", "stall", "redone", "two-jobs",
-	// "mixed", "unknown").
+	// "redelivery", "fenced", "deduped", "swallowed", "client-retry",
+	// "claim-race", "lease-expired", "slow-processing", "stall", "redone",
+	// "redriven", "two-jobs", "publish-twice", "mixed", "unknown").
 	Kind string `json:"kind"`
 	// Diagnosis says in words what the evidence shows.
 	Diagnosis string `json:"diagnosis"`
@@ -182,6 +182,11 @@ type ExploreStep struct {
 //	lease-lost                a renewal that changed no row: another run holds the job
 //	stall                     the worker froze (--stall): no work, no heartbeats
 //	refused                   the service refused a stale fencing token (Proc "receipts", Effect set)
+//	key-check                 the service's SELECT of an Idempotency-Key (in the worker's lane: the request's step)
+//	key-insert                the service's INSERT of a key after the effect (dedupe check)
+//	key-claim                 the service's INSERT ... ON CONFLICT DO NOTHING of a key (dedupe claim)
+//	replayed                  the service answered a stored key with the first answer (Proc "receipts", Effect set)
+//	service, redeliver        shell commands: a dedupe mode set; a job put back to queued (Job: the row after)
 //	ack-refused               a fenced ack that changed no row
 //	say                       a line the worker printed to the transcript
 //	kill                      the worker was killed (it also printed a line)

@@ -272,6 +272,9 @@ func (in *interp) exec(c Command) (bool, error) {
 			if s.Refused > 0 {
 				extra = fmt.Sprintf(", %d refused", s.Refused)
 			}
+			if s.Replayed > 0 {
+				extra += fmt.Sprintf(", %d replayed", s.Replayed)
+			}
 			in.print("%s: %d effect(s) from %d run(s)%s over %s [%s]", s.Order, s.Effects, s.Runs, extra, s.Span, strings.Join(s.Tags, ", "))
 			if s.Kind != KindOnce {
 				in.print("  diagnosis: %s", s.Diagnosis)

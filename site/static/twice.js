@@ -429,12 +429,16 @@
     "slow-processing": "Processing outlived the lease",
     stall: "A stall outlived the lease",
     redone: "Claimed again after it was done",
-    "two-jobs": "Enqueued twice: two jobs for one order",
+    "two-jobs": "Two events for one order: two jobs",
+    "publish-twice": "The producer published one event twice",
+    redriven: "Redelivered by hand after it was done",
+    deduped: "Deduplicated: the service replayed the first answer",
+    swallowed: "Swallowed: a second event got the first one's answer",
     mixed: "More than one cause",
     unknown: "The evidence cannot tell",
   };
   // Kinds with no duplicate effect.
-  const GOOD_KINDS = new Set(["once", "redelivery", "fenced"]);
+  const GOOD_KINDS = new Set(["once", "redelivery", "fenced", "deduped"]);
 
   const TABS = [
     ["output", "Output"],
@@ -1022,9 +1026,9 @@
       this.fillTable(
         ui.effects,
         "Effects recorded by the receipts service (" + effects.length + ")",
-        ["order", "job", "run", "attempt", "send", "worker", "arrival (ms)"],
-        effects.map((e) => [e.order, e.job, e.run, e.attempt, "s" + e.send + (e.refused ? " refused" : ""), e.worker, formatMS(e.at_us)]),
-        [false, true, false, true, false, false, true]
+        ["order", "job", "event", "run", "attempt", "send", "key", "worker", "arrival (ms)"],
+        effects.map((e) => [e.order, e.job, e.event, e.run, e.attempt, "s" + e.send + (e.refused ? " refused" : "") + (e.replayed ? " replayed" : ""), e.key || "-", e.worker, formatMS(e.at_us)]),
+        [false, true, false, false, true, false, false, false, true]
       );
       const jobs = res.jobs || [];
       this.fillTable(
@@ -1069,7 +1073,7 @@
         const dl = h("dl", { class: "evidence", "aria-label": "Evidence for " + s.order });
         const add = (k, v) => dl.append(h("div", null, h("dt", { text: k }), h("dd", { text: v })));
         const runs = [...new Set(effs.map((e) => e.run))];
-        add("effects", String(s.effects) + (s.refused ? " (and " + s.refused + " refused)" : ""));
+        add("effects", String(s.effects) + (s.refused ? " (and " + s.refused + " refused)" : "") + (s.replayed ? " (and " + s.replayed + " replayed)" : ""));
         const jobIds = [...new Set(effs.map((e) => e.job))];
         if (jobIds.length > 1) add("jobs", jobIds.join(", "));
         add("runs", runs.length + (runs.length ? ": " + runs.join(", ") : ""));
