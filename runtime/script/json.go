@@ -206,6 +206,8 @@ func (e *jsonEnc) exploration(x Exploration) {
 	e.byte('{')
 	e.strField("claim", x.Claim)
 	e.intField("workers", x.Workers)
+	e.strField("dedupe", x.Dedupe)
+	e.strField("key", x.Key)
 	e.strField("orderings", x.Orderings)
 	e.strField("duplicating", x.Duplicating)
 	e.intField("states", x.States)

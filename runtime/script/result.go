@@ -144,6 +144,10 @@ type LoadTally struct {
 type Exploration struct {
 	Claim   string `json:"claim"`
 	Workers int    `json:"workers"`
+	// Dedupe and Key are the service's dedupe mode and the workers' key
+	// choice; with dedupe off or key none the receipt is one step.
+	Dedupe string `json:"dedupe"`
+	Key    string `json:"key"`
 	// Orderings and Duplicating are decimal strings: with many workers
 	// they exceed what a JavaScript number holds exactly.
 	Orderings   string `json:"orderings"`

@@ -457,23 +457,38 @@ func (in *interp) race(r RaceArgs) error {
 	}
 	in.res.Races = append(in.res.Races, tally)
 	in.quiet = false
+	label := raceLabel(r.Claim, dedupe, r.Key)
 	if r.Workers == DefaultWorkers {
-		in.print("claim=%s: two effects in %d of %d races", r.Claim, tally.Duplicates, r.N)
+		in.print("%s: two effects in %d of %d races", label, tally.Duplicates, r.N)
 	} else {
-		in.print("claim=%s, %d workers: two or more effects in %d of %d races", r.Claim, r.Workers, tally.Duplicates, r.N)
+		in.print("%s, %d workers: two or more effects in %d of %d races", label, r.Workers, tally.Duplicates, r.N)
 	}
 	return nil
+}
+
+// raceLabel names what a race ran with: the claim, and the service's
+// dedupe mode and the workers' key when they are set.
+func raceLabel(claim queue.Claim, dedupe receipts.Dedupe, key receipts.Key) string {
+	s := "claim=" + claim.String()
+	if dedupe != receipts.DedupeOff {
+		s += ", dedupe=" + dedupe.String()
+	}
+	if key != receipts.KeyNone {
+		s += ", key=" + key.String()
+	}
+	return s
 }
 
 // explore checks every interleaving of one race (race --all). It runs on a
 // database of its own and leaves the script's tables as they were.
 func (in *interp) explore(r RaceArgs) error {
-	rep, err := explore.Explore(r.Claim, r.Workers)
+	dedupe, _ := in.svc.Dedupe()
+	rep, err := explore.ExploreService(r.Claim, r.Workers, explore.Service{Dedupe: dedupe, Key: r.Key})
 	if err != nil {
 		return err
 	}
 	x := Exploration{
-		Claim: r.Claim.String(), Workers: r.Workers,
+		Claim: r.Claim.String(), Workers: r.Workers, Dedupe: dedupe.String(), Key: r.Key.String(),
 		Orderings: rep.Orderings.String(), Duplicating: rep.Duplicating.String(),
 		States: rep.States, Method: explore.Method, Shortest: []ExploreStep{},
 	}
@@ -483,7 +498,7 @@ func (in *interp) explore(r RaceArgs) error {
 	in.res.Explorations = append(in.res.Explorations, x)
 	in.k.Record("shell", "race", nil, "race %s --all --workers %d: %s of %s interleavings duplicate", r.Claim, r.Workers, x.Duplicating, x.Orderings)
 
-	in.print("claim=%s: two effects in %s of %s interleavings of %d workers", r.Claim, x.Duplicating, x.Orderings, r.Workers)
+	in.print("%s: two effects in %s of %s interleavings of %d workers", raceLabel(r.Claim, dedupe, r.Key), x.Duplicating, x.Orderings, r.Workers)
 	if len(x.Shortest) == 0 {
 		in.print("  every interleaving checked, none gives two effects (exact count over %d states)", x.States)
 		return nil

@@ -158,6 +158,16 @@ test("workersOf reads the first race's --workers", () => {
   assert.equal(T.workersOf("race read 1 --workers 3\nrace read 1 --workers 6"), 3);
 });
 
+test("serviceOf and exploreScript with the service's key steps", () => {
+  assert.deepEqual(T.serviceOf("race read 20"), { dedupe: "", key: "" });
+  assert.deepEqual(T.serviceOf("service --dedupe check\nrace read 20 --key job"), { dedupe: "check", key: "job" });
+  assert.deepEqual(T.serviceOf("service --dedupe=claim --key-ttl 5 && work --job 1 --key=event"), { dedupe: "claim", key: "event" });
+  assert.deepEqual(T.serviceOf("service --dedupe claim\nservice --dedupe off\nrace read 2 --key none"), { dedupe: "", key: "" });
+  assert.deepEqual(T.serviceOf("# service --dedupe check\nrace read 2 --key job"), { dedupe: "", key: "job" }, "a comment does not count");
+  assert.equal(T.exploreScript("read", 2, { dedupe: "check", key: "job" }), "service --dedupe check\nrace read --all --key job\n");
+  assert.equal(T.exploreScript("read", 3, { dedupe: "", key: "job" }), "race read --all --workers 3\n", "a key with no dedupe explores as none");
+});
+
 test("exploreScript", () => {
   assert.equal(T.exploreScript("read", 2), "race read --all\n");
   assert.equal(T.exploreScript("atomic", 0), "race atomic --all\n");

@@ -237,8 +237,31 @@
   // no race at all (a work command still has a claim), several, or race
   // lines wrapped in the article's shell syntax; the question "can this
   // claim duplicate under any ordering?" depends on the claim only.
-  function exploreScript(claim, workers) {
-    return "race " + claim + " --all" + (workers && workers !== 2 ? " --workers " + workers : "") + "\n";
+  // With svc (from serviceOf) naming a dedupe mode and a key, the
+  // service's key steps are explored too.
+  function exploreScript(claim, workers, svc) {
+    const keyed = svc && svc.dedupe && svc.key;
+    return (
+      (keyed ? "service --dedupe " + svc.dedupe + "\n" : "") +
+      "race " + claim + " --all" + (workers && workers !== 2 ? " --workers " + workers : "") + (keyed ? " --key " + svc.key : "") + "\n"
+    );
+  }
+
+  // serviceOf reports the service's dedupe mode the script sets last
+  // (other than off) and the first key a race or work command sends (other
+  // than none), from the runtime's lists; "" for either when there is none.
+  function serviceOf(src) {
+    const alt = (list) => "(" + list.map((c) => c.name).join("|") + ")";
+    const modeRe = new RegExp("(?:^|[\\s(;&])service\\s[^;&#]*--dedupe(?:\\s+|=)" + alt(CONFIG.dedupes) + "(?![\\w-])", "g");
+    const keyRe = new RegExp("(?:^|[\\s(;&])(?:race|work)\\s[^;&#]*--key(?:\\s+|=)" + alt(CONFIG.keys) + "(?![\\w-])", "g");
+    let dedupe = "";
+    let key = "";
+    for (const line of src.split("\n")) {
+      const code = stripComment(line);
+      for (const m of code.matchAll(modeRe)) dedupe = m[1] === CONFIG.dedupes[0].name ? "" : m[1];
+      for (const m of code.matchAll(keyRe)) if (!key && m[1] !== CONFIG.keys[0].name) key = m[1];
+    }
+    return { dedupe, key };
   }
 
   // groupDigits writes a decimal string with thousands separators; the
@@ -1342,11 +1365,12 @@
       const ui = this.ui;
       const claim = claimOf(ui.script.value);
       const workers = Number(ui.workers.value) || 2;
-      const key = claim + "/" + workers;
+      const svc = serviceOf(ui.script.value);
+      const key = claim + "/" + workers + "/" + svc.dedupe + "/" + svc.key;
       if (!force && key === this.expKey) return;
       this.expKey = key;
       const seq = ++this.expSeq;
-      const src = exploreScript(claim, workers);
+      const src = exploreScript(claim, workers, svc);
       ui.expCmd.textContent = src.trim();
       ui.expPanel.dataset.state = "running";
       ui.expPanel.setAttribute("aria-busy", "true");
@@ -1379,7 +1403,9 @@
       const none = x.duplicating === "0";
       ui.expHead.replaceChildren(
         h("strong", { class: none ? "good" : "bad", text: groupDigits(x.duplicating) + " of " + groupDigits(x.orderings) }),
-        document.createTextNode(" interleavings of " + x.workers + " workers give two effects with claim=" + x.claim + ".")
+        document.createTextNode(
+          " interleavings of " + x.workers + " workers give two effects with claim=" + x.claim + (x.dedupe && x.dedupe !== "off" && x.key && x.key !== "none" ? ", the service's dedupe=" + x.dedupe + " and key=" + x.key : "") + "."
+        )
       );
       const body = [];
       if (none) {
@@ -1412,6 +1438,7 @@
     commandFor,
     workersOf,
     exploreScript,
+    serviceOf,
     replay,
     seedOf,
     formatMS,
