@@ -117,13 +117,13 @@ func (v Service) active() bool {
 
 // worker program counters.
 const (
-	pcClaim   = iota // read: SELECT next; atomic: conditional UPDATE next
-	pcTake           // read claim only: the unconditional UPDATE next
-	pcReceipt        // send the receipt next (with a dedupe: the key's SELECT or claim)
-	pcEffect         // with a dedupe, the key let it through: the effect next
-	pcRemember       // dedupe check: INSERT the key next
-	pcAck            // ack next
-	pcDone           // finished (acked, or found the job taken)
+	pcClaim    = iota // read: SELECT next; atomic: conditional UPDATE next
+	pcTake            // read claim only: the unconditional UPDATE next
+	pcReceipt         // send the receipt next (with a dedupe: the key's SELECT or claim)
+	pcEffect          // with a dedupe, the key let it through: the effect next
+	pcRemember        // dedupe check: INSERT the key next
+	pcAck             // ack next
+	pcDone            // finished (acked, or found the job taken)
 )
 
 // wstate is a worker's place in its protocol. What it read back before
