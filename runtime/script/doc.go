@@ -13,8 +13,11 @@
 // [Parse] lexes the script (words, &&, ;, parentheses, newlines, # comments,
 // trailing-backslash continuations) and turns each command's words into a
 // [Command]: a [Kind], its [Pos] in the script, how it joins the command
-// before it ([Op]: ; or &&), and its arguments ([WorkArgs], [RaceArgs], an
-// order id or a sleep). The wrappers of the article's command lines
+// before it ([Op]: ; or &&), and its arguments ([AddArgs], [WorkArgs],
+// [RaceArgs], [LoadArgs], [ServiceArgs], a job id or a sleep). A value
+// from one of the runtime's lists (a claim, a dedupe mode, a key choice)
+// is parsed into its named type here, so that nothing later sees a name
+// that is not on its list. The wrappers of the article's command lines
 // (node queue.mjs, twice, ( ... ), a trailing 2>/dev/null) are dropped
 // here. Every limit but the step budget (MaxScriptBytes, MaxCommands,
 // MaxRaces, MaxSleep, MaxLease, MaxMillis) is checked here, before anything
@@ -56,7 +59,11 @@
 // each worker has its own connection to one in-memory SQLite database
 // (package queue), and the receipts service (package receipts) records each
 // request the moment it arrives, then waits --delay before answering: a
-// worker whose --timeout passes first retries, and both sends count.
+// worker whose --timeout passes first retries, and both sends count. With
+// service --dedupe check or claim, a request's Idempotency-Key (work
+// --key) goes through the service's own SQLite table of keys first, one
+// statement per step; a request the service deduplicates is recorded as
+// replayed, not as an effect.
 //
 // race N repeats N times: empty the tables, enqueue one job for RaceOrder,
 // start the workers and release them all at one instant (plus a small
@@ -71,10 +78,13 @@
 // # Adding a command
 //
 //  1. parse.go: a [Kind] constant and its name in kindNames, in the same
-//     order; a field or an args struct on [Command] for its arguments; a
-//     case in parseCommand's switch that fills them and returns a usage
-//     error (usageErr) for bad input; its name in the unknown-command
-//     message at the end of parseCommand. If it has a limit, a Max
+//     order (before Background); a field or an args struct on [Command]
+//     for its arguments; a case in parseCommand's switch that fills them
+//     (a parseNAME function, as parseAdd, parseService and parseRedeliver
+//     are) and returns a usage error (usageErr) for bad input; its name in
+//     the unknown-command message at the end of parseCommand. A flag that
+//     takes a value from a list parses it with parseClaim, parseDedupe or
+//     parseKey, whose errors name the list. If it has a limit, a Max
 //     constant, checked in the parser.
 //  2. format.go: a case in [Command.String] if it has arguments, so that
 //     Format round-trips.
