@@ -1250,8 +1250,9 @@
       }
       if (st.newEffect >= 0) {
         const e = st.effects[st.newEffect];
-        const again = st.effects.slice(0, st.newEffect).some((x) => x.order === e.order);
+        const again = st.effects.slice(0, st.newEffect).some((x) => x.order === e.order && !x.replayed);
         change = "Effect " + (st.newEffect + 1) + " recorded: " + e.order + " from run " + e.run + " a" + e.attempt + " s" + e.send + (again ? ", a second effect for this order: the duplicate." : ".");
+        if (e.replayed) change = "Request " + (st.newEffect + 1) + " replayed: " + e.order + " from run " + e.run + " carried key " + e.key + ", already stored by run " + e.first_run + "; no effect, the first answer again.";
       }
       ui.stepChange.textContent = change;
       ui.stepChange.classList.toggle("bad", st.newEffect >= 0 && /duplicate/.test(change));
