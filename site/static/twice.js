@@ -1018,7 +1018,7 @@
         dups += r.duplicates;
         const strong = h("strong", { text: r.duplicates + " of " + r.races });
         const span = h("span", { class: "tally-item" + (r.duplicates ? " bad" : " good") });
-        span.append("claim=" + r.claim + ": duplicate effects in ", strong, " races");
+        span.append("claim=" + r.claim + (r.dedupe && r.dedupe !== "off" ? ", dedupe=" + r.dedupe : "") + (r.key && r.key !== "none" ? ", key=" + r.key : "") + ": duplicate effects in ", strong, " races");
         ui.tally.append(span);
       }
       for (const l of res.loads || []) {
