@@ -1099,6 +1099,8 @@
         add("effects", String(s.effects) + (s.refused ? " (and " + s.refused + " refused)" : "") + (s.replayed ? " (and " + s.replayed + " replayed)" : ""));
         const jobIds = [...new Set(effs.map((e) => e.job))];
         if (jobIds.length > 1) add("jobs", jobIds.join(", "));
+        if (jobIds.length > 1) add("events", effs.map((e) => e.event).join(", "));
+        if (effs.some((e) => e.key)) add("keys", effs.map((e) => (e.key || "none") + (e.replayed ? " (replayed)" : "")).join(", "));
         add("runs", runs.length + (runs.length ? ": " + runs.join(", ") : ""));
         const job = jobOf.get(s.order);
         add("attempts", effs.map((e) => "a" + e.attempt).join(", ") + (job ? " (job row: attempts=" + job.attempts + ")" : ""));
