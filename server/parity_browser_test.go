@@ -42,6 +42,11 @@ func TestBrowserParity(t *testing.T) {
 		prog{"race-atomic-20", "race atomic 20\neffects\n"},
 		prog{"bg-stall-fence", "add order-77\nwork --job 1 --lease 1 --processing 3000 --heartbeat 300 --stall 2500 --fence &\nsleep 4.5\nwork --job 1 --worker W2 --fence\nwait\neffects\n"},
 		prog{"bg-processing", "add order-77\nwork --job 1 --lease 1 --processing 3000 &\nsleep 1.5\nwork --job 1 --worker W2\neffects\n"},
+		prog{"dedupe-claim-race", "service --dedupe claim\nrace read 20 --key job\neffects\n"},
+		prog{"dedupe-check-all", "service --dedupe check\nrace read --all --key job\nservice --dedupe claim\nrace read --all --key job\n"},
+		prog{"publish-twice-event-key", "service --dedupe claim\nadd order-77 --times 2\nwork --job 1 --key event\nwork --job 2 --key event\njobs\neffects\n"},
+		prog{"publish-twice-job-key", "service --dedupe claim\nadd order-77 --times 2\nwork --job 1 --key job\nwork --job 2 --key job\njobs\neffects\n"},
+		prog{"key-ttl-redeliver", "service --dedupe claim --key-ttl 60\nadd order-77\nwork --job 1 --key event\nsleep 120\nredeliver --job 1\nwork --job 1 --key event\neffects\n"},
 		prog{"load", "load 40 --processing lognormal:p50=800,p95=3000 --lease 1,3 --heartbeat 700\n"},
 	)
 	seeds := []uint64{1, 7, 424242, 18446744073709551615}

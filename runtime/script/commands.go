@@ -3,6 +3,16 @@ package script
 import (
 	"fmt"
 	"strings"
+
+	"github.com/twice-lab/twice/runtime/queue"
+	"github.com/twice-lab/twice/runtime/receipts"
+)
+
+// The value lists the synopses name, from the one list of each kind.
+var (
+	claimList  = queue.ClaimNames("|")
+	dedupeList = receipts.DedupeNames("|")
+	keyList    = receipts.KeyNames("|")
 )
 
 // The command table: every command a script may use, with the Kind it
@@ -23,31 +33,43 @@ var commandTable = []commandSpec{
 		parse:   noArgs,
 	},
 	{
-		name: "add", kind: Add, usage: "add ORDER",
-		summary: "enqueue one job for ORDER (like order-77)",
-		example: "add order-77",
+		name: "add", kind: Add, usage: "add ORDER [--event ID] [--times N]",
+		summary: "enqueue one job for ORDER (like order-77) carrying the producer's event id (ev-1, ev-2, ... unless given); --times N publishes that event N times, N jobs",
+		example: "add order-77 --event ev-9 --times 2 && jobs",
 		parse:   parseAdd,
 	},
 	{
 		name: "work", kind: Work,
-		usage:   "work --job N [--worker W] [--lease S] [--claim read|lock|atomic] [--trace] [--delay MS] [--timeout MS] [--processing MS] [--heartbeat MS] [--stall MS] [--fence] [--crash-before-effect] [--crash-before-ack]",
+		usage:   "work --job N [--worker W] [--lease S] [--claim " + claimList + "] [--trace] [--delay MS] [--timeout MS] [--processing MS] [--heartbeat MS] [--stall MS] [--fence] [--key " + keyList + "] [--crash-before-effect] [--crash-before-ack]",
 		summary: "one worker process executes job N: claim, log, send the receipt, ack; with & it runs in the background",
 		example: "add order-77 && work --job 1 --worker W1 --trace",
 		parse:   parseWork,
 	},
 	{
 		name: "race", kind: Race,
-		usage:   "race read|lock|atomic [N] [--workers K] | race read|lock|atomic --all [--workers K]",
+		usage:   "race " + claimList + " [N] [--workers K] [--key K] | race " + claimList + " --all [--workers K] [--key K]",
 		summary: "N times, a fresh job and K workers released at one instant; --all checks every interleaving instead",
 		example: "race read 20",
 		parse:   parseRace,
 	},
 	{
 		name: "load", kind: Load,
-		usage:   "load N --processing fixed:MS|lognormal:p50=MS,p95=MS --lease S[,S...] [--workers K] [--heartbeat MS] [--stall MS] [--claim read|lock|atomic]",
+		usage:   "load N --processing fixed:MS|lognormal:p50=MS,p95=MS --lease S[,S...] [--workers K] [--heartbeat MS] [--stall MS] [--claim " + claimList + "]",
 		summary: "N jobs worked by K workers with processing times drawn from a distribution, once per lease length",
 		example: "load 50 --processing lognormal:p50=800,p95=3000 --lease 1,5",
 		parse:   parseLoad,
+	},
+	{
+		name: "service", kind: Service, usage: "service --dedupe " + dedupeList + " [--key-ttl S]",
+		summary: "how the receipts service treats a request's Idempotency-Key from now on: off, check (look up, effect, then store: check-then-act) or claim (store first, effect only if new); --key-ttl forgets keys older than S seconds",
+		example: "service --dedupe claim && race read 5 --key job",
+		parse:   parseService,
+	},
+	{
+		name: "redeliver", kind: Redeliver, usage: "redeliver --job N",
+		summary: "put job N back in the queue, as a dead-letter re-drive or a manual replay does",
+		example: "add order-77 && work --job 1 && redeliver --job 1 && work --job 1 --worker W2 && effects",
+		parse:   parseRedeliver,
 	},
 	{
 		name: "sleep", kind: Sleep, usage: "sleep SECONDS",
@@ -75,13 +97,13 @@ var commandTable = []commandSpec{
 	},
 	{
 		name: "jobs", kind: Jobs, usage: "jobs",
-		summary: "print the jobs table: status, attempts and the run that holds each job",
+		summary: "print the jobs table: each job's event, status, attempts and the run that holds it",
 		example: "add order-77 && jobs",
 		parse:   noArgs,
 	},
 	{
 		name: "effects", kind: Effects, usage: "effects",
-		summary: "print what the receipts service recorded, per order, with a diagnosis of any duplicate",
+		summary: "print what the receipts service recorded, per order (effects, and requests it refused or replayed), with a diagnosis of any duplicate",
 		example: "race read 1 && effects",
 		parse:   noArgs,
 	},
@@ -196,17 +218,6 @@ func parseCat(c *Command, name token, args []token) *Error {
 	if len(args) != 1 || args[0].text != "worker.log" {
 		return usageErr(name.pos, "only \"cat worker.log\" is understood")
 	}
-	return nil
-}
-
-func parseAdd(c *Command, name token, args []token) *Error {
-	if len(args) != 1 {
-		return usageErr(name.pos, "usage: add ORDER (one order id, like order-77)")
-	}
-	if err := checkOrder(args[0]); err != nil {
-		return err
-	}
-	c.Order = args[0].text
 	return nil
 }
 

@@ -127,6 +127,11 @@ func (e *jsonEnc) effect(f *Effect) {
 	e.num64(f.AtUS)
 	e.intField("token", f.Token)
 	e.boolField("refused", f.Refused)
+	e.strField("event", f.Event)
+	e.strField("key", f.Key)
+	e.boolField("replayed", f.Replayed)
+	e.strField("first_run", f.FirstRun)
+	e.strField("key_state", f.KeyState)
 	e.byte('}')
 }
 
@@ -135,6 +140,7 @@ func (e *jsonEnc) summary(s Summary) {
 	e.strField("order", s.Order)
 	e.intField("effects", s.Effects)
 	e.intField("refused", s.Refused)
+	e.intField("replayed", s.Replayed)
 	e.intField("runs", s.Runs)
 	e.key("span_ms")
 	e.num64(s.SpanMS)
@@ -151,6 +157,7 @@ func (e *jsonEnc) job(j *Job) {
 	e.key("id")
 	e.num64(j.ID)
 	e.strField("order", j.Order)
+	e.strField("event", j.Event)
 	e.strField("status", j.Status)
 	e.intField("attempts", j.Attempts)
 	e.strField("run", j.Run)
@@ -169,6 +176,8 @@ func (e *jsonEnc) race(r RaceTally) {
 	e.intField("workers", r.Workers)
 	e.intField("races", r.Races)
 	e.intField("duplicates", r.Duplicates)
+	e.strField("key", r.Key)
+	e.strField("dedupe", r.Dedupe)
 	e.byte('}')
 }
 
@@ -197,6 +206,8 @@ func (e *jsonEnc) exploration(x Exploration) {
 	e.byte('{')
 	e.strField("claim", x.Claim)
 	e.intField("workers", x.Workers)
+	e.strField("dedupe", x.Dedupe)
+	e.strField("key", x.Key)
 	e.strField("orderings", x.Orderings)
 	e.strField("duplicating", x.Duplicating)
 	e.intField("states", x.States)
