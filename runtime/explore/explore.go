@@ -370,3 +370,28 @@ func (x *explorer) shortest(s state) ([]Step, error) {
 	}
 	return steps, nil
 }
+
+// statesOf is how many states Explore executes steps from, by claim kind
+// (read; lock and atomic) and workers, from MinWorkers up. The search is
+// deterministic, so these are known before it runs; a test holds the table
+// to what Explore reports.
+var statesOf = [2][MaxWorkers - MinWorkers + 1]int{
+	{18, 58, 148, 323, 631, 1135, 1915},
+	{6, 9, 12, 15, 18, 21, 24},
+}
+
+// States returns how many states Explore(claim, workers) explores, without
+// exploring: what a caller can budget before running anything. It returns 0
+// for a claim or a worker count Explore refuses.
+func States(claim string, workers int) int {
+	if workers < MinWorkers || workers > MaxWorkers {
+		return 0
+	}
+	switch claim {
+	case "read":
+		return statesOf[0][workers-MinWorkers]
+	case "lock", "atomic":
+		return statesOf[1][workers-MinWorkers]
+	}
+	return 0
+}

@@ -153,3 +153,22 @@ func BenchmarkExplore(b *testing.B) {
 		})
 	}
 }
+
+// States must say, before exploring, what Explore then reports: the
+// script's budget of explored states is checked with it at parse time.
+func TestStatesKnownBeforehand(t *testing.T) {
+	for _, claim := range []string{"read", "lock", "atomic"} {
+		for w := MinWorkers; w <= MaxWorkers; w++ {
+			r, err := Explore(claim, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := States(claim, w); got != r.States {
+				t.Errorf("States(%s, %d) = %d; Explore explored %d", claim, w, got, r.States)
+			}
+		}
+	}
+	if States("read", MaxWorkers+1) != 0 || States("optimistic", 2) != 0 {
+		t.Error("States of a refused race is not 0")
+	}
+}

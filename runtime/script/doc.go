@@ -16,9 +16,12 @@
 // before it ([Op]: ; or &&), and its arguments ([WorkArgs], [RaceArgs], an
 // order id or a sleep). The wrappers of the article's command lines
 // (node queue.mjs, twice, ( ... ), a trailing 2>/dev/null) are dropped
-// here. Every limit but the step budget (MaxScriptBytes, MaxCommands,
-// MaxRaces, MaxSleep, MaxLease, MaxMillis) is checked here, before anything
-// runs; MaxSteps stops a run that goes on too long. [Format] and
+// here. Every limit but the step budget (limits.go: MaxScriptBytes,
+// MaxCommands, MaxRaces, MaxWorkerNames, MaxExploreStates, MaxRenewals,
+// the load limits, MaxSleep, MaxLease, MaxMillis) is checked here, before
+// anything runs; MaxSteps stops a run that goes on too long. [Estimate]
+// returns a script's [Cost], which says whether a page should wait for a
+// click before running it. [Format] and
 // [Command.String] print a Script back in canonical form; the fuzz test
 // checks that what Format prints parses back to the same script.
 //

@@ -10,19 +10,6 @@ import (
 	"github.com/twice-lab/twice/runtime/sim"
 )
 
-// Limits checked before any work starts, so that no script can hang a
-// browser tab. A run also has a step budget (MaxSteps).
-const (
-	MaxScriptBytes = 64 << 10  // bytes of script text
-	MaxCommands    = 10_000    // commands in one script
-	MaxRaces       = 10_000    // races over the whole script
-	MaxSleep       = 86_400    // seconds in one sleep
-	MaxLease       = 86_400    // seconds of one lease
-	MaxMillis      = 600_000   // ms of --delay or --timeout
-	MaxSteps       = 2_000_000 // atomic steps in one run
-	maxOrderLen    = 64
-)
-
 // Defaults of the work and race commands, as in the article.
 const (
 	DefaultWorker  = "W1"
@@ -263,8 +250,8 @@ func lex(src string) ([]token, *Error) {
 
 // Parse parses a script. Errors are *Error values naming line and column.
 func Parse(src string) (*Script, error) {
-	if len(src) > MaxScriptBytes {
-		return nil, &Error{Kind: "limit", Msg: fmt.Sprintf("script is %d bytes; the limit is %d", len(src), MaxScriptBytes)}
+	if err := checkSize(src); err != nil {
+		return nil, err
 	}
 	toks, err := lex(src)
 	if err != nil {
@@ -294,8 +281,7 @@ func Parse(src string) (*Script, error) {
 		c.Op = op
 		s.Commands = append(s.Commands, c)
 		if len(s.Commands) > MaxCommands {
-			return &Error{Kind: "limit", Line: c.Pos.Line, Col: c.Pos.Col,
-				Msg: fmt.Sprintf("more than %d commands", MaxCommands)}
+			return limitErr(c.Pos, "more than %d commands; the limit is %d commands per script", MaxCommands, MaxCommands)
 		}
 		words = words[:0]
 		afterAnd = nil
@@ -388,11 +374,8 @@ func Parse(src string) (*Script, error) {
 			op = OpSeq
 		}
 	}
-	if n := s.Races(); n > MaxRaces {
-		return nil, &Error{Kind: "limit", Msg: fmt.Sprintf("the script runs %d races; the limit is %d", n, MaxRaces)}
-	}
-	if n := s.LoadJobs(); n > MaxLoadTotal {
-		return nil, &Error{Kind: "limit", Msg: fmt.Sprintf("the script's load commands run %d jobs in all; the limit is %d", n, MaxLoadTotal)}
+	if _, err := s.cost(); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -716,15 +699,6 @@ func parseMillis(t token, lo int64) (sim.Time, *Error) {
 	ms, err := parseInt(t, lo, MaxMillis)
 	return ms * sim.Millisecond, err
 }
-
-// Limits of load.
-const (
-	MaxLoadJobs    = 1000   // jobs in one load run
-	MaxLoadWorkers = 8      // workers of one load run
-	MaxLoadLeases  = 8      // lease lengths one load sweeps
-	MaxLoadTotal   = 10_000 // jobs over every load of a script, each lease counted
-	loadPoll       = 100 * sim.Millisecond
-)
 
 // Dist is a distribution of processing times.
 type Dist struct {
