@@ -298,8 +298,11 @@ func TestExportMatchesServer(t *testing.T) {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		n++
 		rel := filepath.ToSlash(strings.TrimPrefix(p, dir+string(filepath.Separator)))
+		if rel == BuildMarker {
+			return nil // not a page: what lets twice build write here again
+		}
+		n++
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return err
