@@ -2,6 +2,7 @@ package script
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -200,4 +201,37 @@ func (s *Script) cost() (Cost, *Error) {
 		return nil
 	}
 	return c, walk(s.Commands)
+}
+
+// String says in words what makes the script cost what it does, for a page
+// that asks a reader before running it: "2000 races of 8 workers, 3830
+// states explored by race --all".
+func (c Cost) String() string {
+	var parts []string
+	if c.Races > 0 {
+		parts = append(parts, fmt.Sprintf("%d timed races", c.Races))
+	}
+	if c.States > 0 {
+		parts = append(parts, fmt.Sprintf("%d states explored by race --all", c.States))
+	}
+	if c.LoadJobs > 0 {
+		parts = append(parts, fmt.Sprintf("%d load jobs", c.LoadJobs))
+	}
+	if c.Renewals > 0 {
+		parts = append(parts, fmt.Sprintf("%d lease renewals", c.Renewals))
+	}
+	parts = append(parts, fmt.Sprintf("about %d steps", c.Steps))
+	return strings.Join(parts, ", ")
+}
+
+// CostJSON returns the cost of src as the browser's worker reports it:
+// {"heavy":true,"what":"..."}, or {"heavy":false,"what":""} for a script
+// that does not parse (running it only shows its error). Written by hand,
+// like Result's JSON, so that the browser build links no encoding/json.
+func CostJSON(src string) string {
+	c, err := Estimate(src)
+	if err != nil {
+		return `{"heavy":false,"what":""}`
+	}
+	return fmt.Sprintf(`{"heavy":%t,"what":%s}`, c.Heavy(), strconv.Quote(c.String()))
 }
