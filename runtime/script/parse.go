@@ -151,11 +151,32 @@ func (s *Script) LoadJobs() int {
 }
 
 func parseErr(p Pos, format string, args ...any) *Error {
-	return &Error{Kind: "parse", Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, args...)}
+	return &Error{Kind: "parse", Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, shortArgs(args)...)}
 }
 
 func usageErr(p Pos, format string, args ...any) *Error {
-	return &Error{Kind: "usage", Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, args...)}
+	return &Error{Kind: "usage", Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, shortArgs(args)...)}
+}
+
+// maxQuoted is how much of a word an error message quotes: a 60 KB word
+// in a script makes a one-line error, not a 60 KB one.
+const maxQuoted = 40
+
+// shortArgs cuts every string argument longer than maxQuoted characters.
+func shortArgs(args []any) []any {
+	for i, a := range args {
+		if s, ok := a.(string); ok && utf8.RuneCountInString(s) > maxQuoted {
+			n := 0
+			for j := range s {
+				if n == maxQuoted {
+					args[i] = s[:j] + "…"
+					break
+				}
+				n++
+			}
+		}
+	}
+	return args
 }
 
 type tokKind int
@@ -539,6 +560,7 @@ func parseRace(c *Command, name token, args []token) *Error {
 				var n int64
 				n, err = parseInt(v, MinWorkers, MaxWorkers)
 				r.Workers = int(n)
+				err = f.named(v, err)
 			}
 		default:
 			err = usageErr(f.tok.pos, "unknown flag %q for race (want --all, --workers)", f.tok.text)
@@ -579,14 +601,30 @@ type flagArg struct {
 	hasVal bool
 }
 
-// cutFlag splits a flag argument and refuses one given twice.
+// cutFlag splits a flag argument and refuses one given twice, or written
+// with other than two dashes.
 func cutFlag(t token, seen map[string]bool) (flagArg, *Error) {
 	name, val, hasVal := strings.Cut(strings.TrimLeft(t.text, "-"), "=")
+	if name == "" {
+		return flagArg{}, usageErr(t.pos, "%q is not a flag: flags are --name or --name=value", t.text)
+	}
+	if dashes := len(t.text) - len(strings.TrimLeft(t.text, "-")); dashes != 2 && (name[0] >= 'a' && name[0] <= 'z') {
+		return flagArg{}, usageErr(t.pos, "flag %q has the wrong number of dashes: write --%s", t.text, name)
+	}
 	if seen[name] {
 		return flagArg{}, usageErr(t.pos, "flag --%s given twice", name)
 	}
 	seen[name] = true
 	return flagArg{tok: t, name: name, val: val, hasVal: hasVal}, nil
+}
+
+// named puts the flag's name before an error about its value v: "--job:
+// want a whole number ...".
+func (f flagArg) named(v token, err *Error) *Error {
+	if err != nil && err.Line == v.pos.Line && err.Col == v.pos.Col && !strings.HasPrefix(err.Msg, "--") {
+		err.Msg = "--" + f.name + ": " + err.Msg
+	}
+	return err
 }
 
 // value returns the flag's value: after '=', or the next argument.
@@ -684,7 +722,7 @@ func parseWork(c *Command, name token, args []token) *Error {
 			err = usageErr(a.pos, "unknown flag %q for work (want --job, --worker, --lease, --claim, --trace, --delay, --timeout, --processing, --heartbeat, --stall, --fence, --crash-before-effect, --crash-before-ack)", a.text)
 		}
 		if err != nil {
-			return err
+			return f.named(v, err)
 		}
 	}
 	if !seen["job"] {
@@ -796,7 +834,7 @@ func parseLoad(c *Command, name token, args []token) *Error {
 					e = usageErr(v.pos, "--lease must be more than 0 seconds")
 				}
 				if e != nil {
-					return e
+					return f.named(v, e)
 				}
 				l.Leases = append(l.Leases, d)
 			}
@@ -814,7 +852,7 @@ func parseLoad(c *Command, name token, args []token) *Error {
 			err = usageErr(a.pos, "unknown flag %q for load (want --processing, --lease, --workers, --heartbeat, --stall, --claim)", a.text)
 		}
 		if err != nil {
-			return err
+			return f.named(v, err)
 		}
 	}
 	usage := usageErr(name.pos, "usage: load N --processing fixed:MS|lognormal:p50=MS,p95=MS --lease S[,S...] [--workers K] [--heartbeat MS] [--stall MS]")
@@ -844,7 +882,7 @@ func checkWorker(t token) *Error {
 
 func parseInt(t token, lo, hi int64) (int64, *Error) {
 	n, err := strconv.ParseInt(t.text, 10, 64)
-	if err != nil || n < lo || n > hi {
+	if err != nil || n < lo || n > hi || strings.HasPrefix(t.text, "+") || lo >= 0 && strings.HasPrefix(t.text, "-") {
 		return 0, usageErr(t.pos, "want a whole number from %d to %d, got %q", lo, hi, t.text)
 	}
 	return n, nil
@@ -855,7 +893,7 @@ func parseInt(t token, lo, hi int64) (int64, *Error) {
 func parseSeconds(t token, max int64) (sim.Time, *Error) {
 	bad := usageErr(t.pos, "want seconds from 0 to %d (like 2 or 0.5), got %q", max, t.text)
 	whole, frac, hasFrac := strings.Cut(t.text, ".")
-	if whole == "" && !hasFrac || hasFrac && (frac == "" || len(frac) > 6) {
+	if whole == "" && !hasFrac || hasFrac && (frac == "" || len(frac) > 6) || strings.HasPrefix(whole, "-") {
 		return 0, bad
 	}
 	var w int64
