@@ -161,3 +161,32 @@ func TestRenderInBackground(t *testing.T) {
 		t.Errorf("the edit never showed")
 	}
 }
+
+// A block the parser estimates as heavy is marked so on the page, so that
+// a link to it or a view that needs a run waits for a click.
+func TestHeavyBlockMarked(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a.md": "# A\n\n```twice\nrace read 20\n```\n\n```twice\nrace read --all --workers 8\nrace read --all --workers 8\n```\n",
+	})
+	site, err := Render(Options{LessonsDir: dir, Runtime: fakeRuntime(), Brotli: BrotliNever})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for page, wants := range map[string][]string{
+		"lessons/a/index.html": {`id="block-1"`, `cost="light"`, `id="block-2"`, `cost="heavy"`},
+		"embed/a/2/index.html": {`cost="heavy"`},
+		"embed/a/1/index.html": {`cost="light"`},
+	} {
+		body := string(site.Files[page].Body)
+		last := -1
+		for _, w := range wants {
+			i := strings.Index(body[last+1:], w)
+			if i < 0 {
+				t.Errorf("%s: no %s after the previous attribute", page, w)
+				break
+			}
+			last += 1 + i
+		}
+	}
+}
