@@ -99,7 +99,7 @@ const (
 // Heavy reports whether the script is expensive enough that a page should
 // show it and wait for a click rather than run it as it loads.
 func (c Cost) Heavy() bool {
-	return c.Steps > heavySteps || c.States > heavyStates || c.LoadJobs > heavyLoadJobs || c.Workers > MaxWorkers
+	return c.Steps > heavySteps || c.States > heavyStates || c.LoadJobs > heavyLoadJobs
 }
 
 // Estimate parses src and returns its cost. A script that does not parse
