@@ -78,7 +78,10 @@
 //     case in parseCommand's switch that fills them and returns a usage
 //     error (usageErr) for bad input; its name in the unknown-command
 //     message at the end of parseCommand. If it has a limit, a Max
-//     constant, checked in the parser.
+//     constant in limits.go, checked in the parser. If it starts workers
+//     (each worker name is a SQLite connection) or does work in proportion
+//     to its arguments, a case in Script.cost (limits.go) that counts its
+//     names, races, states or steps, so the budget and Estimate see it.
 //  2. format.go: a case in [Command.String] if it has arguments, so that
 //     Format round-trips.
 //  3. run.go: a case in interp.exec. It returns (ok, err): ok false fails
