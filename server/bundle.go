@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 )
@@ -36,6 +38,27 @@ type BundleOptions struct {
 	GOOS, GOARCH string
 }
 
+// bundleTarget returns the file a bundle written to out lands in, as an
+// absolute path and as the user named it: out itself, or, as go build -o
+// does with a folder, twice (twice.exe for Windows) inside it.
+func bundleTarget(out, goos string) (abs, shown string, err error) {
+	abs, err = filepath.Abs(out)
+	if err != nil {
+		return "", "", err
+	}
+	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+		if goos == "" {
+			goos = cmp.Or(os.Getenv("GOOS"), runtime.GOOS)
+		}
+		name := "twice"
+		if goos == "windows" {
+			name += ".exe"
+		}
+		return filepath.Join(abs, name), filepath.Join(out, name), nil
+	}
+	return abs, out, nil
+}
+
 // BuildBundle writes a twice binary that carries its WebAssembly runtime:
 // one file that serves and exports the lessons with no Go toolchain and no
 // source tree, for a teacher to keep or hand on. It builds the runtime
@@ -46,7 +69,7 @@ func BuildBundle(ctx context.Context, opts BundleOptions) error {
 	if opts.Out == "" {
 		return errors.New("no output file")
 	}
-	out, err := filepath.Abs(opts.Out)
+	out, shown, err := bundleTarget(opts.Out, opts.GOOS)
 	if err != nil {
 		return err
 	}
@@ -101,7 +124,7 @@ func BuildBundle(ctx context.Context, opts BundleOptions) error {
 	}
 	if opts.Progress != nil {
 		if fi, err := os.Stat(out); err == nil {
-			fmt.Fprintf(opts.Progress, "wrote %s in %.1fs: %.1f MB, of which the runtime is %.1f MB\n", opts.Out, time.Since(start).Seconds(), float64(fi.Size())/1e6, float64(len(rt.Wasm)+len(rt.WasmExec))/1e6)
+			fmt.Fprintf(opts.Progress, "wrote %s in %.1fs: %.1f MB, of which the runtime is %.1f MB\n", shown, time.Since(start).Seconds(), float64(fi.Size())/1e6, float64(len(rt.Wasm)+len(rt.WasmExec))/1e6)
 		}
 	}
 	return nil

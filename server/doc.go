@@ -78,7 +78,18 @@
 // . or .. segments, empty segments, backslashes, NUL or encoded slashes get
 // the 404 page; nothing is read from disk at request time, so no path can
 // escape the site. Every response carries [CSP] and X-Content-Type-Options:
-// nosniff. Content-hashed assets are served with Cache-Control: public,
+// nosniff; every response outside embed/ also carries [FrameAncestors] in
+// the CSP header and X-Frame-Options: SAMEORIGIN, so only embed pages can
+// be framed by another site.
+//
+// A teacher's lesson folder is read through an [os.Root]: a lesson that is
+// a symlink to a file outside it, or a .. in lessons.txt, is refused by
+// name. A [Server] looks for changes at most every [CheckEvery], in one
+// request while the others go on, and renders in the background while the
+// last site is served (see [Server]). Error pages name files relative to
+// the folder, never by an absolute path. [Site.ExportWith] writes only
+// into an empty folder or one it wrote (a [BuildMarker] file), through an
+// os.Root, each file to a temporary name then renamed. Content-hashed assets are served with Cache-Control: public,
 // max-age=31536000, immutable; everything else with no-cache and a strong
 // ETag, answering If-None-Match with 304. Files of 512 bytes or more are
 // precompressed with gzip -9 and brotli -q 11 and chosen by

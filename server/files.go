@@ -260,37 +260,114 @@ func (s *Site) Paths() []string {
 	return paths
 }
 
-// Export writes the site under dir, creating it if needed: each file at its
-// path, and next to each precompressed file its .gz and .br forms (which a
-// plain static host ignores and hosts with precompressed-file support
-// serve). It refuses a site with broken lessons. It writes into dir without
-// deleting what is already there.
-func (s *Site) Export(dir string) error {
+// BuildMarker is the file Export leaves in a folder it wrote. A folder
+// with it may be written again; any other folder that is not empty is
+// refused unless ExportOptions.Force says otherwise, so that -o of the
+// wrong folder (a home directory) scatters nothing into it.
+const BuildMarker = ".twice-build"
+
+// ExportOptions configure ExportWith.
+type ExportOptions struct {
+	// Force writes into a folder that is not empty and has no BuildMarker.
+	Force bool
+}
+
+// Export writes the site under dir with the default options; see
+// ExportWith.
+func (s *Site) Export(dir string) error { return s.ExportWith(dir, ExportOptions{}) }
+
+// ExportWith writes the site under dir, creating it if needed: each file at
+// its path, and next to each precompressed file its .gz and .br forms
+// (which a plain static host ignores and hosts with precompressed-file
+// support serve). It refuses a site with broken lessons, and a folder that
+// is not empty and that it did not write (see BuildMarker). It writes
+// through an os.Root of dir, each file to a temporary name that is then
+// renamed over the old one: a symlink already in the folder is replaced,
+// never written through, and no path leads outside dir. It deletes
+// nothing that is already there.
+func (s *Site) ExportWith(dir string, o ExportOptions) error {
 	if s.Err != nil {
 		return s.Err
 	}
 	for _, p := range s.Paths() {
-		f := s.Files[p]
-		if f.Status >= 500 {
+		if f := s.Files[p]; f.Status >= 500 {
 			return fmt.Errorf("%s: page has status %d", p, f.Status)
 		}
-		name := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if !o.Force {
+		if err := checkOutDir(root, dir); err != nil {
 			return err
 		}
-		if err := os.WriteFile(name, f.Body, 0o644); err != nil {
+	}
+	write := func(p string, body []byte) error {
+		if err := root.MkdirAll(path.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		tmp := p + ".twice-tmp"
+		root.Remove(tmp) // left by an export that was interrupted
+		f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		_, err = f.Write(body)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = root.Rename(tmp, p)
+		}
+		if err != nil {
+			root.Remove(tmp)
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		return nil
+	}
+	if err := write(BuildMarker, []byte("This folder was written by twice build; it may write here again.\n")); err != nil {
+		return err
+	}
+	for _, p := range s.Paths() {
+		f := s.Files[p]
+		if err := write(p, f.Body); err != nil {
 			return err
 		}
 		if f.Gzip != nil {
-			if err := os.WriteFile(name+".gz", f.Gzip, 0o644); err != nil {
+			if err := write(p+".gz", f.Gzip); err != nil {
 				return err
 			}
 		}
 		if f.Brotli != nil {
-			if err := os.WriteFile(name+".br", f.Brotli, 0o644); err != nil {
+			if err := write(p+".br", f.Brotli); err != nil {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// checkOutDir refuses a folder that has files in it and no BuildMarker.
+func checkOutDir(root *os.Root, dir string) error {
+	if fi, err := root.Lstat(BuildMarker); err == nil && fi.Mode().IsRegular() {
+		return nil
+	}
+	d, err := root.Open(".")
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(1)
+	if err != nil && err != io.EOF {
+		return err
+	}
+	if len(names) > 0 {
+		return fmt.Errorf("%s is not empty and twice build did not write it (it has no %s file): choose an empty or new folder, or pass --force to write into it anyway", dir, BuildMarker)
 	}
 	return nil
 }

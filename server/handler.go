@@ -14,12 +14,16 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // A Server serves a rendered site over HTTP. With a lesson folder of a
-// teacher's own (Options.LessonsDir) it re-renders the pages whenever a file
-// in the folder changes, checked on each page request, so edits show on
-// reload.
+// teacher's own (Options.LessonsDir) it renders the pages again when a file
+// in the folder changes, so edits show on reload. The folder is checked at
+// most once every CheckEvery, by one request while the others go on; a
+// render runs in the background and every request meanwhile gets the last
+// site rendered, so no request waits behind a heavy lesson (the one that
+// found the change waits for it up to RenderWait).
 type Server struct {
 	r    *siteRenderer
 	site atomic.Pointer[Site]
@@ -28,7 +32,20 @@ type Server struct {
 
 	mu   sync.Mutex // serializes renders and patches
 	seen string     // fingerprint of the lesson folder at the last render
+
+	every    time.Duration // CheckEvery; tests set it to 0
+	next     atomic.Int64  // unix ns before which no check starts
+	checking atomic.Bool   // a check (and maybe a render) is under way
+	walks    atomic.Int64  // walks of the lesson folder, for tests
 }
+
+// CheckEvery is how often at most a server looks for changes in its lesson
+// folder, and RenderWait how long the request that found one waits for the
+// new pages before it is served the old ones.
+const (
+	CheckEvery = time.Second
+	RenderWait = 2 * time.Second
+)
 
 // NewServer renders the site and returns a server for it. Broken lessons do
 // not stop it: they are served as error pages naming the file and line, and
@@ -37,7 +54,7 @@ func NewServer(opts Options, log io.Writer) (*Server, error) {
 	if log == nil {
 		log = io.Discard
 	}
-	s := &Server{opts: opts, log: log}
+	s := &Server{opts: opts, log: log, every: CheckEvery}
 	s.mu.Lock() // brotliReady waits for the first render
 	r, err := newRenderer(opts, s.brotliReady)
 	if err != nil {
@@ -47,18 +64,28 @@ func NewServer(opts Options, log io.Writer) (*Server, error) {
 	s.r = r
 	defer s.mu.Unlock()
 	s.rerender()
+	s.next.Store(time.Now().Add(s.every).UnixNano())
 	return s, nil
 }
 
 // Site returns the site as currently rendered.
 func (s *Server) Site() *Site { return s.site.Load() }
 
+// fingerprint walks the lesson folder; s.checking or s.mu is held.
+func (s *Server) fingerprint() string {
+	fsys, _, done := lessonSource(s.opts)
+	defer done()
+	s.walks.Add(1)
+	return fingerprint(fsys)
+}
+
 // rerender renders the pages again; s.mu is held.
 func (s *Server) rerender() {
-	fsys, name := lessonSource(s.opts)
 	if s.opts.LessonsDir != "" {
-		s.seen = fingerprint(fsys)
+		s.seen = s.fingerprint()
 	}
+	fsys, name, done := lessonSource(s.opts)
+	defer done()
 	site := s.r.render(fsys, name)
 	s.site.Store(site)
 	if site.Err != nil {
@@ -96,18 +123,35 @@ func (s *Server) brotliReady(etag string, br []byte, path string) {
 	fmt.Fprintf(s.log, "twice: brotli form of the runtime ready (%.1f MB)\n", float64(len(br))/1e6)
 }
 
-// refresh re-renders when the lesson folder changed since the last render.
+// refresh looks for a change in the lesson folder, when one is due and no
+// other request is looking, and renders again in the background if it
+// finds one, waiting up to RenderWait for the new pages.
 func (s *Server) refresh() {
 	if s.opts.LessonsDir == "" {
 		return
 	}
-	fsys, _ := lessonSource(s.opts)
-	fp := fingerprint(fsys)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if fp != s.seen {
+	now := time.Now()
+	if now.UnixNano() < s.next.Load() || !s.checking.CompareAndSwap(false, true) {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() {
+			s.next.Store(time.Now().Add(s.every).UnixNano())
+			s.checking.Store(false)
+		}()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.fingerprint() == s.seen {
+			return
+		}
 		s.rerender()
 		fmt.Fprintf(s.log, "twice: %s changed, pages rendered again\n", s.opts.LessonsDir)
+	}()
+	select {
+	case <-done:
+	case <-time.After(RenderWait):
 	}
 }
 
@@ -154,8 +198,13 @@ func (s *Site) Handler() http.Handler {
 func serveSite(w http.ResponseWriter, r *http.Request, s *Site) {
 	h := w.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Security-Policy", CSP)
 	h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+	if strings.HasPrefix(r.URL.Path, "/embed/") {
+		h.Set("Content-Security-Policy", CSP) // framed by pages anywhere
+	} else {
+		h.Set("Content-Security-Policy", CSP+"; "+FrameAncestors)
+		h.Set("X-Frame-Options", "SAMEORIGIN")
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h.Set("Allow", "GET, HEAD")
 		h.Set("Content-Type", "text/plain; charset=utf-8")

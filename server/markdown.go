@@ -192,6 +192,14 @@ func writePlayground(w textWriter, p *Playground) {
 	if p.Embed != "" {
 		attr("embed", p.Embed)
 	}
+	// The parser's estimate of the script's cost: a page does not run a
+	// heavy one on load (a link to it, a view that needs a run) without a
+	// click. Light saves the browser asking.
+	if c, err := script.Estimate(p.Script); err == nil && c.Heavy() {
+		attr("cost", "heavy")
+	} else {
+		attr("cost", "light")
+	}
 	w.WriteString(">\n<p class=\"twice-label\">Script</p>\n<pre class=\"twice-script\"><code>")
 	w.WriteString(html.EscapeString(p.Script))
 	w.WriteString("</code></pre>\n")

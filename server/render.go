@@ -30,6 +30,13 @@ import (
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; " +
 	"connect-src 'self'; img-src 'self' data:; style-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'"
 
+// FrameAncestors is added to the CSP header of every response but the
+// embed pages (/embed/...), which blog posts anywhere frame: no other page
+// can be framed by another site (clickjacking). Browsers ignore
+// frame-ancestors in a meta element, so an export on a static host needs
+// the host to send it (docs/EMBED.md).
+const FrameAncestors = "frame-ancestors 'self'"
+
 // Options configure how a site is rendered and served.
 type Options struct {
 	// LessonsDir is a teacher's lesson folder; "" means the built-in
@@ -56,6 +63,9 @@ type siteRenderer struct {
 	comp   *compressor
 	assets map[string]*File
 	names  assetNames
+	// dir is the lesson folder as errors name it; error pages show only
+	// its last element when it is absolute.
+	dir string
 }
 
 // newRenderer renders the assets. ready, when not nil, is called when a
@@ -66,6 +76,9 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	}
 	r := &siteRenderer{md: newMarkdown(), comp: newCompressor(opts.CacheDir, opts.Brotli), assets: map[string]*File{}}
 	r.comp.ready = ready
+	if opts.LessonsDir != "" {
+		r.dir = filepath.Clean(opts.LessonsDir)
+	}
 	tmpl, err := template.ParseFS(site.FS, "templates/page.html")
 	if err != nil {
 		return nil, err
@@ -259,19 +272,79 @@ func plural(n int, one, many string) string {
 
 // errorPage renders an error page that quotes err.
 func (r *siteRenderer) errorPage(title string, err error, root string) []byte {
+	msg := err.Error()
+	if r.dir != "" && filepath.IsAbs(r.dir) {
+		msg = strings.ReplaceAll(msg, r.dir, shownName(r.dir))
+	}
 	content := `<div class="error-page"><h1>` + html.EscapeString(title) + `</h1>
 <p>twice could not render it:</p>
-<pre>` + html.EscapeString(err.Error()) + `</pre>
+<pre>` + html.EscapeString(msg) + `</pre>
 <p>Fix the file and reload this page.</p></div>`
 	return r.page(pageData{Kind: "error", Title: title, Root: root, Content: template.HTML(content)})
 }
 
-// lessonSource returns the lesson folder of opts and the name errors give it.
-func lessonSource(opts Options) (fs.FS, string) {
+// lessonSource returns the lesson folder of opts, the name errors give it,
+// and a function that closes the folder when done. A teacher's folder is
+// read through an os.Root: no name, .. or symlink in it can reach a file
+// outside the folder, and a file that tries is refused with an error that
+// names it.
+func lessonSource(opts Options) (fs.FS, string, func()) {
 	if opts.LessonsDir == "" {
-		return lessons.FS, "lessons"
+		return lessons.FS, "lessons", func() {}
 	}
-	return os.DirFS(opts.LessonsDir), filepath.Clean(opts.LessonsDir)
+	name := filepath.Clean(opts.LessonsDir)
+	root, err := os.OpenRoot(name)
+	if err != nil {
+		return errFS{err: unwrapPathErr(err)}, name, func() {}
+	}
+	return rootFS{root.FS()}, name, func() { root.Close() }
+}
+
+// rootFS is an os.Root's file system whose errors say, in words, that a
+// file reaching outside the folder was refused.
+type rootFS struct{ fs.FS }
+
+func (r rootFS) Open(name string) (fs.File, error) {
+	f, err := r.FS.Open(name)
+	return f, refused(name, err)
+}
+
+func (r rootFS) ReadFile(name string) ([]byte, error) {
+	b, err := fs.ReadFile(r.FS, name)
+	return b, refused(name, err)
+}
+
+func (r rootFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(r.FS, name) }
+
+// refused rewords os.Root's escape error, which says only "path escapes
+// from parent".
+func refused(name string, err error) error {
+	if err != nil && strings.Contains(err.Error(), "escapes") {
+		return &fs.PathError{Op: "open", Path: name, Err: errors.New("refused: it leads outside the lesson folder (a symlink or .. to a file elsewhere)")}
+	}
+	return err
+}
+
+// errFS is a lesson folder that cannot be opened at all.
+type errFS struct{ err error }
+
+func (e errFS) Open(string) (fs.File, error) { return nil, e.err }
+
+func unwrapPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// shownName is how pages name the lesson folder: never an absolute path,
+// which would tell every reader where the site lives on the server.
+func shownName(dir string) string {
+	if filepath.IsAbs(dir) {
+		return filepath.Base(dir)
+	}
+	return dir
 }
 
 // Render renders the whole site once. Its error, when not nil, names every
@@ -282,7 +355,8 @@ func Render(opts Options) (*Site, error) {
 	if err != nil {
 		return nil, err
 	}
-	fsys, name := lessonSource(opts)
+	fsys, name, done := lessonSource(opts)
+	defer done()
 	s := r.render(fsys, name)
 	return s, s.Err
 }

@@ -124,6 +124,9 @@ func TestBrokenLesson(t *testing.T) {
 	if bad == nil || bad.Status != 500 || !strings.Contains(string(bad.Body), "bad.md:7:1: twice block: unknown command") {
 		t.Errorf("broken lesson page: %+v", bad)
 	}
+	if bad != nil && strings.Contains(string(bad.Body), dir) {
+		t.Errorf("the error page shows the absolute path %s:\n%s", dir, bad.Body)
+	}
 	if good := site.Files["lessons/good/index.html"]; good == nil || good.Status != 200 {
 		t.Errorf("the good lesson should still render")
 	}
@@ -182,6 +185,8 @@ func TestReload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	srv.every = 0 // look for changes on every request
+	srv.next.Store(0)
 	get := func(p string) (int, string) {
 		rec := httptest.NewRecorder()
 		srv.ServeHTTP(rec, httptest.NewRequest("GET", p, nil))

@@ -16,7 +16,10 @@
 // decimal uint64 gives a Result whose error says so, like a usage error of
 // the CLI.
 //
-// After installing the function, main blocks forever so that the Go
+// It also installs twiceCost(script string) string, the parser's cost
+// estimate of a script (see cost).
+//
+// After installing the functions, main blocks forever so that the Go
 // program stays alive between calls. There is no logic here beyond
 // converting arguments: everything a run does lives in runtime/script.
 package main
@@ -30,7 +33,18 @@ import (
 
 func main() {
 	js.Global().Set("twiceRun", js.FuncOf(run))
+	js.Global().Set("twiceCost", js.FuncOf(cost))
 	select {}
+}
+
+// cost is the body of twiceCost(script string) string: the parser's
+// estimate of the script's cost as JSON ([script.CostJSON]), so that a page
+// can ask a reader before running a heavy script it was linked to.
+func cost(_ js.Value, args []js.Value) any {
+	if len(args) == 0 || args[0].Type() != js.TypeString {
+		return script.CostJSON("")
+	}
+	return script.CostJSON(args[0].String())
 }
 
 // run is the body of twiceRun.

@@ -11,12 +11,14 @@ import (
 	"github.com/twice-lab/twice/server"
 )
 
-const buildUsage = `usage: twice build -o DIR [--lessons DIR] [--wasm FILE]
+const buildUsage = `usage: twice build -o DIR [--force] [--lessons DIR] [--wasm FILE]
 
 Writes the whole site (lessons, embed pages, assets and the WebAssembly
 runtime, with .gz and .br forms beside the larger files) as static files
 that any static host serves as they are. Fails, naming the file and line,
-when a lesson is broken.
+when a lesson is broken. DIR must be empty, new, or a folder twice build
+wrote before (it leaves a .twice-build file there); --force writes into
+any other folder, replacing files of the same names and leaving the rest.
 `
 
 // cmdBuild is `twice build`.
@@ -25,6 +27,7 @@ func cmdBuild(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "write the site into `DIR`")
 	dir := fs.String("lessons", "", "build the lessons in `DIR` instead of the built-in ones")
 	wasm := fs.String("wasm", "", "use this prebuilt twice.wasm `FILE` instead of building one")
+	force := fs.Bool("force", false, "write into DIR even if it is not empty and twice build did not write it")
 	if code, done := parseFlags(fs, args, false, stderr); done {
 		return code
 	}
@@ -50,7 +53,7 @@ func cmdBuild(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "twice build: %v\n", err)
 		return 1
 	}
-	if err := site.Export(*out); err != nil {
+	if err := site.ExportWith(*out, server.ExportOptions{Force: *force}); err != nil {
 		fmt.Fprintf(stderr, "twice build: %v\n", err)
 		return 1
 	}

@@ -5,7 +5,7 @@
 //
 //	twice run [--seed N] [--json] [--timeline FILE] (-c SCRIPT | FILE | -)
 //	twice serve [--addr HOST:PORT] [--lessons DIR] [--wasm FILE]
-//	twice build -o DIR [--lessons DIR] [--wasm FILE]
+//	twice build -o DIR [--force] [--lessons DIR] [--wasm FILE]
 //	twice bundle -o FILE [--goos OS] [--goarch ARCH]
 //
 // Exit codes: 0 success, 1 runtime error, 2 usage or parse error.
@@ -28,7 +28,7 @@ const usage = `usage:
                                          run a script, print its transcript
   twice serve [--addr HOST:PORT] [--lessons DIR] [--wasm FILE]
                                          serve the lessons and the playground
-  twice build -o DIR [--lessons DIR] [--wasm FILE]
+  twice build -o DIR [--force] [--lessons DIR] [--wasm FILE]
                                          write the site as static files
   twice bundle -o FILE [--goos OS] [--goarch ARCH]
                                          write one binary with the runtime inside

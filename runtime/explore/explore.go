@@ -532,3 +532,81 @@ func (x *explorer) shortest(s state) ([]Step, error) {
 	}
 	return steps, nil
 }
+
+// ManyStates is what States returns for a race whose search is known to
+// pass StatesTabled states without being counted: the count before it
+// (one worker fewer) is already above that, and the search only grows with
+// workers.
+const ManyStates = 1 << 30
+
+// StatesTabled bounds what the table counts: a search with one worker more
+// than a count above it is not run to be counted, and is ManyStates.
+const StatesTabled = 12_000
+
+// statesOf is how many states ExploreService executes steps from, for
+// MinWorkers up to MaxWorkers workers, by the claim's protocol, the
+// service's dedupe mode and the kind of key the workers send. The search
+// is deterministic, so these are known before it runs; a test holds the
+// table to what ExploreService reports. Keys that are the same for every
+// worker of a race (the event's, the job's, the order's) explore alike.
+var statesOf = map[statesKey][MaxWorkers - MinWorkers + 1]int{
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame}:   {18, 58, 148, 323, 631, 1135, 1915},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keySame}: {45, 282, 1579, 8580, 46965, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keyRun}:  {45, 278, 1595, 9027, 51470, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keyTry}:  {55, 489, 4118, 34251, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keySame}: {24, 81, 215, 485, 974, 1793, 3085},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keyRun}:  {26, 93, 260, 617, 1303, 2521, 4555},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keyTry}:  {33, 181, 833, 3352, 12170, ManyStates, ManyStates},
+	{queue.Conditional, receipts.DedupeOff, keySame}:     {6, 9, 12, 15, 18, 21, 24},
+	{queue.Conditional, receipts.DedupeCheck, keySame}:   {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeCheck, keyRun}:    {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeCheck, keyTry}:    {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeClaim, keySame}:   {8, 12, 16, 20, 24, 28, 32},
+	{queue.Conditional, receipts.DedupeClaim, keyRun}:    {8, 12, 16, 20, 24, 28, 32},
+	{queue.Conditional, receipts.DedupeClaim, keyTry}:    {8, 12, 16, 20, 24, 28, 32},
+}
+
+// statesKey indexes statesOf.
+type statesKey struct {
+	protocol queue.Protocol
+	dedupe   receipts.Dedupe
+	key      keyKind
+}
+
+// keyKind groups the key choices by how they shape the search.
+type keyKind uint8
+
+const (
+	keySame keyKind = iota // one value for every worker of the race: event, job, order
+	keyRun                 // each run its own: run
+	keyTry                 // the job and the attempt the run claimed with: attempt
+)
+
+func (v Service) statesKey(p queue.Protocol) statesKey {
+	if !v.active() {
+		return statesKey{p, receipts.DedupeOff, keySame}
+	}
+	k := keySame
+	switch v.Key {
+	case receipts.KeyRun:
+		k = keyRun
+	case receipts.KeyAttempt:
+		k = keyTry
+	}
+	return statesKey{p, v.Dedupe, k}
+}
+
+// States returns how many states ExploreService(claim, workers, svc)
+// explores, without exploring: what a caller can budget before running
+// anything. It is ManyStates for a search known to pass StatesTabled, and 0
+// for a race ExploreService refuses.
+func States(claim queue.Claim, workers int, svc Service) int {
+	if workers < MinWorkers || workers > MaxWorkers || !svc.Dedupe.Valid() || !svc.Key.Valid() {
+		return 0
+	}
+	row, ok := statesOf[svc.statesKey(claim.Protocol())]
+	if !ok {
+		return 0
+	}
+	return row[workers-MinWorkers]
+}

@@ -260,3 +260,43 @@ func BenchmarkExplore(b *testing.B) {
 		})
 	}
 }
+
+// States must say, before exploring, what Explore then reports: the
+// script's budget of explored states is checked with it at parse time.
+func TestStatesKnownBeforehand(t *testing.T) {
+	for _, claim := range queue.Claims() {
+		for _, d := range receipts.Dedupes() {
+			for _, k := range receipts.Keys() {
+				svc := Service{d, k}
+				prev := 0
+				for w := MinWorkers; w <= MaxWorkers; w++ {
+					want := States(claim, w, svc)
+					if want == ManyStates {
+						// Not counted: the search with one worker fewer
+						// must already be past the table's reach.
+						if prev <= StatesTabled {
+							t.Errorf("States(%s, %d, %v) = ManyStates, but %d workers explore only %d", claim, w, svc, w-1, prev)
+						}
+						prev = ManyStates
+						continue
+					}
+					if testing.Short() && want > 5000 {
+						prev = want
+						continue // seconds each; the full suite counts them
+					}
+					r, err := ExploreService(claim, w, svc)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if r.States != want {
+						t.Errorf("States(%s, %d, %v) = %d; ExploreService explored %d", claim, w, svc, want, r.States)
+					}
+					prev = r.States
+				}
+			}
+		}
+	}
+	if States(queue.ClaimRead, MaxWorkers+1, Service{}) != 0 {
+		t.Error("States of a refused race is not 0")
+	}
+}

@@ -147,8 +147,14 @@ var (
 	pool   []*DB
 )
 
-// maxPooled bounds the databases kept for reuse.
-const maxPooled = 4
+// maxPooled bounds the databases kept for reuse, and MaxPooledConns the
+// connections each one keeps: a shell and one per worker of the largest
+// race (explore.MaxWorkers), with one to spare. Put closes the rest, so a
+// run that opened many connections does not keep them after it.
+const (
+	maxPooled      = 4
+	MaxPooledConns = 10
+)
 
 // Get returns an empty database: a pooled one if there is one, or a new
 // one. Hand it back with Put when done.
@@ -176,6 +182,13 @@ func (db *DB) Put() {
 		db.Close()
 		return
 	}
+	if len(db.conns) > MaxPooledConns {
+		for _, c := range db.conns[MaxPooledConns:] {
+			c.close()
+		}
+		clear(db.conns[MaxPooledConns:])
+		db.conns = db.conns[:MaxPooledConns:MaxPooledConns]
+	}
 	db.used = 0
 	poolMu.Lock()
 	defer poolMu.Unlock()
@@ -188,11 +201,13 @@ func (db *DB) Put() {
 
 // Conn is one connection; it caches its prepared statements.
 type Conn struct {
-	c     *sqlite3.Conn
-	stmts map[string]*sqlite3.Stmt
+	c      *sqlite3.Conn
+	stmts  map[string]*sqlite3.Stmt
+	closed bool
 }
 
 func (c *Conn) close() error {
+	c.closed = true
 	for _, s := range c.stmts {
 		s.Close()
 	}

@@ -162,3 +162,43 @@ func TestRequeueKeepsTheEvent(t *testing.T) {
 		t.Errorf("requeue of a missing job: %v", err)
 	}
 }
+
+// A run that opened many connections does not leave them open in the pool:
+// Put keeps at most MaxPooledConns, and the rest are closed.
+func TestPoolClosesExtraConns(t *testing.T) {
+	db, err := Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opened []*Conn
+	for range 3 * MaxPooledConns {
+		c, err := db.Conn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		opened = append(opened, c)
+	}
+	db.Put()
+	if n := len(db.conns); n > MaxPooledConns {
+		t.Errorf("the pooled database keeps %d connections; want at most %d", n, MaxPooledConns)
+	}
+	for i, c := range opened {
+		if c.closed != (i >= MaxPooledConns) {
+			t.Errorf("connection %d: closed=%v after Put", i, c.closed)
+		}
+	}
+	db2, err := Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db2.Put()
+	for range 2 * MaxPooledConns {
+		c, err := db2.Conn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.List(); err != nil {
+			t.Fatalf("a connection of the reused database fails: %v", err)
+		}
+	}
+}

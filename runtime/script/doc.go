@@ -19,9 +19,12 @@
 // is parsed into its named type here, so that nothing later sees a name
 // that is not on its list. The wrappers of the article's command lines
 // (node queue.mjs, twice, ( ... ), a trailing 2>/dev/null) are dropped
-// here. Every limit but the step budget (MaxScriptBytes, MaxCommands,
-// MaxRaces, MaxSleep, MaxLease, MaxMillis) is checked here, before anything
-// runs; MaxSteps stops a run that goes on too long. [Format] and
+// here. Every limit but the step budget (limits.go: MaxScriptBytes,
+// MaxCommands, MaxRaces, MaxWorkerNames, MaxExploreStates, MaxRenewals,
+// the load limits, MaxSleep, MaxLease, MaxMillis) is checked here, before
+// anything runs; MaxSteps stops a run that goes on too long. [Estimate]
+// returns a script's [Cost], which says whether a page should wait for a
+// click before running it. [Format] and
 // [Command.String] print a Script back in canonical form; the fuzz test
 // checks that what Format prints parses back to the same script.
 //
@@ -87,7 +90,10 @@
 //     --help and docs/COMMANDS.md all come from that table. A flag that
 //     takes a value from a list parses it with parseClaim, parseDedupe or
 //     parseKey, whose errors name the list. If it has a limit, a Max
-//     constant, checked in the parser.
+//     constant in limits.go, checked in the parser. If it starts workers
+//     (each worker name is a SQLite connection) or does work in proportion
+//     to its arguments, a case in Script.cost (limits.go) that counts its
+//     names, races, states or steps, so the budget and Estimate see it.
 //  2. format.go: a case in [Command.String] if it has arguments, so that
 //     Format round-trips.
 //  3. run.go: a case in interp.exec. It returns (ok, err): ok false fails

@@ -12,20 +12,6 @@ import (
 	"github.com/twice-lab/twice/runtime/sim"
 )
 
-// Limits checked before any work starts, so that no script can hang a
-// browser tab. A run also has a step budget (MaxSteps).
-const (
-	MaxScriptBytes = 64 << 10  // bytes of script text
-	MaxCommands    = 10_000    // commands in one script
-	MaxRaces       = 10_000    // races over the whole script
-	MaxSleep       = 86_400    // seconds in one sleep
-	MaxLease       = 86_400    // seconds of one lease
-	MaxMillis      = 600_000   // ms of --delay or --timeout
-	MaxSteps       = 2_000_000 // atomic steps in one run
-	MaxTimes       = 100       // jobs one add enqueues (--times)
-	maxOrderLen    = 64
-)
-
 // Defaults of the work and race commands, as in the article.
 const (
 	DefaultWorker  = "W1"
@@ -195,11 +181,35 @@ func (s *Script) LoadJobs() int {
 }
 
 func parseErr(p Pos, format string, args ...any) *Error {
-	return &Error{Kind: "parse", Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, args...)}
+	return &Error{Kind: "parse", Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, shortArgs(args)...)}
 }
 
 func usageErr(p Pos, format string, args ...any) *Error {
-	return &Error{Kind: "usage", Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, args...)}
+	return &Error{Kind: "usage", Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, shortArgs(args)...)}
+}
+
+// maxQuoted is how much of a word an error message quotes: a 60 KB word
+// in a script makes a one-line error, not a 60 KB one.
+const maxQuoted = 40
+
+// shortArgs cuts every word of the script among the arguments (a string
+// with no space: the lexer splits words at spaces) that is longer than
+// maxQuoted characters. Lists and nested messages have spaces and stay
+// whole.
+func shortArgs(args []any) []any {
+	for i, a := range args {
+		if s, ok := a.(string); ok && !strings.ContainsAny(s, " \t") && utf8.RuneCountInString(s) > maxQuoted {
+			n := 0
+			for j := range s {
+				if n == maxQuoted {
+					args[i] = s[:j] + "…"
+					break
+				}
+				n++
+			}
+		}
+	}
+	return args
 }
 
 type tokKind int
@@ -294,8 +304,8 @@ func lex(src string) ([]token, *Error) {
 
 // Parse parses a script. Errors are *Error values naming line and column.
 func Parse(src string) (*Script, error) {
-	if len(src) > MaxScriptBytes {
-		return nil, &Error{Kind: "limit", Msg: fmt.Sprintf("script is %d bytes; the limit is %d", len(src), MaxScriptBytes)}
+	if err := checkSize(src); err != nil {
+		return nil, err
 	}
 	toks, err := lex(src)
 	if err != nil {
@@ -325,8 +335,7 @@ func Parse(src string) (*Script, error) {
 		c.Op = op
 		s.Commands = append(s.Commands, c)
 		if len(s.Commands) > MaxCommands {
-			return &Error{Kind: "limit", Line: c.Pos.Line, Col: c.Pos.Col,
-				Msg: fmt.Sprintf("more than %d commands", MaxCommands)}
+			return limitErr(c.Pos, "more than %d commands; the limit is %d commands per script", MaxCommands, MaxCommands)
 		}
 		words = words[:0]
 		afterAnd = nil
@@ -419,11 +428,8 @@ func Parse(src string) (*Script, error) {
 			op = OpSeq
 		}
 	}
-	if n := s.Races(); n > MaxRaces {
-		return nil, &Error{Kind: "limit", Msg: fmt.Sprintf("the script runs %d races; the limit is %d", n, MaxRaces)}
-	}
-	if n := s.LoadJobs(); n > MaxLoadTotal {
-		return nil, &Error{Kind: "limit", Msg: fmt.Sprintf("the script's load commands run %d jobs in all; the limit is %d", n, MaxLoadTotal)}
+	if _, err := s.cost(); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -685,6 +691,7 @@ func parseRace(c *Command, name token, args []token) *Error {
 				var n int64
 				n, err = parseInt(v, MinWorkers, MaxWorkers)
 				r.Workers = int(n)
+				err = f.named(v, err)
 			}
 		default:
 			err = usageErr(f.tok.pos, "unknown flag %q for race (want --all, --workers, --key)", f.tok.text)
@@ -726,14 +733,30 @@ type flagArg struct {
 	hasVal bool
 }
 
-// cutFlag splits a flag argument and refuses one given twice.
+// cutFlag splits a flag argument and refuses one given twice, or written
+// with other than two dashes.
 func cutFlag(t token, seen map[string]bool) (flagArg, *Error) {
 	name, val, hasVal := strings.Cut(strings.TrimLeft(t.text, "-"), "=")
+	if name == "" {
+		return flagArg{}, usageErr(t.pos, "%q is not a flag: flags are --name or --name=value", t.text)
+	}
+	if dashes := len(t.text) - len(strings.TrimLeft(t.text, "-")); dashes != 2 && (name[0] >= 'a' && name[0] <= 'z') {
+		return flagArg{}, usageErr(t.pos, "flag %q has the wrong number of dashes: write --%s", t.text, name)
+	}
 	if seen[name] {
 		return flagArg{}, usageErr(t.pos, "flag --%s given twice", name)
 	}
 	seen[name] = true
 	return flagArg{tok: t, name: name, val: val, hasVal: hasVal}, nil
+}
+
+// named puts the flag's name before an error about its value v: "--job:
+// want a whole number ...".
+func (f flagArg) named(v token, err *Error) *Error {
+	if err != nil && err.Line == v.pos.Line && err.Col == v.pos.Col && !strings.HasPrefix(err.Msg, "--") {
+		err.Msg = "--" + f.name + ": " + err.Msg
+	}
+	return err
 }
 
 // value returns the flag's value: after '=', or the next argument.
@@ -747,15 +770,6 @@ func (f flagArg) value(args []token, i *int) (token, *Error) {
 	}
 	*i++
 	return args[*i], nil
-}
-
-// named puts the flag's name in front of an error about its value v, so
-// that "want a whole number ..." says which flag it is about.
-func (f flagArg) named(v token, err *Error) *Error {
-	if v.text != "" && err.Line == v.pos.Line && err.Col == v.pos.Col && !strings.HasPrefix(err.Msg, "--") {
-		err.Msg = "--" + f.name + ": " + err.Msg
-	}
-	return err
 }
 
 // boolean sets *dst for a flag that takes no value.
@@ -863,15 +877,6 @@ func parseMillis(t token, lo int64) (sim.Time, *Error) {
 	return ms * sim.Millisecond, nil
 }
 
-// Limits of load.
-const (
-	MaxLoadJobs    = 1000   // jobs in one load run
-	MaxLoadWorkers = 8      // workers of one load run
-	MaxLoadLeases  = 8      // lease lengths one load sweeps
-	MaxLoadTotal   = 10_000 // jobs over every load of a script, each lease counted
-	loadPoll       = 100 * sim.Millisecond
-)
-
 // Dist is a distribution of processing times.
 type Dist struct {
 	// Kind is "fixed" (always P50) or "lognormal" (median P50, 95th
@@ -968,7 +973,7 @@ func parseLoad(c *Command, name token, args []token) *Error {
 					e = usageErr(v.pos, "--lease must be more than 0 seconds")
 				}
 				if e != nil {
-					return e
+					return f.named(v, e)
 				}
 				l.Leases = append(l.Leases, d)
 			}
@@ -1016,7 +1021,7 @@ func checkWorker(t token) *Error {
 
 func parseInt(t token, lo, hi int64) (int64, *Error) {
 	n, err := strconv.ParseInt(t.text, 10, 64)
-	if err != nil || n < lo || n > hi {
+	if err != nil || n < lo || n > hi || strings.HasPrefix(t.text, "+") || lo >= 0 && strings.HasPrefix(t.text, "-") {
 		return 0, usageErr(t.pos, "want a whole number from %d to %d, got %q", lo, hi, t.text)
 	}
 	return n, nil
@@ -1027,7 +1032,7 @@ func parseInt(t token, lo, hi int64) (int64, *Error) {
 func parseSeconds(t token, max int64) (sim.Time, *Error) {
 	bad := usageErr(t.pos, "want seconds from 0 to %d (like 2 or 0.5), got %q", max, t.text)
 	whole, frac, hasFrac := strings.Cut(t.text, ".")
-	if whole == "" && !hasFrac || hasFrac && (frac == "" || len(frac) > 6) {
+	if whole == "" && !hasFrac || hasFrac && (frac == "" || len(frac) > 6) || strings.HasPrefix(whole, "-") {
 		return 0, bad
 	}
 	var w int64

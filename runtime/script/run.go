@@ -57,10 +57,12 @@ func Run(src string, opts Options) (res *Result) {
 		}
 	}()
 	ok := true
+	var last Command // the last command run: where the final wait's error is placed
 	for _, c := range s.Commands {
 		if c.Op == OpAnd && !ok {
 			continue
 		}
+		last = c
 		ok, err = in.exec(c)
 		if err != nil {
 			res.setError(in.errorAt(c, err))
@@ -71,7 +73,7 @@ func Run(src string, opts Options) (res *Result) {
 		// As a shell script's end would not, twice waits for the workers
 		// still running in the background, so that their effects count.
 		if err = in.wait(); err != nil {
-			res.setError(in.errorAt(Command{}, err))
+			res.setError(in.errorAt(last, err))
 		}
 	}
 	in.k.Stop()

@@ -119,8 +119,17 @@ test("parseLink refuses links that are not for this block", () => {
   assert.equal(T.parseLink(hash, ""), null, "a block without an id");
   assert.equal(T.parseLink("#block-1", "block-1"), null, "no parameters");
   assert.equal(T.parseLink("#block-1?seed=1", "block-1"), null, "no script");
-  assert.equal(T.parseLink("#block-1?seed=-1&script=jobs", "block-1"), null, "a seed that is not a whole number");
-  assert.equal(T.parseLink("#block-1?seed=1e3&script=jobs", "block-1"), null);
+});
+
+test("parseLink names a bad value instead of ignoring it", () => {
+  const neg = T.parseLink("#block-1?seed=-1&script=jobs", "block-1");
+  assert.equal(neg.error, 'seed="-1" is not a whole number from 0 to 18446744073709551615');
+  assert.equal(neg.seed, "");
+  assert.match(T.parseLink("#block-1?seed=1e3&script=jobs", "block-1").error, /^seed="1e3"/);
+  assert.match(T.parseLink("#block-1?seed=18446744073709551616&script=jobs", "block-1").error, /^seed=/, "one past the largest seed");
+  const long = T.parseLink("#block-1?seed=" + "x".repeat(5000) + "&script=jobs", "block-1").error;
+  assert.ok(long.length < 120, "a long bad value is cut short: " + long.length);
+  assert.equal(T.parseLink("#block-1?seed=7&script=jobs", "block-1").error, undefined);
 });
 
 test("parseLink: old links, hand-edited links and bad values", () => {
@@ -129,13 +138,17 @@ test("parseLink: old links, hand-edited links and bad values", () => {
   // A claim that disagrees with the script is applied to the script.
   assert.equal(T.parseLink("#b?seed=1&script=race+read+20&claim=atomic", "b").script, "race atomic 20");
   assert.equal(T.parseLink("#b?seed=1&script=work+--job+1&claim=atomic", "b").script, "work --job 1 --claim atomic");
-  // An unknown claim is ignored.
+  // An unknown claim changes nothing, and is named.
   const odd = T.parseLink("#b?seed=1&script=race+read+20&claim=fenced", "b");
   assert.equal(odd.script, "race read 20");
   assert.equal(odd.claim, "read");
-  // Bad view, step and workers fall back to their defaults.
+  assert.equal(odd.error, 'claim="fenced" is not read or atomic');
+  // Bad view, step and workers fall back to their defaults, and are named.
   const bad = T.parseLink("#b?seed=&script=jobs&view=secret&step=0&workers=9", "b");
-  assert.deepEqual(bad, { script: "jobs", seed: "", claim: "read", view: "output", step: 1, workers: 0 });
+  assert.deepEqual(bad, {
+    script: "jobs", seed: "", claim: "read", view: "output", step: 1, workers: 0,
+    error: 'view="secret" is not one of output, timeline, compare, interleavings; step="0" is not a step number; workers="9" is not a whole number from 2 to 8',
+  });
   assert.equal(T.parseLink("#b?seed=1&script=jobs&view=timeline&step=12345678", "b").step, 1, "step has at most 7 digits");
   assert.equal(T.parseLink("#b?seed=1&script=jobs&view=timeline&step=42", "b").step, 42);
   assert.equal(T.parseLink("#b?seed=1&script=jobs&workers=2.5", "b").workers, 0);

@@ -175,23 +175,42 @@
 
   // parseLink reads a link made by linkHash for the block with the given
   // id; it returns null for any other hash. Links from before the claim
-  // and view parameters existed (#ID?seed=N&script=TEXT) still work.
+  // and view parameters existed (#ID?seed=N&script=TEXT) still work. A
+  // value it cannot use (seed=-1, claim=fenced, step=0) falls back to its
+  // default and is named in error, which the block shows instead of
+  // running: a link that silently ran something else would mislead.
   function parseLink(hash, id) {
     const prefix = "#" + id + "?";
     if (!id || !hash.startsWith(prefix)) return null;
     const p = new URLSearchParams(hash.slice(prefix.length));
     let script = p.get("script");
-    const seed = p.get("seed") || "";
-    if (script === null || !/^[0-9]*$/.test(seed)) return null;
+    if (script === null) return null;
+    const bad = [];
+    const shown = (v) => JSON.stringify(v.length > 40 ? v.slice(0, 40) + "…" : v);
+    let seed = p.get("seed") || "";
+    if (!/^[0-9]*$/.test(seed) || (seed !== "" && BigInt(seed) > MAX_SEED)) {
+      bad.push("seed=" + shown(seed) + " is not a whole number from 0 to " + MAX_SEED);
+      seed = "";
+    }
     const claim = p.get("claim");
     if (toggleClaims().some((c) => c.name === claim) && claimOf(script) !== claim) {
       script = rewriteClaim(script, claim);
+    } else if (claim !== null && claim !== "read" && claim !== "atomic") {
+      bad.push("claim=" + shown(claim) + " is not read or atomic");
     }
-    const view = VIEWS.includes(p.get("view")) ? p.get("view") : "output";
-    const step = /^[1-9][0-9]{0,6}$/.test(p.get("step") || "") ? Number(p.get("step")) : 1;
-    const w = Number(p.get("workers"));
+    const v = p.get("view");
+    const view = VIEWS.includes(v) ? v : "output";
+    if (v !== null && !VIEWS.includes(v)) bad.push("view=" + shown(v) + " is not one of " + VIEWS.join(", "));
+    const st = p.get("step");
+    const step = /^[1-9][0-9]{0,6}$/.test(st || "") ? Number(st) : 1;
+    if (st !== null && step === 1 && st !== "1") bad.push("step=" + shown(st) + " is not a step number");
+    const ws = p.get("workers");
+    const w = Number(ws);
     const workers = Number.isInteger(w) && w >= 2 && w <= 8 ? w : 0;
-    return { script, seed, claim: claimOf(script), view, step, workers };
+    if (ws !== null && workers === 0) bad.push("workers=" + shown(ws) + " is not a whole number from 2 to 8");
+    const r = { script, seed, claim: claimOf(script), view, step, workers };
+    if (bad.length) r.error = bad.join("; ");
+    return r;
   }
 
   // nearestStep returns the index of the event drawn nearest to x (in SVG
@@ -310,7 +329,8 @@
   class Runtime {
     constructor() {
       this.listeners = new Set();
-      this.pending = new Map();
+      this.queue = []; // runs not yet sent to the worker
+      this.current = null; // the run the worker is doing
       this.nextID = 1;
       this.state = "loading";
       this.loaded = 0;
@@ -354,15 +374,17 @@
           this.fail(m.message);
           break;
         case "result":
+        case "cost":
         case "error": {
-          const p = this.pending.get(m.id);
-          if (!p) return;
-          this.pending.delete(m.id);
+          const p = this.current;
+          if (!p || p.id !== m.id) return;
+          this.current = null;
           if (m.marks) this.marks = m.marks;
           if (m.info) this.info = m.info;
-          if (!this.received) this.received = performance.timeOrigin + performance.now();
-          if (m.type === "result") p.resolve(m);
-          else p.reject(new Error(m.message));
+          if (!this.received && m.type === "result") this.received = performance.timeOrigin + performance.now();
+          if (m.type === "error") p.reject(new Error(m.message));
+          else p.resolve(m);
+          this.pump();
           break;
         }
       }
@@ -371,8 +393,7 @@
     fail(message) {
       this.state = "failed";
       this.error = message;
-      for (const p of this.pending.values()) p.reject(new Error(message));
-      this.pending.clear();
+      for (const p of this.drain()) p.reject(new Error(message));
       this.worker.terminate();
       if (runtime === this) runtime = null; // the next Run starts afresh
       this.notify();
@@ -382,19 +403,79 @@
       for (const f of this.listeners) f(this);
     }
 
-    run(script, seed, timeline) {
+    // ---- runs: one at a time, a newer Run replacing a queued one, Stop ----
+    //
+    // The worker does one run at a time, and a run cannot be interrupted
+    // inside it. So the page keeps the queue: it sends the next run when the
+    // last one is answered. A run sent with an owner (a block) and a key
+    // ("main", "cmp-read", ...) replaces that owner's queued run of the same
+    // key, so pressing Run again does not pile up runs. stop(owner) drops
+    // the owner's queued runs and, if the worker is doing one of them,
+    // terminates the worker and gives the runs of every other block to a
+    // fresh runtime, which starts loading at once for the next Run.
+
+    run(script, seed, timeline, owner, key) {
+      return this.send({ type: "run", script, seed, timeline: !!timeline }, owner, key);
+    }
+
+    // cost asks the parser's estimate of a script: {heavy, what}.
+    cost(script, owner) {
+      return this.send({ type: "cost", script }, owner, "cost").then((m) => JSON.parse(m.json));
+    }
+
+    send(msg, owner, key) {
       return new Promise((resolve, reject) => {
         if (this.state === "failed") {
           reject(new Error(this.error));
           return;
         }
-        const id = this.nextID++;
-        this.pending.set(id, { resolve, reject });
-        this.worker.postMessage({ type: "run", id, script, seed, timeline: !!timeline });
+        if (owner && key) {
+          const i = this.queue.findIndex((j) => j.owner === owner && j.key === key);
+          if (i >= 0) this.queue.splice(i, 1)[0].reject(Object.assign(new Error("replaced by a newer run"), { replaced: true }));
+        }
+        this.queue.push({ msg, owner, key, resolve, reject });
+        this.pump();
       });
     }
-  }
 
+    pump() {
+      if (this.current || this.queue.length === 0 || this.state === "failed" || this.state === "stopped") return;
+      const job = this.queue.shift();
+      job.id = this.nextID++;
+      this.current = job;
+      this.worker.postMessage(Object.assign({ id: job.id }, job.msg));
+    }
+
+    drain() {
+      const all = this.current ? [this.current, ...this.queue] : this.queue;
+      this.current = null;
+      this.queue = [];
+      return all;
+    }
+
+    // busy reports whether owner has a run queued or under way.
+    busy(owner) {
+      return (this.current && this.current.owner === owner) || this.queue.some((j) => j.owner === owner);
+    }
+
+    stop(owner) {
+      const stopped = () => Object.assign(new Error("Stopped."), { stopped: true });
+      const mine = this.queue.filter((j) => j.owner === owner);
+      this.queue = this.queue.filter((j) => j.owner !== owner);
+      for (const j of mine) j.reject(stopped());
+      const running = this.current;
+      if (!running || running.owner !== owner) return;
+      const others = this.drain().filter((j) => j !== running);
+      this.state = "stopped";
+      this.worker.terminate();
+      if (runtime === this) runtime = null;
+      const next = getRuntime(); // loads at once, so the next Run is quick
+      for (const j of others) next.queue.push(j);
+      next.pump();
+      // Rejected last, once its block is attached to the new runtime.
+      running.reject(stopped());
+    }
+  }
   function getRuntime() {
     if (runtime === null) {
       runtime = new Runtime();
@@ -504,7 +585,9 @@
 
       const ui = {};
       ui.run = h("button", { type: "button", class: "run", text: "Run" });
-      ui.bar = h("div", { class: "bar" }, ui.run);
+      // Stop shows while this block has a run queued or under way.
+      ui.stop = h("button", { type: "button", class: "stop", text: "Stop", hidden: true, "aria-label": "Stop this block's run" });
+      ui.bar = h("div", { class: "bar" }, ui.run, ui.stop);
       if (controls.includes("claim")) {
         const name = "claim";
         ui.claims = toggleClaims().map((c) => h("input", { type: "radio", name, value: c.name }));
@@ -696,10 +779,12 @@
       this.step = 0;
       this.view = "output";
       this.id = this.id || "twice-" + n;
+      this.ownScript = script; // what the server's cost attribute is about
 
       this.setClaim(claimOf(script));
       ui.workers.value = String(workersOf(script));
       ui.run.addEventListener("click", () => this.run());
+      ui.stop.addEventListener("click", () => this.stop());
       ui.script.addEventListener("keydown", (e) => {
         if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
           e.preventDefault();
@@ -797,8 +882,14 @@
         }
         this.pendingStep = shared.step - 1;
         requestAnimationFrame(() => this.scrollIntoView());
-        this.run();
-        if (shared.view !== "output") this.select(shared.view);
+        if (shared.error) {
+          this.showError("This link has a bad value: " + shared.error + ". Nothing ran; fix it in the fields above and press Run.");
+        } else {
+          this.runIfCheap(shared.script, () => {
+            this.run();
+            if (shared.view !== "output") this.select(shared.view);
+          });
+        }
       }
     }
 
@@ -930,6 +1021,69 @@
       }
     }
 
+    // ---- Stop, and what a link runs on load ----
+
+    // request sends one run of this block to the runtime (key: which of the
+    // block's runs it is; a newer one replaces a queued one) and shows Stop
+    // while any is in flight.
+    request(rt, script, seed, timeline, key) {
+      const p = rt.run(script, seed, timeline, this, key);
+      this.ui.stop.hidden = false;
+      const done = () => {
+        if (!(runtime && runtime.busy(this)) && !rt.busy(this)) this.ui.stop.hidden = true;
+      };
+      p.then(done, done);
+      return p;
+    }
+
+    // stop ends this block's runs: the runtime's worker is terminated if it
+    // is doing one, and a fresh one loads for the next Run.
+    stop() {
+      if (this.rt) this.rt.stop(this);
+      if (runtime && runtime !== this.rt) runtime.stop(this);
+      this.ui.stop.hidden = true;
+    }
+
+    // stopped shows that a run was stopped.
+    stopped() {
+      const ui = this.ui;
+      ui.status.textContent = "Stopped. Run starts it again in a fresh runtime.";
+      ui.run.removeAttribute("aria-busy");
+      this.busy = false;
+      this.setState(this.live ? "done" : "idle");
+    }
+
+    // runIfCheap calls go unless the parser estimates script as heavy (many
+    // races, explored states or load jobs): a link or an embed must not
+    // take a reader's tab on load. A heavy script waits for a press of Run.
+    runIfCheap(script, go) {
+      const rt = getRuntime();
+      this.attach(rt);
+      const own = script === this.ownScript;
+      if (own && this.getAttribute("cost") === "heavy") {
+        this.heavy("");
+        return;
+      }
+      if (own && this.getAttribute("cost") === "light") {
+        go();
+        return;
+      }
+      this.ui.status.textContent = "Checking the linked script…";
+      rt.cost(script, this).then(
+        (c) => (c.heavy ? this.heavy(c.what) : go()),
+        () => go() // the run reports what is wrong
+      );
+    }
+
+    heavy(what) {
+      const ui = this.ui;
+      ui.heading.textContent =
+        "Not run yet: this script is heavy by the parser's estimate" + (what ? " (" + what + ")" : "") + ", so it did not run on load. Press Run to run it; Stop ends it.";
+      ui.status.textContent = "Waiting for Run.";
+      this.setAttribute("heavy", "");
+      this.setState(this.getAttribute("state") === "prerendered" ? "prerendered" : "idle");
+    }
+
     // ---- the main run ----
 
     async run() {
@@ -945,7 +1099,7 @@
       ui.status.textContent = rt.state === "ready" ? "Running…" : "Loading the runtime…";
       ui.run.setAttribute("aria-busy", "true");
       try {
-        const m = await rt.run(script, seed, true);
+        const m = await this.request(rt, script, seed, true, "main");
         if (seq !== this.seq) return;
         const res = JSON.parse(m.json);
         const ms = m.ms < 10 ? m.ms.toFixed(1) : Math.round(m.ms);
@@ -962,7 +1116,8 @@
         if (this.view === "interleavings") this.explore(false);
       } catch (e) {
         if (seq !== this.seq) return;
-        this.showError(e.message);
+        if (e.stopped) this.stopped();
+        else this.showError(e.message);
       } finally {
         if (seq === this.seq) {
           ui.run.removeAttribute("aria-busy");
@@ -1317,7 +1472,7 @@
       const rt = getRuntime();
       this.attach(rt);
       try {
-        const outs = await Promise.all(scripts.map((s) => rt.run(s, seed, false)));
+        const outs = await Promise.all(scripts.map((s, i) => this.request(rt, s, seed, false, "cmp-" + claims[i])));
         if (seq !== this.cmpSeq) return;
         const results = outs.map((o) => JSON.parse(o.json));
         ui.cmpNote.textContent = scripts.every((s) => s === scripts[0])
@@ -1385,7 +1540,7 @@
       const rt = getRuntime();
       this.attach(rt);
       try {
-        const m = await rt.run(src, "", false);
+        const m = await this.request(rt, src, "", false, "explore");
         if (seq !== this.expSeq) return;
         const res = JSON.parse(m.json);
         const x = (res.explorations || [])[0];

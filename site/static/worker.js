@@ -8,6 +8,8 @@
 //   in:  {type: "run", id, script, seed, timeline}   timeline: draw the SVG
 //   out: {type: "result", id, json, ms, marks, info} json is the Result as JSON text
 //        {type: "error", id, message}
+//   in:  {type: "cost", id, script}      the parser's cost estimate, no run
+//   out: {type: "cost", id, json}        json: {"heavy": bool, "what": TEXT}
 //
 // marks are the start-up's phases as epoch milliseconds (performance.timeOrigin
 // + performance.now(), comparable with the page's clock): worker (this script
@@ -19,7 +21,9 @@
 // cache); and, after a run, wasmMemory: the size of the module's linear
 // memory (the Go heap and SQLite's databases) in bytes.
 //
-// Runs are answered in the order they arrive. The compiled module is kept,
+// Runs are answered in the order they arrive (twice.js sends one at a time,
+// so that a newer Run can replace a queued one, and Stop terminates this
+// worker and starts another). The compiled module is kept,
 // so if the Go program ever exits (a panic), the next run starts a fresh
 // instance of it instead of failing forever.
 "use strict";
@@ -51,6 +55,19 @@ self.onmessage = async (e) => {
         },
         (err) => self.postMessage({ type: "fatal", message: "cannot load the runtime: " + message(err) })
       );
+    }
+    return;
+  }
+  if (m.type === "cost") {
+    waiting++;
+    try {
+      await loading;
+      if (go === null || go.exited) await start();
+      self.postMessage({ type: "cost", id: m.id, json: self.twiceCost(m.script) });
+    } catch (err) {
+      self.postMessage({ type: "error", id: m.id, message: "the runtime failed: " + message(err) });
+    } finally {
+      waiting--;
     }
     return;
   }

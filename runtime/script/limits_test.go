@@ -1,0 +1,119 @@
+package script
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// A script that names 200 workers is refused by the parser, before any of
+// them opens a SQLite connection, at the command that names one too many.
+func TestTooManyWorkerNamesRefusedAtParse(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("add order-77\n")
+	for i := range 200 {
+		fmt.Fprintf(&b, "work --job 1 --worker x%d\n", i)
+	}
+	_, err := Parse(b.String())
+	e, ok := err.(*Error)
+	if !ok || e.Kind != "limit" {
+		t.Fatalf("Parse: %v; want a limit error", err)
+	}
+	want := fmt.Sprintf("line %d, col 1: worker x%d is the script's %dth worker name; the limit is %d worker names", MaxWorkerNames+2, MaxWorkerNames, MaxWorkerNames+1, MaxWorkerNames)
+	if !strings.HasPrefix(e.Error(), want) {
+		t.Errorf("error %q\nwant it to start %q", e.Error(), want)
+	}
+	res := Run(b.String(), Options{Seed: 1})
+	if res.ExitCode != 2 || len(res.Transcript) != 0 {
+		t.Errorf("Run: exit %d, %d transcript lines; want exit 2 before anything ran", res.ExitCode, len(res.Transcript))
+	}
+	// Reusing names costs nothing: the same 200 works with 16 names run.
+	b.Reset()
+	b.WriteString("add order-77\n")
+	for i := range 200 {
+		fmt.Fprintf(&b, "work --job 1 --worker x%d\n", i%MaxWorkerNames)
+	}
+	if _, err := Parse(b.String()); err != nil {
+		t.Errorf("200 works over %d names: %v", MaxWorkerNames, err)
+	}
+}
+
+// Race workers and load workers count as names too (W1 to W8).
+func TestRaceWorkersCountAsNames(t *testing.T) {
+	var b strings.Builder
+	for i := range MaxWorkerNames - 8 {
+		fmt.Fprintf(&b, "add o; work --job 1 --worker a%d\n", i)
+	}
+	b.WriteString("race read 1 --workers 8\n")
+	if _, err := Parse(b.String()); err != nil {
+		t.Fatalf("exactly %d names: %v", MaxWorkerNames, err)
+	}
+	b.WriteString("add o; work --job 1 --worker one-more\n")
+	if _, err := Parse(b.String()); err == nil || !strings.Contains(err.Error(), "worker names per script") {
+		t.Fatalf("%d names: %v; want the worker-name limit", MaxWorkerNames+1, err)
+	}
+}
+
+// Hundreds of race --all are refused by the parser, at the one that goes
+// over the budget of explored states, before any is explored.
+func TestManyExplorationsRefusedAtParse(t *testing.T) {
+	src := strings.Repeat("race read --all --workers 8\n", 300)
+	_, err := Parse(src)
+	e, ok := err.(*Error)
+	if !ok || e.Kind != "limit" {
+		t.Fatalf("Parse: %v; want a limit error", err)
+	}
+	line := MaxExploreStates/1915 + 1
+	want := fmt.Sprintf("line %d, col 1: race --all here brings the states explored to %d; the limit is %d states explored by race --all per script", line, line*1915, MaxExploreStates)
+	if e.Error() != want {
+		t.Errorf("error %q\nwant      %q", e.Error(), want)
+	}
+	// The atomic claim's explorations are small: hundreds of them fit.
+	if _, err := Parse(strings.Repeat("race atomic --all --workers 8\n", 300)); err != nil {
+		t.Errorf("300 atomic explorations: %v", err)
+	}
+}
+
+// Every limit error names a line and column.
+func TestLimitErrorsHavePlace(t *testing.T) {
+	for _, src := range []string{
+		strings.Repeat("jobs\n", MaxCommands+1),
+		strings.Repeat("race read 6000\n", 2),
+		strings.Repeat("load 1000 --processing fixed:1 --lease 1,2,3,4,5,6\n", 2),
+		strings.Repeat("# long comment\n", MaxScriptBytes/15+10),
+		"add o; work --job 1 --processing 600000 --heartbeat 1",
+		"load 1000 --processing lognormal:p50=100,p95=1000 --lease 1,2 --heartbeat 50",
+	} {
+		_, err := Parse(src)
+		e, ok := err.(*Error)
+		if !ok || e.Kind != "limit" || e.Line == 0 || e.Col == 0 {
+			t.Errorf("%.30q...: %v; want a limit error with a line and column", src, err)
+		}
+	}
+}
+
+// Estimate tells a page which scripts to run only when asked.
+func TestEstimateHeavy(t *testing.T) {
+	for src, heavy := range map[string]bool{
+		"race read 20":                                                   false,
+		"race read --all --workers 8":                                    false,
+		"race read --all; race atomic --all --workers 8":                 false,
+		"load 200 --processing lognormal:p50=800,p95=3000 --lease 1,2,5": false,
+		"race read 10000":                                                true,
+		"race read 1000 --workers 8":                                     true,
+		strings.Repeat("race read --all --workers 8\n", 2):               true,
+		"add o; work --job 1 --processing 600000 --heartbeat 40":         false,
+		"load 1000 --processing fixed:1 --lease 1,2,3":                   true,
+	} {
+		c, err := Estimate(src)
+		if err != nil {
+			t.Fatalf("%q: %v", src, err)
+		}
+		if c.Heavy() != heavy {
+			t.Errorf("%q: Heavy() = %v (%+v); want %v", src, c.Heavy(), c, heavy)
+		}
+	}
+	if _, err := Estimate("race read 20 --all"); err == nil {
+		t.Error("Estimate of a script that does not parse gave no error")
+	}
+}

@@ -1,0 +1,103 @@
+package server
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func exportSite(t *testing.T) *Site {
+	t.Helper()
+	site, err := Render(Options{Runtime: fakeRuntime(), Brotli: BrotliNever})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return site
+}
+
+// Building into a folder of unrelated files is refused and leaves them as
+// they were; --force writes the site beside them, deleting nothing; and a
+// folder twice wrote can be written again without --force.
+func TestExportRefusesForeignFolder(t *testing.T) {
+	site := exportSite(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"notes.txt": "mine", "index.html": "my own page"})
+	err := site.Export(dir)
+	if err == nil || !strings.Contains(err.Error(), "not empty") || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("Export into a folder of other files: %v; want a refusal that mentions --force", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("the refused export left %d entries; want the 2 that were there", len(entries))
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "index.html")); string(b) != "my own page" {
+		t.Errorf("index.html was changed to %.40q", b)
+	}
+	if err := site.ExportWith(dir, ExportOptions{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(b) != "mine" {
+		t.Errorf("notes.txt is %q after a forced export", b)
+	}
+	if err := site.Export(dir); err != nil {
+		t.Errorf("exporting again into a folder twice wrote: %v", err)
+	}
+	fresh := filepath.Join(t.TempDir(), "new", "site")
+	if err := site.Export(fresh); err != nil {
+		t.Errorf("export into a new folder: %v", err)
+	}
+}
+
+// A symlink in the output folder is replaced, not written through: the
+// file it pointed to elsewhere keeps its bytes. A symlinked subfolder that
+// leads outside is refused.
+func TestExportDoesNotFollowSymlinks(t *testing.T) {
+	site := exportSite(t)
+	outside := t.TempDir()
+	victim := filepath.Join(outside, "victim.html")
+	os.WriteFile(victim, []byte("precious"), 0o644)
+	dir := t.TempDir()
+	if err := os.Symlink(victim, filepath.Join(dir, "404.html")); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	os.WriteFile(filepath.Join(dir, BuildMarker), nil, 0o644)
+	if err := site.Export(dir); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "precious" {
+		t.Errorf("the file the symlink pointed to was overwritten: %.40q", b)
+	}
+	fi, err := os.Lstat(filepath.Join(dir, "404.html"))
+	if err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("404.html is not a regular file after export: %v %v", fi, err)
+	}
+
+	dir2 := t.TempDir()
+	os.WriteFile(filepath.Join(dir2, BuildMarker), nil, 0o644)
+	if err := os.Symlink(outside, filepath.Join(dir2, "lessons")); err != nil {
+		t.Fatal(err)
+	}
+	if err := site.Export(dir2); err == nil {
+		t.Error("export wrote through a symlinked folder that leads outside")
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 1 {
+		t.Errorf("the outside folder has %d entries; want only victim.html", len(entries))
+	}
+}
+
+// bundle -o DIR writes DIR/twice, and says so.
+func TestBundleTarget(t *testing.T) {
+	dir := t.TempDir()
+	abs, shown, err := bundleTarget(dir, "linux")
+	if err != nil || abs != filepath.Join(dir, "twice") || shown != filepath.Join(dir, "twice") {
+		t.Errorf("bundleTarget(dir) = %q, %q, %v", abs, shown, err)
+	}
+	if _, shown, _ := bundleTarget(dir, "windows"); shown != filepath.Join(dir, "twice.exe") {
+		t.Errorf("windows: %q", shown)
+	}
+	file := filepath.Join(dir, "mytwice")
+	if abs, shown, _ := bundleTarget(file, "linux"); abs != file || shown != file {
+		t.Errorf("bundleTarget(file) = %q, %q", abs, shown)
+	}
+}
