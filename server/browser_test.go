@@ -185,6 +185,7 @@ func TestBrowser(t *testing.T) {
 			tc.count.take()
 			lazyLoad(t, ctx, tc.base, race, tc.count)
 			focusLoads(t, ctx, tc.base, race)
+			tc.count.take() // focusLoads' page loaded the module; raceLesson counts its own page's
 			raceLesson(t, ctx, tc.base+"/lessons/"+race.Slug+"/", race, tc.count)
 			if tc.name == "served" {
 				claimRewrites(t, ctx)
