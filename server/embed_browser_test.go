@@ -190,6 +190,14 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 		if js[bool](t, ctx, `tp.q(0, "fieldset.claim") !== null`) {
 			t.Errorf("the pasted block has a claim toggle; its controls are seed only")
 		}
+		// The component never registers the site's service worker on a page
+		// that is not the site's.
+		if n := js[int](t, ctx, `navigator.serviceWorker.getRegistrations().then((r) => r.length)`); n != 0 {
+			t.Errorf("the blog page has %d service worker registration(s)", n)
+		}
+		if js[bool](t, ctx, `!!document.querySelector("script[src*='offline.']")`) {
+			t.Errorf("the script-tag snippet loads offline.js")
+		}
 		if id := js[string](t, ctx, `tp.el(0).id`); id != "block-2" {
 			t.Errorf("pasted block id %q", id)
 		}
