@@ -1036,7 +1036,11 @@
         this.renderTimeline();
         if (res.error) this.setState("error");
         else this.setState("done");
-        ui.status.textContent = res.error ? "Failed: " + ui.error.textContent : announce(res, ms);
+        // The bar shows the time; the live region also says the outcome
+        // (for the eye, the tally and the diagnosis are just below).
+        const said = res.error ? "Failed: " + ui.error.textContent : announce(res, ms);
+        const shown = res.error ? "Failed." : "Done in " + ms + " ms.";
+        ui.status.replaceChildren(shown, h("span", { class: "sr", text: said.slice(shown.length) }));
         if (this.view === "compare") this.compare(false);
         if (this.view === "interleavings") this.explore(false);
       } catch (e) {
