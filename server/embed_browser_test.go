@@ -213,7 +213,9 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 				nav(site.URL + "/lessons/" + l.Slug + "/")
 				// Open the embed snippets too: they are boxes that wrap.
 				js[bool](t, ctx, `document.querySelectorAll("twice-playground").forEach((el) => el.shadowRoot.querySelector("details.embed").open = true); true`)
-				bad := js[[]string](t, ctx, `(() => {
+				bad := js[[]string](t, ctx, `(async () => {
+  // Two frames: what a reader sees once the page has settled.
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   const out = [];
   const els = [...document.querySelectorAll("pre, table")];
   document.querySelectorAll("twice-playground").forEach((el, i) => els.push(...[...el.shadowRoot.querySelectorAll("*")].map((e) => (e.dataset.block = i, e))));

@@ -29,6 +29,7 @@ type cuttable struct {
 	h      atomic.Pointer[http.Handler]
 	cut    atomic.Bool
 	missed atomic.Int64
+	wasm   atomic.Int64 // requests for the wasm module served
 }
 
 func newCuttable(h http.Handler) *cuttable {
@@ -48,6 +49,9 @@ func (c *cuttable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		http.Error(w, "offline", http.StatusServiceUnavailable)
 		return
+	}
+	if strings.HasSuffix(r.URL.Path, ".wasm") {
+		c.wasm.Add(1)
 	}
 	(*c.h.Load()).ServeHTTP(w, r)
 }
@@ -154,8 +158,23 @@ func TestBrowserOffline(t *testing.T) {
 			if js[bool](t, ctx, `document.querySelector(".offline").hidden`) {
 				t.Errorf("the index hides its offline control")
 			}
+			// The index has no block: the worker must not fetch the runtime
+			// for a reader who has not needed it yet.
+			time.Sleep(500 * time.Millisecond)
+			if n := site.wasm.Load(); n != 0 {
+				t.Errorf("visiting the index fetched the wasm module %d time(s)", n)
+			}
 			navigate(t, ctx, hs.URL+"/lessons/"+race.Slug+"/")
-			run(t, ctx, 30*time.Second, chromedp.Poll[bool](`(async () => { for (const k of await caches.keys()) if (await (await caches.open(k)).match(location.origin + "/lessons/`+race.Slug+`/")) return true; return false; })()`))
+			// The block in view loads the runtime; the page asks the worker
+			// to keep it.
+			kept := func(what string) string {
+				return `(async () => { for (const k of await caches.keys()) for (const r of await (await caches.open(k)).keys()) if (` + what + `) return true; return false; })()`
+			}
+			run(t, ctx, 60*time.Second, chromedp.Poll[bool](kept(`r.url === location.origin + "/lessons/`+race.Slug+`/"`)))
+			run(t, ctx, 60*time.Second, chromedp.Poll[bool](kept(`r.url.endsWith(".wasm")`)))
+			if n := site.wasm.Load(); n > 1 {
+				t.Errorf("the wasm module was fetched %d times from the server; the worker should keep it from the HTTP cache", n)
+			}
 
 			goOffline(t, ctx)
 			site.cut.Store(true)

@@ -264,14 +264,15 @@ func (r *siteRenderer) render(fsys fs.FS, name string) *Site {
 }
 
 // serviceWorker returns sw.js configured for site s: its shell (the index
-// and every asset a page or a run loads), its pages (the index, the
+// and the assets every page loads), its runtime (kept once a page has
+// loaded it), its pages (the index, the
 // lessons and the embed pages that rendered), and a version that is a hash
 // of both, so that any change of an asset's content (hence of its name) or
 // of the list of pages is a new version.
 func (r *siteRenderer) serviceWorker(s *Site) []byte {
 	n := r.names
-	shell := []string{"", "assets/" + n.Style, "assets/" + n.Offline, "assets/" + n.Script, "assets/" + n.Playground,
-		"assets/" + n.Worker, "assets/" + n.WasmExec, "assets/" + n.Wasm}
+	shell := []string{"", "assets/" + n.Style, "assets/" + n.Offline, "assets/" + n.Script, "assets/" + n.Playground, "assets/" + n.Worker}
+	runtime := []string{"assets/" + n.WasmExec, "assets/" + n.Wasm}
 	var pages []string
 	for _, p := range s.Paths() {
 		f := s.Files[p]
@@ -282,8 +283,8 @@ func (r *siteRenderer) serviceWorker(s *Site) []byte {
 			pages = append(pages, strings.TrimSuffix(p, "index.html"))
 		}
 	}
-	list, _ := json.Marshal(map[string]any{"shell": shell, "pages": pages})
-	config, _ := json.Marshal(map[string]any{"version": hashHex(list, 12), "shell": shell, "pages": pages})
+	list, _ := json.Marshal(map[string]any{"shell": shell, "runtime": runtime, "pages": pages})
+	config, _ := json.Marshal(map[string]any{"version": hashHex(list, 12), "shell": shell, "runtime": runtime, "pages": pages})
 	js, err := configureAt(r.sw, "/*TWICE_SW*/", config)
 	if err != nil {
 		panic("site: sw.js: " + err.Error()) // the file is ours and tested

@@ -4,6 +4,13 @@
 // stable name, revalidated on every visit; the server writes into it the
 // site's version, its shell and its pages.
 //
+// The runtime (the wasm module and wasm_exec.js, megabytes) is not
+// fetched at install: a page loads it only when a block scrolls into view
+// or the reader presses Run, and a reader who only reads should not pay
+// for it. Once a page of the site has loaded it, the page says so
+// ({type: "twice:keep-runtime"}) and the worker keeps it, normally from the
+// browser's HTTP cache, with no second download.
+//
 // One cache per version of the site. Every asset name carries a hash of
 // its content, and the version is a hash of those names and of the list
 // of pages, so a new deploy brings a new sw.js: the browser installs it on
@@ -17,13 +24,13 @@
 //   assets/NAME.HASH.EXT                 the cache first (they never change)
 //   anything else                        left to the network
 //
-// A message {type: "twice:cache-all"} keeps every page; {type:
-// "twice:status"} reports how many pages are kept. Both answer on the
-// message's port.
+// A message {type: "twice:cache-all"} keeps every page and the runtime;
+// {type: "twice:status"} reports how many pages are kept. Both answer on
+// the message's port, when the message has one.
 "use strict";
 
 // The server replaces the next line with the site's version, shell and pages.
-const SW = /*TWICE_SW*/ { version: "dev", shell: [], pages: [] };
+const SW = /*TWICE_SW*/ { version: "dev", shell: [], runtime: [], pages: [] };
 
 const scope = self.registration.scope; // ends with "/"
 const prefix = "twice " + scope + " ";
@@ -47,13 +54,14 @@ self.addEventListener("install", (e) => {
       const cache = await caches.open(CACHE);
       await cache.addAll(SW.shell.map((p) => new URL(p, scope).href));
       // The pages the reader kept under an earlier version come along, in
-      // this version's form.
+      // this version's form, and so does the runtime if it was kept.
       const kept = new Set();
       for (const name of await caches.keys()) {
         if (name === CACHE || !name.startsWith(prefix)) continue;
         for (const req of await (await caches.open(name)).keys()) {
           const p = rel(req.url);
           if (p !== null && isPage(p)) kept.add(p);
+          if (p !== null && p.endsWith(".wasm")) SW.runtime.forEach((r) => kept.add(r));
         }
       }
       await Promise.all([...kept].map((p) => cache.add(new URL(p, scope).href).catch(() => {})));
@@ -113,11 +121,22 @@ async function fromNetwork(req, p) {
 
 self.addEventListener("message", (e) => {
   const port = e.ports && e.ports[0];
-  if (!port || !e.data) return;
+  if (!e.data) return;
+  const keepRuntime = async (cache) => {
+    for (const p of SW.runtime) {
+      const href = new URL(p, scope).href;
+      if (!(await cache.match(href))) await cache.add(href);
+    }
+  };
   const answer = async () => {
     const cache = await caches.open(CACHE);
+    if (e.data.type === "twice:keep-runtime") {
+      await keepRuntime(cache);
+      return { kept: true };
+    }
     if (e.data.type === "twice:cache-all") {
       let failed = 0;
+      await keepRuntime(cache).catch(() => failed++);
       await Promise.all(
         SW.pages.map((p) =>
           cache.add(new URL(p, scope).href).catch(() => {
@@ -125,11 +144,12 @@ self.addEventListener("message", (e) => {
           })
         )
       );
-      return { kept: SW.pages.length - failed, of: SW.pages.length, failed };
+      return { kept: SW.pages.length - Math.min(failed, SW.pages.length), of: SW.pages.length, failed };
     }
     let kept = 0;
     for (const p of SW.pages) if (await cache.match(new URL(p, scope).href)) kept++;
     return { kept, of: SW.pages.length, failed: 0 };
   };
-  e.waitUntil(answer().then((r) => port.postMessage(r), (err) => port.postMessage({ error: String(err) })));
+  const reply = (r) => port && port.postMessage(r);
+  e.waitUntil(answer().then(reply, (err) => reply({ error: String(err) })));
 });

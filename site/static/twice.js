@@ -337,6 +337,15 @@
 
   let runtime = null;
 
+  // keepRuntime asks the site's service worker (see sw.js) to keep the
+  // runtime that this page has just loaded, for offline use. Only on the
+  // site's own pages: elsewhere a service worker, if any, is the host's.
+  function keepRuntime() {
+    const html = document.documentElement;
+    if (html.dataset.twiceRoot === undefined || !("serviceWorker" in navigator)) return;
+    navigator.serviceWorker.ready.then((reg) => reg.active && reg.active.postMessage({ type: "twice:keep-runtime" }), () => {});
+  }
+
   // Runtime owns the worker that holds the wasm module. Loading starts when
   // it is created; listeners hear about progress.
   class Runtime {
@@ -376,6 +385,7 @@
           this.notify();
           break;
         case "ready":
+          keepRuntime();
           this.marks = m.marks;
           this.info = m.info;
           this.state = "ready";
@@ -820,6 +830,7 @@
       ui.copyCmd.addEventListener("click", () => this.copy(ui.copyCmd, commandFor(this.ran.script, this.ran.seed)));
 
       this.selectTab("output");
+      this.fit();
       if (prerendered) {
         this.ran = { script, seed: prerendered.seedText || String(defaultSeed) };
         this.render(prerendered, "Output at seed " + this.ran.seed + ", rendered on the server. Press Run to run it in your browser.");
