@@ -163,6 +163,21 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 		fit("after a run, on the timeline")
 	})
 
+	t.Run("no clipboard", func(t *testing.T) {
+		// Plain http from a LAN address is not a secure context: there is
+		// no navigator.clipboard at all. The fallback keeps every line too.
+		nav(site.URL + "/lessons/one-job/")
+		got := js[string](t, ctx, `(async () => {
+  Object.defineProperty(navigator, "clipboard", { value: undefined, configurable: true });
+  tp.q(1, ".copy-cmd").click();
+  for (let i = 0; i < 100 && tp.q(1, ".copy-box").hidden; i++) await new Promise((r) => setTimeout(r, 20));
+  return tp.q(1, ".copy-field").value;
+})()`)
+		if want := "twice run --seed 1 -c '" + strings.TrimRight(ls[0].Blocks[1].Script, "\n") + "'"; got != want {
+			t.Errorf("without a clipboard the fallback holds:\n%s\nwant:\n%s", got, want)
+		}
+	})
+
 	t.Run("script tag keeps the block", func(t *testing.T) {
 		// Lesson 5's two-claim block has controls=seed: pasted elsewhere it
 		// must not grow a claim toggle, and keeps its id and label.
