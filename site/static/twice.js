@@ -887,7 +887,7 @@
         // A URL breaks after its slashes and separators (<wbr>, which adds
         // no character to what is selected or copied), never inside a word.
         const pre = h("pre", { class: "snippet", tabindex: "0", "aria-label": title });
-        for (const part of text.split(/(?<=[/?&=.,])(?=[^\s/])/)) pre.append(part, h("wbr"));
+        for (const part of text.split(/(?<=[/?&=])(?=[^\s/])/)) pre.append(part, h("wbr"));
         const btn = h("button", { type: "button", class: "copy", text: "Copy" });
         btn.addEventListener("click", async () => {
           try {
