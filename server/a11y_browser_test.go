@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -89,7 +91,8 @@ func runAxe(t *testing.T, ctx context.Context) []axeViolation {
 // 390 and 1280 px, light and dark, as the page loads, after a Run of every
 // block, with each tab shown (output, timeline, compare, every ordering),
 // during step-through, and with the embed snippets open; it must find
-// nothing. One browser, one page per address, every view checked in place.
+// nothing. A blog page with two unlabelled blocks is checked too. One
+// browser, one page per address, every view checked in place.
 func TestBrowserAccessibility(t *testing.T) {
 	path := browsertest.Require(t)
 	axeJS := axeSource(t)
@@ -158,7 +161,32 @@ func TestBrowserAccessibility(t *testing.T) {
 		}
 		check(page, "every ordering")
 	}
-	t.Logf("axe-core %s: %d checks of %d pages in %v (%d CPUs), %d rule(s) off", axeVersion, checks, len(pages), time.Since(start).Round(time.Second), runtime.NumCPU(), len(axeOff))
+	// A blog post with two blocks pasted by script tag, neither labelled:
+	// their regions must still have distinct names.
+	blog := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, `<!doctype html><html lang="en"><meta charset="utf-8"><title>Two blocks</title><link rel="icon" href="data:,">
+<main><h1>Two blocks</h1>
+<script src="`+hs.URL+`/assets/twice.js" defer></script>
+<twice-playground><pre>race read 3
+effects</pre></twice-playground>
+<twice-playground controls="seed"><pre>race atomic 3
+effects</pre></twice-playground></main>`)
+	}))
+	defer blog.Close()
+	navigate(t, ctx, strings.Replace(blog.URL, "127.0.0.1", "localhost", 1)+"/")
+	js[bool](t, ctx, exploreHelpers)
+	js[bool](t, ctx, axeJS+"\n;true")
+	for i := range 2 {
+		if s := js[string](t, ctx, fmt.Sprintf(`tp.run(%d)`, i)); s != "done" {
+			t.Fatalf("blog block %d: run ended in %q", i, s)
+		}
+	}
+	check("blog with two unlabelled blocks", "output")
+	js[bool](t, ctx, `document.querySelectorAll("twice-playground").forEach((el, i) => tp.tab(i, "timeline")); true`)
+	check("blog with two unlabelled blocks", "timeline")
+
+	t.Logf("axe-core %s: %d checks of %d pages and a blog page in %v (%d CPUs), %d rule(s) off", axeVersion, checks, len(pages), time.Since(start).Round(time.Second), runtime.NumCPU(), len(axeOff))
 	if len(found) > 0 {
 		var lines []string
 		for k, where := range found {
