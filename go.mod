@@ -1,6 +1,6 @@
 module github.com/twice-lab/twice
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/andybalholm/brotli v1.3.0

@@ -19,11 +19,13 @@
 //	lessons/SLUG/index.html       one lesson
 //	embed/SLUG/N/index.html       block N of a lesson alone, for an iframe
 //	404.html                      the not-found page (root-absolute links)
+//	sw.js                         the service worker: stable name, no-cache
 //	assets/twice.js               the component, at a stable URL for embedders
 //	assets/twice.HASH.js          the same bytes, content-hashed, for our pages
 //	assets/style.HASH.css         page styles
 //	assets/playground.HASH.css    the component's styles (shadow root)
 //	assets/worker.HASH.js         the Web Worker glue
+//	assets/offline.HASH.js        registers sw.js on the site's own pages
 //	assets/wasm_exec.HASH.js      the Go toolchain's wasm_exec.js
 //	assets/twice.HASH.wasm        the runtime, GOOS=js GOARCH=wasm
 //
@@ -122,4 +124,17 @@
 // "Check every interleaving" (race CLAIM --all), and links that replay a
 // run from the fragment alone (#block-N?seed=..&script=..&claim=..), so
 // they work on an export as well.
+//
+// # Offline
+//
+// sw.js is rendered with the site: the server writes into it the shell
+// (the index and the assets every page loads), the runtime, the list of
+// pages, and a version that is a hash of them. Because every asset name
+// carries a content hash, a change anywhere is a new version; the worker
+// keeps one cache per version and deletes the old one once the new one has
+// taken over, so a page is never served with another version's assets.
+// Pages are fetched from the network first and kept; assets come from the
+// cache; the runtime is kept once a page has loaded it. Only the index,
+// lesson and embed pages load offline.js, which registers the worker; a
+// page elsewhere that embeds a block by script tag never does.
 package server

@@ -253,5 +253,8 @@ func renderLesson(md goldmark.Markdown, l lessons.Lesson, file, root string) ([]
 	if err := md.Convert(l.Source, &buf, parser.WithContext(pc)); err != nil {
 		st.errs = append(st.errs, fmt.Errorf("%s: %v", file, err))
 	}
-	return buf.Bytes(), st
+	// A code block that scrolls sideways on a phone must be reachable by
+	// keyboard: every plain code block takes focus (the playgrounds' own
+	// blocks carry a class and are left alone).
+	return bytes.ReplaceAll(buf.Bytes(), []byte("<pre><code"), []byte(`<pre tabindex="0"><code`)), st
 }

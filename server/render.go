@@ -53,7 +53,7 @@ type Options struct {
 
 // assetNames are the served names (under assets/) of the site's assets.
 type assetNames struct {
-	Style, Script, Playground, Worker, WasmExec, Wasm string
+	Style, Script, Playground, Worker, WasmExec, Wasm, Offline string
 }
 
 // siteRenderer renders sites: the assets once, the pages on each render.
@@ -66,6 +66,7 @@ type siteRenderer struct {
 	// dir is the lesson folder as errors name it; error pages show only
 	// its last element when it is absolute.
 	dir string
+	sw     []byte // site/static/sw.js, configured per render
 }
 
 // newRenderer renders the assets. ready, when not nil, is called when a
@@ -102,6 +103,8 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	r.names.Style = add("style.css", static("style.css"))
 	r.names.Playground = add("playground.css", static("playground.css"))
 	r.names.Worker = add("worker.js", static("worker.js"))
+	r.names.Offline = add("offline.js", static("offline.js"))
+	r.sw = static("sw.js")
 	r.names.WasmExec = add("wasm_exec.js", opts.Runtime.WasmExec)
 	r.names.Wasm = add("twice.wasm", opts.Runtime.Wasm)
 	// The claims, dedupe modes and key choices come from the runtime's
@@ -136,10 +139,15 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 // configure replaces the object after the /*TWICE_CONFIG*/ marker of
 // twice.js, up to the end of its line, with config.
 func configure(js, config []byte) ([]byte, error) {
-	const marker = "/*TWICE_CONFIG*/"
+	return configureAt(js, "/*TWICE_CONFIG*/", config)
+}
+
+// configureAt replaces the object after marker in js, up to the end of its
+// line, with config.
+func configureAt(js []byte, marker string, config []byte) ([]byte, error) {
 	i := bytes.Index(js, []byte(marker))
 	if i < 0 {
-		return nil, errors.New("site: twice.js has no " + marker + " line")
+		return nil, errors.New("site: no " + marker + " line")
 	}
 	j := i + bytes.IndexByte(js[i:], '\n')
 	if j < i {
@@ -162,6 +170,7 @@ type pageData struct {
 	CSP     string
 	Assets  assetNames
 	Script  bool // whether the page loads twice.js
+	Offline bool // whether the page registers the service worker (offline.js)
 	Content template.HTML
 	Lesson  *lessonRef
 	Prev    *lessonRef
@@ -175,6 +184,9 @@ type lessonRef struct {
 
 func (r *siteRenderer) page(d pageData) []byte {
 	d.CSP = CSP
+	// The service worker serves the site's own pages; never the error
+	// and not-found pages, whose addresses are not the site's.
+	d.Offline = d.Kind == "index" || d.Kind == "lesson" || d.Kind == "embed"
 	d.Assets = r.names
 	var b bytes.Buffer
 	if err := r.tmpl.Execute(&b, d); err != nil {
@@ -258,9 +270,46 @@ func (r *siteRenderer) render(fsys fs.FS, name string) *Site {
 		}
 	}
 	index.WriteString("</ol>\n")
+	index.WriteString(`<section class="offline" aria-labelledby="offline-title" hidden>
+<h2 id="offline-title">Offline</h2>
+<p>Every page you open here stays available without a network, with the runtime that runs its scripts. To take all of them along, on a train or into a classroom with a poor connection:</p>
+<p><button type="button">Make all lessons available offline</button></p>
+<p class="offline-status" role="status"></p>
+</section>
+`)
 	add("index.html", r.page(pageData{Kind: "index", Content: template.HTML(index.String())}), 200)
+	add("sw.js", r.serviceWorker(s), 200)
 	s.Err = errors.Join(errs...)
 	return s
+}
+
+// serviceWorker returns sw.js configured for site s: its shell (the index
+// and the assets every page loads), its runtime (kept once a page has
+// loaded it), its pages (the index, the
+// lessons and the embed pages that rendered), and a version that is a hash
+// of both, so that any change of an asset's content (hence of its name) or
+// of the list of pages is a new version.
+func (r *siteRenderer) serviceWorker(s *Site) []byte {
+	n := r.names
+	shell := []string{"", "assets/" + n.Style, "assets/" + n.Offline, "assets/" + n.Script, "assets/" + n.Playground, "assets/" + n.Worker}
+	runtime := []string{"assets/" + n.WasmExec, "assets/" + n.Wasm}
+	var pages []string
+	for _, p := range s.Paths() {
+		f := s.Files[p]
+		if f.Status != 200 || !strings.HasSuffix(p, "index.html") {
+			continue
+		}
+		if p == "index.html" || strings.HasPrefix(p, "lessons/") || strings.HasPrefix(p, "embed/") {
+			pages = append(pages, strings.TrimSuffix(p, "index.html"))
+		}
+	}
+	list, _ := json.Marshal(map[string]any{"shell": shell, "runtime": runtime, "pages": pages})
+	config, _ := json.Marshal(map[string]any{"version": hashHex(list, 12), "shell": shell, "runtime": runtime, "pages": pages})
+	js, err := configureAt(r.sw, "/*TWICE_SW*/", config)
+	if err != nil {
+		panic("site: sw.js: " + err.Error()) // the file is ours and tested
+	}
+	return minified("sw.js", js)
 }
 
 func plural(n int, one, many string) string {

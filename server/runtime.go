@@ -114,7 +114,7 @@ func buildRuntime(ctx context.Context, goCmd, root string, progress io.Writer) (
 	var stderr bytes.Buffer
 	cmd.Stdout = &stderr
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
+	if err := whileTicking(progress, buildTick, "still building the runtime", cmd.Run); err != nil {
 		return nil, fmt.Errorf("building the WebAssembly runtime failed: %v\n%s", err, strings.TrimSpace(stderr.String()))
 	}
 	wasm, err := os.ReadFile(out)
@@ -125,6 +125,38 @@ func buildRuntime(ctx context.Context, goCmd, root string, progress io.Writer) (
 		fmt.Fprintf(progress, "built the runtime in %.1fs: %.1f MB\n", time.Since(start).Seconds(), float64(len(wasm))/1e6)
 	}
 	return &Runtime{Wasm: wasm, WasmExec: wasmExec, From: "built from " + root}, nil
+}
+
+// buildTick is how often a build that is still running says so.
+var buildTick = 10 * time.Second
+
+// whileTicking runs fn, and every tick until it returns writes what it is
+// still doing and for how long to progress (when not nil), so that a long
+// first build is never silent.
+func whileTicking(progress io.Writer, tick time.Duration, what string, fn func() error) error {
+	if progress == nil {
+		return fn()
+	}
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(tick)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				fmt.Fprintf(progress, "%s (%s so far)...\n", what, time.Since(start).Round(time.Second))
+			}
+		}
+	}()
+	err := fn()
+	close(done)
+	<-stopped
+	return err
 }
 
 // LoadRuntime reads a prebuilt wasm module. Its wasm_exec.js is taken from

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestWasmExecFromToolchain checks that the served wasm_exec.js is the one
@@ -74,5 +75,30 @@ func TestBuildRuntimeOutsideModule(t *testing.T) {
 	_, err := BuildRuntime(context.Background(), BuildOptions{Dir: dir})
 	if err == nil || !strings.Contains(err.Error(), "--wasm FILE") {
 		t.Errorf("BuildRuntime outside the source tree: %v, want an error that suggests --wasm", err)
+	}
+}
+
+// TestBuildProgress checks that a long build keeps saying that it is still
+// running, and stops saying so once it has finished.
+func TestBuildProgress(t *testing.T) {
+	var out strings.Builder
+	err := whileTicking(&out, 10*time.Millisecond, "still building the runtime", func() error {
+		time.Sleep(55 * time.Millisecond)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Count(out.String(), "still building the runtime (")
+	if lines < 2 {
+		t.Errorf("a 55 ms build with a 10 ms tick said %d progress line(s):\n%s", lines, out.String())
+	}
+	n := out.Len()
+	time.Sleep(30 * time.Millisecond)
+	if out.Len() != n {
+		t.Errorf("progress went on after the build ended")
+	}
+	if err := whileTicking(nil, time.Millisecond, "x", func() error { return nil }); err != nil {
+		t.Error(err)
 	}
 }

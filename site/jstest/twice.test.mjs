@@ -260,3 +260,39 @@ test("a claim added to the runtime's list needs nothing in twice.js", () => {
     T.config.claims = claims;
   }
 });
+
+test("claimsOf: every claim a script races or works with, lock as atomic", () => {
+  assert.deepEqual(T.claimsOf("race read 50\nrace atomic 50\n"), ["read", "atomic"]);
+  assert.deepEqual(T.claimsOf("race lock 5; race atomic 2"), ["atomic"]);
+  assert.deepEqual(T.claimsOf("work --job 1 && work --job 1 --claim=lock"), ["read", "atomic"]);
+  assert.deepEqual(T.claimsOf("# race atomic 3\njobs"), ["read"], "comments and scripts without a claim: the default");
+  assert.deepEqual(T.claimsOf("( node queue.mjs race atomic 20 && node queue.mjs effects ) 2>/dev/null"), ["atomic"]);
+  assert.equal(T.exploreScript(["read", "atomic"], 3), "race read --all --workers 3\nrace atomic --all --workers 3\n");
+});
+
+test("announce: the status says the tally and the diagnosis, not only the time", () => {
+  const res = {
+    races: [{ claim: "read", duplicates: 19, races: 20 }],
+    summary: [{ order: "order-77", kind: "claim-race" }],
+  };
+  assert.equal(
+    T.announce(res, 18),
+    "Done in 18 ms. claim=read: duplicate effects in 19 of 20 races. Diagnosis for order-77: Claim race: two workers took one delivery."
+  );
+  assert.equal(T.announce({}, 3), "Done in 3 ms.");
+  const two = { summary: [{ order: "a", kind: "once" }, { order: "b", kind: "client-retry" }, { order: "c", kind: "two-jobs" }] };
+  assert.match(T.announce(two, 1), /Diagnosis for b: Client retry.*1 more order\(s\) with a duplicate\./);
+});
+
+test("embedIframe: a title of its own and the lines that apply the posted height", () => {
+  const s = T.embedIframe("https://x.example/embed/a/1/", 'twice: "A", script 1', "https://x.example");
+  assert.match(s, /^<iframe src="https:\/\/x\.example\/embed\/a\/1\/" title="twice: &quot;A&quot;, script 1"/);
+  assert.match(s, /e\.origin !== "https:\/\/x\.example"/);
+  assert.match(s, /"twice:height"/);
+  assert.match(s, /<\/script>$/);
+});
+
+test("minFontSize", () => {
+  assert.equal(T.minFontSize('<svg><text font-size="12">a</text><text font-size="10">b</text></svg>'), 10);
+  assert.equal(T.minFontSize("<svg></svg>"), 0);
+});

@@ -249,21 +249,49 @@
     return 2;
   }
 
+  // claimsOf lists the claims a script's race and work commands use, in
+  // the order they first appear, from the runtime's list: an alias counts
+  // as the claim it names (lock as atomic). A work command without --claim
+  // uses the default claim, and so does a script with neither.
+  function claimsOf(src) {
+    const def = toggleClaims().length ? toggleClaims()[0].name : "";
+    const seen = [];
+    const add = (name) => {
+      const c = CONFIG.claims.find((c) => c.name === name);
+      const alias = c ? c.alias : def;
+      if (!seen.includes(alias)) seen.push(alias);
+    };
+    const isClaim = new RegExp("^" + claimAlt() + "$");
+    const flag = new RegExp("--claim(?:\\s+|=)" + claimAlt() + "\\b");
+    for (const line of src.split("\n")) {
+      for (const cmd of stripComment(line).split(/&&|;|&/)) {
+        const head = /^\s*\(?\s*(?:node\s+queue\.mjs\s+|twice\s+)?(\S+)(?:\s+(\S+))?/.exec(cmd);
+        if (!head) continue;
+        if (head[1] === "race" && isClaim.test(head[2] || "")) add(head[2]);
+        if (head[1] === "work") {
+          const m = flag.exec(cmd);
+          add(m ? m[1] : def);
+        }
+      }
+    }
+    return seen.length ? seen : [def];
+  }
+
   // exploreScript is what "Check every interleaving" runs for a script: a
-  // race of the script's claim (the one the claim toggle shows), explored
-  // exhaustively with the given number of workers. It is derived, not the
-  // script's own race lines with --all appended, because a script may have
-  // no race at all (a work command still has a claim), several, or race
-  // lines wrapped in the article's shell syntax; the question "can this
-  // claim duplicate under any ordering?" depends on the claim only.
-  // With svc (from serviceOf) naming a dedupe mode and a key, the
-  // service's key steps are explored too.
-  function exploreScript(claim, workers, svc) {
+  // race of each claim the script uses (claimsOf), explored exhaustively
+  // with the given number of workers. It is derived, not the script's own
+  // race lines with --all appended, because a script may have no race at
+  // all (a work command still has a claim), several, or race lines wrapped
+  // in the article's shell syntax; the question "can this claim duplicate
+  // under any ordering?" depends on the claim only. claims is a claim or a
+  // list of them. With svc (from serviceOf) naming a dedupe mode and a key,
+  // the service's key steps are explored too.
+  function exploreScript(claims, workers, svc) {
+    const list = Array.isArray(claims) ? claims : [claims];
     const keyed = svc && svc.dedupe && svc.key;
-    return (
-      (keyed ? "service --dedupe " + svc.dedupe + "\n" : "") +
-      "race " + claim + " --all" + (workers && workers !== 2 ? " --workers " + workers : "") + (keyed ? " --key " + svc.key : "") + "\n"
-    );
+    const w = workers && workers !== 2 ? " --workers " + workers : "";
+    const k = keyed ? " --key " + svc.key : "";
+    return (keyed ? "service --dedupe " + svc.dedupe + "\n" : "") + list.map((c) => "race " + c + " --all" + w + k + "\n").join("");
   }
 
   // serviceOf reports the service's dedupe mode the script sets last
@@ -281,6 +309,51 @@
       for (const m of code.matchAll(keyRe)) if (!key && m[1] !== CONFIG.keys[0].name) key = m[1];
     }
     return { dedupe, key };
+  }
+
+  // announce is what the status region says when a run is done: the time,
+  // the tally of every race and load, and the diagnosis of the first order
+  // with a duplicate (or of the only order), so that a screen reader hears
+  // the outcome and not only that the run finished.
+  function announce(res, ms) {
+    const parts = ["Done in " + ms + " ms."];
+    for (const r of res.races || []) parts.push("claim=" + r.claim + ": duplicate effects in " + r.duplicates + " of " + r.races + " races.");
+    for (const l of res.loads || []) parts.push("lease " + l.lease_us / 1e6 + " s: duplicate effects in " + l.duplicates + " of " + l.jobs + " jobs.");
+    const sums = res.summary || [];
+    const bad = sums.filter((x) => !GOOD_KINDS.has(x.kind));
+    const first = bad[0] || sums[0];
+    if (first) {
+      parts.push("Diagnosis for " + first.order + ": " + (KIND_TITLE[first.kind] || first.kind) + ".");
+      if (bad.length > 1) parts.push(bad.length - 1 + " more order(s) with a duplicate.");
+    }
+    return parts.join(" ");
+  }
+
+  // embedIframe is the iframe snippet for an embed page: the frame, with a
+  // title of its own, and the few lines that apply the height the page
+  // inside posts (a message {type: "twice:height", height} from origin).
+  function embedIframe(page, title, origin) {
+    const attr = (s) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+    return (
+      '<iframe src="' + attr(page) + '" title="' + attr(title) + '" width="100%" height="640" loading="lazy"></iframe>\n' +
+      "<script>\n" +
+      'addEventListener("message", (e) => {\n' +
+      "  if (e.origin !== " + JSON.stringify(origin) + ' || !e.data || e.data.type !== "twice:height") return;\n' +
+      '  for (const f of document.querySelectorAll("iframe"))\n' +
+      "    if (f.contentWindow === e.source) f.height = String(Math.ceil(e.data.height));\n" +
+      "});\n" +
+      "</script>"
+    );
+  }
+
+  // minFontSize returns the smallest font-size="N" of an SVG, or 0.
+  function minFontSize(svg) {
+    let min = 0;
+    for (const m of svg.matchAll(/font-size="([0-9.]+)"/g)) {
+      const v = Number(m[1]);
+      if (v > 0 && (min === 0 || v < min)) min = v;
+    }
+    return min;
   }
 
   // groupDigits writes a decimal string with thousands separators; the
@@ -324,6 +397,15 @@
 
   let runtime = null;
 
+  // keepRuntime asks the site's service worker (see sw.js) to keep the
+  // runtime that this page has just loaded, for offline use. Only on the
+  // site's own pages: elsewhere a service worker, if any, is the host's.
+  function keepRuntime() {
+    const html = document.documentElement;
+    if (html.dataset.twiceRoot === undefined || !("serviceWorker" in navigator)) return;
+    navigator.serviceWorker.ready.then((reg) => reg.active && reg.active.postMessage({ type: "twice:keep-runtime" }), () => {});
+  }
+
   // Runtime owns the worker that holds the wasm module. Loading starts when
   // it is created; listeners hear about progress.
   class Runtime {
@@ -364,6 +446,7 @@
           this.notify();
           break;
         case "ready":
+          keepRuntime();
           this.marks = m.marks;
           this.info = m.info;
           this.state = "ready";
@@ -578,7 +661,11 @@
       }
       const controls = (this.getAttribute("controls") || "claim seed").split(/[\s,]+/);
       const defaultSeed = this.getAttribute("seed") || "";
-      const label = this.getAttribute("label") || "twice script";
+      // Landmarks and regions repeat in every block, so each carries the
+      // block's label: "Diagnosis, Lesson 4, script 1".
+      const label = this.getAttribute("label") || (n > 1 ? "twice script " + n : "twice script");
+      const of = (what) => what + ", " + label;
+      this.label = label;
 
       const root = this.attachShadow({ mode: "open" });
       root.append(h("link", { rel: "stylesheet", href: assetURL(CONFIG.css) }));
@@ -615,7 +702,7 @@
         type: "button",
         class: "explore-btn",
         text: "Check every interleaving",
-        title: "Count, exactly, the orderings of two racing workers' steps that give two effects with this claim",
+        title: "Count, exactly, the orderings of racing workers' steps that give two effects, with each claim the script uses",
       });
       ui.bar.append(ui.explore);
       ui.status = h("span", { class: "status", role: "status", "aria-live": "polite" });
@@ -627,7 +714,7 @@
         autocapitalize: "off",
         autocomplete: "off",
         "aria-label": label + " (Ctrl+Enter runs it)",
-        rows: String(Math.min(Math.max(script.split("\n").length - 1, 2), 14)),
+        rows: String(Math.max(script.split("\n").length - 1, 2)),
       });
       ui.script.value = script;
 
@@ -635,7 +722,7 @@
       ui.loading = h("div", { class: "loading", hidden: true }, ui.progress, h("span", { class: "loading-text" }));
 
       // Tabs: Output first and selected, the rest one click away.
-      ui.tablist = h("div", { class: "tabs", role: "tablist", "aria-label": "Views of the run" });
+      ui.tablist = h("div", { class: "tabs", role: "tablist", "aria-label": of("Views of the run") });
       ui.tabs = {};
       for (const [key, name] of TABS) {
         const tab = h("button", {
@@ -655,22 +742,24 @@
 
       // Output.
       ui.error = h("p", { class: "error", role: "alert", hidden: true });
-      ui.transcript = h("pre", { class: "transcript", tabindex: "0", "aria-label": "Transcript" });
+      ui.transcript = h("pre", { class: "transcript", tabindex: "0", "aria-label": of("Transcript") });
       ui.tally = h("p", { class: "tally", hidden: true });
       ui.chartImg = h("img", { alt: "" });
       ui.chart = h("figure", { class: "load-chart", hidden: true }, ui.chartImg);
-      ui.diagnosis = h("section", { class: "diagnosis", "aria-label": "Diagnosis", hidden: true });
+      ui.diagnosis = h("section", { class: "diagnosis", "aria-label": of("Diagnosis"), hidden: true });
       ui.effects = h("table", { class: "effects" });
       ui.jobs = h("table", { class: "jobs" });
-      ui.effectsWrap = h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": "Effects table" }, ui.effects);
-      ui.jobsWrap = h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": "Jobs table" }, ui.jobs);
+      ui.effectsWrap = h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": of("Effects table") }, ui.effects);
+      ui.jobsWrap = h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": of("Jobs table") }, ui.jobs);
       ui.heading = h("p", { class: "out-heading" });
       ui.link = h("a", { class: "permalink", hidden: true, text: "Link to this run" });
       ui.copyLink = h("button", { type: "button", class: "copy-link small", text: "Copy link" });
       ui.copyCmd = h("button", { type: "button", class: "copy-cmd small", text: "Copy as command", title: "twice run --seed N -c '…': the same run in a terminal" });
       ui.share = h("div", { class: "share", hidden: true }, ui.link, ui.copyLink, ui.copyCmd);
-      ui.copyField = h("input", { class: "copy-field", type: "text", readonly: true, "aria-label": "Text to copy (press Ctrl+C)" });
-      ui.copyBox = h("p", { class: "copy-box", hidden: true }, h("span", { text: "Press Ctrl+C to copy: " }), ui.copyField);
+      // The fallback when the browser refuses the clipboard is a textarea,
+      // not an input: an input drops the newlines of a multi-line command.
+      ui.copyField = h("textarea", { class: "copy-field", readonly: true, rows: "1", spellcheck: "false", "aria-label": "Text to copy (press Ctrl+C)" });
+      ui.copyBox = h("div", { class: "copy-box", hidden: true }, h("span", { text: "Press Ctrl+C to copy:" }), ui.copyField);
       ui.out = h(
         "section",
         { class: "out panel", id: "panel-output", role: "tabpanel", "aria-labelledby": "tab-output" },
@@ -698,14 +787,15 @@
       ui.tlImg = h("img", { class: "tl-img", alt: "", decoding: "async" });
       ui.tlCursor = h("div", { class: "tl-cursor", hidden: true, "aria-hidden": "true" });
       ui.tlInner = h("div", { class: "tl-inner" }, ui.tlImg, ui.tlCursor);
-      ui.tlScroll = h("div", { class: "tl-scroll", tabindex: "0", role: "region", "aria-label": "Timeline picture (scrolls sideways on narrow screens)" }, ui.tlInner);
+      ui.tlScroll = h("div", { class: "tl-scroll", tabindex: "0", role: "region", "aria-label": of("Timeline picture (scrolls sideways on narrow screens)") }, ui.tlInner);
       ui.tlLegend = h("figcaption", {
         class: "tl-legend",
         text: "One lane per worker and one for the receipts service. Bars: leases; ticks: SQL statements; dots: effects, the duplicate in red; crosses: kills. A dashed break skips a long wait. Tap or click the picture to jump to the step drawn there.",
       });
       ui.tlFig = h("figure", { class: "timeline", hidden: true }, ui.tlScroll, ui.tlLegend);
-      ui.prev = h("button", { type: "button", class: "step-btn prev", "aria-label": "Previous step", text: "◀ Back" });
-      ui.next = h("button", { type: "button", class: "step-btn next", "aria-label": "Next step", text: "Next ▶" });
+      // The arrows are decoration: the buttons are named by their words.
+      ui.prev = h("button", { type: "button", class: "step-btn prev" }, h("span", { "aria-hidden": "true", text: "◀ " }), "Back");
+      ui.next = h("button", { type: "button", class: "step-btn next" }, "Next", h("span", { "aria-hidden": "true", text: " ▶" }));
       ui.stepCount = h("span", { class: "step-count" });
       ui.stepWhat = h("p", { class: "step-what" });
       ui.stepChange = h("p", { class: "step-change" });
@@ -726,8 +816,8 @@
         h(
           "div",
           { class: "tables" },
-          h("div", { class: "table-wrap", role: "region", "aria-label": "Effects at this step" }, ui.stepEffects),
-          h("div", { class: "table-wrap", role: "region", "aria-label": "Jobs at this step" }, ui.stepJobs)
+          h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": of("Effects at this step") }, ui.stepEffects),
+          h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": of("Jobs at this step") }, ui.stepJobs)
         )
       );
       ui.stepper = h(
@@ -770,7 +860,7 @@
 
       const box = h("div", { class: "box" }, ui.bar, ui.script, ui.loading, ui.tablist, ui.out, ui.tlPanel, ui.cmpPanel, ui.expPanel);
       const embed = this.getAttribute("embed");
-      if (embed) box.append(this.embedSnippets(embed, script, defaultSeed));
+      if (embed) box.append(this.embedSnippets(embed, script, { seed: defaultSeed, controls: this.getAttribute("controls"), label: this.getAttribute("label"), id: this.id }));
       root.append(box);
       this.ui = ui;
       this.seq = 0;
@@ -791,7 +881,21 @@
           this.run();
         }
       });
-      ui.script.addEventListener("input", () => this.setClaim(claimOf(ui.script.value)));
+      ui.script.addEventListener("input", () => {
+        this.setClaim(claimOf(ui.script.value));
+        this.fit();
+      });
+      // The script box is as tall as its script, wrapped lines included,
+      // at every width: it is measured, not sized by line count.
+      if ("ResizeObserver" in window) {
+        let width = 0;
+        new ResizeObserver(() => {
+          if (ui.script.clientWidth !== width) {
+            width = ui.script.clientWidth;
+            this.fit();
+          }
+        }).observe(ui.script);
+      }
       ui.seed.addEventListener("keydown", (e) => {
         if (e.key === "Enter") {
           e.preventDefault();
@@ -802,6 +906,7 @@
         r.addEventListener("change", () => {
           if (!r.checked) return;
           ui.script.value = rewriteClaim(ui.script.value, r.value);
+          this.fit();
           this.run();
         });
       }
@@ -832,6 +937,8 @@
       ui.prev.addEventListener("click", () => this.goStep(this.step - 1));
       ui.next.addEventListener("click", () => this.goStep(this.step + 1));
       ui.stepArea.addEventListener("keydown", (e) => {
+        // In a focused table (it scrolls on its own) the arrows scroll it.
+        if (e.target !== ui.stepArea) return;
         const last = (this.result && this.result.trace ? this.result.trace.length : 1) - 1;
         const to = { ArrowRight: this.step + 1, ArrowLeft: this.step - 1, Home: 0, End: last }[e.key];
         if (to === undefined || e.altKey || e.ctrlKey || e.metaKey) return;
@@ -853,6 +960,7 @@
       ui.copyCmd.addEventListener("click", () => this.copy(ui.copyCmd, commandFor(this.ran.script, this.ran.seed)));
 
       this.selectTab("output");
+      this.fit();
       if (prerendered) {
         this.ran = { script, seed: prerendered.seedText || String(defaultSeed) };
         this.render(prerendered, "Output at seed " + this.ran.seed + ", rendered on the server. Press Run to run it in your browser.");
@@ -874,6 +982,7 @@
       const shared = parseLink(location.hash, this.id);
       if (shared) {
         ui.script.value = shared.script;
+        this.fit();
         ui.seed.value = shared.seed;
         this.setClaim(shared.claim);
         if (shared.workers) {
@@ -893,15 +1002,31 @@
       }
     }
 
-    embedSnippets(embed, script, seed) {
+    // embedSnippets offers the two ways to put this block in another page.
+    // Both keep what the block is: the script-tag form carries its id (so
+    // links to it keep working), its controls and its label; the iframe
+    // form carries a title of its own and the lines that let the frame
+    // take the height its page asks for (see embedHeight).
+    embedSnippets(embed, script, o) {
       const page = new URL(embed, location.href).href;
-      const iframe = '<iframe src="' + page + '" title="twice playground" width="100%" height="640" loading="lazy"></iframe>';
+      const origin = new URL(page).origin;
+      const title = "twice: " + (o.label || "playground");
+      const attr = (s) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+      const iframe = embedIframe(page, title, origin);
       const esc = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+      const attrs =
+        (o.id ? ' id="' + attr(o.id) + '"' : "") +
+        (o.seed ? ' seed="' + attr(o.seed) + '"' : "") +
+        (o.controls !== null && o.controls !== undefined ? ' controls="' + attr(o.controls) + '"' : "") +
+        (o.label ? ' label="' + attr(o.label) + '"' : "");
       const tag =
         '<script src="' + assetURL("twice.js") + '" defer></script>\n' +
-        "<twice-playground" + (seed ? ' seed="' + seed + '"' : "") + ">\n<pre>" + esc(script) + "</pre>\n</twice-playground>";
+        "<twice-playground" + attrs + ">\n<pre>" + esc(script) + "</pre>\n</twice-playground>";
       const snippet = (title, text) => {
-        const pre = h("pre", { class: "snippet", tabindex: "0", "aria-label": title, text });
+        // A URL breaks after its slashes and separators (<wbr>, which adds
+        // no character to what is selected or copied), never inside a word.
+        const pre = h("pre", { class: "snippet", tabindex: "0", "aria-label": title });
+        for (const part of text.split(/(?<=[/?&=])(?=[^\s/])/)) pre.append(part, h("wbr"));
         const btn = h("button", { type: "button", class: "copy", text: "Copy" });
         btn.addEventListener("click", async () => {
           try {
@@ -920,7 +1045,7 @@
         "details",
         { class: "embed" },
         h("summary", { text: "Embed this block" }),
-        snippet("By iframe", iframe),
+        snippet("By iframe (it takes the height of its content)", iframe),
         snippet("By script tag (the page's CSP must allow this origin, blob: workers and 'wasm-unsafe-eval')", tag)
       );
     }
@@ -939,12 +1064,23 @@
         ui.status.textContent = label === "Copy link" ? "Link copied." : "Command copied.";
       } catch (e) {
         ui.copyField.value = text;
+        ui.copyField.rows = Math.min(text.split("\n").length, 12);
         ui.copyBox.hidden = false;
         ui.copyField.focus();
         ui.copyField.select();
         btn.textContent = "Select and copy";
       }
       setTimeout(() => (btn.textContent = label), 2000);
+    }
+
+    // fit makes the script box exactly as tall as its content.
+    fit() {
+      const ta = this.ui.script;
+      if (!ta.isConnected || ta.clientWidth === 0) return;
+      const cs = getComputedStyle(ta);
+      const border = parseFloat(cs.borderTopWidth) + parseFloat(cs.borderBottomWidth);
+      ta.style.height = "auto";
+      ta.style.height = Math.ceil(ta.scrollHeight + border) + "px";
     }
 
     setState(s) {
@@ -1111,7 +1247,11 @@
         this.renderTimeline();
         if (res.error) this.setState("error");
         else this.setState("done");
-        ui.status.textContent = res.error ? "Failed." : "Done in " + ms + " ms.";
+        // The bar shows the time; the live region also says the outcome
+        // (for the eye, the tally and the diagnosis are just below).
+        const said = res.error ? "Failed: " + ui.error.textContent : announce(res, ms);
+        const shown = res.error ? "Failed." : "Done in " + ms + " ms.";
+        ui.status.replaceChildren(shown, h("span", { class: "sr", text: said.slice(shown.length) }));
         if (this.view === "compare") this.compare(false);
         if (this.view === "interleavings") this.explore(false);
       } catch (e) {
@@ -1244,7 +1384,7 @@
       const bad = (s) => !GOOD_KINDS.has(s.kind);
       const ordered = [...sums.filter(bad), ...sums.filter((s) => !bad(s))];
       const shown = ordered.slice(0, 3);
-      box.append(h("h3", { text: "Diagnosis" }));
+      box.append(h("p", { class: "diag-title", text: "Diagnosis" }));
       for (const s of shown) {
         const effs = effectsOf.get(s.order) || [];
         const item = h("div", { class: "verdict kind-" + s.kind + (bad(s) ? " bad" : " good") });
@@ -1327,6 +1467,10 @@
         else ui.tlImg.removeAttribute("src");
         ui.tlImg.width = tl.width;
         ui.tlImg.height = tl.height;
+        // On a phone the picture is drawn at least at the scale that makes
+        // its smallest text 11 CSS px, and scrolls sideways.
+        const font = minFontSize(tl.svg) || 10;
+        ui.tlInner.style.setProperty("--tl-phone-width", Math.ceil((tl.width * 11) / font) + "px");
         ui.tlImg.alt = this.timelineAlt(trace);
         ui.tlFig.hidden = false;
       } else {
@@ -1491,8 +1635,8 @@
     }
 
     pane(claim, res) {
-      const sec = h("section", { class: "pane pane-" + claim, "aria-label": "claim=" + claim });
-      sec.append(h("h3", null, h("code", { text: "claim=" + claim }), h("span", { class: "pane-sub", text: claimWords(claim) })));
+      const sec = h("section", { class: "pane pane-" + claim, "aria-label": "claim=" + claim + ", " + this.label });
+      sec.append(h("p", { class: "pane-title" }, h("code", { text: "claim=" + claim }), h("span", { class: "pane-sub", text: claimWords(claim) })));
       if (res.error) {
         const e = res.error;
         sec.append(h("p", { class: "error", text: (e.line ? "line " + e.line + ":" + e.col + ": " : "") + e.msg }));
@@ -1524,18 +1668,20 @@
 
     async explore(force) {
       const ui = this.ui;
-      const claim = claimOf(ui.script.value);
+      // Every claim the script uses is checked: a block that races both
+      // claims gets both counts, each under its claim's name.
+      const claims = claimsOf(ui.script.value);
       const workers = Number(ui.workers.value) || 2;
       const svc = serviceOf(ui.script.value);
-      const key = claim + "/" + workers + "/" + svc.dedupe + "/" + svc.key;
+      const key = claims.join(",") + "/" + workers + "/" + svc.dedupe + "/" + svc.key;
       if (!force && key === this.expKey) return;
       this.expKey = key;
       const seq = ++this.expSeq;
-      const src = exploreScript(claim, workers, svc);
-      ui.expCmd.textContent = src.trim();
+      const src = exploreScript(claims, workers, svc);
+      ui.expCmd.textContent = src.trim().replace(/\n/g, "; ");
       ui.expPanel.dataset.state = "running";
       ui.expPanel.setAttribute("aria-busy", "true");
-      ui.expHead.textContent = "Checking every ordering of " + workers + " workers with claim=" + claim + "…";
+      ui.expHead.textContent = "Checking every ordering of " + workers + " workers with " + claims.map((c) => "claim=" + c).join(" and ") + "…";
       ui.expBody.replaceChildren();
       const rt = getRuntime();
       this.attach(rt);
@@ -1543,11 +1689,11 @@
         const m = await this.request(rt, src, "", false, "explore");
         if (seq !== this.expSeq) return;
         const res = JSON.parse(m.json);
-        const x = (res.explorations || [])[0];
-        if (res.error || !x) {
-          throw new Error(res.error ? res.error.msg : "the runtime reported no exploration");
+        const xs = res.explorations || [];
+        if (res.error || xs.length !== claims.length) {
+          throw new Error(res.error ? res.error.msg : "the runtime reported " + xs.length + " exploration(s) for " + claims.length + " claim(s)");
         }
-        this.renderExploration(x, m.ms);
+        this.renderExplorations(xs, m.ms);
         ui.expPanel.dataset.state = "done";
       } catch (e) {
         if (seq !== this.expSeq) return;
@@ -1559,34 +1705,58 @@
       }
     }
 
-    renderExploration(x, ms) {
+    renderExplorations(xs, ms) {
       const ui = this.ui;
-      const none = x.duplicating === "0";
-      ui.expHead.replaceChildren(
-        h("strong", { class: none ? "good" : "bad", text: groupDigits(x.duplicating) + " of " + groupDigits(x.orderings) }),
-        document.createTextNode(
-          " interleavings of " + x.workers + " workers give two effects with claim=" + x.claim + (x.dedupe && x.dedupe !== "off" && x.key && x.key !== "none" ? ", the service's dedupe=" + x.dedupe + " and key=" + x.key : "") + "."
-        )
-      );
+      const heads = [];
       const body = [];
-      if (none) {
-        body.push(
-          h("p", { class: "proof good", text: "Every ordering was checked, none duplicates: for " + x.workers + " workers this is a proof, not a sample." })
-        );
-      } else {
-        body.push(h("p", { class: "shortest-label", text: "The shortest ordering that duplicates:" }));
-        body.push(
-          h(
-            "ol",
-            { class: "shortest" },
-            ...(x.shortest || []).map((s) => h("li", null, h("span", { class: "who", text: s.worker }), document.createTextNode(" " + s.what)))
+      for (const x of xs) {
+        const none = x.duplicating === "0";
+        const head = h("span", { class: "exp-line" });
+        head.append(
+          h("strong", { class: none ? "good" : "bad", text: groupDigits(x.duplicating) + " of " + groupDigits(x.orderings) }),
+          document.createTextNode(
+            " interleavings of " + x.workers + " workers give two effects with claim=" + x.claim + (x.dedupe && x.dedupe !== "off" && x.key && x.key !== "none" ? ", the service's dedupe=" + x.dedupe + " and key=" + x.key : "") + "."
           )
         );
+        heads.push(head);
+        const part = h("div", { class: "exp-claim", "data-claim": x.claim });
+        if (xs.length > 1) part.append(h("p", { class: "exp-claim-title", text: "claim=" + x.claim }));
+        if (none) {
+          part.append(
+            h("p", { class: "proof good", text: "Every ordering was checked, none duplicates: for " + x.workers + " workers this is a proof, not a sample." })
+          );
+        } else {
+          part.append(h("p", { class: "shortest-label", text: "The shortest ordering that duplicates:" }));
+          part.append(
+            h(
+              "ol",
+              { class: "shortest" },
+              ...(x.shortest || []).map((s) => h("li", null, h("span", { class: "who", text: s.worker }), document.createTextNode(" " + s.what)))
+            )
+          );
+        }
+        part.append(h("p", { class: "exp-method", text: "How: " + x.method + " (" + x.states + " distinct states)." }));
+        body.push(part);
       }
-      body.push(h("p", { class: "exp-method", text: "How: " + x.method + " (" + x.states + " distinct states)." }));
-      body.push(h("p", { class: "exp-time", text: "Checked in " + (ms < 10 ? ms.toFixed(1) : Math.round(ms)) + " ms in your browser. Timing is ignored: only the order of the workers' steps counts." }));
+      const time = xs.length > 1 ? "Both claims checked in " : "Checked in ";
+      body.push(h("p", { class: "exp-time", text: time + (ms < 10 ? ms.toFixed(1) : Math.round(ms)) + " ms in your browser. Timing is ignored: only the order of the workers' steps counts." }));
+      ui.expHead.replaceChildren(...heads);
       ui.expBody.replaceChildren(...body);
     }
+  }
+
+  // An embed page of the site, shown in a frame, tells the page around it
+  // how tall it is whenever that changes, so that the iframe snippet can
+  // fit the frame to it (no scrolling inside the frame). A page that loads
+  // this script through the script tag is never an embed page.
+  if (document.documentElement && document.documentElement.dataset && document.documentElement.dataset.twicePage === "embed" && window.parent !== window && "ResizeObserver" in window) {
+    let last = 0;
+    new ResizeObserver(() => {
+      const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+      if (height === last) return;
+      last = height;
+      window.parent.postMessage({ type: "twice:height", height }, "*");
+    }).observe(document.documentElement);
   }
 
   // Exposed for tests and for pages that build scripts themselves.
@@ -1600,6 +1770,10 @@
     workersOf,
     exploreScript,
     serviceOf,
+    claimsOf,
+    announce,
+    embedIframe,
+    minFontSize,
     replay,
     seedOf,
     formatMS,

@@ -1,0 +1,198 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
+	"github.com/twice-lab/twice/internal/browsertest"
+)
+
+// axeVersion is the axe-core release the accessibility gate runs, pinned:
+// .ci/run installs exactly this one from npm into .tools (ignored by git).
+const axeVersion = "4.14.1"
+
+// axeOff lists the axe rules the gate deliberately turns off, each with
+// its reason. It is empty: every rule runs.
+var axeOff = map[string]string{}
+
+// axeSource returns the text of axe.min.js: $TWICE_AXE, or
+// .tools/node_modules/axe-core/axe.min.js at the module root. Without it
+// the test skips loudly, or fails when TWICE_REQUIRE_BROWSER=1.
+func axeSource(t *testing.T) string {
+	t.Helper()
+	path := os.Getenv("TWICE_AXE")
+	if path == "" {
+		path = filepath.Join("..", ".tools", "node_modules", "axe-core", "axe.min.js")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		msg := fmt.Sprintf("no axe-core at %s (npm install --prefix .tools --no-save axe-core@%s, or set TWICE_AXE)", path, axeVersion)
+		if os.Getenv("TWICE_REQUIRE_BROWSER") == "1" {
+			t.Fatalf("TWICE_REQUIRE_BROWSER=1 but %s", msg)
+		}
+		t.Skipf("SKIPPING ACCESSIBILITY GATE: %s", msg)
+	}
+	var pkg struct{ Version string }
+	if pj, err := os.ReadFile(filepath.Join(filepath.Dir(path), "package.json")); err == nil && json.Unmarshal(pj, &pkg) == nil && pkg.Version != axeVersion {
+		t.Fatalf("axe-core at %s is %s; the gate is pinned to %s", path, pkg.Version, axeVersion)
+	}
+	return string(b)
+}
+
+// setView sets the viewport width and the color scheme.
+func setView(t *testing.T, ctx context.Context, width int64, scheme string) {
+	t.Helper()
+	height := int64(900)
+	if width < 600 {
+		height = 844
+	}
+	run(t, ctx, 10*time.Second, chromedp.EmulateViewport(width, height))
+	run(t, ctx, 10*time.Second, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
+		})
+		return err
+	}))
+}
+
+// axeViolation is one rule that failed on one element.
+type axeViolation struct {
+	Rule, Impact, Help, Target string
+}
+
+// runAxe runs axe on the current page and returns its violations.
+func runAxe(t *testing.T, ctx context.Context) []axeViolation {
+	t.Helper()
+	off, _ := json.Marshal(axeOff)
+	return run(t, ctx, 60*time.Second, chromedp.Evaluate[[]axeViolation](`(async () => {
+  const off = Object.fromEntries(Object.keys(`+string(off)+`).map((k) => [k, { enabled: false }]));
+  const r = await axe.run(document, { rules: off, resultTypes: ["violations"] });
+  return r.violations.flatMap((v) => v.nodes.map((n) => ({ Rule: v.id, Impact: v.impact || "", Help: v.help, Target: JSON.stringify(n.target) })));
+})()`, chromedp.EvalAwaitPromise))
+}
+
+// TestBrowserAccessibility is the accessibility gate: axe-core runs on
+// every page of the site (the index, every lesson, every embed page) at
+// 390 and 1280 px, light and dark, as the page loads, after a Run of every
+// block, with each tab shown (output, timeline, compare, every ordering),
+// during step-through, and with the embed snippets open; it must find
+// nothing. A blog page with two unlabelled blocks is checked too. One
+// browser, one page per address, every view checked in place.
+func TestBrowserAccessibility(t *testing.T) {
+	path := browsertest.Require(t)
+	axeJS := axeSource(t)
+	// Scrollbars stay visible here, as on most desktops.
+	ctx, _ := browsertest.Start(t, path, browsertest.Options(path, t.TempDir(), 1280, 900), chromedp.WithLogf(t.Logf))
+	srv := browserSite(t)
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+
+	var pages []string
+	for _, p := range srv.Site().Paths() {
+		if p == "index.html" || strings.HasPrefix(p, "lessons/") || strings.HasPrefix(p, "embed/") {
+			if strings.HasSuffix(p, "index.html") {
+				pages = append(pages, "/"+strings.TrimSuffix(p, "index.html"))
+			}
+		}
+	}
+	if testing.Verbose() {
+		t.Logf("%d pages: %v", len(pages), pages)
+	}
+	views := []struct {
+		width  int64
+		scheme string
+	}{{1280, "light"}, {1280, "dark"}, {390, "light"}, {390, "dark"}}
+
+	found := map[string][]string{} // rule + target -> where
+	checks := 0
+	start := time.Now()
+	check := func(page, state string) {
+		for _, v := range views {
+			setView(t, ctx, v.width, v.scheme)
+			for _, x := range runAxe(t, ctx) {
+				key := fmt.Sprintf("%s (%s) %s: %s", x.Rule, x.Impact, x.Target, x.Help)
+				found[key] = append(found[key], fmt.Sprintf("%s %s %d %s", page, state, v.width, v.scheme))
+			}
+			checks++
+		}
+		setView(t, ctx, 1280, "light")
+	}
+	for _, page := range pages {
+		navigate(t, ctx, hs.URL+page)
+		js[bool](t, ctx, exploreHelpers)
+		js[bool](t, ctx, axeJS+"\n;true")
+		check(page, "loaded")
+		n := js[int](t, ctx, `document.querySelectorAll("twice-playground").length`)
+		if n == 0 {
+			continue
+		}
+		for i := range n {
+			if s := js[string](t, ctx, fmt.Sprintf(`tp.run(%d)`, i)); s != "done" && s != "error" {
+				t.Fatalf("%s block %d: run ended in %q", page, i, s)
+			}
+		}
+		js[bool](t, ctx, `document.querySelectorAll("twice-playground").forEach((el) => { const d = el.shadowRoot.querySelector("details.embed"); if (d) d.open = true; }); true`)
+		check(page, "output")
+		js[bool](t, ctx, `document.querySelectorAll("twice-playground").forEach((el, i) => tp.tab(i, "timeline")); true`)
+		check(page, "timeline")
+		js[bool](t, ctx, `document.querySelectorAll("twice-playground").forEach((el, i) => { const b = tp.q(i, ".step-btn.next"); b.click(); b.click(); }); true`)
+		check(page, "step-through")
+		for i := range n {
+			js[string](t, ctx, fmt.Sprintf(`tp.panel(%d, ".cmp-panel", () => tp.tab(%d, "compare"))`, i, i))
+		}
+		check(page, "compare")
+		for i := range n {
+			js[string](t, ctx, fmt.Sprintf(`tp.panel(%d, ".exp-panel", () => tp.tab(%d, "interleavings"))`, i, i))
+		}
+		check(page, "every ordering")
+	}
+	// A blog post with two blocks pasted by script tag, neither labelled:
+	// their regions must still have distinct names.
+	blog := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, `<!doctype html><html lang="en"><meta charset="utf-8"><title>Two blocks</title><link rel="icon" href="data:,">
+<main><h1>Two blocks</h1>
+<script src="`+hs.URL+`/assets/twice.js" defer></script>
+<twice-playground><pre>race read 3
+effects</pre></twice-playground>
+<twice-playground controls="seed"><pre>race atomic 3
+effects</pre></twice-playground></main>`)
+	}))
+	defer blog.Close()
+	navigate(t, ctx, strings.Replace(blog.URL, "127.0.0.1", "localhost", 1)+"/")
+	js[bool](t, ctx, exploreHelpers)
+	js[bool](t, ctx, axeJS+"\n;true")
+	for i := range 2 {
+		if s := js[string](t, ctx, fmt.Sprintf(`tp.run(%d)`, i)); s != "done" {
+			t.Fatalf("blog block %d: run ended in %q", i, s)
+		}
+	}
+	check("blog with two unlabelled blocks", "output")
+	js[bool](t, ctx, `document.querySelectorAll("twice-playground").forEach((el, i) => tp.tab(i, "timeline")); true`)
+	check("blog with two unlabelled blocks", "timeline")
+
+	t.Logf("axe-core %s: %d checks of %d pages and a blog page in %v (%d CPUs), %d rule(s) off", axeVersion, checks, len(pages), time.Since(start).Round(time.Second), runtime.NumCPU(), len(axeOff))
+	if len(found) > 0 {
+		var lines []string
+		for k, where := range found {
+			lines = append(lines, fmt.Sprintf("%s\n    %d time(s), first: %s", k, len(where), where[0]))
+		}
+		sort.Strings(lines)
+		t.Errorf("axe found %d violation(s):\n%s", len(found), strings.Join(lines, "\n"))
+	}
+}

@@ -1,0 +1,362 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/twice-lab/twice/internal/browsertest"
+	"github.com/twice-lab/twice/lessons"
+)
+
+// These tests look at the playground as readers and embedders meet it: in
+// a frame on another origin, pasted into a blog with one script tag, at
+// phone and desktop widths with visible scrollbars, and by keyboard alone.
+
+// visibleBrowser starts Chromium with visible scrollbars (as on most
+// desktops) and with every frame in the page's process, so that the test
+// can reach into a cross-origin frame (the frame keeps its own origin and
+// permissions; only the process model changes).
+func visibleBrowser(t *testing.T) context.Context {
+	t.Helper()
+	path := browsertest.Require(t)
+	opts := append(browsertest.Options(path, t.TempDir(), 1280, 900),
+		chromedp.Flag("disable-site-isolation-trials", true),
+		chromedp.Flag("disable-features", "BackForwardCache,IsolateOrigins,site-per-process"))
+	ctx, _ := browsertest.Start(t, path, opts, chromedp.WithLogf(t.Logf))
+	return ctx
+}
+
+// inFrame evaluates expr (awaiting a promise) in the first iframe of the
+// page, in an isolated world: it shares the frame's DOM (shadow roots
+// included), not its script globals.
+func inFrame[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	var v T
+	run(t, ctx, 30*time.Second, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		tree, err := cdp.Call(ctx, tg, page.GetFrameTree, cdp.Empty{})
+		if err != nil {
+			return err
+		}
+		if tree.FrameTree == nil || len(tree.FrameTree.ChildFrames) == 0 {
+			return fmt.Errorf("the page has no frame")
+		}
+		world, err := cdp.Call(ctx, tg, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: tree.FrameTree.ChildFrames[0].Frame.ID, WorldName: "test"})
+		if err != nil {
+			return err
+		}
+		yes := true
+		// A user gesture: the frame is refused the clipboard for want of
+		// permission, not for want of a click.
+		res, err := cdp.Call(ctx, tg, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: expr, ContextID: world.ExecutionContextID, AwaitPromise: &yes, ReturnByValue: &yes, UserGesture: &yes})
+		if err != nil {
+			return err
+		}
+		if res.ExceptionDetails != nil {
+			return fmt.Errorf("in the frame: %s %+v", res.ExceptionDetails.Text, res.ExceptionDetails.Exception)
+		}
+		return json.Unmarshal(res.Result.Value, &v)
+	}))
+	return v
+}
+
+// deepActive is a page-side helper: the focused element, through shadow
+// roots.
+const deepActive = `window.deepActive = () => { let a = document.activeElement; while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement; return a; }; true`
+
+func TestBrowserEmbedAndLayout(t *testing.T) {
+	ctx := visibleBrowser(t)
+	srv := browserSite(t)
+	site := httptest.NewServer(srv) // http://127.0.0.1:PORT
+	defer site.Close()
+	ls, err := lessons.Load(lessons.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nav := func(url string) {
+		t.Helper()
+		navigate(t, ctx, url)
+		js[bool](t, ctx, exploreHelpers)
+		js[bool](t, ctx, deepActive)
+	}
+	// A blog on another origin: the same loopback address by another name.
+	var blogPage string
+	blog := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(blogPage))
+	}))
+	defer blog.Close()
+	blogURL := strings.Replace(blog.URL, "127.0.0.1", "localhost", 1) + "/"
+	post := func(body string) {
+		blogPage = `<!doctype html><html lang="en"><meta charset="utf-8"><title>A blog post</title><link rel="icon" href="data:,"><h1>A blog post</h1>` + body
+	}
+
+	t.Run("iframe", func(t *testing.T) {
+		run(t, ctx, 10*time.Second, chromedp.EmulateViewport(390, 844))
+		defer run(t, ctx, 10*time.Second, chromedp.EmulateViewport(1280, 900))
+		// The lesson page's own iframe snippet, pasted as it is.
+		// (Lesson 1's second block has a script of several lines.)
+		nav(site.URL + "/lessons/one-job/")
+		snippet := js[string](t, ctx, `tp.q(1, "pre.snippet").textContent`)
+		if !strings.Contains(snippet, `addEventListener("message"`) || !strings.Contains(snippet, "/embed/one-job/2/") {
+			t.Fatalf("iframe snippet: %s", snippet)
+		}
+		post("<p>The lease:</p>\n" + snippet)
+		nav(blogURL)
+		// The frame takes the height its page posts, which is all of it.
+		run(t, ctx, 60*time.Second, chromedp.Poll[bool](`document.querySelector("iframe").height !== "640"`))
+		fit := func(when string) {
+			t.Helper()
+			var inner int
+			for range 50 {
+				inner = inFrame[int](t, ctx, `Math.ceil(document.documentElement.getBoundingClientRect().height)`)
+				if outer := js[string](t, ctx, `document.querySelector("iframe").height`); outer == fmt.Sprint(inner) {
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			outer := js[string](t, ctx, `document.querySelector("iframe").height`)
+			scrolls := inFrame[int](t, ctx, `document.documentElement.scrollHeight - innerHeight`)
+			if outer != fmt.Sprint(inner) || scrolls > 0 {
+				t.Errorf("%s: the frame is %s px high for a page of %d px (it scrolls by %d px)", when, outer, inner, scrolls)
+			}
+		}
+		fit("loaded")
+
+		// Copy as command inside the frame: the frame has no clipboard
+		// permission, so the fallback shows, and it keeps every line.
+		ran := inFrame[string](t, ctx, `(async () => {
+  const root = document.querySelector("twice-playground").shadowRoot;
+  root.querySelector(".copy-cmd").click();
+  for (let i = 0; i < 100 && root.querySelector(".copy-box").hidden; i++) await new Promise((r) => setTimeout(r, 50));
+  return root.querySelector(".copy-box").hidden ? "no fallback shown" : root.querySelector(".copy-field").value;
+})()`)
+		want := "twice run --seed 1 -c '" + strings.TrimRight(ls[0].Blocks[1].Script, "\n") + "'"
+		if ran != want {
+			t.Errorf("copy fallback in a cross-origin frame gave:\n%s\nwant:\n%s", ran, want)
+		}
+		if n := strings.Count(ran, "\n"); n == 0 {
+			t.Errorf("the copied command lost its newlines: %q", ran)
+		}
+		if sel := inFrame[string](t, ctx, `(() => { const f = document.querySelector("twice-playground").shadowRoot.querySelector(".copy-field"); return f.value.slice(f.selectionStart, f.selectionEnd); })()`); sel != want {
+			t.Errorf("the fallback field does not have the whole command selected: %q", sel)
+		}
+		fit("with the copy box open")
+		// A run grows the page (the timeline's text, tables): the frame follows.
+		inFrame[bool](t, ctx, `(async () => {
+  const el = document.querySelector("twice-playground");
+  el.shadowRoot.querySelector("#tab-timeline").click();
+  for (let i = 0; i < 600 && el.getAttribute("state") !== "done"; i++) await new Promise((r) => setTimeout(r, 100));
+  return el.getAttribute("state") === "done";
+})()`)
+		fit("after a run, on the timeline")
+	})
+
+	t.Run("no clipboard", func(t *testing.T) {
+		// Plain http from a LAN address is not a secure context: there is
+		// no navigator.clipboard at all. The fallback keeps every line too.
+		nav(site.URL + "/lessons/one-job/")
+		got := js[string](t, ctx, `(async () => {
+  Object.defineProperty(navigator, "clipboard", { value: undefined, configurable: true });
+  tp.q(1, ".copy-cmd").click();
+  for (let i = 0; i < 100 && tp.q(1, ".copy-box").hidden; i++) await new Promise((r) => setTimeout(r, 20));
+  return tp.q(1, ".copy-field").value;
+})()`)
+		if want := "twice run --seed 1 -c '" + strings.TrimRight(ls[0].Blocks[1].Script, "\n") + "'"; got != want {
+			t.Errorf("without a clipboard the fallback holds:\n%s\nwant:\n%s", got, want)
+		}
+	})
+
+	t.Run("script tag keeps the block", func(t *testing.T) {
+		// Lesson 5's two-claim block has controls=seed: pasted elsewhere it
+		// must not grow a claim toggle, and keeps its id and label.
+		nav(site.URL + "/lessons/atomic-claim/")
+		n := js[int](t, ctx, `document.querySelectorAll("twice-playground").length`)
+		titles := map[string]bool{}
+		for i := range n {
+			s := js[string](t, ctx, fmt.Sprintf(`tp.q(%d, "pre.snippet").textContent`, i))
+			title := s[strings.Index(s, `title="`):]
+			title = title[:strings.Index(title[7:], `"`)+8]
+			if titles[title] {
+				t.Errorf("two iframe snippets share %s", title)
+			}
+			titles[title] = true
+		}
+		tag := js[string](t, ctx, `tp.q(1, "pre.snippet:nth-of-type(1)") && tp.el(1).shadowRoot.querySelectorAll("pre.snippet")[1].textContent`)
+		for _, want := range []string{`id="block-2"`, `controls="seed"`, `label="`, "race read 50"} {
+			if !strings.Contains(tag, want) {
+				t.Errorf("script-tag snippet lacks %s:\n%s", want, tag)
+			}
+		}
+		label := js[string](t, ctx, `tp.el(1).getAttribute("label")`)
+		post("<p>Both claims:</p>\n" + tag)
+		nav(blogURL)
+		if js[bool](t, ctx, `tp.q(0, "fieldset.claim") !== null`) {
+			t.Errorf("the pasted block has a claim toggle; its controls are seed only")
+		}
+		// The component never registers the site's service worker on a page
+		// that is not the site's.
+		if n := js[int](t, ctx, `navigator.serviceWorker.getRegistrations().then((r) => r.length)`); n != 0 {
+			t.Errorf("the blog page has %d service worker registration(s)", n)
+		}
+		if js[bool](t, ctx, `!!document.querySelector("script[src*='offline.']")`) {
+			t.Errorf("the script-tag snippet loads offline.js")
+		}
+		if id := js[string](t, ctx, `tp.el(0).id`); id != "block-2" {
+			t.Errorf("pasted block id %q", id)
+		}
+		if l := js[string](t, ctx, `tp.q(0, "textarea.script").getAttribute("aria-label")`); !strings.HasPrefix(l, label) {
+			t.Errorf("pasted block's editor is labelled %q, want %q...", l, label)
+		}
+	})
+
+	t.Run("layout", func(t *testing.T) {
+		for _, w := range []int64{390, 1280} {
+			run(t, ctx, 10*time.Second, chromedp.EmulateViewport(w, 900))
+			for _, l := range ls {
+				nav(site.URL + "/lessons/" + l.Slug + "/")
+				// Open the embed snippets too: they are boxes that wrap.
+				js[bool](t, ctx, `document.querySelectorAll("twice-playground").forEach((el) => el.shadowRoot.querySelector("details.embed").open = true); true`)
+				bad := js[[]string](t, ctx, `(async () => {
+  // Two frames: what a reader sees once the page has settled.
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const out = [];
+  const els = [...document.querySelectorAll("pre, table")];
+  document.querySelectorAll("twice-playground").forEach((el, i) => els.push(...[...el.shadowRoot.querySelectorAll("*")].map((e) => (e.dataset.block = i, e))));
+  for (const e of els) {
+    const cs = getComputedStyle(e);
+    if (e.offsetParent === null) continue;
+    const name = (e.dataset.block !== undefined ? "block " + (Number(e.dataset.block) + 1) + " " : "") + e.tagName.toLowerCase() + "." + e.className;
+    const y = /auto|scroll/.test(cs.overflowY) ? e.scrollHeight - e.clientHeight : 0;
+    const x = /auto|scroll/.test(cs.overflowX) ? e.scrollWidth - e.clientWidth : 0;
+    if (e.matches("textarea.script") && e.scrollHeight > e.clientHeight) out.push(name + ": the script box hides " + (e.scrollHeight - e.clientHeight) + " px of its script");
+    else if (y > 0 && y <= 2) out.push(name + ": scrolls " + y + " px vertically without need");
+    if (x > 0 && x <= 2) out.push(name + ": scrolls " + x + " px sideways without need");
+    if (e.matches("[role=tablist]") && e.scrollWidth > e.clientWidth) out.push(name + ": the tabs do not fit, they scroll by " + (e.scrollWidth - e.clientWidth) + " px");
+  }
+  // Snippets break between words, not inside them.
+  for (const el of document.querySelectorAll("twice-playground")) {
+    for (const pre of el.shadowRoot.querySelectorAll("pre.snippet")) {
+      const text = pre.firstChild;
+      for (const m of text.data.matchAll(/[A-Za-z]+/g)) {
+        const r = document.createRange();
+        r.setStart(text, m.index);
+        r.setEnd(text, m.index + m[0].length);
+        const tops = new Set([...r.getClientRects()].map((q) => Math.round(q.top)));
+        if (tops.size > 1) { out.push("snippet breaks inside " + JSON.stringify(m[0])); break; }
+      }
+    }
+  }
+  return out;
+})()`)
+				for _, b := range bad {
+					t.Errorf("%s at %d px: %s", l.Slug, w, b)
+				}
+			}
+		}
+		// The timeline on a phone: its smallest text at least 11 CSS px.
+		run(t, ctx, 10*time.Second, chromedp.EmulateViewport(390, 844))
+		defer run(t, ctx, 10*time.Second, chromedp.EmulateViewport(1280, 900))
+		nav(site.URL + "/lessons/claim-race/")
+		if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
+			t.Fatalf("run: %s", s)
+		}
+		js[bool](t, ctx, `tp.tab(0, "timeline"), true`)
+		px := js[float64](t, ctx, `(() => { const img = tp.q(0, ".tl-img"); const svg = decodeURIComponent(img.getAttribute("src").split(",")[1]); return img.getBoundingClientRect().width / Number(img.getAttribute("width")) * TwicePlayground.minFontSize(svg); })()`)
+		if px < 11 {
+			t.Errorf("on a phone the timeline's smallest text is %.1f CSS px, want at least 11", px)
+		}
+	})
+
+	t.Run("status and both claims", func(t *testing.T) {
+		nav(site.URL + "/lessons/atomic-claim/")
+		if s := js[string](t, ctx, `tp.run(1)`); s != "done" {
+			t.Fatalf("run: %s", s)
+		}
+		status := js[string](t, ctx, `tp.q(1, "[role=status]").textContent`)
+		for _, want := range []string{"Done in", "claim=read: duplicate effects in", "claim=atomic: duplicate effects in 0 of 50", "Diagnosis for order-"} {
+			if !strings.Contains(status, want) {
+				t.Errorf("status %q does not say %q", status, want)
+			}
+		}
+		if s := js[string](t, ctx, `tp.panel(1, ".exp-panel", () => tp.q(1, ".explore-btn").click())`); s != "done" {
+			t.Fatalf("check every interleaving: %s", s)
+		}
+		head := js[string](t, ctx, `tp.q(1, ".exp-head").textContent`)
+		if !strings.Contains(head, "with claim=read") || !strings.Contains(head, "with claim=atomic") {
+			t.Errorf("on a block that races both claims the check says %q; it should count both", head)
+		}
+	})
+
+	t.Run("keyboard only", func(t *testing.T) {
+		nav(site.URL + "/lessons/claim-race/")
+		tabTo := func(what, pred string, back ...bool) {
+			t.Helper()
+			for range 120 {
+				if js[bool](t, ctx, `(() => { const a = deepActive(); return !!a && (`+pred+`); })()`) {
+					return
+				}
+				if len(back) > 0 {
+					run(t, ctx, 5*time.Second, chromedp.KeyEvent(kb.Tab, chromedp.KeyModifiers(chromedp.ModifierShift)))
+				} else {
+					run(t, ctx, 5*time.Second, chromedp.KeyEvent(kb.Tab))
+				}
+			}
+			t.Fatalf("Tab never reached %s", what)
+		}
+		press := func(key string) { run(t, ctx, 5*time.Second, chromedp.KeyEvent(key)) }
+		// Run the first block: Tab to Run, Enter.
+		tabTo("Run", `a.matches("button.run")`)
+		js[bool](t, ctx, `tp.el(0).setAttribute("state", "idle"), true`)
+		press(kb.Enter)
+		run(t, ctx, 120*time.Second, chromedp.Poll[bool](`tp.state(0) === "done"`))
+		// Change the claim: Tab to the checked radio, arrow to the other.
+		tabTo("the claim", `a.matches("input[type=radio]")`)
+		js[bool](t, ctx, `tp.el(0).setAttribute("state", "idle"), true`)
+		press(kb.ArrowRight)
+		run(t, ctx, 60*time.Second, chromedp.Poll[bool](`tp.state(0) === "done"`))
+		if v := js[string](t, ctx, `tp.q(0, "textarea.script").value`); !strings.Contains(v, "race atomic") {
+			t.Errorf("the arrow key did not change the claim: %q", v)
+		}
+		// Step through: the tabs by arrow keys, then the step area.
+		tabTo("the tabs", `a.matches("[role=tab]")`)
+		press(kb.ArrowRight)
+		run(t, ctx, 60*time.Second, chromedp.Poll[bool](`!tp.q(0, ".stepper").hidden`))
+		tabTo("the step area", `a.matches(".step-area")`)
+		press(kb.ArrowRight)
+		press(kb.ArrowRight)
+		if c := js[string](t, ctx, `tp.q(0, ".step-count").textContent`); !strings.HasPrefix(c, "Step 3 of") {
+			t.Errorf("two Right arrows in the step area show %q", c)
+		}
+		press(kb.End)
+		if c := js[string](t, ctx, `tp.q(0, ".step-count").textContent`); !strings.HasPrefix(c, "Step ") || !strings.HasSuffix(c, c[strings.LastIndex(c, " ")+1:]) {
+			t.Errorf("End shows %q", c)
+		}
+		// Copy a link: Shift+Tab back to the tabs, Left to the output, Tab
+		// to Copy link, Enter; whatever the clipboard says, the link of the
+		// run is handed over.
+		tabTo("the tabs", `a.matches("[role=tab]")`, true)
+		press(kb.ArrowLeft)
+		tabTo("Copy link", `a.matches("button.copy-link")`)
+		press(kb.Enter)
+		run(t, ctx, 10*time.Second, chromedp.Poll[bool](`tp.q(0, ".copy-link").dataset.copied !== undefined`))
+		link := js[string](t, ctx, `tp.q(0, ".copy-link").dataset.copied`)
+		if !strings.Contains(link, "#block-1?") || !strings.Contains(link, "race+atomic") {
+			t.Errorf("Copy link by keyboard gave %q", link)
+		}
+		if !js[bool](t, ctx, `tp.q(0, ".copy-box").hidden || deepActive().matches(".copy-field")`) {
+			t.Errorf("the copy fallback is shown but does not have the focus")
+		}
+	})
+}

@@ -1,0 +1,312 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
+	"github.com/twice-lab/twice/internal/browsertest"
+	"github.com/twice-lab/twice/lessons"
+	"github.com/twice-lab/twice/runtime/script"
+)
+
+// cuttable serves h until cut is set; then it drops every connection, as a
+// network that is gone would, and counts the requests that still came.
+type cuttable struct {
+	h      atomic.Pointer[http.Handler]
+	cut    atomic.Bool
+	missed atomic.Int64
+	wasm   atomic.Int64 // requests for the wasm module served
+}
+
+func newCuttable(h http.Handler) *cuttable {
+	c := &cuttable{}
+	c.h.Store(&h)
+	return c
+}
+
+func (c *cuttable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if c.cut.Load() {
+		c.missed.Add(1)
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				conn.Close()
+				return
+			}
+		}
+		http.Error(w, "offline", http.StatusServiceUnavailable)
+		return
+	}
+	if strings.HasSuffix(r.URL.Path, ".wasm") {
+		c.wasm.Add(1)
+	}
+	(*c.h.Load()).ServeHTTP(w, r)
+}
+
+// goOffline turns on DevTools' offline emulation for the page and for its
+// service worker.
+func goOffline(t *testing.T, ctx context.Context) {
+	t.Helper()
+	run(t, ctx, 10*time.Second, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, tg, network.Enable, network.EnableParams{}); err != nil {
+			return err
+		}
+		yes := true
+		if _, err := cdp.Call(ctx, tg, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
+			EmulateOfflineServiceWorker: &yes,
+			MatchedNetworkConditions:    []*network.Conditions{{Offline: true, DownloadThroughput: -1, UploadThroughput: -1}},
+		}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, tg, network.OverrideNetworkState, network.OverrideNetworkStateParams{Offline: true, DownloadThroughput: -1, UploadThroughput: -1})
+		return err
+	}))
+}
+
+// online ends the emulation of goOffline.
+func online(t *testing.T, ctx context.Context) {
+	t.Helper()
+	run(t, ctx, 10*time.Second, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		no := false
+		_, err := cdp.Call(ctx, tg, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
+			EmulateOfflineServiceWorker: &no,
+			MatchedNetworkConditions:    []*network.Conditions{{DownloadThroughput: -1, UploadThroughput: -1}},
+		})
+		if err == nil {
+			_, err = cdp.Call(ctx, tg, network.OverrideNetworkState, network.OverrideNetworkStateParams{DownloadThroughput: -1, UploadThroughput: -1})
+		}
+		return err
+	}))
+}
+
+// goTo loads url ("reload": the page again) from the page itself, and
+// waits until a page of the site is ready or the browser shows its error
+// page; then it installs the test helpers.
+func goTo(t *testing.T, ctx context.Context, url string) {
+	t.Helper()
+	before := js[float64](t, ctx, `performance.timeOrigin`)
+	if url == "reload" {
+		js[bool](t, ctx, `location.reload(), true`)
+	} else {
+		js[bool](t, ctx, fmt.Sprintf(`location.href = %q, true`, url))
+	}
+	ready := fmt.Sprintf(`performance.timeOrigin !== %v && document.readyState === "complete" && (location.protocol === "chrome-error:" || document.querySelector("twice-playground") === null || customElements.get("twice-playground") !== undefined)`, before)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		// Evaluations fail while the page is being replaced: try again.
+		tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		ok, err := chromedp.Run(tctx, chromedp.Evaluate[bool](ready))
+		cancel()
+		if err == nil && ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("loading %s: not ready after 30 s (%v)", url, err)
+		}
+	}
+	js[bool](t, ctx, helpers)
+}
+
+// TestBrowserOffline visits the site, goes offline through DevTools'
+// network emulation (and cuts the server off too, so that nothing can
+// reach it), reloads, and runs a block: on the server and on the export.
+// It also checks the index's "Make all lessons available offline" control
+// and that a new version of the site replaces the old one on the next
+// visit, with no cache of the old one left.
+func TestBrowserOffline(t *testing.T) {
+	path := browsertest.Require(t)
+	srv := browserSite(t)
+	dir := t.TempDir()
+	if err := srv.Site().Export(dir); err != nil {
+		t.Fatal(err)
+	}
+	ls, err := lessons.Load(lessons.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	race, first := ls[3], ls[0]
+	for _, tc := range []struct {
+		name string
+		h    http.Handler
+	}{
+		{"served", srv},
+		{"export", http.FileServer(http.Dir(dir))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, stop := browsertest.Start(t, path, browsertest.Options(path, t.TempDir(), 1280, 900), chromedp.WithLogf(t.Logf))
+			defer stop()
+			site := newCuttable(tc.h)
+			hs := httptest.NewServer(site)
+			defer hs.Close()
+
+			// First visit: the index registers the worker, which keeps the
+			// shell and the runtime; the lesson opened is kept too.
+			navigate(t, ctx, hs.URL+"/")
+			run(t, ctx, 60*time.Second, chromedp.Poll[bool](`navigator.serviceWorker.controller !== null`))
+			if js[bool](t, ctx, `document.querySelector(".offline").hidden`) {
+				t.Errorf("the index hides its offline control")
+			}
+			// The index has no block: the worker must not fetch the runtime
+			// for a reader who has not needed it yet.
+			time.Sleep(500 * time.Millisecond)
+			if n := site.wasm.Load(); n != 0 {
+				t.Errorf("visiting the index fetched the wasm module %d time(s)", n)
+			}
+			navigate(t, ctx, hs.URL+"/lessons/"+race.Slug+"/")
+			// The block in view loads the runtime; the page asks the worker
+			// to keep it.
+			kept := func(what string) string {
+				return `(async () => { for (const k of await caches.keys()) for (const r of await (await caches.open(k)).keys()) if (` + what + `) return true; return false; })()`
+			}
+			run(t, ctx, 60*time.Second, chromedp.Poll[bool](kept(`r.url === location.origin + "/lessons/`+race.Slug+`/"`)))
+			run(t, ctx, 60*time.Second, chromedp.Poll[bool](kept(`r.url.endsWith(".wasm")`)))
+			if n := site.wasm.Load(); n > 1 {
+				t.Errorf("the wasm module was fetched %d times from the server; the worker should keep it from the HTTP cache", n)
+			}
+
+			goOffline(t, ctx)
+			site.cut.Store(true)
+			// (location.reload rather than chromedp.Reload: chromedp takes the
+			// worker's failed network attempt for the page's own failure.)
+			goTo(t, ctx, "reload")
+			if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
+				t.Fatalf("offline, the reloaded lesson's Run ended in %q: %s", s, js[string](t, ctx, `tp.q(0, ".error").textContent`))
+			}
+			if got, want := js[string](t, ctx, `tp.transcript(0)`), script.Run(race.Blocks[0].Script, script.Options{Seed: script.DefaultSeed}).Text(); got != want {
+				t.Errorf("offline run:\n%s\nwant:\n%s", got, want)
+			}
+			// A lesson never opened is not there offline...
+			goTo(t, ctx, hs.URL+"/lessons/"+first.Slug+"/")
+			if js[bool](t, ctx, `document.querySelector("twice-playground") !== null`) {
+				t.Errorf("a lesson never opened showed offline before Make all lessons available offline")
+			}
+			t.Logf("requests that reached the cut-off server while offline: %d", site.missed.Load())
+
+			// ...until the index's control keeps every page.
+			online(t, ctx)
+			site.cut.Store(false)
+			navigate(t, ctx, hs.URL+"/")
+			js[bool](t, ctx, `document.querySelector(".offline button").click(), true`)
+			for i := 0; !js[bool](t, ctx, `/^All \d+ pages are available offline/.test(document.querySelector(".offline-status").textContent)`); i++ {
+				if i == 600 {
+					t.Fatalf("the offline control says %q", js[string](t, ctx, `document.querySelector(".offline-status").textContent`))
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			goOffline(t, ctx)
+			site.cut.Store(true)
+			goTo(t, ctx, hs.URL+"/lessons/"+first.Slug+"/")
+			if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
+				t.Errorf("offline, a lesson kept by the index's control: Run ended in %q", s)
+			}
+			if tc.name != "served" {
+				return
+			}
+
+			// A new version of the site (here: a folder with one lesson, so
+			// other pages) is picked up on the next visit: its worker takes
+			// over, keeps the pages of its own version, and no cache of the
+			// old one is left.
+			online(t, ctx)
+			site.cut.Store(false)
+			folder := t.TempDir()
+			src, err := lessons.FS.Open(first.File)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(src)
+			src.Close()
+			if err := os.WriteFile(filepath.Join(folder, first.File), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			next, err := NewServer(Options{Runtime: realRuntime(t), Brotli: BrotliNever, LessonsDir: folder}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var h http.Handler = next
+			site.h.Store(&h)
+			version := regexp.MustCompile(`version:"([0-9a-f]{12})"`).FindStringSubmatch(string(next.Site().Files["sw.js"].Body))[1]
+			caches := `(async () => (await caches.keys()).join(" | "))()`
+			before := js[string](t, ctx, caches)
+			if strings.HasSuffix(before, version) {
+				t.Fatalf("the new version %s is cached before the visit: %s", version, before)
+			}
+			goTo(t, ctx, hs.URL+"/")
+			run(t, ctx, 60*time.Second, chromedp.Poll[bool](fmt.Sprintf(`(async () => { const k = await caches.keys(); return k.length === 1 && k[0].endsWith(" %s"); })()`, version)))
+			goOffline(t, ctx)
+			site.cut.Store(true)
+			goTo(t, ctx, "reload")
+			if n := js[int](t, ctx, `document.querySelectorAll("ol.lessons li").length`); n != 1 {
+				t.Errorf("offline after the update the index lists %d lessons, want the new version's 1", n)
+			}
+			goTo(t, ctx, hs.URL+"/lessons/"+first.Slug+"/")
+			if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
+				t.Errorf("offline after the update, the kept lesson: Run ended in %q", s)
+			}
+		})
+	}
+}
+
+// TestServiceWorkerVersions checks what the service worker is told: every
+// page, the shell with the hashed assets, and a version that changes when
+// an asset or the list of pages does.
+func TestServiceWorkerVersions(t *testing.T) {
+	a, err := Render(Options{Runtime: fakeRuntime(), Brotli: BrotliNever})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw := a.Files["sw.js"]
+	if sw == nil || sw.Immutable || sw.Type != "text/javascript; charset=utf-8" {
+		t.Fatalf("sw.js: %+v", sw)
+	}
+	body := string(sw.Body)
+	for _, p := range a.Paths() {
+		if strings.HasPrefix(p, "assets/") && !strings.HasSuffix(p, "/twice.js") && p != "assets/twice.js" && !strings.Contains(body, `"`+p+`"`) {
+			t.Errorf("sw.js does not keep %s", p)
+		}
+		if (strings.HasPrefix(p, "lessons/") || strings.HasPrefix(p, "embed/")) && !strings.Contains(body, `"`+strings.TrimSuffix(p, "index.html")+`"`) {
+			t.Errorf("sw.js does not list the page %s", p)
+		}
+	}
+	rec := httptest.NewRecorder()
+	a.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/sw.js", nil))
+	if cc := rec.Header().Get("Cache-Control"); cc != "no-cache" {
+		t.Errorf("sw.js is served with Cache-Control %q; it must be revalidated on every visit", cc)
+	}
+	rt := fakeRuntime()
+	rt.Wasm = append(rt.Wasm, "another build"...)
+	b, err := Render(Options{Runtime: rt, Brotli: BrotliNever})
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := func(s *Site) string {
+		m := regexp.MustCompile(`version:"([0-9a-f]{12})"`).FindStringSubmatch(string(s.Files["sw.js"].Body))
+		if m == nil {
+			t.Fatalf("no version in sw.js: %s", s.Files["sw.js"].Body)
+		}
+		return m[1]
+	}
+	if version(a) == version(b) {
+		t.Errorf("a new runtime keeps the service worker's version %s", version(a))
+	}
+	for _, k := range []string{"index.html", "lessons/claim-race/index.html", "embed/claim-race/1/index.html"} {
+		if !strings.Contains(string(a.Files[k].Body), "offline.") {
+			t.Errorf("%s does not load offline.js", k)
+		}
+	}
+	if strings.Contains(string(a.Files["404.html"].Body), "offline.") {
+		t.Errorf("the not-found page registers the service worker")
+	}
+}

@@ -1,0 +1,52 @@
+// offline.js registers the site's service worker (sw.js, at the site's
+// root) on the site's own pages, and runs the index's "Make all lessons
+// available offline" control. Pages elsewhere that embed the playground
+// with a script tag load twice.js, never this file, so no service worker
+// is ever registered on them.
+(function () {
+  "use strict";
+  const html = document.documentElement;
+  if (!("serviceWorker" in navigator) || !html.dataset.twicePage) return;
+  const root = new URL(html.dataset.twiceRoot || "./", location.href);
+  const ready = navigator.serviceWorker
+    .register(new URL("sw.js", root).href, { scope: root.pathname })
+    .then(() => navigator.serviceWorker.ready)
+    .catch(() => null);
+
+  // ask sends a message to the active worker and resolves with its answer.
+  const ask = (type) =>
+    ready.then(
+      (reg) =>
+        new Promise((resolve) => {
+          if (!reg || !reg.active) return resolve(null);
+          const ch = new MessageChannel();
+          ch.port1.onmessage = (e) => resolve(e.data);
+          reg.active.postMessage({ type }, [ch.port2]);
+        })
+    );
+
+  const box = document.querySelector(".offline");
+  if (!box) return;
+  const button = box.querySelector("button");
+  const status = box.querySelector(".offline-status");
+  const say = (r) => {
+    if (!r || r.error) {
+      status.textContent = "This browser cannot keep the lessons offline here" + (r && r.error ? ": " + r.error : ".");
+      return;
+    }
+    status.textContent =
+      r.kept === r.of
+        ? "All " + r.of + " pages are available offline."
+        : r.kept + " of " + r.of + " pages are available offline" + (r.failed ? " (" + r.failed + " could not be fetched)." : ".");
+  };
+  box.hidden = false;
+  ask("twice:status").then(say);
+  button.addEventListener("click", () => {
+    button.disabled = true;
+    status.textContent = "Fetching every lesson…";
+    ask("twice:cache-all").then((r) => {
+      button.disabled = false;
+      say(r);
+    });
+  });
+})();
