@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -109,6 +110,11 @@ func TestBrowserAccessibility(t *testing.T) {
 				pages = append(pages, "/"+strings.TrimSuffix(p, "index.html"))
 			}
 		}
+	}
+	// TWICE_A11Y_ONLY=SUBSTRING checks only the pages whose path has it:
+	// a quick loop while mending one page; the full gate checks them all.
+	if only := os.Getenv("TWICE_A11Y_ONLY"); only != "" {
+		pages = slices.DeleteFunc(pages, func(p string) bool { return !strings.Contains(p, only) })
 	}
 	if testing.Verbose() {
 		t.Logf("%d pages: %v", len(pages), pages)

@@ -1660,7 +1660,7 @@
       sec.append(verdict);
       sec.dataset.duplicates = String(dups);
       const lines = res.transcript || [];
-      sec.append(h("pre", { class: "transcript compact", tabindex: "0", "aria-label": "Transcript with claim=" + claim, text: lines.join("\n") + (lines.length ? "\n" : "") }));
+      sec.append(h("pre", { class: "transcript compact", tabindex: "0", role: "region", "aria-label": "Transcript with claim=" + claim + ", " + this.label, text: lines.join("\n") + (lines.length ? "\n" : "") }));
       return sec;
     }
 
