@@ -76,6 +76,12 @@ func TestCorrectedClaimsStayOut(t *testing.T) {
 		{"07-every-interleaving.md", "each one run against the table", "the search merges states: each state runs on SQLite once, the orderings are counted"},
 		{"07-every-interleaving.md", "astronomical", "the atomic claim has about a million and a half orderings for eight workers"},
 		{"07-every-interleaving.md", "one seed in ten", "about one seed in thirty gives a race that does not duplicate"},
+		{"08-outlives-its-lease.md", "a trickle of duplicates", "a p95 above the timeout means more than one job in twenty outlasts it"},
+		{"09-heartbeats.md", "one second further ahead", "a renewal sets the lease to a full lease from the beat, not one lease past the old expiry"},
+		{"11-idempotency-keys.md", "A timestamp or a hash of the payload fails the same way", "a send-time timestamp changes on every retry, like the run id; only the payload hash collides like the order id"},
+		{"12-check-or-claim.md", "last four lines", "the duplicating ordering starts at step 4, W1's SELECT of the key; the last four lines skip it"},
+		{"13-producer-publishes-twice.md", "the same as in lesson 6", "lesson 6's run id and attempt cannot find a double publish: each job ran once, at attempt 1"},
+		{"15-keys-that-expire.md", "cannot even cover the queue's own redelivery", "a key stored late in the lease can outlive a TTL shorter than the lease until the first redelivery"},
 	} {
 		if strings.Contains(strings.ToLower(prose(lesson(t, c.file))), strings.ToLower(c.phrase)) {
 			t.Errorf("%s says %q again; it is wrong: %s", c.file, c.phrase, c.why)
