@@ -13,8 +13,10 @@
 //
 // A request may carry a fencing token (the attempt number its run claimed
 // the job with). The service remembers the highest token it has seen for
-// each order and refuses a lower one on arrival: a refused request is kept
-// in the record, marked Refused, but it is not an effect.
+// each job, the thing the token's lease guards, and refuses a lower one on
+// arrival: a refused request is kept in the record, marked Refused, but it
+// is not an effect. Tokens of two jobs are never compared: a second job for
+// the same order is a second event, not a stale holder of the first.
 //
 // A request may carry an Idempotency-Key. What the service does with it is
 // its [Dedupe] mode ([Service.SetDedupe]): nothing (off); check-then-act
@@ -111,7 +113,7 @@ const Proc = "receipts"
 // Service records effects.
 type Service struct {
 	effects []Effect
-	fence   map[string]int // order -> highest fencing token seen
+	fence   map[int64]int // job -> highest fencing token seen
 	dedupe  Dedupe
 	ttl     sim.Time
 	keys    *KeyStore // opened when a dedupe mode is first set
@@ -185,8 +187,8 @@ func (s *Service) Landed() int {
 // refused nor replayed.
 func (e Effect) Effect() bool { return !e.Refused && !e.Replayed }
 
-// Highest returns the highest fencing token seen for order.
-func (s *Service) Highest(order string) int { return s.fence[order] }
+// Highest returns the highest fencing token seen for job.
+func (s *Service) Highest(job int64) int { return s.fence[job] }
 
 // Post sends req from process p and reports what the client saw: the
 // answer in time, a timeout, or a refusal. On a timeout it returns at
@@ -207,16 +209,16 @@ func (s *Service) Post(p *sim.Proc, req Request) Outcome {
 	}
 	outcome, status, delay := Answered, "200", req.Delay
 	if req.Token > 0 {
-		if high := s.fence[req.Order]; req.Token < high {
+		if high := s.fence[req.Job]; req.Token < high {
 			e.Refused = true
 			s.effects = append(s.effects, e)
 			k.Record(Proc, "refused", e, "refused %s from run %s: fencing token %d is older than %d", req.Order, req.Run, req.Token, high)
 			outcome, status, delay = Refused, "409 (stale fencing token)", 0
 		} else {
 			if s.fence == nil {
-				s.fence = map[string]int{}
+				s.fence = map[int64]int{}
 			}
-			s.fence[req.Order] = req.Token
+			s.fence[req.Job] = req.Token
 		}
 	}
 	if !e.Refused {

@@ -57,36 +57,37 @@ func TestFencingTokenRefusesStaleWriter(t *testing.T) {
 	k := sim.New(3)
 	var s Service
 	var got []Outcome
-	send := func(order string, token int) {
+	send := func(job int64, order string, token int) {
 		k.Go("W", k.Now(), func(p *sim.Proc) {
-			got = append(got, s.Post(p, Request{Order: order, Run: "r", Attempt: token, Send: 1, Timeout: 5 * sim.Second, Token: token}))
+			got = append(got, s.Post(p, Request{Order: order, Job: job, Run: "r", Attempt: token, Send: 1, Timeout: 5 * sim.Second, Token: token}))
 		})
 		if err := k.Run(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	send("o", 2)
-	send("o", 1) // stale
-	send("o", 2) // a retry of the current holder
-	send("p", 1) // another order has its own highest token
-	send("o", 0) // no token: not fenced
-	want := []Outcome{Answered, Refused, Answered, Answered, Answered}
+	send(1, "o", 2)
+	send(1, "o", 1) // stale
+	send(1, "o", 2) // a retry of the current holder
+	send(2, "p", 1) // another job has its own highest token
+	send(3, "o", 1) // and so does another job for the same order: a second event
+	send(1, "o", 0) // no token: not fenced
+	want := []Outcome{Answered, Refused, Answered, Answered, Answered, Answered}
 	for i := range want {
 		if got[i] != want[i] {
 			t.Fatalf("outcomes %v, want %v", got, want)
 		}
 	}
-	if n := s.Landed(); n != 4 {
-		t.Errorf("landed %d, want 4", n)
+	if n := s.Landed(); n != 5 {
+		t.Errorf("landed %d, want 5", n)
 	}
 	if e := s.Effects()[1]; !e.Refused || e.Token != 1 {
 		t.Errorf("second request %+v, want refused with token 1", e)
 	}
-	if s.Highest("o") != 2 {
-		t.Errorf("highest token for o = %d, want 2", s.Highest("o"))
+	if s.Highest(1) != 2 || s.Highest(3) != 1 {
+		t.Errorf("highest tokens for jobs 1 and 3 = %d and %d, want 2 and 1", s.Highest(1), s.Highest(3))
 	}
 	s.Reset()
-	if s.Highest("o") != 0 {
+	if s.Highest(1) != 0 {
 		t.Error("Reset kept the fencing tokens")
 	}
 }

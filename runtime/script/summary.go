@@ -22,7 +22,7 @@ const (
 	KindSlow         = "slow-processing" // the lease ran out while the run was still working
 	KindStall        = "stall"           // the lease ran out while the run was frozen after its last heartbeat
 	KindRedone       = "redone"          // the job was claimed again after it was done
-	KindRedriven     = "redriven"        // redeliver put the done job back, and it ran again
+	KindRedriven     = "redriven"        // redeliver put the job back, and it ran again
 	KindTwoJobs      = "two-jobs"        // two events for the order: two jobs
 	KindPublishTwice = "publish-twice"   // the producer published one event twice: two jobs, one event
 	KindMixed        = "mixed"           // more than one of the above
@@ -226,7 +226,7 @@ func (in *interp) diagnose(s *Summary, reqs []Effect, attempts int) {
 		case KindPublishTwice:
 			return fmt.Sprintf("the producer published event %s twice (jobs %s): an upstream retry, not the queue; only a key from the event id can see it", landed[0].Event, strings.Join(jobList, " and "))
 		case KindRedriven:
-			return "the job was put back in the queue after it was done (redeliver: a dead-letter re-drive or a manual replay), and ran again"
+			return "redeliver put the job back in the queue (a dead-letter re-drive or a manual replay), and it ran again after a run that had already sent its receipt"
 		case KindClaimRace:
 			return "two workers claimed the same delivery (a claim race): a claim overwrote a lease that had not run out"
 		case KindLeaseExpired:
@@ -321,7 +321,9 @@ func (in *interp) claimCause(a, b string) string {
 		return KindUnknown
 	}
 	switch {
-	case r.prevPhase == phaseAcked && r.redriven:
+	case r.redriven:
+		// Put back by hand: whatever the earlier run was doing, the
+		// queue did not hand the job out again on its own.
 		return KindRedriven
 	case r.prevPhase == phaseAcked:
 		return KindRedone

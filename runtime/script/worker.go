@@ -304,7 +304,7 @@ func (w *worker) send(p *sim.Proc, got queue.Row) (answered, refused bool) {
 			return true, false
 		case receipts.Refused:
 			w.rec.phase = phaseRefused
-			w.say("say", "receipt refused: fencing token %d is older than %d", token, w.in.svc.Highest(got.Order))
+			w.say("say", "receipt refused: fencing token %d is older than %d", token, w.in.svc.Highest(got.ID))
 			return false, true
 		}
 		if send == 2 {
