@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -133,10 +134,7 @@ func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Co
 			st.errs = append(st.errs, &BlockError{File: st.file, Line: line, Msg: err.Error()})
 		}
 		p.Options = opts
-		p.Result = script.Run(p.Script, script.Options{Seed: opts.Seed})
-		// The load chart is part of a block's output, shown before any
-		// WebAssembly loads; the timeline is drawn only from a live run.
-		p.Result.Chart = p.Result.DrawLoadChart()
+		p.Result = prerender(p.Script, opts.Seed)
 		if e := p.Result.Error; e != nil && !opts.Fails {
 			be := &BlockError{File: st.file, Line: line, Msg: "twice block: " + e.Msg}
 			if e.Line > 0 {
@@ -258,3 +256,36 @@ func renderLesson(md goldmark.Markdown, l lessons.Lesson, file, root string) ([]
 	// blocks carry a class and are left alone).
 	return bytes.ReplaceAll(buf.Bytes(), []byte("<pre><code"), []byte(`<pre tabindex="0"><code`)), st
 }
+
+// prerender runs a block's script as the page shows it before any
+// WebAssembly loads: its Result, with the load chart drawn (the timeline
+// is drawn only from a live run). A run is a pure function of the script
+// and the seed, so results are kept for the next render: a teacher's edit
+// reruns only the blocks it changed. Callers must not modify the Result.
+func prerender(src string, seed uint64) *script.Result {
+	key := strconv.FormatUint(seed, 10) + "\x00" + src
+	prerendered.Lock()
+	res, ok := prerendered.m[key]
+	prerendered.Unlock()
+	if ok {
+		return res
+	}
+	res = script.Run(src, script.Options{Seed: seed})
+	res.Chart = res.DrawLoadChart()
+	prerendered.Lock()
+	defer prerendered.Unlock()
+	if len(prerendered.m) >= maxPrerendered {
+		clear(prerendered.m) // a new lesson set: start over rather than track ages
+	}
+	prerendered.m[key] = res
+	return res
+}
+
+// maxPrerendered bounds the results kept: a few times the built-in
+// lessons' blocks, and a teacher's folder of similar size.
+const maxPrerendered = 512
+
+var prerendered = struct {
+	sync.Mutex
+	m map[string]*script.Result
+}{m: map[string]*script.Result{}}

@@ -214,3 +214,21 @@ func TestReload(t *testing.T) {
 		t.Errorf("broken edit: %d\n%s", code, body)
 	}
 }
+
+// A block's pre-rendered run is kept for the next render of the same
+// script and seed, so an edit reruns only the blocks it changed.
+func TestPrerenderKept(t *testing.T) {
+	a := prerender("race read 3\neffects\n", 7)
+	if b := prerender("race read 3\neffects\n", 7); b != a {
+		t.Error("the same script and seed ran again")
+	}
+	if c := prerender("race read 3\neffects\n", 8); c == a || c.Seed == a.Seed {
+		t.Error("another seed reused the first run")
+	}
+	if d := prerender("race read 4\neffects\n", 7); d == a {
+		t.Error("an edited script reused the old run")
+	}
+	if got, want := a.Text(), script.Run("race read 3\neffects\n", script.Options{Seed: 7}).Text(); got != want {
+		t.Errorf("kept run prints %q, a fresh one %q", got, want)
+	}
+}
