@@ -65,12 +65,16 @@ const (
 	Effects
 	Wait
 	Load
+	// Ledger prints the ledger and processed_keys tables.
+	Ledger
+	// Matrix runs every duplicate scenario against every fix.
+	Matrix
 	// Background is a list of commands ended by '&': it runs as a process of
 	// its own while the script goes on (see Command.Body).
 	Background
 )
 
-var kindNames = [...]string{"reset", "add", "work", "race", "sleep", "log", "jobs", "effects", "wait", "load", "background"}
+var kindNames = [...]string{"reset", "add", "work", "race", "sleep", "log", "jobs", "effects", "wait", "load", "ledger", "matrix", "background"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -85,6 +89,8 @@ type Command struct {
 	Race  RaceArgs // race
 	Sleep sim.Time // sleep, µs
 	Load  LoadArgs // load
+	// MatrixSeed is the seed of matrix --seed, 0 for the run's own.
+	MatrixSeed uint64
 	// Body is the list a Background command runs, in order; its first
 	// command's Op is OpSeq. Only work and sleep run in the background.
 	Body []Command
@@ -113,7 +119,31 @@ type WorkArgs struct {
 	// Fence sends the attempt number as a fencing token with the receipt
 	// and makes the ack conditional on the run id.
 	Fence bool
+	// Effect is where the job's effect lands: EffectReceipt (a POST to the
+	// receipts service) or EffectLedger (a row in the queue's own
+	// database, written in one transaction with the key's claim and the
+	// ack).
+	Effect string
+	// KeyTxn, with the ledger, says where the key is claimed: KeyTxnSame
+	// (in the effect's transaction) or KeyTxnSeparate (in a transaction of
+	// its own, committed before the effect's begins).
+	KeyTxn string
+	// CrashBeforeCommit kills the worker inside the ledger's transaction,
+	// after its last statement and before COMMIT.
+	CrashBeforeCommit bool
 }
+
+// Where a job's effect lands (work --effect).
+const (
+	EffectReceipt = "receipt" // POST to the receipts service (the default)
+	EffectLedger  = "ledger"  // a row in the queue's own database
+)
+
+// Where the ledger's key is claimed (work --key-txn).
+const (
+	KeyTxnSame     = "same"     // in the effect's transaction (the default)
+	KeyTxnSeparate = "separate" // in a transaction of its own, before the effect's
+)
 
 // RaceArgs are the arguments of race.
 type RaceArgs struct {
@@ -121,6 +151,10 @@ type RaceArgs struct {
 	N       int    // races to run; 0 with All
 	All     bool   // check every interleaving instead of timed races
 	Workers int
+	// Worker flags every racing worker gets (not with All).
+	Effect    string
+	Heartbeat sim.Time
+	Fence     bool
 }
 
 // LoadArgs are the arguments of load: N jobs worked by K workers, with
@@ -144,8 +178,11 @@ type Script struct {
 func (s *Script) Races() int {
 	n := 0
 	for _, c := range s.Commands {
-		if c.Kind == Race {
+		switch c.Kind {
+		case Race:
 			n += c.Race.N
+		case Matrix:
+			n += matrixRaces()
 		}
 	}
 	return n
@@ -473,6 +510,12 @@ func parseCommand(words []token) (Command, *Error) {
 	case "wait":
 		c.Kind = Wait
 		return c, noArgs()
+	case "ledger":
+		c.Kind = Ledger
+		return c, noArgs()
+	case "matrix":
+		c.Kind = Matrix
+		return c, parseMatrix(&c, args)
 	case "load":
 		c.Kind = Load
 		return c, parseLoad(&c, name, args)
@@ -507,7 +550,7 @@ func parseCommand(words []token) (Command, *Error) {
 		c.Kind = Work
 		return c, parseWork(&c, name, args)
 	}
-	return c, usageErr(name.pos, "unknown command %q (want reset, add, work, race, load, sleep, wait, cat worker.log, log, jobs or effects)", name.text)
+	return c, usageErr(name.pos, "unknown command %q (want reset, add, work, race, load, matrix, sleep, wait, cat worker.log, log, jobs, effects or ledger)", name.text)
 }
 
 func checkOrder(t token) *Error {
@@ -534,8 +577,9 @@ func checkClaim(t token) *Error {
 }
 
 func parseRace(c *Command, name token, args []token) *Error {
-	usage := usageErr(name.pos, "usage: race read|lock|atomic [N] [--workers N] | race read|lock|atomic --all [--workers N]")
-	r := RaceArgs{N: DefaultRaces, Workers: DefaultWorkers}
+	usage := usageErr(name.pos, "usage: race read|lock|atomic [N] [--workers N] [--effect receipt|ledger] [--heartbeat MS] [--fence] | race read|lock|atomic --all [--workers N]")
+	r := RaceArgs{N: DefaultRaces, Workers: DefaultWorkers, Effect: EffectReceipt}
+	var workerFlag *flagArg // the first worker flag, which --all refuses
 	var pos []token
 	seen := map[string]bool{}
 	for i := 0; i < len(args); i++ {
@@ -557,8 +601,26 @@ func parseRace(c *Command, name token, args []token) *Error {
 				n, err = parseInt(v, MinWorkers, MaxWorkers)
 				r.Workers = int(n)
 			}
+		case "effect", "heartbeat", "fence":
+			if workerFlag == nil {
+				ff := f
+				workerFlag = &ff
+			}
+			var v token
+			switch f.name {
+			case "effect":
+				if v, err = f.value(args, &i); err == nil {
+					r.Effect, err = v.text, checkEffect(v)
+				}
+			case "heartbeat":
+				if v, err = f.value(args, &i); err == nil {
+					r.Heartbeat, err = parseMillis(v, 1)
+				}
+			case "fence":
+				err = f.boolean(&r.Fence)
+			}
 		default:
-			err = usageErr(f.tok.pos, "unknown flag %q for race (want --all, --workers)", f.tok.text)
+			err = usageErr(f.tok.pos, "unknown flag %q for race (want --all, --workers, --effect, --heartbeat, --fence)", f.tok.text)
 		}
 		if err != nil {
 			return err
@@ -582,6 +644,9 @@ func parseRace(c *Command, name token, args []token) *Error {
 		r.N = int(n)
 	}
 	if r.All {
+		if workerFlag != nil {
+			return usageErr(workerFlag.tok.pos, "race --all explores the claim alone; it takes no --%s", workerFlag.name)
+		}
 		r.N = 0
 	}
 	c.Race = r
@@ -634,8 +699,11 @@ func parseWork(c *Command, name token, args []token) *Error {
 		Lease:   DefaultLease,
 		Claim:   DefaultClaim,
 		Timeout: DefaultTimeout,
+		Effect:  EffectReceipt,
+		KeyTxn:  KeyTxnSame,
 	}
 	seen := map[string]bool{}
+	var ledgerOnly *flagArg // the first flag that means something only with the ledger
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if !strings.HasPrefix(a.text, "-") {
@@ -697,8 +765,29 @@ func parseWork(c *Command, name token, args []token) *Error {
 			}
 		case "fence":
 			err = boolean(&w.Fence)
+		case "effect":
+			if v, err = value(); err == nil {
+				w.Effect, err = v.text, checkEffect(v)
+			}
+		case "key-txn":
+			if ledgerOnly == nil {
+				ff := f
+				ledgerOnly = &ff
+			}
+			if v, err = value(); err == nil {
+				w.KeyTxn = v.text
+				if v.text != KeyTxnSame && v.text != KeyTxnSeparate {
+					err = usageErr(v.pos, "unknown --key-txn %q (want same or separate)", v.text)
+				}
+			}
+		case "crash-before-commit":
+			if ledgerOnly == nil {
+				ff := f
+				ledgerOnly = &ff
+			}
+			err = boolean(&w.CrashBeforeCommit)
 		default:
-			err = usageErr(a.pos, "unknown flag %q for work (want --job, --worker, --lease, --claim, --trace, --delay, --timeout, --processing, --heartbeat, --stall, --fence, --crash-before-effect, --crash-before-ack)", a.text)
+			err = usageErr(a.pos, "unknown flag %q for work (want --job, --worker, --lease, --claim, --trace, --delay, --timeout, --processing, --heartbeat, --stall, --fence, --effect, --key-txn, --crash-before-effect, --crash-before-ack, --crash-before-commit)", a.text)
 		}
 		if err != nil {
 			return err
@@ -706,6 +795,9 @@ func parseWork(c *Command, name token, args []token) *Error {
 	}
 	if !seen["job"] {
 		return usageErr(name.pos, "work needs --job N")
+	}
+	if ledgerOnly != nil && w.Effect != EffectLedger {
+		return usageErr(ledgerOnly.tok.pos, "--%s is about the ledger's transaction: add --effect ledger", ledgerOnly.name)
 	}
 	c.Work = w
 	return nil
@@ -853,6 +945,40 @@ func parseLoad(c *Command, name token, args []token) *Error {
 	}
 	l.Jobs = int(n)
 	c.Load = l
+	return nil
+}
+
+func checkEffect(t token) *Error {
+	if t.text != EffectReceipt && t.text != EffectLedger {
+		return usageErr(t.pos, "unknown effect %q (want receipt or ledger)", t.text)
+	}
+	return nil
+}
+
+func parseMatrix(c *Command, args []token) *Error {
+	seen := map[string]bool{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a.text, "-") {
+			return usageErr(a.pos, "unexpected argument %q (usage: matrix [--seed N])", a.text)
+		}
+		f, err := cutFlag(a, seen)
+		if err != nil {
+			return err
+		}
+		if f.name != "seed" {
+			return usageErr(a.pos, "unknown flag %q for matrix (want --seed)", a.text)
+		}
+		v, err := f.value(args, &i)
+		if err != nil {
+			return err
+		}
+		n, perr := strconv.ParseUint(v.text, 10, 64)
+		if perr != nil || n == 0 || strings.HasPrefix(v.text, "+") {
+			return usageErr(v.pos, "want a seed from 1 to %d, got %q", uint64(1<<64-1), v.text)
+		}
+		c.MatrixSeed = n
+	}
 	return nil
 }
 

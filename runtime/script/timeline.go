@@ -272,7 +272,8 @@ func (r *Result) DrawTimeline() *Timeline {
 		}
 		x, y := ax.x(e.AtUS), laneY(e.Proc)
 		switch e.Kind {
-		case "select", "claim", "claim-failed", "ack", "ack-refused", "lease-lost":
+		case "select", "claim", "claim-failed", "ack", "ack-refused", "lease-lost",
+			"begin", "key", "key-hit", "ledger", "commit", "rollback":
 			p(`<line class="tick" x1="%d" y1="%d" x2="%d" y2="%d"><title>%s: %s</title></line>`, x, y-11, x, y+11, esc(e.Proc), esc(e.Step))
 		case "heartbeat":
 			p(`<line class="tick" x1="%d" y1="%d" x2="%d" y2="%d"><title>%s: %s</title></line>`, x, y-7, x, y+7, esc(e.Proc), esc(e.Step))
