@@ -210,8 +210,8 @@ func fixChange(f matrixFix) string {
 	return strings.Join(parts, "; ")
 }
 
-// cellText is a cell as the text table prints it: "2 dup", "1 ok".
-func (c MatrixCell) cellText() string {
+// Text is a cell as the text table prints it: "2 dup", "1 ok".
+func (c MatrixCell) Text() string {
 	switch c.Verdict {
 	case VerdictPending:
 		return "pending"
@@ -230,9 +230,9 @@ func (m MatrixTable) Lines() []string {
 	for i, f := range m.Fixes {
 		cols[i] = len(f.ID)
 		for _, r := range m.Scenarios {
-			cols[i] = max(cols[i], len(r.Cells[i].cellText()))
+			cols[i] = max(cols[i], len(r.Cells[i].Text()))
 		}
-		cols[i] = max(cols[i], len(closesText(f, len(m.Scenarios))))
+		cols[i] = max(cols[i], len(f.ClosesText(len(m.Scenarios))))
 	}
 	first := len("scenario")
 	for _, r := range m.Scenarios {
@@ -252,9 +252,9 @@ func (m MatrixTable) Lines() []string {
 	out := []string{fmt.Sprintf("matrix (seed %d): effects per scenario and fix, each cell a live run; one effect per event is right", m.Seed)}
 	out = append(out, line("scenario", "events", func(i int) string { return m.Fixes[i].ID }))
 	for _, r := range m.Scenarios {
-		out = append(out, line(r.Title, strconv.Itoa(r.Events), func(i int) string { return r.Cells[i].cellText() }))
+		out = append(out, line(r.Title, strconv.Itoa(r.Events), func(i int) string { return r.Cells[i].Text() }))
 	}
-	out = append(out, line("closes", "", func(i int) string { return closesText(m.Fixes[i], len(m.Scenarios)) }))
+	out = append(out, line("closes", "", func(i int) string { return m.Fixes[i].ClosesText(len(m.Scenarios)) }))
 	out = append(out, "ok: one effect per event; dup: a duplicate effect; lost: an event with no effect")
 	for _, f := range m.Fixes {
 		s := fmt.Sprintf("  %s: %s (%s)", f.ID, f.Title, f.Change)
@@ -266,7 +266,9 @@ func (m MatrixTable) Lines() []string {
 	return out
 }
 
-func closesText(f MatrixFix, n int) string {
+// ClosesText is the matrix's last line for a fix: how many of n
+// scenarios it closed, or "-" when it is pending.
+func (f MatrixFix) ClosesText(n int) string {
 	if f.Pending {
 		return "-"
 	}
