@@ -38,6 +38,10 @@ func TestBrowserParity(t *testing.T) {
 		prog{"bg-stall-fence", "add order-77\nwork --job 1 --lease 1 --processing 3000 --heartbeat 300 --stall 2500 --fence &\nsleep 4.5\nwork --job 1 --worker W2 --fence\nwait\neffects\n"},
 		prog{"bg-processing", "add order-77\nwork --job 1 --lease 1 --processing 3000 &\nsleep 1.5\nwork --job 1 --worker W2\neffects\n"},
 		prog{"load", "load 40 --processing lognormal:p50=800,p95=3000 --lease 1,3 --heartbeat 700\n"},
+		prog{"ledger-crash", "add order-77\nwork --job 1 --lease 1 --effect ledger --crash-before-commit\nledger\nsleep 2\nwork --job 1 --worker W2 --effect ledger\nledger\njobs\n"},
+		prog{"ledger-lost", "add order-77\nwork --job 1 --lease 1 --effect ledger --key-txn separate --crash-before-effect\nsleep 2\nwork --job 1 --worker W2 --effect ledger --key-txn separate\nledger\n"},
+		prog{"ledger-race", "race read 20 --effect ledger\nledger\n"},
+		prog{"matrix", "matrix\n"},
 	)
 	seeds := []uint64{1, 7, 424242, 18446744073709551615}
 
