@@ -43,20 +43,20 @@ const matrixRaceN = 20
 var matrixScenarios = []matrixScenario{
 	{id: "claim-race", title: "claim race", events: matrixRaceN,
 		script: "race read " + strconv.Itoa(matrixRaceN) + "\n"},
-	{id: "lost-ack", title: "lease expiry after a lost ack", events: 1,
+	{id: "lost-ack", title: "lost ack, lease expires", events: 1,
 		script: "reset\nadd order-77\nwork --job 1 --worker W1 --lease 1 --crash-before-ack\nsleep 2\nwork --job 1 --worker W2\n"},
 	{id: "slow", title: "slow processing", events: 1,
 		script: "reset\nadd order-77\nwork --job 1 --worker W1 --lease 1 --processing 3000 &\nsleep 1.5\nwork --job 1 --worker W2\nwait\n"},
-	{id: "stall", title: "stall past a heartbeat", events: 1,
+	{id: "stall", title: "stall past heartbeat", events: 1,
 		script: "reset\nadd order-77\nwork --job 1 --worker W1 --lease 1 --processing 3000 --heartbeat 300 --stall 2500 &\nsleep 4.5\nwork --job 1 --worker W2\nwait\n"},
 	{id: "client-retry", title: "client retry", events: 1,
 		script: "reset\nadd order-77\nwork --job 1 --worker W1 --delay 400 --timeout 300\n"},
-	{id: "double-publish", title: "producer double publish", events: 1,
+	{id: "double-publish", title: "double publish", events: 1,
 		script: "reset\nadd order-77\nadd order-77\nwork --job 1 --worker W1\nwork --job 2 --worker W2\n"},
 }
 
 var matrixFixes = []matrixFix{
-	{id: "none", title: "no fix (the scenario as it is)"},
+	{id: "none", title: "no fix"},
 	{id: "atomic", title: "atomic claim", claim: "atomic"},
 	{id: "heartbeat", title: "heartbeat every 300 ms", flags: []string{"--heartbeat", "300"}},
 	{id: "fence", title: "fencing token", flags: []string{"--fence"}},
@@ -205,7 +205,7 @@ func fixChange(f matrixFix) string {
 		parts = append(parts, "work and race "+strings.Join(f.flags, " "))
 	}
 	if len(parts) == 0 {
-		return "nothing"
+		return "the scenario's script as it is"
 	}
 	return strings.Join(parts, "; ")
 }
@@ -249,7 +249,7 @@ func (m MatrixTable) Lines() []string {
 		}
 		return strings.TrimRight(b.String(), " ")
 	}
-	out := []string{fmt.Sprintf("matrix (seed %d): effects per scenario and fix, each cell a live run; one effect per event is right", m.Seed)}
+	out := []string{fmt.Sprintf("matrix (seed %d): effects per cell, each cell a live run; one per event is right", m.Seed)}
 	out = append(out, line("scenario", "events", func(i int) string { return m.Fixes[i].ID }))
 	for _, r := range m.Scenarios {
 		out = append(out, line(r.Title, strconv.Itoa(r.Events), func(i int) string { return r.Cells[i].Text() }))

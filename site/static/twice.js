@@ -985,6 +985,8 @@
       const lines = res.transcript || [];
       ui.transcript.textContent = lines.length ? lines.join("\n") + "\n" : "";
       ui.transcript.hidden = lines.length === 0;
+      // A matrix's text table is wider than the panel: scroll it, do not wrap it.
+      ui.transcript.classList.toggle("wide", (res.matrices || []).length > 0);
 
       const races = res.races || [];
       ui.tally.replaceChildren();
