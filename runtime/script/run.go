@@ -131,6 +131,7 @@ type interp struct {
 	running map[string]bool    // workers whose process has not returned
 	bgErr   *Error             // the first runtime error of a background list
 	keyHits int                // ledger writes that found their key already processed
+	ledger  bool               // a worker has written (or may write) the ledger
 }
 
 func newInterp(seed uint64, res *Result) (*interp, error) {
@@ -357,6 +358,9 @@ func (in *interp) reset() error {
 	in.log = in.log[:0]
 	clear(in.runs)
 	clear(in.holder)
+	if !in.ledger {
+		return in.shell.ResetJobs()
+	}
 	return in.shell.Reset()
 }
 
@@ -370,6 +374,7 @@ func (in *interp) spawn(w *worker, at sim.Time) error {
 		return err
 	}
 	w.conn = conn
+	in.ledger = in.ledger || w.args.Effect == EffectLedger
 	w.run = fmt.Sprintf("%08x", in.k.Uint32())
 	in.running[w.args.Worker] = true
 	w.proc = in.k.Go(w.args.Worker, at, w.body)
@@ -461,6 +466,9 @@ func (in *interp) explore(r RaceArgs) error {
 // landed counts the effects that landed since the last reset: receipts
 // the service recorded and did not refuse, and committed ledger rows.
 func (in *interp) landed() (int, error) {
+	if !in.ledger {
+		return in.svc.Landed(), nil
+	}
 	n, err := in.shell.LedgerLen()
 	return n + in.svc.Landed(), err
 }
