@@ -228,10 +228,10 @@ func raceLesson(t *testing.T, ctx context.Context, url string, race lessons.Less
 	if got := js[string](t, ctx, `tp.transcript(0)`); got != native.Text() {
 		t.Errorf("live transcript:\n%s\nwant (native):\n%s", got, native.Text())
 	}
-	if h := js[[]string](t, ctx, `tp.heads(0, "effects")`); !slices.Equal(h, []string{"order", "job", "run", "attempt", "send", "worker", "arrival (ms)"}) {
+	if h := js[[]string](t, ctx, `tp.heads(0, "effects")`); !slices.Equal(h, []string{"order", "job", "event", "run", "attempt", "send", "key", "worker", "arrival (ms)"}) {
 		t.Errorf("effects columns: %q", h)
 	}
-	if h := js[[]string](t, ctx, `tp.heads(0, "jobs")`); !slices.Equal(h, []string{"id", "order", "status", "attempts", "run", "lease (ms)"}) {
+	if h := js[[]string](t, ctx, `tp.heads(0, "jobs")`); !slices.Equal(h, []string{"id", "order", "event", "status", "attempts", "run", "lease (ms)"}) {
 		t.Errorf("jobs columns: %q", h)
 	}
 	effects := js[[][]string](t, ctx, `tp.rows(0, "effects")`)
@@ -242,7 +242,11 @@ func raceLesson(t *testing.T, ctx context.Context, url string, race lessons.Less
 		if i >= len(effects) {
 			break
 		}
-		want := []string{e.Order, strconv.FormatInt(e.Job, 10), e.Run, strconv.Itoa(e.Attempt), "s" + strconv.Itoa(e.Send), e.Worker, fmt.Sprintf("%d.%03d", e.AtUS/1000, e.AtUS%1000)}
+		key := e.Key
+		if key == "" {
+			key = "-"
+		}
+		want := []string{e.Order, strconv.FormatInt(e.Job, 10), e.Event, e.Run, strconv.Itoa(e.Attempt), "s" + strconv.Itoa(e.Send), key, e.Worker, fmt.Sprintf("%d.%03d", e.AtUS/1000, e.AtUS%1000)}
 		if !slices.Equal(effects[i], want) {
 			t.Errorf("effects row %d = %q, want %q", i, effects[i], want)
 		}
@@ -252,7 +256,7 @@ func raceLesson(t *testing.T, ctx context.Context, url string, race lessons.Less
 		t.Errorf("jobs table has %d rows, native run has %d jobs", len(jobs), len(native.Jobs))
 	}
 	for i, j := range native.Jobs {
-		if i < len(jobs) && (jobs[i][0] != strconv.FormatInt(j.ID, 10) || jobs[i][2] != j.Status || jobs[i][3] != strconv.Itoa(j.Attempts)) {
+		if i < len(jobs) && (jobs[i][0] != strconv.FormatInt(j.ID, 10) || jobs[i][3] != j.Status || jobs[i][4] != strconv.Itoa(j.Attempts)) {
 			t.Errorf("jobs row %d = %q, want %+v", i, jobs[i], j)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/yuin/goldmark"
 
 	"github.com/twice-lab/twice/lessons"
+	"github.com/twice-lab/twice/runtime/script"
 	"github.com/twice-lab/twice/site"
 )
 
@@ -90,12 +91,18 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	r.names.Worker = add("worker.js", static("worker.js"))
 	r.names.WasmExec = add("wasm_exec.js", opts.Runtime.WasmExec)
 	r.names.Wasm = add("twice.wasm", opts.Runtime.Wasm)
+	// The claims, dedupe modes and key choices come from the runtime's
+	// lists: the page keeps no copy of its own.
+	choices := script.Choices()
 	config, err := json.Marshal(map[string]any{
 		"worker":   r.names.Worker,
 		"wasmExec": r.names.WasmExec,
 		"wasm":     r.names.Wasm,
 		"wasmSize": len(opts.Runtime.Wasm),
 		"css":      r.names.Playground,
+		"claims":   choices.Claims,
+		"dedupes":  choices.Dedupes,
+		"keys":     choices.Keys,
 	})
 	if err != nil {
 		return nil, err

@@ -1,10 +1,13 @@
 package site
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/twice-lab/twice/runtime/script"
 )
 
 // TestJavaScript runs the unit tests of twice.js's pure helpers
@@ -33,7 +36,14 @@ func TestJavaScript(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The page takes its lists of claims, dedupe modes and keys from the
+	// server's config; the tests get the same lists, from the runtime.
+	choices, err := json.Marshal(script.Choices())
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(node, append([]string{"--test", "--test-reporter=spec"}, tests...)...)
+	cmd.Env = append(os.Environ(), "TWICE_CHOICES="+string(choices))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("node --test %v: %v\n%s", tests, err, out)

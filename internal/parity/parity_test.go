@@ -53,6 +53,13 @@ func parityCases(t *testing.T) []parityCase {
 		parityCase{name: "matrix", args: []string{"-c", "matrix"}},
 		parityCase{name: "matrix-json", args: []string{"--json", "-c", "matrix --seed 9"}},
 		parityCase{name: "matrix-usage-error", args: []string{"-c", "matrix --seed x"}, code: 2},
+		parityCase{name: "dedupe-claim-race", args: []string{"-c", dedupeClaimRace}},
+		parityCase{name: "dedupe-check-all", args: []string{"-c", dedupeCheckAll}},
+		parityCase{name: "publish-twice-event-key", args: []string{"-c", publishTwice("event")}},
+		parityCase{name: "publish-twice-job-key", args: []string{"--json", "-c", publishTwice("job")}},
+		parityCase{name: "key-ttl-redeliver", args: []string{"--timeline", "tl.svg", "-c", keyTTLRedeliver}, out: "tl.svg"},
+		parityCase{name: "times-zero", args: []string{"-c", "add order-77 --times 0"}, code: 2},
+		parityCase{name: "redeliver-missing", args: []string{"-c", "add order-77 && redeliver --job 2"}, code: 1},
 		parityCase{name: "parse-error", args: []string{"-c", "add o1\nwrk --job 1"}, code: 2},
 		parityCase{name: "parse-error-json", args: []string{"--json", "-c", "work --job 1 --lese 2"}, code: 2},
 		parityCase{name: "runtime-error", args: []string{"-c", "add o1 && work --job 1 && work --job 2"}, code: 1},
@@ -166,4 +173,19 @@ func bgScript(flags string) string {
 		second += " --fence"
 	}
 	return "reset\nadd order-77\nwork --job 1 --worker W1 --lease 1 --processing 3000" + flags + " &\nsleep " + sleep + "\n" + second + "\nwait\njobs\neffects\n"
+}
+
+// The evidence for idempotency keys: claim-first at the service holds
+// under a read-claim race; check-then-act does not, over every
+// interleaving; a producer's double publish is one effect keyed on the
+// event and two keyed on the job; a key TTL shorter than a re-drive's gap
+// lets the duplicate back.
+const (
+	dedupeClaimRace = "service --dedupe claim\nrace read 20 --key job\neffects"
+	dedupeCheckAll  = "service --dedupe check\nrace read --all --key job\nservice --dedupe claim\nrace read --all --key job"
+	keyTTLRedeliver = "service --dedupe claim --key-ttl 60\nadd order-77\nwork --job 1 --key event\nsleep 120\nredeliver --job 1\nwork --job 1 --key event\njobs\neffects"
+)
+
+func publishTwice(key string) string {
+	return "service --dedupe claim\nadd order-77 --times 2\nwork --job 1 --key " + key + "\nwork --job 2 --key " + key + "\njobs\neffects"
 }

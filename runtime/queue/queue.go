@@ -14,6 +14,7 @@
 //	CREATE TABLE jobs (
 //		id       INTEGER PRIMARY KEY,
 //		order_id TEXT NOT NULL,
+//		event    TEXT NOT NULL,                  -- the producer's event id
 //		status   TEXT NOT NULL DEFAULT 'queued', -- queued | running | done
 //		attempts INTEGER NOT NULL DEFAULT 0,
 //		run      TEXT,                           -- the run that holds or last held it
@@ -60,6 +61,7 @@ import (
 const schema = `CREATE TABLE jobs (
 	id       INTEGER PRIMARY KEY,
 	order_id TEXT NOT NULL,
+	event    TEXT NOT NULL,
 	status   TEXT NOT NULL DEFAULT 'queued',
 	attempts INTEGER NOT NULL DEFAULT 0,
 	run      TEXT,
@@ -81,8 +83,8 @@ CREATE TABLE ledger (
 // The statements, one per method. The read claim is stmtRead followed, as a
 // separate statement, by stmtTake; the atomic claim is stmtClaim alone.
 const (
-	stmtInsert = `INSERT INTO jobs (order_id) VALUES (?)`
-	stmtRead   = `SELECT status, attempts, lease, order_id, run FROM jobs WHERE id = ?`
+	stmtInsert = `INSERT INTO jobs (order_id, event) VALUES (?, ?)`
+	stmtRead   = `SELECT status, attempts, lease, order_id, run, event FROM jobs WHERE id = ?`
 	stmtTake   = `UPDATE jobs SET status = 'running', run = ?, attempts = attempts + 1, lease = ? WHERE id = ?`
 	stmtClaim  = `UPDATE jobs SET status = 'running', run = ?, attempts = attempts + 1, lease = ? WHERE id = ? AND (status = 'queued' OR lease < ?)`
 	stmtAck    = `UPDATE jobs SET status = 'done', lease = NULL WHERE id = ?`
@@ -90,7 +92,8 @@ const (
 	stmtRenew  = `UPDATE jobs SET lease = ? WHERE id = ? AND run = ? AND status = 'running'`
 	stmtNext   = `SELECT id FROM jobs WHERE status = 'queued' OR (status = 'running' AND lease < ?) ORDER BY id LIMIT 1`
 	stmtLeft   = `SELECT count(*) FROM jobs WHERE status != 'done'`
-	stmtList   = `SELECT id, order_id, status, attempts, run, lease FROM jobs ORDER BY id`
+	stmtList   = `SELECT id, order_id, status, attempts, run, lease, event FROM jobs ORDER BY id`
+	stmtQueue  = `UPDATE jobs SET status = 'queued', lease = NULL WHERE id = ?`
 	stmtReset  = `DELETE FROM jobs`
 	// The ledger's statements.
 	stmtBegin      = `BEGIN IMMEDIATE`
@@ -114,6 +117,7 @@ var ErrNoJob = errors.New("no such job")
 type Row struct {
 	ID       int64
 	Order    string
+	Event    string // the producer's event id
 	Status   string
 	Attempts int
 	Run      string // "" when no run has claimed it
@@ -312,9 +316,13 @@ func (c *Conn) Reset() error {
 	return nil
 }
 
-// Add enqueues a job for order and returns its id.
-func (c *Conn) Add(order string) (int64, error) {
-	_, err := c.exec(stmtInsert, func(s *sqlite3.Stmt) { s.BindText(1, order) })
+// Add enqueues a job for order, published by the producer as event, and
+// returns its id.
+func (c *Conn) Add(order, event string) (int64, error) {
+	_, err := c.exec(stmtInsert, func(s *sqlite3.Stmt) {
+		s.BindText(1, order)
+		s.BindText(2, event)
+	})
 	if err != nil {
 		return 0, err
 	}
@@ -337,7 +345,7 @@ func (c *Conn) Read(id int64) (Row, error) {
 		}
 		return Row{}, fmt.Errorf("job %d: %w", id, ErrNoJob)
 	}
-	r := Row{ID: id, Status: s.ColumnText(0), Attempts: s.ColumnInt(1), Order: s.ColumnText(3), Run: s.ColumnText(4)}
+	r := Row{ID: id, Status: s.ColumnText(0), Attempts: s.ColumnInt(1), Order: s.ColumnText(3), Run: s.ColumnText(4), Event: s.ColumnText(5)}
 	if s.ColumnType(2) != sqlite3.NULL {
 		v := s.ColumnInt64(2)
 		r.Lease = &v
@@ -441,6 +449,17 @@ func (c *Conn) Set(id int64, status string, attempts int) error {
 	return err
 }
 
+// Requeue puts a job back to queued with no lease, keeping its attempts
+// and its last run: a dead-letter re-drive, or a manual replay. The next
+// claim delivers it again. It returns ErrNoJob when there is no such row.
+func (c *Conn) Requeue(id int64) error {
+	n, err := c.exec(stmtQueue, func(s *sqlite3.Stmt) { s.BindInt64(1, id) })
+	if err == nil && n == 0 {
+		err = fmt.Errorf("job %d: %w", id, ErrNoJob)
+	}
+	return err
+}
+
 // List returns every job in id order.
 func (c *Conn) List() ([]Row, error) {
 	s, err := c.prepare(stmtList)
@@ -456,6 +475,7 @@ func (c *Conn) List() ([]Row, error) {
 			Status:   s.ColumnText(2),
 			Attempts: s.ColumnInt(3),
 			Run:      s.ColumnText(4),
+			Event:    s.ColumnText(6),
 		}
 		if s.ColumnType(5) != sqlite3.NULL {
 			v := s.ColumnInt64(5)

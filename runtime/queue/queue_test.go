@@ -25,7 +25,7 @@ func open(t *testing.T) (*DB, *Conn, *Conn, *Conn) {
 // the read claim's gap is real, in SQLite, across connections.
 func TestReadThenWriteBothTake(t *testing.T) {
 	_, shell, w1, w2 := open(t)
-	id, err := shell.Add("order-77")
+	id, err := shell.Add("order-77", "ev-1")
 	if err != nil || id != 1 {
 		t.Fatalf("Add = %d, %v", id, err)
 	}
@@ -50,7 +50,7 @@ func TestReadThenWriteBothTake(t *testing.T) {
 // one in only after the lease has passed.
 func TestAtomicClaimOnce(t *testing.T) {
 	_, shell, w1, w2 := open(t)
-	id, _ := shell.Add("order-77")
+	id, _ := shell.Add("order-77", "ev-1")
 	ok1, err1 := w1.Claim(id, "run1", 0, 1000)
 	ok2, err2 := w2.Claim(id, "run2", 0, 1000)
 	if err1 != nil || err2 != nil || !ok1 || ok2 {
@@ -82,9 +82,9 @@ func TestNoSuchJob(t *testing.T) {
 	if err := w1.Take(3, "r", 1); err == nil {
 		t.Error("Take of a missing job succeeded")
 	}
-	shell.Add("a")
+	shell.Add("a", "ev-1")
 	shell.Reset()
-	if id, _ := shell.Add("b"); id != 1 {
+	if id, _ := shell.Add("b", "ev-1"); id != 1 {
 		t.Errorf("after Reset the next id is %d, want 1", id)
 	}
 }
@@ -93,7 +93,7 @@ func TestNoSuchJob(t *testing.T) {
 func TestDatabasesAreSeparate(t *testing.T) {
 	_, a, _, _ := open(t)
 	_, b, _, _ := open(t)
-	a.Add("x")
+	a.Add("x", "ev-1")
 	rows, _ := b.List()
 	if len(rows) != 0 {
 		t.Errorf("second database sees %d rows", len(rows))
@@ -108,8 +108,8 @@ func TestPoolReuse(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, _ := db.Conn()
-	c.Add("a")
-	c.Add("b")
+	c.Add("a", "ev-1")
+	c.Add("b", "ev-1")
 	db.Put()
 	db2, err := Get()
 	if err != nil {
@@ -120,7 +120,7 @@ func TestPoolReuse(t *testing.T) {
 	if rows, _ := c2.List(); len(rows) != 0 {
 		t.Errorf("pooled database has %d rows", len(rows))
 	}
-	if id, _ := c2.Add("c"); id != 1 {
+	if id, _ := c2.Add("c", "ev-1"); id != 1 {
 		t.Errorf("first id after reuse is %d", id)
 	}
 	w, _ := db2.Conn()
@@ -134,7 +134,7 @@ func TestPoolReuse(t *testing.T) {
 // after a commit a second claim of the key conflicts and changes no row.
 func TestLedgerTransaction(t *testing.T) {
 	_, shell, w1, w2 := open(t)
-	id, _ := shell.Add("order-77")
+	id, _ := shell.Add("order-77", "ev-1")
 	if err := w1.Begin(); err != nil {
 		t.Fatal(err)
 	}

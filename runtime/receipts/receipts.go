@@ -15,9 +15,21 @@
 // the job with). The service remembers the highest token it has seen for
 // each order and refuses a lower one on arrival: a refused request is kept
 // in the record, marked Refused, but it is not an effect.
+//
+// A request may carry an Idempotency-Key. What the service does with it is
+// its [Dedupe] mode ([Service.SetDedupe]): nothing (off); check-then-act
+// (check: SELECT the key, do the effect, INSERT the key, three steps); or
+// claim-first (claim: INSERT ... ON CONFLICT DO NOTHING, and the effect
+// only if it took). The keys live in a SQLite table of the service's own
+// ([KeyStore]), each statement one atomic step of the request, so other
+// requests interleave with them as they would in a real service. A
+// request the service deduplicates is kept in the record, marked Replayed,
+// and gets the first request's answer back: it is not an effect.
 package receipts
 
 import (
+	"fmt"
+
 	"github.com/twice-lab/twice/runtime/sim"
 )
 
@@ -35,6 +47,18 @@ type Effect struct {
 	// Refused marks a request whose token was lower than one the service
 	// had already seen for the order: recorded, but no effect.
 	Refused bool
+	// Event is the producer's event id the job carried; Key the
+	// Idempotency-Key the request sent, "" for none.
+	Event string
+	Key   string
+	// Replayed marks a request whose key the service had already stored:
+	// recorded, but no effect; it got back the answer of FirstRun.
+	Replayed bool
+	FirstRun string
+	// KeyState says, for an effect whose request carried a key the service
+	// deduplicates on, what the table held for it when the request passed:
+	// "new" (no row) or "expired" (a row older than the key TTL).
+	KeyState string
 }
 
 // Request is what a worker sends.
@@ -51,6 +75,9 @@ type Request struct {
 	Timeout sim.Time
 	// Token is a fencing token, or 0 to send none.
 	Token int
+	// Event is the producer's event id; Key the Idempotency-Key, or "".
+	Event string
+	Key   string
 }
 
 // Outcome is what the client saw of one request.
@@ -60,6 +87,7 @@ const (
 	Answered Outcome = iota // the service answered in time
 	TimedOut                // the client gave up waiting (the request may have landed)
 	Refused                 // the service refused a stale fencing token
+	Replayed                // the service had the key: the first answer, again
 )
 
 // The network, in µs: opening a connection to the service (the client's
@@ -71,6 +99,12 @@ const (
 	HopMax  sim.Time = 700
 )
 
+// One statement on the service's key table, in µs (as the queue's).
+const (
+	StmtMin sim.Time = 30
+	StmtMax sim.Time = 120
+)
+
 // Proc is the name the service's events carry in a trace.
 const Proc = "receipts"
 
@@ -78,28 +112,78 @@ const Proc = "receipts"
 type Service struct {
 	effects []Effect
 	fence   map[string]int // order -> highest fencing token seen
+	dedupe  Dedupe
+	ttl     sim.Time
+	keys    *KeyStore // opened when a dedupe mode is first set
+	err     error     // the first error of the key table
+}
+
+// SetDedupe sets how the service treats the Idempotency-Key header from
+// now on, and how long it remembers a key (0: for ever). The first mode
+// other than off opens the key table.
+func (s *Service) SetDedupe(d Dedupe, ttl sim.Time) error {
+	if !d.Valid() {
+		return fmt.Errorf("receipts: dedupe mode %d is not one of Dedupes", d)
+	}
+	if d != DedupeOff && s.keys == nil {
+		ks, err := OpenKeys()
+		if err != nil {
+			return err
+		}
+		s.keys = ks
+	}
+	s.dedupe, s.ttl = d, ttl
+	return nil
+}
+
+// Dedupe returns the dedupe mode and the key TTL.
+func (s *Service) Dedupe() (Dedupe, sim.Time) { return s.dedupe, s.ttl }
+
+// Keys returns the key table, or nil when no dedupe mode was ever set.
+func (s *Service) Keys() *KeyStore { return s.keys }
+
+// Err returns the first error the key table returned, if any.
+func (s *Service) Err() error { return s.err }
+
+// Close gives the key table back.
+func (s *Service) Close() {
+	if s.keys != nil {
+		s.keys.Put()
+		s.keys = nil
+	}
 }
 
 // Effects returns the effects recorded since the last Reset, in order of
 // arrival.
 func (s *Service) Effects() []Effect { return s.effects }
 
-// Reset forgets every recorded effect.
+// Reset forgets every recorded effect and every stored key; the dedupe
+// mode stays.
 func (s *Service) Reset() {
 	s.effects = s.effects[:0]
 	clear(s.fence)
+	if s.keys != nil {
+		if err := s.keys.Reset(); err != nil && s.err == nil {
+			s.err = err
+		}
+	}
 }
 
-// Landed counts the recorded requests that were effects (not refused).
+// Landed counts the recorded requests that were effects (neither refused
+// nor replayed).
 func (s *Service) Landed() int {
 	n := 0
 	for _, e := range s.effects {
-		if !e.Refused {
+		if e.Effect() {
 			n++
 		}
 	}
 	return n
 }
+
+// Effect reports whether the recorded request was an effect: neither
+// refused nor replayed.
+func (e Effect) Effect() bool { return !e.Refused && !e.Replayed }
 
 // Highest returns the highest fencing token seen for order.
 func (s *Service) Highest(order string) int { return s.fence[order] }
@@ -119,6 +203,7 @@ func (s *Service) Post(p *sim.Proc, req Request) Outcome {
 	e := Effect{
 		Order: req.Order, Job: req.Job, Run: req.Run, Attempt: req.Attempt,
 		Send: req.Send, Worker: req.Worker, At: p.Now(), Token: req.Token,
+		Event: req.Event, Key: req.Key,
 	}
 	outcome, status, delay := Answered, "200", req.Delay
 	if req.Token > 0 {
@@ -135,8 +220,13 @@ func (s *Service) Post(p *sim.Proc, req Request) Outcome {
 		}
 	}
 	if !e.Refused {
-		s.effects = append(s.effects, e)
-		k.Record(Proc, "effect", e, "recorded %s from run %s a%d s%d", req.Order, req.Run, req.Attempt, req.Send)
+		if s.dedupe != DedupeOff && req.Key != "" {
+			if s.deduplicate(p, &e) {
+				outcome, status = Replayed, "200 (replayed)"
+			}
+		} else {
+			s.land(k, e)
+		}
 	}
 	answered := p.Now() + delay + k.Between(HopMin, HopMax)
 	if deadline := sent + req.Timeout; answered > deadline {
@@ -147,4 +237,85 @@ func (s *Service) Post(p *sim.Proc, req Request) Outcome {
 	p.SleepUntil(answered)
 	k.Record(p.Name(), "answer", nil, "POST answered %s", status)
 	return outcome
+}
+
+// land records e as an effect.
+func (s *Service) land(k *sim.Kernel, e Effect) {
+	e.At = k.Now()
+	s.effects = append(s.effects, e)
+	k.Record(Proc, "effect", e, "recorded %s from run %s a%d s%d", e.Order, e.Run, e.Attempt, e.Send)
+}
+
+// replay records e as a request the service deduplicated.
+func (s *Service) replay(k *sim.Kernel, e Effect, first string) {
+	e.At, e.Replayed, e.FirstRun = k.Now(), true, first
+	s.effects = append(s.effects, e)
+	k.Record(Proc, "replayed", e, "replayed %s to run %s: key %s was stored by run %s", e.Order, e.Run, e.Key, first)
+}
+
+// deduplicate plays the service's dedupe mode for a request with a key,
+// each statement one step of the request's process, and reports whether
+// the request was a replay. The effect, when there is one, is recorded in
+// between, at its own instant.
+func (s *Service) deduplicate(p *sim.Proc, e *Effect) bool {
+	k := p.Kernel()
+	if s.keys == nil {
+		s.fail(errNoStore)
+		return false
+	}
+	stmt := func() sim.Time { return k.Between(StmtMin, StmtMax) }
+	// An observation for the evidence, not a step: was there a row at all?
+	stored, err := s.keys.Stored(e.Key)
+	s.fail(err)
+	state := "new"
+	if stored {
+		state = "expired"
+	}
+	switch s.dedupe {
+	case DedupeCheck:
+		first, found, err := s.keys.Check(e.Key, p.Now(), s.ttl)
+		s.fail(err)
+		if found {
+			p.Step(stmt(), "key-check", "SELECT key %s: stored by run %s", e.Key, first)
+			s.replay(k, *e, first)
+			return true
+		}
+		p.Step(stmt(), "key-check", "SELECT key %s: %s", e.Key, absent(state))
+		e.KeyState = state
+		s.land(k, *e)
+		p.Sleep(stmt()) // doing the effect
+		s.fail(s.keys.Insert(e.Key, p.Now(), e.Run))
+		p.Step(stmt(), "key-insert", "INSERT key %s", e.Key)
+		return false
+	case DedupeClaim:
+		took, err := s.keys.Claim(e.Key, p.Now(), s.ttl, e.Run)
+		s.fail(err)
+		if took {
+			p.Step(stmt(), "key-claim", "INSERT key %s ON CONFLICT DO NOTHING: 1 row changed (%s), the effect is mine", e.Key, absent(state))
+			e.KeyState = state
+			s.land(k, *e)
+			return false
+		}
+		p.Step(stmt(), "key-claim", "INSERT key %s ON CONFLICT DO NOTHING: 0 rows changed", e.Key)
+		first, _, err := s.keys.Check(e.Key, p.Now(), s.ttl)
+		s.fail(err)
+		p.Step(stmt(), "key-check", "SELECT key %s: stored by run %s", e.Key, first)
+		s.replay(k, *e, first)
+		return true
+	}
+	s.fail(fmt.Errorf("receipts: dedupe mode %s has no steps", s.dedupe))
+	return false
+}
+
+func absent(state string) string {
+	if state == "expired" {
+		return "expired (older than the key TTL), so absent"
+	}
+	return "absent"
+}
+
+func (s *Service) fail(err error) {
+	if err != nil && s.err == nil {
+		s.err = err
+	}
 }

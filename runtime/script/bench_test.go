@@ -70,7 +70,7 @@ func bareRaces(claim string, n int) error {
 		if err := shell.Reset(); err != nil {
 			return err
 		}
-		id, err := shell.Add(RaceOrder)
+		id, err := shell.Add(RaceOrder, "ev-1")
 		if err != nil {
 			return err
 		}

@@ -13,8 +13,11 @@
 // [Parse] lexes the script (words, &&, ;, parentheses, newlines, # comments,
 // trailing-backslash continuations) and turns each command's words into a
 // [Command]: a [Kind], its [Pos] in the script, how it joins the command
-// before it ([Op]: ; or &&), and its arguments ([WorkArgs], [RaceArgs], an
-// order id or a sleep). The wrappers of the article's command lines
+// before it ([Op]: ; or &&), and its arguments ([AddArgs], [WorkArgs],
+// [RaceArgs], [LoadArgs], [ServiceArgs], a job id or a sleep). A value
+// from one of the runtime's lists (a claim, a dedupe mode, a key choice)
+// is parsed into its named type here, so that nothing later sees a name
+// that is not on its list. The wrappers of the article's command lines
 // (node queue.mjs, twice, ( ... ), a trailing 2>/dev/null) are dropped
 // here. Every limit but the step budget (MaxScriptBytes, MaxCommands,
 // MaxRaces, MaxSleep, MaxLease, MaxMillis) is checked here, before anything
@@ -56,7 +59,11 @@
 // each worker has its own connection to one in-memory SQLite database
 // (package queue), and the receipts service (package receipts) records each
 // request the moment it arrives, then waits --delay before answering: a
-// worker whose --timeout passes first retries, and both sends count.
+// worker whose --timeout passes first retries, and both sends count. With
+// service --dedupe check or claim, a request's Idempotency-Key (work
+// --key) goes through the service's own SQLite table of keys first, one
+// statement per step; a request the service deduplicates is recorded as
+// replayed, not as an effect.
 //
 // race N repeats N times: empty the tables, enqueue one job for RaceOrder,
 // start the workers and release them all at one instant (plus a small
@@ -71,10 +78,13 @@
 // # Adding a command
 //
 //  1. parse.go: a [Kind] constant and its name in kindNames, in the same
-//     order; a field or an args struct on [Command] for its arguments; a
-//     case in parseCommand's switch that fills them and returns a usage
-//     error (usageErr) for bad input; its name in the unknown-command
-//     message at the end of parseCommand. If it has a limit, a Max
+//     order (before Background); a field or an args struct on [Command]
+//     for its arguments; a case in parseCommand's switch that fills them
+//     (a parseNAME function, as parseAdd, parseService and parseRedeliver
+//     are) and returns a usage error (usageErr) for bad input; its name in
+//     the unknown-command message at the end of parseCommand. A flag that
+//     takes a value from a list parses it with parseClaim, parseDedupe or
+//     parseKey, whose errors name the list. If it has a limit, a Max
 //     constant, checked in the parser.
 //  2. format.go: a case in [Command.String] if it has arguments, so that
 //     Format round-trips.
@@ -94,24 +104,25 @@
 //
 // # Adding a claim
 //
-// A claim is a name (read, lock, atomic) that work --claim and race take.
+// A claim is a value of [queue.Claim]; its list (queue.Claims) is the only
+// one. The parser, the worker, the explorer, the docs and the browser (the
+// server passes [Choices] to the page in twice.js's config) read it.
 //
-//  1. runtime/queue: the claim's statements, as methods of queue.Conn
-//     beside Read, Take and Claim.
-//  2. parse.go: the name in checkClaim (and its error message) and in
-//     parseRace's usage line.
-//  3. worker.go: a case in the claim switch of worker.body, one w.step per
-//     statement. Its default branch runs the one-statement claim, so a name
-//     accepted by the parser but missing there silently runs as atomic.
-//  4. runtime/explore: the claim in Explore's switch and its steps in
-//     explorer.step, reduced to the steps that touch shared state, and the
-//     protocol list in the package doc.
-//  5. site/static/twice.js: claimOf, rewriteClaim and rewriteCommand match
-//     claim names with regular expressions (read|lock|atomic), parseLink
-//     accepts claim=read or claim=atomic, and the claim toggle offers read
-//     and atomic; their unit tests are in site/jstest.
-//  6. Tests: goldens for race CLAIM, race CLAIM --all and work --claim
+//  1. runtime/queue/claim.go: a constant before numClaims and its entry in
+//     claimInfo (name, words, protocol, alias). A claim that runs new
+//     statements gets a new [queue.Protocol]; the statements are methods
+//     of queue.Conn beside Read, Take and Claim.
+//  2. worker.go: a case for the new protocol in worker.claim, one w.step
+//     per statement. A protocol with no case fails the work command with
+//     "has no steps in the worker": TestEveryClaimRuns runs every claim.
+//  3. runtime/explore: a case for the protocol in Explore and its steps in
+//     explorer.step, reduced to the steps that touch shared state, the
+//     protocol list in the package doc, and the brute-force model in
+//     explore_test.go (TestCountsMatchBruteForce runs every claim).
+//  4. Nothing in site/static/twice.js: its regular expressions, the claim
+//     toggle and the compare panes are built from the config's list.
+//  5. Tests: goldens for race CLAIM, race CLAIM --all and work --claim
 //     CLAIM; a property test in script_test.go if the claim promises
-//     something (as TestAtomicClaimNeverDuplicates does); the explore
-//     tests. Then README.md, RATIONALE.md's claim details, and a lesson.
+//     something (as TestAtomicClaimNeverDuplicates does). Then README.md,
+//     RATIONALE.md's claim details, and a lesson.
 package script

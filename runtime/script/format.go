@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/twice-lab/twice/runtime/receipts"
 	"github.com/twice-lab/twice/runtime/sim"
 )
 
@@ -33,11 +34,26 @@ func Format(s *Script) string {
 func (c Command) String() string {
 	switch c.Kind {
 	case Add:
-		return "add " + c.Order
+		s := "add " + c.Add.Order
+		if c.Add.Event != "" {
+			s += " --event " + c.Add.Event
+		}
+		if c.Add.Times != 1 {
+			s += " --times " + strconv.Itoa(c.Add.Times)
+		}
+		return s
+	case Service:
+		s := "service --dedupe " + c.Service.Dedupe.String()
+		if c.Service.KeyTTL > 0 {
+			s += " --key-ttl " + formatSeconds(c.Service.KeyTTL)
+		}
+		return s
+	case Redeliver:
+		return "redeliver --job " + strconv.FormatInt(c.Job, 10)
 	case Sleep:
 		return "sleep " + formatSeconds(c.Sleep)
 	case Race:
-		s := "race " + c.Race.Claim
+		s := "race " + c.Race.Claim.String()
 		if c.Race.All {
 			s += " --all"
 		} else if c.Race.N != DefaultRaces {
@@ -54,6 +70,9 @@ func (c Command) String() string {
 		}
 		if c.Race.Fence {
 			s += " --fence"
+		}
+		if c.Race.Key != receipts.KeyNone {
+			s += " --key " + c.Race.Key.String()
 		}
 		return s
 	case Matrix:
@@ -73,7 +92,7 @@ func (c Command) String() string {
 			s += " --lease " + formatSeconds(w.Lease)
 		}
 		if w.Claim != DefaultClaim {
-			s += " --claim " + w.Claim
+			s += " --claim " + w.Claim.String()
 		}
 		if w.Trace {
 			s += " --trace"
@@ -111,6 +130,9 @@ func (c Command) String() string {
 		if w.CrashBeforeCommit {
 			s += " --crash-before-commit"
 		}
+		if w.Key != receipts.KeyNone {
+			s += " --key " + w.Key.String()
+		}
 		return s
 	case Load:
 		l := c.Load
@@ -128,8 +150,8 @@ func (c Command) String() string {
 		if l.Stall != 0 {
 			s += fmt.Sprintf(" --stall %d", l.Stall/sim.Millisecond)
 		}
-		if l.Claim != "atomic" {
-			s += " --claim " + l.Claim
+		if l.Claim != DefaultLoadClaim {
+			s += " --claim " + l.Claim.String()
 		}
 		return s
 	case Background:

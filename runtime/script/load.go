@@ -52,7 +52,7 @@ func (in *interp) loadOnce(l LoadArgs, lease sim.Time) (LoadTally, error) {
 		return t, err
 	}
 	for i := range l.Jobs {
-		if _, err := in.shell.Add(fmt.Sprintf(loadOrder, i+1)); err != nil {
+		if _, err := in.shell.Add(fmt.Sprintf(loadOrder, i+1), in.newEvent()); err != nil {
 			return t, err
 		}
 	}

@@ -38,7 +38,7 @@ type matrixFix struct {
 }
 
 // matrixRaceN is how many races the claim-race scenario runs.
-const matrixRaceN = 20
+const matrixRaceN = 100
 
 var matrixScenarios = []matrixScenario{
 	{id: "claim-race", title: "claim race", events: matrixRaceN,
@@ -52,7 +52,7 @@ var matrixScenarios = []matrixScenario{
 	{id: "client-retry", title: "client retry", events: 1,
 		script: "reset\nadd order-77\nwork --job 1 --worker W1 --delay 400 --timeout 300\n"},
 	{id: "double-publish", title: "double publish", events: 1,
-		script: "reset\nadd order-77\nadd order-77\nwork --job 1 --worker W1\nwork --job 2 --worker W2\n"},
+		script: "reset\nadd order-77 --times 2\nwork --job 1 --worker W1\nwork --job 2 --worker W2\n"},
 }
 
 var matrixFixes = []matrixFix{
@@ -60,8 +60,8 @@ var matrixFixes = []matrixFix{
 	{id: "atomic", title: "atomic claim", claim: "atomic"},
 	{id: "heartbeat", title: "heartbeat every 300 ms", flags: []string{"--heartbeat", "300"}},
 	{id: "fence", title: "fencing token", flags: []string{"--fence"}},
-	{id: "check", title: "service dedupe check, event key", service: "service --dedupe check", flags: []string{"--key", "event"}, pending: true},
-	{id: "claim", title: "service dedupe claim, event key", service: "service --dedupe claim", flags: []string{"--key", "event"}, pending: true},
+	{id: "check", title: "service dedupe check, event key", service: "service --dedupe check", flags: []string{"--key", "event"}},
+	{id: "claim", title: "service dedupe claim, event key", service: "service --dedupe claim", flags: []string{"--key", "event"}},
 	{id: "ledger", title: "key and effect in one transaction", flags: []string{"--effect", "ledger"}},
 }
 
@@ -145,7 +145,7 @@ func runCell(s matrixScenario, f matrixFix, seed uint64) (MatrixCell, error) {
 		}
 	} else {
 		for _, e := range res.Effects {
-			if !e.Refused {
+			if !e.Refused && !e.Replayed {
 				c.Effects++
 			}
 		}

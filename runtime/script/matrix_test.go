@@ -1,6 +1,7 @@
 package script
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -66,7 +67,7 @@ func TestCellScript(t *testing.T) {
 		t.Errorf("the background '&' must stay at the end of its line:\n%s", got)
 	}
 	atomic := cellScript(matrixScenarios[0], matrixFixes[1])
-	if atomic != "race atomic 20\n" {
+	if atomic != "race atomic "+strconv.Itoa(matrixRaceN)+"\n" {
 		t.Errorf("atomic claim race = %q", atomic)
 	}
 	if _, err := Parse(cellScript(matrixScenarios[1], matrixFixes[1])); err != nil {

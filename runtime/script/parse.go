@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/twice-lab/twice/runtime/explore"
+	"github.com/twice-lab/twice/runtime/queue"
+	"github.com/twice-lab/twice/runtime/receipts"
 	"github.com/twice-lab/twice/runtime/sim"
 )
 
@@ -20,6 +22,7 @@ const (
 	MaxLease       = 86_400    // seconds of one lease
 	MaxMillis      = 600_000   // ms of --delay or --timeout
 	MaxSteps       = 2_000_000 // atomic steps in one run
+	MaxTimes       = 100       // jobs one add enqueues (--times)
 	maxOrderLen    = 64
 )
 
@@ -27,12 +30,15 @@ const (
 const (
 	DefaultWorker  = "W1"
 	DefaultLease   = 30 * sim.Second
-	DefaultClaim   = "read"
+	DefaultClaim   = queue.ClaimRead
 	DefaultTimeout = 5000 * sim.Millisecond
 	DefaultRaces   = 20
 	DefaultWorkers = 2
 	MinWorkers     = explore.MinWorkers
 	MaxWorkers     = explore.MaxWorkers
+	// DefaultLoadClaim is load's claim: a consumer that polls uses the
+	// atomic claim unless told otherwise.
+	DefaultLoadClaim = queue.ClaimAtomic
 )
 
 // Pos is a place in the script: line and column, both from 1 (columns
@@ -65,6 +71,8 @@ const (
 	Effects
 	Wait
 	Load
+	Service
+	Redeliver
 	// Ledger prints the ledger and processed_keys tables.
 	Ledger
 	// Matrix runs every duplicate scenario against every fix.
@@ -74,7 +82,7 @@ const (
 	Background
 )
 
-var kindNames = [...]string{"reset", "add", "work", "race", "sleep", "log", "jobs", "effects", "wait", "load", "ledger", "matrix", "background"}
+var kindNames = [...]string{"reset", "add", "work", "race", "sleep", "log", "jobs", "effects", "wait", "load", "service", "redeliver", "ledger", "matrix", "background"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -84,16 +92,36 @@ type Command struct {
 	Op   Op
 	Kind Kind
 
-	Order string   // add
+	Add   AddArgs  // add
 	Work  WorkArgs // work
 	Race  RaceArgs // race
 	Sleep sim.Time // sleep, µs
 	Load  LoadArgs // load
 	// MatrixSeed is the seed of matrix --seed, 0 for the run's own.
 	MatrixSeed uint64
+	// Service is what service sets: how the receipts service treats the
+	// Idempotency-Key header from then on.
+	Service ServiceArgs
+	// Job is the job redeliver puts back in the queue.
+	Job int64
 	// Body is the list a Background command runs, in order; its first
 	// command's Op is OpSeq. Only work and sleep run in the background.
 	Body []Command
+}
+
+// AddArgs are the arguments of add: Times jobs for Order, all carrying
+// the producer's event id Event ("" for a new one, made when add runs).
+type AddArgs struct {
+	Order string
+	Event string
+	Times int
+}
+
+// ServiceArgs are the flags of service.
+type ServiceArgs struct {
+	Dedupe receipts.Dedupe
+	// KeyTTL is how long the service remembers a key; 0 for ever.
+	KeyTTL sim.Time
 }
 
 // WorkArgs are the flags of work, with defaults filled in.
@@ -101,7 +129,7 @@ type WorkArgs struct {
 	Job               int64
 	Worker            string
 	Lease             sim.Time
-	Claim             string // read, lock or atomic, as written
+	Claim             queue.Claim
 	Trace             bool
 	Delay             sim.Time
 	Timeout           sim.Time
@@ -131,6 +159,8 @@ type WorkArgs struct {
 	// CrashBeforeCommit kills the worker inside the ledger's transaction,
 	// after its last statement and before COMMIT.
 	CrashBeforeCommit bool
+	// Key is which value the receipt carries as its Idempotency-Key.
+	Key receipts.Key
 }
 
 // Where a job's effect lands (work --effect).
@@ -147,14 +177,15 @@ const (
 
 // RaceArgs are the arguments of race.
 type RaceArgs struct {
-	Claim   string // read, lock or atomic, as written
-	N       int    // races to run; 0 with All
-	All     bool   // check every interleaving instead of timed races
+	Claim   queue.Claim
+	N       int  // races to run; 0 with All
+	All     bool // check every interleaving instead of timed races
 	Workers int
 	// Worker flags every racing worker gets (not with All).
 	Effect    string
 	Heartbeat sim.Time
 	Fence     bool
+	Key       receipts.Key // the workers' Idempotency-Key
 }
 
 // LoadArgs are the arguments of load: N jobs worked by K workers, with
@@ -166,7 +197,7 @@ type LoadArgs struct {
 	Processing Dist
 	Heartbeat  sim.Time
 	Stall      sim.Time
-	Claim      string
+	Claim      queue.Claim
 }
 
 // Script is a parsed script: its commands in order.
@@ -527,14 +558,13 @@ func parseCommand(words []token) (Command, *Error) {
 		return c, nil
 	case "add":
 		c.Kind = Add
-		if len(args) != 1 {
-			return c, usageErr(name.pos, "usage: add ORDER (one order id, like order-77)")
-		}
-		if err := checkOrder(args[0]); err != nil {
-			return c, err
-		}
-		c.Order = args[0].text
-		return c, nil
+		return c, parseAdd(&c, name, args)
+	case "service":
+		c.Kind = Service
+		return c, parseService(&c, name, args)
+	case "redeliver":
+		c.Kind = Redeliver
+		return c, parseRedeliver(&c, name, args)
 	case "sleep":
 		c.Kind = Sleep
 		if len(args) != 1 {
@@ -550,34 +580,178 @@ func parseCommand(words []token) (Command, *Error) {
 		c.Kind = Work
 		return c, parseWork(&c, name, args)
 	}
-	return c, usageErr(name.pos, "unknown command %q (want reset, add, work, race, load, matrix, sleep, wait, cat worker.log, log, jobs, effects or ledger)", name.text)
+	return c, usageErr(name.pos, "unknown command %q (want reset, add, work, race, load, matrix, service, redeliver, sleep, wait, cat worker.log, log, jobs, effects or ledger)", name.text)
 }
 
-func checkOrder(t token) *Error {
-	if len(t.text) > maxOrderLen {
-		return usageErr(t.pos, "order id is longer than %d characters", maxOrderLen)
-	}
-	for _, r := range t.text {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.:", r)) {
-			return usageErr(t.pos, "order id %q may use only letters, digits and - _ . :", t.text)
+// parseAdd reads add ORDER [--event ID] [--times N].
+func parseAdd(c *Command, name token, args []token) *Error {
+	a := AddArgs{Times: 1}
+	var pos []token
+	seen := map[string]bool{}
+	for i := 0; i < len(args); i++ {
+		if !strings.HasPrefix(args[i].text, "-") {
+			pos = append(pos, args[i])
+			continue
+		}
+		f, err := cutFlag(args[i], seen)
+		if err != nil {
+			return err
+		}
+		var v token
+		if v, err = f.value(args, &i); err != nil {
+			return err
+		}
+		switch f.name {
+		case "event":
+			if err = checkID(v, "event id"); err == nil {
+				a.Event = v.text
+			}
+		case "times":
+			n, e := parseInt(v, 1, MaxTimes)
+			if e != nil {
+				err = usageErr(v.pos, "--times wants a whole number from 1 to %d (how many times the producer publishes the event), got %q", MaxTimes, v.text)
+			}
+			a.Times = int(n)
+		default:
+			err = usageErr(f.tok.pos, "unknown flag %q for add (want --event, --times)", f.tok.text)
+		}
+		if err != nil {
+			return err
 		}
 	}
-	if strings.HasPrefix(t.text, "-") {
-		return usageErr(t.pos, "order id %q must not start with '-'", t.text)
+	if len(pos) != 1 {
+		return usageErr(name.pos, "usage: add ORDER [--event ID] [--times N] (one order id, like order-77)")
+	}
+	if err := checkOrder(pos[0]); err != nil {
+		return err
+	}
+	a.Order = pos[0].text
+	c.Add = a
+	return nil
+}
+
+// parseService reads service --dedupe MODE [--key-ttl S].
+func parseService(c *Command, name token, args []token) *Error {
+	var s ServiceArgs
+	seen := map[string]bool{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a.text, "-") {
+			return usageErr(a.pos, "unexpected argument %q (service takes only flags)", a.text)
+		}
+		f, err := cutFlag(a, seen)
+		if err != nil {
+			return err
+		}
+		var v token
+		if v, err = f.value(args, &i); err != nil {
+			return err
+		}
+		switch f.name {
+		case "dedupe":
+			s.Dedupe, err = parseDedupe(v)
+		case "key-ttl":
+			s.KeyTTL, err = parseSeconds(v, MaxLease)
+			if err == nil && s.KeyTTL == 0 {
+				err = usageErr(v.pos, "--key-ttl must be more than 0 seconds (leave it out to keep keys for ever)")
+			}
+		default:
+			err = usageErr(a.pos, "unknown flag %q for service (want --dedupe, --key-ttl)", a.text)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if !seen["dedupe"] {
+		return usageErr(name.pos, "usage: service --dedupe %s [--key-ttl S]", receipts.DedupeNames("|"))
+	}
+	if s.KeyTTL > 0 && s.Dedupe == receipts.DedupeOff {
+		return usageErr(name.pos, "--key-ttl needs a dedupe mode that keeps keys (--dedupe check or claim)")
+	}
+	c.Service = s
+	return nil
+}
+
+// parseRedeliver reads redeliver --job N.
+func parseRedeliver(c *Command, name token, args []token) *Error {
+	seen := map[string]bool{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a.text, "-") {
+			return usageErr(a.pos, "unexpected argument %q (redeliver takes only --job N)", a.text)
+		}
+		f, err := cutFlag(a, seen)
+		if err != nil {
+			return err
+		}
+		if f.name != "job" {
+			return usageErr(a.pos, "unknown flag %q for redeliver (want --job)", a.text)
+		}
+		v, err := f.value(args, &i)
+		if err == nil {
+			c.Job, err = parseInt(v, 1, 1<<31)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if !seen["job"] {
+		return usageErr(name.pos, "usage: redeliver --job N")
 	}
 	return nil
 }
 
-func checkClaim(t token) *Error {
-	switch t.text {
-	case "read", "lock", "atomic":
-		return nil
+func parseDedupe(t token) (receipts.Dedupe, *Error) {
+	if d, ok := receipts.ParseDedupe(t.text); ok {
+		return d, nil
 	}
-	return usageErr(t.pos, "unknown claim %q (want read, lock or atomic)", t.text)
+	return 0, usageErr(t.pos, "unknown dedupe mode %q (want %s)", t.text, oneOf(receipts.DedupeNames(", ")))
+}
+
+func parseKey(t token) (receipts.Key, *Error) {
+	if k, ok := receipts.ParseKey(t.text); ok {
+		return k, nil
+	}
+	return 0, usageErr(t.pos, "unknown key %q (want %s)", t.text, oneOf(receipts.KeyNames(", ")))
+}
+
+func checkOrder(t token) *Error { return checkID(t, "order id") }
+
+// checkID checks an order or event id.
+func checkID(t token, what string) *Error {
+	if len(t.text) > maxOrderLen {
+		return usageErr(t.pos, "%s is longer than %d characters", what, maxOrderLen)
+	}
+	for _, r := range t.text {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.:", r)) {
+			return usageErr(t.pos, "%s %q may use only letters, digits and - _ . :", what, t.text)
+		}
+	}
+	if strings.HasPrefix(t.text, "-") {
+		return usageErr(t.pos, "%s %q must not start with '-'", what, t.text)
+	}
+	return nil
+}
+
+// parseClaim reads one of queue.Claims by name.
+func parseClaim(t token) (queue.Claim, *Error) {
+	if c, ok := queue.ParseClaim(t.text); ok {
+		return c, nil
+	}
+	return 0, usageErr(t.pos, "unknown claim %q (want %s)", t.text, oneOf(queue.ClaimNames(", ")))
+}
+
+// oneOf turns "a, b, c" into "a, b or c".
+func oneOf(list string) string {
+	if i := strings.LastIndex(list, ", "); i >= 0 {
+		return list[:i] + " or " + list[i+2:]
+	}
+	return list
 }
 
 func parseRace(c *Command, name token, args []token) *Error {
-	usage := usageErr(name.pos, "usage: race read|lock|atomic [N] [--workers N] [--effect receipt|ledger] [--heartbeat MS] [--fence] | race read|lock|atomic --all [--workers N]")
+	claims := queue.ClaimNames("|")
+	usage := usageErr(name.pos, "usage: race %s [N] [--workers N] [--key K] [--effect receipt|ledger] [--heartbeat MS] [--fence] | race %s --all [--workers N] [--key K]", claims, claims)
 	r := RaceArgs{N: DefaultRaces, Workers: DefaultWorkers, Effect: EffectReceipt}
 	var workerFlag *flagArg // the first worker flag, which --all refuses
 	var pos []token
@@ -594,6 +768,11 @@ func parseRace(c *Command, name token, args []token) *Error {
 		switch f.name {
 		case "all":
 			err = f.boolean(&r.All)
+		case "key":
+			var v token
+			if v, err = f.value(args, &i); err == nil {
+				r.Key, err = parseKey(v)
+			}
 		case "workers":
 			var v token
 			if v, err = f.value(args, &i); err == nil {
@@ -620,7 +799,7 @@ func parseRace(c *Command, name token, args []token) *Error {
 				err = f.boolean(&r.Fence)
 			}
 		default:
-			err = usageErr(f.tok.pos, "unknown flag %q for race (want --all, --workers, --effect, --heartbeat, --fence)", f.tok.text)
+			err = usageErr(f.tok.pos, "unknown flag %q for race (want --all, --workers, --key, --effect, --heartbeat, --fence)", f.tok.text)
 		}
 		if err != nil {
 			return err
@@ -629,10 +808,11 @@ func parseRace(c *Command, name token, args []token) *Error {
 	if len(pos) < 1 || len(pos) > 2 {
 		return usage
 	}
-	if err := checkClaim(pos[0]); err != nil {
+	claim, err := parseClaim(pos[0])
+	if err != nil {
 		return err
 	}
-	r.Claim = pos[0].text
+	r.Claim = claim
 	if len(pos) == 2 {
 		if r.All {
 			return usageErr(pos[1].pos, "race --all checks every interleaving; it takes no count")
@@ -731,7 +911,7 @@ func parseWork(c *Command, name token, args []token) *Error {
 			}
 		case "claim":
 			if v, err = value(); err == nil {
-				w.Claim, err = v.text, checkClaim(v)
+				w.Claim, err = parseClaim(v)
 			}
 		case "delay":
 			if v, err = value(); err == nil {
@@ -765,6 +945,10 @@ func parseWork(c *Command, name token, args []token) *Error {
 			}
 		case "fence":
 			err = boolean(&w.Fence)
+		case "key":
+			if v, err = value(); err == nil {
+				w.Key, err = parseKey(v)
+			}
 		case "effect":
 			if v, err = value(); err == nil {
 				w.Effect, err = v.text, checkEffect(v)
@@ -787,7 +971,7 @@ func parseWork(c *Command, name token, args []token) *Error {
 			}
 			err = boolean(&w.CrashBeforeCommit)
 		default:
-			err = usageErr(a.pos, "unknown flag %q for work (want --job, --worker, --lease, --claim, --trace, --delay, --timeout, --processing, --heartbeat, --stall, --fence, --effect, --key-txn, --crash-before-effect, --crash-before-ack, --crash-before-commit)", a.text)
+			err = usageErr(a.pos, "unknown flag %q for work (want --job, --worker, --lease, --claim, --trace, --delay, --timeout, --processing, --heartbeat, --stall, --fence, --key, --effect, --key-txn, --crash-before-effect, --crash-before-ack, --crash-before-commit)", a.text)
 		}
 		if err != nil {
 			return err
@@ -884,7 +1068,7 @@ func parseDist(t token) (Dist, *Error) {
 }
 
 func parseLoad(c *Command, name token, args []token) *Error {
-	l := LoadArgs{Workers: DefaultWorkers, Claim: "atomic"}
+	l := LoadArgs{Workers: DefaultWorkers, Claim: DefaultLoadClaim}
 	var pos []token
 	seen := map[string]bool{}
 	for i := 0; i < len(args); i++ {
@@ -927,7 +1111,7 @@ func parseLoad(c *Command, name token, args []token) *Error {
 		case "stall":
 			l.Stall, err = parseMillis(v, 0)
 		case "claim":
-			l.Claim, err = v.text, checkClaim(v)
+			l.Claim, err = parseClaim(v)
 		default:
 			err = usageErr(a.pos, "unknown flag %q for load (want --processing, --lease, --workers, --heartbeat, --stall, --claim)", a.text)
 		}

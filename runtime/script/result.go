@@ -67,14 +67,27 @@ type Effect struct {
 	// Refused marks a request the service refused (a stale fencing
 	// token): recorded, but not an effect.
 	Refused bool `json:"refused"`
+	// Event is the producer's event id of the job; Key the
+	// Idempotency-Key the request carried ("" for none).
+	Event string `json:"event"`
+	Key   string `json:"key"`
+	// Replayed marks a request the service deduplicated: recorded, not an
+	// effect; it got the answer of run FirstRun back.
+	Replayed bool   `json:"replayed"`
+	FirstRun string `json:"first_run"`
+	// KeyState is, for an effect the service let through on its key,
+	// "new" (no row for the key) or "expired" (a row older than the TTL).
+	KeyState string `json:"key_state"`
 }
 
 // Summary is the per-order line of the effects command.
 type Summary struct {
 	Order string `json:"order"`
-	// Effects counts the requests that landed; Refused those refused.
-	Effects int `json:"effects"`
-	Refused int `json:"refused"`
+	// Effects counts the requests that landed; Refused those refused;
+	// Replayed those the service deduplicated on their key.
+	Effects  int `json:"effects"`
+	Refused  int `json:"refused"`
+	Replayed int `json:"replayed"`
 	// Runs counts the distinct runs that sent a request.
 	Runs   int   `json:"runs"`
 	SpanMS int64 `json:"span_ms"`
@@ -83,9 +96,9 @@ type Summary struct {
 	Span string   `json:"span"`
 	Tags []string `json:"tags"`
 	// Kind names the diagnosis: one of the Kind constants ("once",
-	// "redelivery", "fenced", "client-retry", "claim-race",
-	// "lease-expired", "slow-processing", "stall", "redone", "two-jobs",
-	// "mixed", "unknown").
+	// "redelivery", "fenced", "deduped", "swallowed", "client-retry",
+	// "claim-race", "lease-expired", "slow-processing", "stall", "redone",
+	// "redriven", "two-jobs", "publish-twice", "mixed", "unknown").
 	Kind string `json:"kind"`
 	// Diagnosis says in words what the evidence shows.
 	Diagnosis string `json:"diagnosis"`
@@ -93,8 +106,11 @@ type Summary struct {
 
 // Job is one row of the jobs table.
 type Job struct {
-	ID       int64  `json:"id"`
-	Order    string `json:"order"`
+	ID    int64  `json:"id"`
+	Order string `json:"order"`
+	// Event is the producer's event id: two jobs with one event are one
+	// event published twice.
+	Event    string `json:"event"`
 	Status   string `json:"status"`
 	Attempts int    `json:"attempts"`
 	// Run is the run id that last claimed the job, or "" when none has.
@@ -110,6 +126,10 @@ type RaceTally struct {
 	Workers    int    `json:"workers"`
 	Races      int    `json:"races"`
 	Duplicates int    `json:"duplicates"`
+	// Key is the workers' Idempotency-Key choice; Dedupe the service's
+	// mode during the races.
+	Key    string `json:"key"`
+	Dedupe string `json:"dedupe"`
 	// Effects counts the effects that landed over all the races
 	// (receipts and ledger rows); one per race is right.
 	Effects int `json:"effects"`
@@ -197,6 +217,10 @@ type LoadTally struct {
 type Exploration struct {
 	Claim   string `json:"claim"`
 	Workers int    `json:"workers"`
+	// Dedupe and Key are the service's dedupe mode and the workers' key
+	// choice; with dedupe off or key none the receipt is one step.
+	Dedupe string `json:"dedupe"`
+	Key    string `json:"key"`
 	// Orderings and Duplicating are decimal strings: with many workers
 	// they exceed what a JavaScript number holds exactly.
 	Orderings   string `json:"orderings"`
@@ -235,6 +259,11 @@ type ExploreStep struct {
 //	lease-lost                a renewal that changed no row: another run holds the job
 //	stall                     the worker froze (--stall): no work, no heartbeats
 //	refused                   the service refused a stale fencing token (Proc "receipts", Effect set)
+//	key-check                 the service's SELECT of an Idempotency-Key (in the worker's lane: the request's step)
+//	key-insert                the service's INSERT of a key after the effect (dedupe check)
+//	key-claim                 the service's INSERT ... ON CONFLICT DO NOTHING of a key (dedupe claim)
+//	replayed                  the service answered a stored key with the first answer (Proc "receipts", Effect set)
+//	service, redeliver        shell commands: a dedupe mode set; a job put back to queued (Job: the row after)
 //	ack-refused               a fenced ack that changed no row
 //	say                       a line the worker printed to the transcript
 //	kill                      the worker was killed (it also printed a line)

@@ -132,6 +132,23 @@ type interp struct {
 	bgErr   *Error             // the first runtime error of a background list
 	keyHits int                // ledger writes that found their key already processed
 	ledger  bool               // a worker has written (or may write) the ledger
+
+	events   map[string]bool // event ids given to jobs since the last reset
+	nextEv   int             // the number of the last event id add made up
+	redriven map[int64]bool  // jobs put back by redeliver and not claimed since
+}
+
+// newEvent makes up the producer's event id for an add that gave none: a
+// new one, ev-1, ev-2, ..., skipping any given by hand.
+func (in *interp) newEvent() string {
+	for {
+		in.nextEv++
+		ev := fmt.Sprintf("ev-%d", in.nextEv)
+		if !in.events[ev] {
+			in.events[ev] = true
+			return ev
+		}
+	}
 }
 
 func newInterp(seed uint64, res *Result) (*interp, error) {
@@ -150,10 +167,14 @@ func newInterp(seed uint64, res *Result) (*interp, error) {
 	return &interp{
 		seed: seed, k: k, db: db, shell: shell, conns: map[string]*queue.Conn{}, res: res,
 		runs: map[string]*runRec{}, holder: map[int64]*runRec{}, running: map[string]bool{},
+		events: map[string]bool{}, redriven: map[int64]bool{},
 	}, nil
 }
 
-func (in *interp) close() { in.db.Put() }
+func (in *interp) close() {
+	in.svc.Close()
+	in.db.Put()
+}
 
 // conn returns the worker's own connection, opening it on first use.
 func (in *interp) conn(worker string) (*queue.Conn, error) {
@@ -182,11 +203,33 @@ func (in *interp) exec(c Command) (bool, error) {
 		in.k.Record("shell", "reset", nil, "reset")
 		return true, in.reset()
 	case Add:
-		id, err := in.shell.Add(c.Order)
-		if err == nil {
-			in.k.Record("shell", "add", in.observe(id), "add %s: job %d", c.Order, id)
+		ev := c.Add.Event
+		if ev == "" {
+			ev = in.newEvent()
 		}
-		return true, err
+		in.events[ev] = true
+		for range c.Add.Times {
+			id, err := in.shell.Add(c.Add.Order, ev)
+			if err != nil {
+				return false, err
+			}
+			in.k.Record("shell", "add", in.observe(id), "add %s (event %s): job %d", c.Add.Order, ev, id)
+		}
+		return true, nil
+	case Service:
+		s := c.Service
+		in.k.Record("shell", "service", nil, "%s", c)
+		return true, in.svc.SetDedupe(s.Dedupe, s.KeyTTL)
+	case Redeliver:
+		if err := in.shell.Requeue(c.Job); err != nil {
+			if errors.Is(err, queue.ErrNoJob) {
+				return false, fmt.Errorf("redeliver: job %d does not exist", c.Job)
+			}
+			return false, err
+		}
+		in.redriven[c.Job] = true
+		in.k.Record("shell", "redeliver", in.observe(c.Job), "redeliver job %d: back to queued", c.Job)
+		return true, nil
 	case Sleep:
 		in.k.Record("shell", "sleep", nil, "sleep %s", formatSeconds(c.Sleep))
 		return true, in.runUntil(in.k.Now() + c.Sleep)
@@ -216,7 +259,7 @@ func (in *interp) exec(c Command) (bool, error) {
 			if run == "" {
 				run = "-"
 			}
-			in.print("job %d %s status=%s attempts=%d run=%s", r.ID, r.Order, r.Status, r.Attempts, run)
+			in.print("job %d %s event=%s status=%s attempts=%d run=%s", r.ID, r.Order, r.Event, r.Status, r.Attempts, run)
 		}
 		return true, nil
 	case Effects:
@@ -231,6 +274,9 @@ func (in *interp) exec(c Command) (bool, error) {
 			extra := ""
 			if s.Refused > 0 {
 				extra = fmt.Sprintf(", %d refused", s.Refused)
+			}
+			if s.Replayed > 0 {
+				extra += fmt.Sprintf(", %d replayed", s.Replayed)
 			}
 			in.print("%s: %d effect(s) from %d run(s)%s over %s [%s]", s.Order, s.Effects, s.Runs, extra, s.Span, strings.Join(s.Tags, ", "))
 			if s.Kind != KindOnce {
@@ -349,7 +395,7 @@ func (in *interp) observe(id int64) *Job {
 	if err != nil {
 		return nil
 	}
-	return &Job{ID: id, Order: r.Order, Status: r.Status, Attempts: r.Attempts, Run: r.Run, LeaseUS: r.Lease}
+	return &Job{ID: id, Order: r.Order, Event: r.Event, Status: r.Status, Attempts: r.Attempts, Run: r.Run, LeaseUS: r.Lease}
 }
 
 func (in *interp) reset() error {
@@ -358,6 +404,12 @@ func (in *interp) reset() error {
 	in.log = in.log[:0]
 	clear(in.runs)
 	clear(in.holder)
+	clear(in.events)
+	clear(in.redriven)
+	in.nextEv = 0
+	if err := in.svc.Err(); err != nil {
+		return err
+	}
 	if !in.ledger {
 		return in.shell.ResetJobs()
 	}
@@ -384,7 +436,8 @@ func (in *interp) spawn(w *worker, at sim.Time) error {
 // race runs n races: each empties the tables, enqueues one job and
 // releases two workers at one instant.
 func (in *interp) race(r RaceArgs) error {
-	tally := RaceTally{Claim: r.Claim, Workers: r.Workers, Races: r.N}
+	dedupe, _ := in.svc.Dedupe()
+	tally := RaceTally{Claim: r.Claim.String(), Workers: r.Workers, Races: r.N, Key: r.Key.String(), Dedupe: dedupe.String()}
 	defer func() {
 		in.quiet = false
 		in.k.SetTracing(true)
@@ -396,15 +449,16 @@ func (in *interp) race(r RaceArgs) error {
 		if err := in.reset(); err != nil {
 			return err
 		}
-		id, err := in.shell.Add(RaceOrder)
+		ev := in.newEvent()
+		id, err := in.shell.Add(RaceOrder, ev)
 		if err != nil {
 			return err
 		}
-		in.k.Record("shell", "add", in.observe(id), "race %d of %d: add %s: job %d", i+1, r.N, RaceOrder, id)
+		in.k.Record("shell", "add", in.observe(id), "race %d of %d: add %s (event %s): job %d", i+1, r.N, RaceOrder, ev, id)
 		gate := in.k.Now() + raceGate
 		for n := range r.Workers {
 			w := &worker{in: in, gate: gate, args: WorkArgs{
-				Job: id, Worker: fmt.Sprintf("W%d", n+1), Lease: DefaultLease, Claim: r.Claim, Timeout: DefaultTimeout,
+				Job: id, Worker: fmt.Sprintf("W%d", n+1), Lease: DefaultLease, Claim: r.Claim, Timeout: DefaultTimeout, Key: r.Key,
 				Effect: r.Effect, KeyTxn: KeyTxnSame, Heartbeat: r.Heartbeat, Fence: r.Fence,
 			}}
 			if err := in.spawn(w, in.k.Now()); err != nil {
@@ -425,23 +479,38 @@ func (in *interp) race(r RaceArgs) error {
 	}
 	in.res.Races = append(in.res.Races, tally)
 	in.quiet = false
+	label := raceLabel(r.Claim, dedupe, r.Key)
 	if r.Workers == DefaultWorkers {
-		in.print("claim=%s: two effects in %d of %d races", r.Claim, tally.Duplicates, r.N)
+		in.print("%s: two effects in %d of %d races", label, tally.Duplicates, r.N)
 	} else {
-		in.print("claim=%s, %d workers: two or more effects in %d of %d races", r.Claim, r.Workers, tally.Duplicates, r.N)
+		in.print("%s, %d workers: two or more effects in %d of %d races", label, r.Workers, tally.Duplicates, r.N)
 	}
 	return nil
+}
+
+// raceLabel names what a race ran with: the claim, and the service's
+// dedupe mode and the workers' key when they are set.
+func raceLabel(claim queue.Claim, dedupe receipts.Dedupe, key receipts.Key) string {
+	s := "claim=" + claim.String()
+	if dedupe != receipts.DedupeOff {
+		s += ", dedupe=" + dedupe.String()
+	}
+	if key != receipts.KeyNone {
+		s += ", key=" + key.String()
+	}
+	return s
 }
 
 // explore checks every interleaving of one race (race --all). It runs on a
 // database of its own and leaves the script's tables as they were.
 func (in *interp) explore(r RaceArgs) error {
-	rep, err := explore.Explore(r.Claim, r.Workers)
+	dedupe, _ := in.svc.Dedupe()
+	rep, err := explore.ExploreService(r.Claim, r.Workers, explore.Service{Dedupe: dedupe, Key: r.Key})
 	if err != nil {
 		return err
 	}
 	x := Exploration{
-		Claim: r.Claim, Workers: r.Workers,
+		Claim: r.Claim.String(), Workers: r.Workers, Dedupe: dedupe.String(), Key: r.Key.String(),
 		Orderings: rep.Orderings.String(), Duplicating: rep.Duplicating.String(),
 		States: rep.States, Method: explore.Method, Shortest: []ExploreStep{},
 	}
@@ -451,7 +520,7 @@ func (in *interp) explore(r RaceArgs) error {
 	in.res.Explorations = append(in.res.Explorations, x)
 	in.k.Record("shell", "race", nil, "race %s --all --workers %d: %s of %s interleavings duplicate", r.Claim, r.Workers, x.Duplicating, x.Orderings)
 
-	in.print("claim=%s: two effects in %s of %s interleavings of %d workers", r.Claim, x.Duplicating, x.Orderings, r.Workers)
+	in.print("%s: two effects in %s of %s interleavings of %d workers", raceLabel(r.Claim, dedupe, r.Key), x.Duplicating, x.Orderings, r.Workers)
 	if len(x.Shortest) == 0 {
 		in.print("  every interleaving checked, none gives two effects (exact count over %d states)", x.States)
 		return nil
@@ -520,7 +589,7 @@ func (in *interp) finish() {
 	}
 	if rows, err := in.shell.List(); err == nil {
 		for _, r := range rows {
-			res.Jobs = append(res.Jobs, Job{ID: r.ID, Order: r.Order, Status: r.Status, Attempts: r.Attempts, Run: r.Run, LeaseUS: r.Lease})
+			res.Jobs = append(res.Jobs, Job{ID: r.ID, Order: r.Order, Event: r.Event, Status: r.Status, Attempts: r.Attempts, Run: r.Run, LeaseUS: r.Lease})
 		}
 	}
 	res.Summary, _ = in.summarize()
@@ -547,6 +616,7 @@ func effectOf(e receipts.Effect) Effect {
 	return Effect{
 		Order: e.Order, Job: e.Job, Run: e.Run, Attempt: e.Attempt, Send: e.Send,
 		Worker: e.Worker, AtUS: e.At, Token: e.Token, Refused: e.Refused,
+		Event: e.Event, Key: e.Key, Replayed: e.Replayed, FirstRun: e.FirstRun, KeyState: e.KeyState,
 	}
 }
 

@@ -3,6 +3,7 @@ package script
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/twice-lab/twice/runtime/queue"
 	"strings"
 	"testing"
 )
@@ -197,5 +198,40 @@ func TestTraceCoversFirstRaceOnly(t *testing.T) {
 	many := Run("race read 50", Options{Seed: 5})
 	if len(one.Trace) == 0 || len(one.Trace) != len(many.Trace) {
 		t.Errorf("trace of race read 1 has %d events, of race read 50 %d; want equal and non-zero", len(one.Trace), len(many.Trace))
+	}
+}
+
+// Every claim the parser accepts runs its own protocol: a claim with no
+// steps in the worker fails loudly instead of running as another, and a
+// claim and its alias print the same lines.
+func TestEveryClaimRuns(t *testing.T) {
+	out := map[queue.Claim]string{}
+	for _, c := range queue.Claims() {
+		res := Run("reset && add o1 && work --job 1 --claim "+c.String()+" && work --job 1 --worker W2 --claim "+c.String(), Options{Seed: 1})
+		if res.Error != nil {
+			t.Fatalf("claim %s: %v", c, res.Error)
+		}
+		out[c] = res.Text()
+		if !strings.Contains(res.Text(), "already done") {
+			t.Errorf("claim %s: the second worker did not find the job done:\n%s", c, res.Text())
+		}
+	}
+	for _, c := range queue.Claims() {
+		if a := c.Alias(); out[a] != out[c] {
+			t.Errorf("claim %s prints differently from %s, which it names", c, a)
+		}
+	}
+	// A claim outside the list is an error, not some other claim.
+	in, err := newInterp(1, &Result{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.close()
+	if _, err := in.shell.Add("o1", "ev-1"); err != nil {
+		t.Fatal(err)
+	}
+	ok, err := in.exec(Command{Kind: Work, Work: WorkArgs{Job: 1, Worker: "W1", Lease: DefaultLease, Timeout: DefaultTimeout, Claim: queue.Claim(200)}})
+	if ok || err == nil || !strings.Contains(err.Error(), "has no steps") {
+		t.Errorf("a claim outside the list ran: ok=%v err=%v", ok, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/twice-lab/twice/runtime/receipts"
 	"github.com/twice-lab/twice/runtime/sim"
 )
 
@@ -12,6 +13,8 @@ const (
 	KindOnce       = "once"       // one effect from one delivery
 	KindRedelivery = "redelivery" // delivered again, one effect
 	KindFenced     = "fenced"     // a stale run's receipt refused by its fencing token, one effect
+	KindDeduped    = "deduped"    // a request replayed on its key, one effect
+	KindSwallowed  = "swallowed"  // one effect, but a different event was replayed on its key
 	// Duplicates, each named from the evidence:
 	KindClientRetry  = "client-retry"    // one run sent twice
 	KindClaimRace    = "claim-race"      // a claim overwrote a lease that was still live
@@ -19,7 +22,9 @@ const (
 	KindSlow         = "slow-processing" // the lease ran out while the run was still working
 	KindStall        = "stall"           // the lease ran out while the run was frozen after its last heartbeat
 	KindRedone       = "redone"          // the job was claimed again after it was done
-	KindTwoJobs      = "two-jobs"        // the order was enqueued twice: two jobs
+	KindRedriven     = "redriven"        // redeliver put the done job back, and it ran again
+	KindTwoJobs      = "two-jobs"        // two events for the order: two jobs
+	KindPublishTwice = "publish-twice"   // the producer published one event twice: two jobs, one event
 	KindMixed        = "mixed"           // more than one of the above
 	KindUnknown      = "unknown"         // the evidence cannot tell
 )
@@ -50,6 +55,9 @@ type runRec struct {
 	heartbeat   bool
 	phase       string
 	acked       bool
+	replayed    bool   // the service answered its receipt with the first answer
+	key         string // the Idempotency-Key it sent
+	redriven    bool   // it claimed a job that redeliver had put back
 
 	prev      *runRec // the run that held the job when this one claimed it
 	prevLive  bool    // prev's lease had not yet passed at the claim
@@ -59,7 +67,8 @@ type runRec struct {
 // claimedBy records that run took job at instant now with a lease to
 // expire at lease.
 func (in *interp) claimedBy(run, worker string, job int64, now, lease sim.Time) *runRec {
-	rec := &runRec{run: run, worker: worker, job: job, claimedAt: now, lease: lease, phase: phaseClaimed}
+	rec := &runRec{run: run, worker: worker, job: job, claimedAt: now, lease: lease, phase: phaseClaimed, redriven: in.redriven[job]}
+	delete(in.redriven, job)
 	if h := in.holder[job]; h != nil {
 		rec.prev, rec.prevPhase = h, h.phase
 		rec.prevLive = !h.acked && now <= h.lease
@@ -95,6 +104,9 @@ func (in *interp) summarize() ([]Summary, error) {
 		if e.Refused {
 			tag += " refused"
 		}
+		if e.Replayed {
+			tag += " replayed"
+		}
 		s.Tags = append(s.Tags, tag)
 		groups[e.Order] = append(groups[e.Order], effectOf(e))
 	}
@@ -116,11 +128,16 @@ func (in *interp) summarize() ([]Summary, error) {
 func (in *interp) diagnose(s *Summary, reqs []Effect, attempts int) {
 	runs := map[string]bool{}
 	var landed []Effect
+	var replayed []Effect
 	for _, e := range reqs {
 		runs[e.Run] = true
-		if e.Refused {
+		switch {
+		case e.Refused:
 			s.Refused++
-		} else {
+		case e.Replayed:
+			s.Replayed++
+			replayed = append(replayed, e)
+		default:
 			landed = append(landed, e)
 		}
 	}
@@ -135,6 +152,12 @@ func (in *interp) diagnose(s *Summary, reqs []Effect, attempts int) {
 
 	if len(landed) <= 1 {
 		switch {
+		case len(replayed) > 0 && len(landed) == 1 && swallowed(landed[0], replayed) != "":
+			s.Kind = KindSwallowed
+			s.Diagnosis = fmt.Sprintf("one effect, for event %s; a request for another event, %s, carried the same key %s and got the first answer back: the key is too coarse, and a legitimate second event was swallowed", landed[0].Event, swallowed(landed[0], replayed), landed[0].Key)
+		case len(replayed) > 0:
+			s.Kind = KindDeduped
+			s.Diagnosis = fmt.Sprintf("one effect; %d request(s) carried key %s, already stored, and got the first answer back: the service's dedupe held", len(replayed), replayed[0].Key)
 		case s.Refused > 0:
 			s.Kind = KindFenced
 			s.Diagnosis = fmt.Sprintf("one effect; %d late request(s) carried an older fencing token and were refused: fencing kept a stale run out", s.Refused)
@@ -163,10 +186,11 @@ func (in *interp) diagnose(s *Summary, reqs []Effect, attempts int) {
 			jobs[e.Job] = true
 			continue
 		}
-		sameRun, sameJob := false, jobs[e.Job]
+		sameRun, sameJob, sameEvent := false, jobs[e.Job], false
 		other := "" // an earlier run that did the same job
 		for _, f := range landed[:i] {
 			sameRun = sameRun || f.Run == e.Run
+			sameEvent = sameEvent || f.Event == e.Event && f.Job != e.Job
 			if f.Job == e.Job && f.Run != e.Run && other == "" {
 				other = f.Run
 			}
@@ -175,16 +199,21 @@ func (in *interp) diagnose(s *Summary, reqs []Effect, attempts int) {
 		switch {
 		case sameRun:
 			note(KindClientRetry)
+		case !sameJob && sameEvent:
+			note(KindPublishTwice)
 		case !sameJob:
 			note(KindTwoJobs)
 		default:
 			note(in.claimCause(e.Run, other))
 		}
 	}
-	var jobList []string
+	var jobList, eventList []string
 	for _, e := range landed {
 		if j := fmt.Sprintf("%d", e.Job); !contains(jobList, j) {
 			jobList = append(jobList, j)
+		}
+		if !contains(eventList, e.Event) {
+			eventList = append(eventList, e.Event)
 		}
 	}
 
@@ -193,7 +222,11 @@ func (in *interp) diagnose(s *Summary, reqs []Effect, attempts int) {
 		case KindClientRetry:
 			return "one run sent twice: a client retry after a timeout, not the queue"
 		case KindTwoJobs:
-			return fmt.Sprintf("the order was enqueued twice (jobs %s): two deliveries, each done once", strings.Join(jobList, " and "))
+			return fmt.Sprintf("two events for the order (%s, jobs %s), each delivered and done once: two effects may be right; if they are one event, the producer should have sent one event id", strings.Join(eventList, " and "), strings.Join(jobList, " and "))
+		case KindPublishTwice:
+			return fmt.Sprintf("the producer published event %s twice (jobs %s): an upstream retry, not the queue; only a key from the event id can see it", landed[0].Event, strings.Join(jobList, " and "))
+		case KindRedriven:
+			return "the job was put back in the queue after it was done (redeliver: a dead-letter re-drive or a manual replay), and ran again"
 		case KindClaimRace:
 			return "two workers claimed the same delivery (a claim race): a claim overwrote a lease that had not run out"
 		case KindLeaseExpired:
@@ -220,6 +253,59 @@ func (in *interp) diagnose(s *Summary, reqs []Effect, attempts int) {
 		return
 	}
 	s.Diagnosis = fmt.Sprintf("%d runs %s apart: %s", s.Runs, s.Span, strings.Join(parts, "; and "))
+	if why := in.keyMissed(landed); why != "" {
+		s.Diagnosis += "; " + why
+	}
+}
+
+// swallowed returns the event of a replayed request that differs from the
+// event of the effect it was answered with, or "".
+func swallowed(first Effect, replayed []Effect) string {
+	for _, r := range replayed {
+		if r.Event != first.Event {
+			return r.Event
+		}
+	}
+	return ""
+}
+
+// keyMissed says, for effects that carried Idempotency-Keys, why the
+// service's dedupe let a second one through for the same event: it was
+// off, the keys differed, the key had expired, or both requests checked
+// before either stored it. It says nothing when no request had a key.
+func (in *interp) keyMissed(landed []Effect) string {
+	mode, _ := in.svc.Dedupe()
+	for i, e := range landed {
+		for _, f := range landed[:i] {
+			if f.Event != e.Event || e.Key == "" && f.Key == "" {
+				continue
+			}
+			switch {
+			case mode == receipts.DedupeOff:
+				return fmt.Sprintf("the requests carried keys (%s), but the service's dedupe is off", keyPair(f.Key, e.Key))
+			case f.Key != e.Key:
+				return fmt.Sprintf("the service deduplicates, but the requests for one event carried different keys (%s): the key is not the event's, so the service saw two requests; only the event id is the same on every copy", keyPair(f.Key, e.Key))
+			case e.KeyState == "expired":
+				return fmt.Sprintf("the service had stored key %s, but it had expired (older than the key TTL) when the request came again: the key was forgotten before the redelivery", e.Key)
+			case mode == receipts.DedupeCheck:
+				return fmt.Sprintf("both requests checked key %s before either stored it: check-then-act let both through", e.Key)
+			}
+		}
+	}
+	return ""
+}
+
+func keyPair(a, b string) string {
+	if a == "" {
+		a = "none"
+	}
+	if b == "" {
+		b = "none"
+	}
+	if a == b {
+		return a + " twice"
+	}
+	return a + " and " + b
 }
 
 // claimCause names, from the lease history, why two runs a and b both
@@ -235,6 +321,8 @@ func (in *interp) claimCause(a, b string) string {
 		return KindUnknown
 	}
 	switch {
+	case r.prevPhase == phaseAcked && r.redriven:
+		return KindRedriven
 	case r.prevPhase == phaseAcked:
 		return KindRedone
 	case r.prevLive:

@@ -272,7 +272,7 @@ func (r *Result) DrawTimeline() *Timeline {
 		}
 		x, y := ax.x(e.AtUS), laneY(e.Proc)
 		switch e.Kind {
-		case "select", "claim", "claim-failed", "ack", "ack-refused", "lease-lost",
+		case "select", "claim", "claim-failed", "ack", "ack-refused", "lease-lost", "key-check", "key-insert", "key-claim",
 			"begin", "key", "key-hit", "ledger", "commit", "rollback":
 			p(`<line class="tick" x1="%d" y1="%d" x2="%d" y2="%d"><title>%s: %s</title></line>`, x, y-11, x, y+11, esc(e.Proc), esc(e.Step))
 		case "heartbeat":
@@ -284,6 +284,13 @@ func (r *Result) DrawTimeline() *Timeline {
 			}
 			p(`<circle class="ref" cx="%d" cy="%d" r="6"><title>refused: %s from run %s, fencing token %d is stale</title></circle>`, x, y, esc(ef.Order), esc(ef.Run), ef.Token)
 			p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="middle">refused</text>`, x, y+20)
+		case "replayed":
+			ef := e.Effect
+			if sx, ok := sends[ef.Run]; ok {
+				p(`<path class="send" d="M%d %d L%d %d"/>`, sx, laneY(ef.Worker), x, y)
+			}
+			p(`<circle class="ref" cx="%d" cy="%d" r="6"><title>replayed: %s from run %s, key %s was stored by run %s</title></circle>`, x, y, esc(ef.Order), esc(ef.Run), esc(ef.Key), esc(ef.FirstRun))
+			p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="middle">replayed</text>`, x, y+20)
 		case "send":
 			sends[e.Run] = x
 		case "effect":

@@ -117,7 +117,11 @@ func (w *worker) execute(p *sim.Proc) {
 		return
 	}
 	if answered {
-		w.say("say", "receipt sent for %s", got.Order)
+		if w.rec.replayed {
+			w.say("say", "receipt sent for %s: the service replayed the first answer (key %s)", got.Order, w.rec.key)
+		} else {
+			w.say("say", "receipt sent for %s", got.Order)
+		}
 	}
 	if a.CrashBeforeAck {
 		w.rec.phase = phaseKilled
@@ -132,8 +136,8 @@ func (w *worker) execute(p *sim.Proc) {
 func (w *worker) claim(p *sim.Proc) (queue.Row, bool) {
 	k := p.Kernel()
 	a := w.args
-	switch a.Claim {
-	case "read":
+	switch a.Claim.Protocol() {
+	case queue.ReadThenWrite:
 		row, err := w.conn.Read(a.Job)
 		if err != nil {
 			w.fail(err)
@@ -151,7 +155,7 @@ func (w *worker) claim(p *sim.Proc) (queue.Row, bool) {
 		w.claimed(p, now+a.Lease)
 		w.step(p, w.stmt(), "claim", true, "UPDATE job %d: running, run %s (no condition)", a.Job, w.run)
 		return row, true
-	default: // lock, atomic
+	case queue.Conditional:
 		now := p.ReadClock(k.Between(clockMin, clockMax))
 		ok, err := w.conn.Claim(a.Job, w.run, now, now+a.Lease)
 		if err != nil {
@@ -173,6 +177,10 @@ func (w *worker) claim(p *sim.Proc) (queue.Row, bool) {
 		w.step(p, w.stmt(), "select", false, "SELECT job %d: status=%s", a.Job, row.Status)
 		return row, false
 	}
+	// A claim whose protocol has no steps here must not run as another:
+	// TestEveryClaimRuns reaches this line for any such claim.
+	w.fail(fmt.Errorf("work: claim %s (%s) has no steps in the worker", a.Claim, a.Claim.Protocol()))
+	return queue.Row{}, false
 }
 
 // claimed notes, as evidence for the diagnosis, that this run took the job
@@ -255,6 +263,11 @@ func (w *worker) send(p *sim.Proc, got queue.Row) (answered, refused bool) {
 	if a.Fence {
 		token = got.Attempts
 	}
+	key, ok := a.Key.Of(receipts.Delivery{Event: got.Event, Job: a.Job, Order: got.Order, Run: w.run, Attempt: got.Attempts})
+	if !ok {
+		w.fail(fmt.Errorf("work: key %s has no value", a.Key))
+		return false, false
+	}
 	for send := 1; ; send++ {
 		line := "sending receipt for " + got.Order
 		if a.Trace {
@@ -262,15 +275,25 @@ func (w *worker) send(p *sim.Proc, got queue.Row) (answered, refused bool) {
 		}
 		w.in.log = append(w.in.log, line)
 		w.step(p, k.Between(logMin, logMax), "log", false, "append to worker.log: %s", line)
+		w.rec.key = key
 		delay := a.Delay
 		if send > 1 {
 			delay = 0 // the retry goes out without the injected delay
 		}
-		switch w.in.svc.Post(p, receipts.Request{
+		out := w.in.svc.Post(p, receipts.Request{
 			Order: got.Order, Job: a.Job, Run: w.run, Attempt: got.Attempts, Send: send,
 			Worker: a.Worker, Delay: delay, Timeout: a.Timeout, Token: token,
-		}) {
+			Event: got.Event, Key: key,
+		})
+		if err := w.in.svc.Err(); err != nil {
+			w.fail(err)
+			return false, false
+		}
+		switch out {
 		case receipts.Answered:
+			return true, false
+		case receipts.Replayed:
+			w.rec.replayed = true
 			return true, false
 		case receipts.Refused:
 			w.rec.phase = phaseRefused
@@ -328,9 +351,10 @@ func (w *worker) fail(err error) {
 	w.err = err
 }
 
-// ledgerKey is the idempotency key a ledger write claims: the job's order,
-// the one value every delivery of the job carries.
-func ledgerKey(got queue.Row) string { return got.Order }
+// ledgerKey is the idempotency key a ledger write claims: the producer's
+// event id, the one value every delivery of the job and every publish of
+// the same event carry.
+func ledgerKey(got queue.Row) string { return got.Event }
 
 // ledger is the rest of an execution whose effect is a row in the queue's
 // own database: the key's claim, the ledger row and the ack, in one real

@@ -29,6 +29,10 @@ function load() {
 }
 
 const T = load();
+// The server puts the runtime's lists of claims, dedupe modes and keys in
+// twice.js's config; go test ./site passes the same lists here.
+assert.ok(process.env.TWICE_CHOICES, "run these through go test ./site, which passes the runtime's lists in TWICE_CHOICES");
+Object.assign(T.config, JSON.parse(process.env.TWICE_CHOICES));
 
 test("claimOf: atomic when a race or work command names lock or atomic", () => {
   assert.equal(T.claimOf("race read 20"), "read");
@@ -154,6 +158,16 @@ test("workersOf reads the first race's --workers", () => {
   assert.equal(T.workersOf("race read 1 --workers 3\nrace read 1 --workers 6"), 3);
 });
 
+test("serviceOf and exploreScript with the service's key steps", () => {
+  assert.deepEqual(T.serviceOf("race read 20"), { dedupe: "", key: "" });
+  assert.deepEqual(T.serviceOf("service --dedupe check\nrace read 20 --key job"), { dedupe: "check", key: "job" });
+  assert.deepEqual(T.serviceOf("service --dedupe=claim --key-ttl 5 && work --job 1 --key=event"), { dedupe: "claim", key: "event" });
+  assert.deepEqual(T.serviceOf("service --dedupe claim\nservice --dedupe off\nrace read 2 --key none"), { dedupe: "", key: "" });
+  assert.deepEqual(T.serviceOf("# service --dedupe check\nrace read 2 --key job"), { dedupe: "", key: "job" }, "a comment does not count");
+  assert.equal(T.exploreScript("read", 2, { dedupe: "check", key: "job" }), "service --dedupe check\nrace read --all --key job\n");
+  assert.equal(T.exploreScript("read", 3, { dedupe: "", key: "job" }), "race read --all --workers 3\n", "a key with no dedupe explores as none");
+});
+
 test("exploreScript", () => {
   assert.equal(T.exploreScript("read", 2), "race read --all\n");
   assert.equal(T.exploreScript("atomic", 0), "race atomic --all\n");
@@ -233,4 +247,18 @@ test("matrixCellText and matrixCellLabel: a cell as the text table prints it, an
     "claim race with atomic claim: 3 effect(s) for 2 event(s), duplicate"
   );
   assert.equal(T.matrixCellLabel(sc, { title: "x" }, { verdict: "pending" }), "claim race with x: pending, not runnable yet");
+});
+
+test("a claim added to the runtime's list needs nothing in twice.js", () => {
+  const claims = T.config.claims;
+  T.config.claims = [...claims, { name: "claimfirst", words: "claim, then check", alias: "claimfirst" }];
+  try {
+    assert.equal(T.claimOf("race claimfirst 20"), "claimfirst");
+    assert.equal(T.claimOf("work --job 1 --claim=claimfirst"), "claimfirst");
+    assert.equal(T.rewriteClaim("race claimfirst 3 && work --job 1 --claim claimfirst", "read"), "race read 3 && work --job 1 --claim read");
+    assert.equal(T.rewriteClaim("race read 3", "claimfirst"), "race claimfirst 3");
+    assert.equal(T.parseLink("#b?seed=1&script=race+read+2&claim=claimfirst", "b").script, "race claimfirst 2");
+  } finally {
+    T.config.claims = claims;
+  }
 });

@@ -38,7 +38,9 @@
   }
 
   // The server replaces the next line with the names of the hashed assets.
-  const CONFIG = /*TWICE_CONFIG*/ { worker: "worker.js", wasmExec: "wasm_exec.js", wasm: "twice.wasm", wasmSize: 0, css: "playground.css" };
+  // It also carries the runtime's lists of claims, dedupe modes and key
+  // choices ({name, words, alias}); nothing in this file names them.
+  const CONFIG = /*TWICE_CONFIG*/ { worker: "worker.js", wasmExec: "wasm_exec.js", wasm: "twice.wasm", wasmSize: 0, css: "playground.css", claims: [], dedupes: [], keys: [] };
 
   const here = document.currentScript ? document.currentScript.src : location.href;
   const assetURL = (name) => new URL(name, here).href;
@@ -73,16 +75,39 @@
 
   // ---- the claim toggle -------------------------------------------------
 
-  // claimOf reports the claim a script uses: "atomic" when any race or work
-  // command names lock or atomic, else "read" (the default claim).
+  // The claims the toggle offers: those that are not another name for one
+  // (lock names atomic), in the runtime's order; the first is the default.
+  function toggleClaims() {
+    return CONFIG.claims.filter((c) => c.alias === c.name);
+  }
+
+  // claimWords says what a claim does, from the runtime's list.
+  function claimWords(name) {
+    const c = CONFIG.claims.find((c) => c.name === name);
+    return c ? c.words : "";
+  }
+
+  // claimAlt is a regular expression alternation of every claim's name.
+  function claimAlt() {
+    return "(" + CONFIG.claims.map((c) => c.name).join("|") + ")";
+  }
+
+  // claimOf reports the claim a script uses: the first claim a race or work
+  // command names that is not the default one (an alias counts as the
+  // claim it names), else the default claim.
   function claimOf(src) {
+    const def = toggleClaims().length ? toggleClaims()[0].name : "";
+    const named = [new RegExp("(?:^|[\\s(;&])race\\s+" + claimAlt() + "\\b", "g"), new RegExp("--claim(?:\\s+|=)" + claimAlt() + "\\b", "g")];
     for (const line of src.split("\n")) {
       const code = stripComment(line);
-      if (/(^|[\s(;&])race\s+(lock|atomic)\b/.test(code) || /--claim(\s+|=)(lock|atomic)\b/.test(code)) {
-        return "atomic";
+      for (const re of named) {
+        for (const m of code.matchAll(re)) {
+          const c = CONFIG.claims.find((c) => c.name === m[1]);
+          if (c && c.alias !== def) return c.alias;
+        }
       }
     }
-    return "read";
+    return def;
   }
 
   // stripComment returns the part of a line before a # that starts a word.
@@ -92,7 +117,7 @@
   }
 
   // rewriteClaim sets the claim of every race and work command of src to
-  // claim ("read" or "atomic"): it replaces the argument of race and of
+  // claim (one of the toggle's claims): it replaces the argument of race and of
   // --claim, and adds --claim to work commands that have none. Comments,
   // spacing and everything else are kept.
   function rewriteClaim(src, claim) {
@@ -117,11 +142,12 @@
     if (!head) return cmd;
     const word = head[2];
     if (word === "race") {
-      return cmd.replace(/^(\s*\(?\s*(?:node\s+queue\.mjs\s+|twice\s+)?race\s+)(read|lock|atomic)\b/, "$1" + claim);
+      return cmd.replace(new RegExp("^(\\s*\\(?\\s*(?:node\\s+queue\\.mjs\\s+|twice\\s+)?race\\s+)" + claimAlt() + "\\b"), "$1" + claim);
     }
     if (word !== "work") return cmd;
-    if (/--claim(\s+|=)(read|lock|atomic)\b/.test(cmd)) {
-      return cmd.replace(/--claim(\s+|=)(read|lock|atomic)\b/g, "--claim$1" + claim);
+    const flag = new RegExp("--claim(\\s+|=)" + claimAlt() + "\\b", "g");
+    if (flag.test(cmd)) {
+      return cmd.replace(flag, "--claim$1" + claim);
     }
     // Insert before a trailing ")" or "2>/dev/null" and trailing spaces.
     const tail = /(\s*(?:\)\s*)?(?:2>\s*\/dev\/null\s*)?(?:\)\s*)?)$/.exec(cmd);
@@ -158,7 +184,7 @@
     const seed = p.get("seed") || "";
     if (script === null || !/^[0-9]*$/.test(seed)) return null;
     const claim = p.get("claim");
-    if ((claim === "read" || claim === "atomic") && claimOf(script) !== claim) {
+    if (toggleClaims().some((c) => c.name === claim) && claimOf(script) !== claim) {
       script = rewriteClaim(script, claim);
     }
     const view = VIEWS.includes(p.get("view")) ? p.get("view") : "output";
@@ -211,8 +237,31 @@
   // no race at all (a work command still has a claim), several, or race
   // lines wrapped in the article's shell syntax; the question "can this
   // claim duplicate under any ordering?" depends on the claim only.
-  function exploreScript(claim, workers) {
-    return "race " + claim + " --all" + (workers && workers !== 2 ? " --workers " + workers : "") + "\n";
+  // With svc (from serviceOf) naming a dedupe mode and a key, the
+  // service's key steps are explored too.
+  function exploreScript(claim, workers, svc) {
+    const keyed = svc && svc.dedupe && svc.key;
+    return (
+      (keyed ? "service --dedupe " + svc.dedupe + "\n" : "") +
+      "race " + claim + " --all" + (workers && workers !== 2 ? " --workers " + workers : "") + (keyed ? " --key " + svc.key : "") + "\n"
+    );
+  }
+
+  // serviceOf reports the service's dedupe mode the script sets last
+  // (other than off) and the first key a race or work command sends (other
+  // than none), from the runtime's lists; "" for either when there is none.
+  function serviceOf(src) {
+    const alt = (list) => "(" + list.map((c) => c.name).join("|") + ")";
+    const modeRe = new RegExp("(?:^|[\\s(;&])service\\s[^;&#]*--dedupe(?:\\s+|=)" + alt(CONFIG.dedupes) + "(?![\\w-])", "g");
+    const keyRe = new RegExp("(?:^|[\\s(;&])(?:race|work)\\s[^;&#]*--key(?:\\s+|=)" + alt(CONFIG.keys) + "(?![\\w-])", "g");
+    let dedupe = "";
+    let key = "";
+    for (const line of src.split("\n")) {
+      const code = stripComment(line);
+      for (const m of code.matchAll(modeRe)) dedupe = m[1] === CONFIG.dedupes[0].name ? "" : m[1];
+      for (const m of code.matchAll(keyRe)) if (!key && m[1] !== CONFIG.keys[0].name) key = m[1];
+    }
+    return { dedupe, key };
   }
 
   // groupDigits writes a decimal string with thousands separators; the
@@ -418,12 +467,16 @@
     "slow-processing": "Processing outlived the lease",
     stall: "A stall outlived the lease",
     redone: "Claimed again after it was done",
-    "two-jobs": "Enqueued twice: two jobs for one order",
+    "two-jobs": "Two events for one order: two jobs",
+    "publish-twice": "The producer published one event twice",
+    redriven: "Redelivered by hand after it was done",
+    deduped: "Deduplicated: the service replayed the first answer",
+    swallowed: "Swallowed: a second event got the first one's answer",
     mixed: "More than one cause",
     unknown: "The evidence cannot tell",
   };
   // Kinds with no duplicate effect.
-  const GOOD_KINDS = new Set(["once", "redelivery", "fenced"]);
+  const GOOD_KINDS = new Set(["once", "redelivery", "fenced", "deduped"]);
 
   const TABS = [
     ["output", "Output"],
@@ -431,11 +484,6 @@
     ["compare", "Compare"],
     ["interleavings", "Every ordering"],
   ];
-
-  const CLAIM_WORDS = {
-    read: "read the row, then write it: two statements",
-    atomic: "one conditional UPDATE decided by changes() = 1",
-  };
 
   class TwicePlayground extends HTMLElement {
     connectedCallback() {
@@ -475,14 +523,12 @@
       ui.bar = h("div", { class: "bar" }, ui.run);
       if (controls.includes("claim")) {
         const name = "claim";
-        ui.read = h("input", { type: "radio", name, value: "read" });
-        ui.atomic = h("input", { type: "radio", name, value: "atomic" });
+        ui.claims = toggleClaims().map((c) => h("input", { type: "radio", name, value: c.name }));
         ui.claim = h(
           "fieldset",
           { class: "claim" },
           h("legend", { text: "Claim" }),
-          h("label", { title: CLAIM_WORDS.read }, ui.read, document.createTextNode(" read")),
-          h("label", { title: CLAIM_WORDS.atomic }, ui.atomic, document.createTextNode(" atomic"))
+          ...ui.claims.map((r) => h("label", { title: claimWords(r.value) }, r, document.createTextNode(" " + r.value)))
         );
         ui.bar.append(ui.claim);
       }
@@ -687,8 +733,7 @@
           this.run();
         }
       });
-      for (const r of [ui.read, ui.atomic]) {
-        if (!r) continue;
+      for (const r of ui.claims || []) {
         r.addEventListener("change", () => {
           if (!r.checked) return;
           ui.script.value = rewriteClaim(ui.script.value, r.value);
@@ -834,9 +879,7 @@
     }
 
     setClaim(c) {
-      if (!this.ui.read) return;
-      this.ui.read.checked = c === "read";
-      this.ui.atomic.checked = c === "atomic";
+      for (const r of this.ui.claims || []) r.checked = r.value === c;
     }
 
     // attach listens to the runtime's loading progress.
@@ -1028,17 +1071,17 @@
       this.fillTable(
         ui.effects,
         "Effects recorded by the receipts service (" + effects.length + ")",
-        ["order", "job", "run", "attempt", "send", "worker", "arrival (ms)"],
-        effects.map((e) => [e.order, e.job, e.run, e.attempt, "s" + e.send + (e.refused ? " refused" : ""), e.worker, formatMS(e.at_us)]),
-        [false, true, false, true, false, false, true]
+        ["order", "job", "event", "run", "attempt", "send", "key", "worker", "arrival (ms)"],
+        effects.map((e) => [e.order, e.job, e.event, e.run, e.attempt, "s" + e.send + (e.refused ? " refused" : "") + (e.replayed ? " replayed" : ""), e.key || "-", e.worker, formatMS(e.at_us)]),
+        [false, true, false, false, true, false, false, false, true]
       );
       const jobs = res.jobs || [];
       this.fillTable(
         ui.jobs,
         "Jobs table (" + jobs.length + ")",
-        ["id", "order", "status", "attempts", "run", "lease (ms)"],
-        jobs.map((j) => [j.id, j.order, j.status, j.attempts, j.run || "-", formatMS(j.lease_us)]),
-        [true, false, false, true, false, true]
+        ["id", "order", "event", "status", "attempts", "run", "lease (ms)"],
+        jobs.map((j) => [j.id, j.order, j.event, j.status, j.attempts, j.run || "-", formatMS(j.lease_us)]),
+        [true, false, false, false, true, false, true]
       );
       ui.effectsWrap.hidden = effects.length === 0 && jobs.length === 0;
       ui.jobsWrap.hidden = jobs.length === 0;
@@ -1153,7 +1196,7 @@
         const dl = h("dl", { class: "evidence", "aria-label": "Evidence for " + s.order });
         const add = (k, v) => dl.append(h("div", null, h("dt", { text: k }), h("dd", { text: v })));
         const runs = [...new Set(effs.map((e) => e.run))];
-        add("effects", String(s.effects) + (s.refused ? " (and " + s.refused + " refused)" : ""));
+        add("effects", String(s.effects) + (s.refused ? " (and " + s.refused + " refused)" : "") + (s.replayed ? " (and " + s.replayed + " replayed)" : ""));
         const jobIds = [...new Set(effs.map((e) => e.job))];
         if (jobIds.length > 1) add("jobs", jobIds.join(", "));
         add("runs", runs.length + (runs.length ? ": " + runs.join(", ") : ""));
@@ -1287,14 +1330,14 @@
         const p = st.prevJob;
         if (!p) {
           change = "Job " + j.id + " (" + j.order + ") added to the jobs table.";
-          jobCells = [0, 1, 2, 3, 4, 5];
+          jobCells = [0, 1, 2, 3, 4, 5, 6];
         } else {
           const diffs = [];
           const cmp = [
-            [2, "status", p.status, j.status],
-            [3, "attempts", p.attempts, j.attempts],
-            [4, "run", p.run || "-", j.run || "-"],
-            [5, "lease", formatMS(p.lease_us), formatMS(j.lease_us)],
+            [3, "status", p.status, j.status],
+            [4, "attempts", p.attempts, j.attempts],
+            [5, "run", p.run || "-", j.run || "-"],
+            [6, "lease", formatMS(p.lease_us), formatMS(j.lease_us)],
           ];
           for (const [col, name, a, b] of cmp) {
             if (a !== b) {
@@ -1324,9 +1367,9 @@
       this.fillTable(
         ui.stepJobs,
         "Jobs after this step (" + st.jobs.length + ")",
-        ["id", "order", "status", "attempts", "run", "lease (ms)"],
-        st.jobs.map((j) => [j.id, j.order, j.status, j.attempts, j.run || "-", formatMS(j.lease_us)]),
-        [true, false, false, true, false, true],
+        ["id", "order", "event", "status", "attempts", "run", "lease (ms)"],
+        st.jobs.map((j) => [j.id, j.order, j.event, j.status, j.attempts, j.run || "-", formatMS(j.lease_us)]),
+        [true, false, false, false, true, false, true],
         (i) => (st.jobs[i].id === st.changedJob ? { row: true, cells: jobCells } : null)
       );
       ui.stepLive.textContent = "Step " + (k + 1) + " of " + trace.length + ", at " + formatMS(ev.at_us) + " ms, " + ev.proc + ": " + ev.step + ". " + change;
@@ -1360,22 +1403,21 @@
       if (!this.seedOK(seed)) return;
       this.cmpKey = key;
       const seq = ++this.cmpSeq;
-      const scripts = { read: rewriteClaim(script, "read"), atomic: rewriteClaim(script, "atomic") };
+      const claims = toggleClaims().map((c) => c.name);
+      const scripts = claims.map((c) => rewriteClaim(script, c));
       ui.cmpPanel.dataset.state = "running";
       ui.cmpPanel.setAttribute("aria-busy", "true");
       ui.cmpNote.textContent = "Running the script with each claim…";
       const rt = getRuntime();
       this.attach(rt);
       try {
-        const [a, b] = await Promise.all([rt.run(scripts.read, seed, false), rt.run(scripts.atomic, seed, false)]);
+        const outs = await Promise.all(scripts.map((s) => rt.run(s, seed, false)));
         if (seq !== this.cmpSeq) return;
-        const ra = JSON.parse(a.json);
-        const rb = JSON.parse(b.json);
-        ui.cmpNote.textContent =
-          scripts.read === scripts.atomic
-            ? "This script has no race or work command, so the claim changes nothing: both sides ran the same script."
-            : "The same script at seed " + seedOf(a.json, ra) + ", once with each claim. Same seed, same draws: only the claim differs.";
-        ui.cmpPanes.replaceChildren(this.pane("read", ra), this.pane("atomic", rb));
+        const results = outs.map((o) => JSON.parse(o.json));
+        ui.cmpNote.textContent = scripts.every((s) => s === scripts[0])
+          ? "This script has no race or work command, so the claim changes nothing: both sides ran the same script."
+          : "The same script at seed " + seedOf(outs[0].json, results[0]) + ", once with each claim. Same seed, same draws: only the claim differs.";
+        ui.cmpPanes.replaceChildren(...claims.map((c, i) => this.pane(c, results[i])));
         ui.cmpPanel.dataset.state = "done";
       } catch (e) {
         if (seq !== this.cmpSeq) return;
@@ -1389,7 +1431,7 @@
 
     pane(claim, res) {
       const sec = h("section", { class: "pane pane-" + claim, "aria-label": "claim=" + claim });
-      sec.append(h("h3", null, h("code", { text: "claim=" + claim }), h("span", { class: "pane-sub", text: CLAIM_WORDS[claim] })));
+      sec.append(h("h3", null, h("code", { text: "claim=" + claim }), h("span", { class: "pane-sub", text: claimWords(claim) })));
       if (res.error) {
         const e = res.error;
         sec.append(h("p", { class: "error", text: (e.line ? "line " + e.line + ":" + e.col + ": " : "") + e.msg }));
@@ -1423,11 +1465,12 @@
       const ui = this.ui;
       const claim = claimOf(ui.script.value);
       const workers = Number(ui.workers.value) || 2;
-      const key = claim + "/" + workers;
+      const svc = serviceOf(ui.script.value);
+      const key = claim + "/" + workers + "/" + svc.dedupe + "/" + svc.key;
       if (!force && key === this.expKey) return;
       this.expKey = key;
       const seq = ++this.expSeq;
-      const src = exploreScript(claim, workers);
+      const src = exploreScript(claim, workers, svc);
       ui.expCmd.textContent = src.trim();
       ui.expPanel.dataset.state = "running";
       ui.expPanel.setAttribute("aria-busy", "true");
@@ -1460,7 +1503,9 @@
       const none = x.duplicating === "0";
       ui.expHead.replaceChildren(
         h("strong", { class: none ? "good" : "bad", text: groupDigits(x.duplicating) + " of " + groupDigits(x.orderings) }),
-        document.createTextNode(" interleavings of " + x.workers + " workers give two effects with claim=" + x.claim + ".")
+        document.createTextNode(
+          " interleavings of " + x.workers + " workers give two effects with claim=" + x.claim + (x.dedupe && x.dedupe !== "off" && x.key && x.key !== "none" ? ", the service's dedupe=" + x.dedupe + " and key=" + x.key : "") + "."
+        )
       );
       const body = [];
       if (none) {
@@ -1493,6 +1538,7 @@
     commandFor,
     workersOf,
     exploreScript,
+    serviceOf,
     replay,
     seedOf,
     formatMS,
