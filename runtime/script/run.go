@@ -268,7 +268,17 @@ func (in *interp) exec(c Command) (bool, error) {
 			return false, err
 		}
 		if len(sums) == 0 {
-			in.print("no effects recorded")
+			n := 0
+			if in.ledger {
+				if n, err = in.shell.LedgerLen(); err != nil {
+					return false, err
+				}
+			}
+			if n > 0 {
+				in.print("no receipts recorded; the effects are %d ledger row(s) (see ledger)", n)
+			} else {
+				in.print("no effects recorded")
+			}
 		}
 		for _, s := range sums {
 			extra := ""
