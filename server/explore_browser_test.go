@@ -209,7 +209,7 @@ func TestBrowserExplore(t *testing.T) {
 			if j.LeaseUS != nil {
 				lease = msText(*j.LeaseUS)
 			}
-			wantJobs = append(wantJobs, []string{strconv.FormatInt(j.ID, 10), j.Order, j.Status, strconv.Itoa(j.Attempts), run, lease})
+			wantJobs = append(wantJobs, []string{strconv.FormatInt(j.ID, 10), j.Order, j.Event, j.Status, strconv.Itoa(j.Attempts), run, lease})
 		}
 		for _, e := range effects {
 			wantEffects = append(wantEffects, []string{e.Order, e.Run, strconv.Itoa(e.Attempt), "s" + strconv.Itoa(e.Send), e.Worker, msText(e.AtUS)})

@@ -193,3 +193,37 @@ func TestLedgerTransaction(t *testing.T) {
 		t.Errorf("Reset left keys %v", keys)
 	}
 }
+
+// Requeue puts a done job back to queued, keeping its attempts, run and
+// event; a job that does not exist is ErrNoJob.
+func TestRequeueKeepsTheEvent(t *testing.T) {
+	db, err := Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c, err := db.Conn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := c.Add("order-77", "ev-9")
+	if ok, err := c.Claim(id, "r1", 0, 10); !ok || err != nil {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
+	if err := c.Ack(id); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Requeue(id); err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Read(id)
+	if err != nil || r.Status != "queued" || r.Attempts != 1 || r.Run != "r1" || r.Event != "ev-9" || r.Lease != nil {
+		t.Errorf("after requeue: %+v, %v", r, err)
+	}
+	if ok, _ := c.Claim(id, "r2", 20, 30); !ok {
+		t.Error("a requeued job cannot be claimed")
+	}
+	if err := c.Requeue(99); !errors.Is(err, ErrNoJob) {
+		t.Errorf("requeue of a missing job: %v", err)
+	}
+}

@@ -90,3 +90,109 @@ func TestFencingTokenRefusesStaleWriter(t *testing.T) {
 		t.Error("Reset kept the fencing tokens")
 	}
 }
+
+// post runs one request per worker, all sent at instant 0, with key, and
+// returns the service's record.
+func postAll(t *testing.T, seed uint64, d Dedupe, ttl sim.Time, reqs ...timed) []Effect {
+	t.Helper()
+	k := sim.New(seed)
+	var s Service
+	defer s.Close()
+	if err := s.SetDedupe(d, ttl); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range reqs {
+		r.Send, r.Timeout = 1, 5*sim.Second
+		k.Go(r.Worker, sim.Time(i)*r.At, func(p *sim.Proc) { s.Post(p, r.Request) })
+	}
+	if err := k.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return s.Effects()
+}
+
+func landed(es []Effect) int {
+	n := 0
+	for _, e := range es {
+		if e.Effect() {
+			n++
+		}
+	}
+	return n
+}
+
+// Check-then-act lets two concurrent requests with one key both through
+// for some timings; claim-first never does, and a replay is recorded but
+// is not an effect.
+func TestCheckRacesClaimHolds(t *testing.T) {
+	twice := 0
+	for seed := uint64(1); seed <= 200; seed++ {
+		reqs := []Request{
+			{Order: "o", Run: "r1", Worker: "W1", Key: "ev-1", Event: "ev-1"},
+			{Order: "o", Run: "r2", Worker: "W2", Key: "ev-1", Event: "ev-1"},
+		}
+		if landed(postAll(t, seed, DedupeCheck, 0, at(reqs, 0)...)) == 2 {
+			twice++
+		}
+		es := postAll(t, seed, DedupeClaim, 0, at(reqs, 0)...)
+		if landed(es) != 1 || len(es) != 2 {
+			t.Fatalf("seed %d, claim: %d effects of %d requests: %+v", seed, landed(es), len(es), es)
+		}
+		for _, e := range es {
+			if e.Replayed && (e.FirstRun == e.Run || e.FirstRun == "") {
+				t.Errorf("seed %d: replay %+v names no other first run", seed, e)
+			}
+		}
+	}
+	if twice == 0 {
+		t.Error("dedupe check never let two concurrent requests through in 200 seeds")
+	}
+	t.Logf("dedupe check: two effects in %d of 200 seeds", twice)
+}
+
+// A key older than the TTL is forgotten: the second request lands, and
+// the record says its key had expired; within the TTL it is a replay.
+func TestKeyTTL(t *testing.T) {
+	for _, d := range []Dedupe{DedupeCheck, DedupeClaim} {
+		reqs := []Request{
+			{Order: "o", Run: "r1", Worker: "W1", Key: "ev-1"},
+			{Order: "o", Run: "r2", Worker: "W2", Key: "ev-1"},
+		}
+		es := postAll(t, 1, d, sim.Second, at(reqs, 3*sim.Second)...)
+		if landed(es) != 2 || es[1].KeyState != "expired" || es[0].KeyState != "new" {
+			t.Errorf("%s, 3 s apart, TTL 1 s: %+v", d, es)
+		}
+		es = postAll(t, 1, d, 10*sim.Second, at(reqs, 3*sim.Second)...)
+		if landed(es) != 1 || !es[1].Replayed || es[1].FirstRun != "r1" {
+			t.Errorf("%s, 3 s apart, TTL 10 s: %+v", d, es)
+		}
+	}
+}
+
+// A request with no key, or with dedupe off, is always an effect.
+func TestNoKeyNoDedupe(t *testing.T) {
+	reqs := []Request{{Order: "o", Run: "r1", Worker: "W1"}, {Order: "o", Run: "r2", Worker: "W2"}}
+	if n := landed(postAll(t, 1, DedupeClaim, 0, at(reqs, sim.Second)...)); n != 2 {
+		t.Errorf("no key, dedupe claim: %d effects", n)
+	}
+	reqs[0].Key, reqs[1].Key = "k", "k"
+	if n := landed(postAll(t, 1, DedupeOff, 0, at(reqs, sim.Second)...)); n != 2 {
+		t.Errorf("one key, dedupe off: %d effects", n)
+	}
+}
+
+type timed struct {
+	Request
+	At sim.Time // the gap between one request's start and the next's
+}
+
+func at(reqs []Request, gap sim.Time) []timed {
+	out := make([]timed, len(reqs))
+	for i, r := range reqs {
+		out[i] = timed{r, gap}
+	}
+	return out
+}

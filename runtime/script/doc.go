@@ -143,8 +143,9 @@
 //     claimInfo (name, words, protocol, alias). A claim that runs new
 //     statements gets a new [queue.Protocol]; the statements are methods
 //     of queue.Conn beside Read, Take and Claim.
-//  2. worker.go: a case for the new protocol in worker.claim, one w.step
-//     per statement. A protocol with no case fails the work command with
+//  2. worker.go: a case for the new protocol in worker.claim calling a
+//     method of its own (as claimReadThenWrite and claimConditional are),
+//     one w.step per statement. A protocol with no case fails the work command with
 //     "has no steps in the worker": TestEveryClaimRuns runs every claim.
 //  3. runtime/explore: a case for the protocol in Explore and its steps in
 //     explorer.step, reduced to the steps that touch shared state, the

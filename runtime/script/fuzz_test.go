@@ -27,6 +27,7 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Add("work --job=1 --lease=0.25 --claim=lock --timeout 1 --delay 0")
+	f.Add("service --dedupe check --key-ttl 0.5 && add o --event e-1 --times 3; redeliver --job 2; work --job 1 --key event; race read 3 --key job")
 	f.Fuzz(func(t *testing.T, src string) {
 		s, err := Parse(src)
 		if err != nil {

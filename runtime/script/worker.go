@@ -132,55 +132,71 @@ func (w *worker) execute(p *sim.Proc) {
 }
 
 // claim takes the job with the worker's claim and reports whether it did,
-// with the row as last read when it did not.
+// with the row as last read when it did not. Each protocol's statements
+// are a method of their own.
 func (w *worker) claim(p *sim.Proc) (queue.Row, bool) {
-	k := p.Kernel()
-	a := w.args
-	switch a.Claim.Protocol() {
+	switch w.args.Claim.Protocol() {
 	case queue.ReadThenWrite:
-		row, err := w.conn.Read(a.Job)
-		if err != nil {
-			w.fail(err)
-			return row, false
-		}
-		w.step(p, w.stmt(), "select", false, "SELECT job %d: status=%s", a.Job, row.Status)
-		now := p.ReadClock(k.Between(clockMin, clockMax))
-		if !row.Claimable(now) {
-			return row, false
-		}
-		if err := w.conn.Take(a.Job, w.run, now+a.Lease); err != nil {
-			w.fail(err)
-			return row, false
-		}
-		w.claimed(p, now+a.Lease)
-		w.step(p, w.stmt(), "claim", true, "UPDATE job %d: running, run %s (no condition)", a.Job, w.run)
-		return row, true
+		return w.claimReadThenWrite(p)
 	case queue.Conditional:
-		now := p.ReadClock(k.Between(clockMin, clockMax))
-		ok, err := w.conn.Claim(a.Job, w.run, now, now+a.Lease)
-		if err != nil {
-			w.fail(err)
-			return queue.Row{}, false
-		}
-		if ok {
-			w.claimed(p, now+a.Lease)
-			w.step(p, w.stmt(), "claim", true, "UPDATE job %d WHERE queued or lease passed: 1 row changed", a.Job)
-			return queue.Row{}, true
-		}
-		w.step(p, w.stmt(), "claim-failed", false, "UPDATE job %d WHERE queued or lease passed: 0 rows changed", a.Job)
-		// Find out why: no such job, done, or held by another run.
-		row, err := w.conn.Read(a.Job)
-		if err != nil {
-			w.fail(err)
-			return row, false
-		}
-		w.step(p, w.stmt(), "select", false, "SELECT job %d: status=%s", a.Job, row.Status)
-		return row, false
+		return w.claimConditional(p)
 	}
 	// A claim whose protocol has no steps here must not run as another:
 	// TestEveryClaimRuns reaches this line for any such claim.
-	w.fail(fmt.Errorf("work: claim %s (%s) has no steps in the worker", a.Claim, a.Claim.Protocol()))
+	w.fail(fmt.Errorf("work: claim %s (%s) has no steps in the worker", w.args.Claim, w.args.Claim.Protocol()))
 	return queue.Row{}, false
+}
+
+// claimReadThenWrite is the read claim: SELECT the row, read the clock,
+// and if the row is claimable, an UPDATE with no condition.
+func (w *worker) claimReadThenWrite(p *sim.Proc) (queue.Row, bool) {
+	k := p.Kernel()
+	a := w.args
+	row, err := w.conn.Read(a.Job)
+	if err != nil {
+		w.fail(err)
+		return row, false
+	}
+	w.step(p, w.stmt(), "select", false, "SELECT job %d: status=%s", a.Job, row.Status)
+	now := p.ReadClock(k.Between(clockMin, clockMax))
+	if !row.Claimable(now) {
+		return row, false
+	}
+	if err := w.conn.Take(a.Job, w.run, now+a.Lease); err != nil {
+		w.fail(err)
+		return row, false
+	}
+	w.claimed(p, now+a.Lease)
+	w.step(p, w.stmt(), "claim", true, "UPDATE job %d: running, run %s (no condition)", a.Job, w.run)
+	return row, true
+}
+
+// claimConditional is the atomic claim: read the clock, then one UPDATE
+// whose WHERE says "claimable", decided by the rows it changed. The loser
+// reads the row once more, to say why.
+func (w *worker) claimConditional(p *sim.Proc) (queue.Row, bool) {
+	k := p.Kernel()
+	a := w.args
+	now := p.ReadClock(k.Between(clockMin, clockMax))
+	ok, err := w.conn.Claim(a.Job, w.run, now, now+a.Lease)
+	if err != nil {
+		w.fail(err)
+		return queue.Row{}, false
+	}
+	if ok {
+		w.claimed(p, now+a.Lease)
+		w.step(p, w.stmt(), "claim", true, "UPDATE job %d WHERE queued or lease passed: 1 row changed", a.Job)
+		return queue.Row{}, true
+	}
+	w.step(p, w.stmt(), "claim-failed", false, "UPDATE job %d WHERE queued or lease passed: 0 rows changed", a.Job)
+	// Find out why: no such job, done, or held by another run.
+	row, err := w.conn.Read(a.Job)
+	if err != nil {
+		w.fail(err)
+		return row, false
+	}
+	w.step(p, w.stmt(), "select", false, "SELECT job %d: status=%s", a.Job, row.Status)
+	return row, false
 }
 
 // claimed notes, as evidence for the diagnosis, that this run took the job

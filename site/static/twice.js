@@ -1039,7 +1039,7 @@
         dups += r.duplicates;
         const strong = h("strong", { text: r.duplicates + " of " + r.races });
         const span = h("span", { class: "tally-item" + (r.duplicates ? " bad" : " good") });
-        span.append("claim=" + r.claim + ": duplicate effects in ", strong, " races");
+        span.append("claim=" + r.claim + (r.dedupe && r.dedupe !== "off" ? ", dedupe=" + r.dedupe : "") + (r.key && r.key !== "none" ? ", key=" + r.key : "") + ": duplicate effects in ", strong, " races");
         ui.tally.append(span);
       }
       for (const l of res.loads || []) {
@@ -1199,6 +1199,8 @@
         add("effects", String(s.effects) + (s.refused ? " (and " + s.refused + " refused)" : "") + (s.replayed ? " (and " + s.replayed + " replayed)" : ""));
         const jobIds = [...new Set(effs.map((e) => e.job))];
         if (jobIds.length > 1) add("jobs", jobIds.join(", "));
+        if (jobIds.length > 1) add("events", effs.map((e) => e.event).join(", "));
+        if (effs.some((e) => e.key)) add("keys", effs.map((e) => (e.key || "none") + (e.replayed ? " (replayed)" : "")).join(", "));
         add("runs", runs.length + (runs.length ? ": " + runs.join(", ") : ""));
         const job = jobOf.get(s.order);
         add("attempts", effs.map((e) => "a" + e.attempt).join(", ") + (job ? " (job row: attempts=" + job.attempts + ")" : ""));
@@ -1350,8 +1352,9 @@
       }
       if (st.newEffect >= 0) {
         const e = st.effects[st.newEffect];
-        const again = st.effects.slice(0, st.newEffect).some((x) => x.order === e.order);
+        const again = st.effects.slice(0, st.newEffect).some((x) => x.order === e.order && !x.replayed);
         change = "Effect " + (st.newEffect + 1) + " recorded: " + e.order + " from run " + e.run + " a" + e.attempt + " s" + e.send + (again ? ", a second effect for this order: the duplicate." : ".");
+        if (e.replayed) change = "Request " + (st.newEffect + 1) + " replayed: " + e.order + " from run " + e.run + " carried key " + e.key + ", already stored by run " + e.first_run + "; no effect, the first answer again.";
       }
       ui.stepChange.textContent = change;
       ui.stepChange.classList.toggle("bad", st.newEffect >= 0 && /duplicate/.test(change));
