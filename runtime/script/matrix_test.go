@@ -107,3 +107,34 @@ func TestLedgerRaceOneRow(t *testing.T) {
 		}
 	}
 }
+
+// The fixes that hold, hold at every seed: the ledger and the service's
+// claim with the event key close every scenario, and the atomic claim
+// always closes the claim race. The fixes that do not hold fail somewhere:
+// the check at the service duplicates a claim race at some seed.
+func TestMatrixFixesThatHold(t *testing.T) {
+	checkFailed := false
+	for seed := uint64(1); seed <= 12; seed++ {
+		for si, s := range matrixScenarios {
+			for _, f := range matrixFixes {
+				if f.pending {
+					continue
+				}
+				c, err := runCell(s, f, seed)
+				if err != nil {
+					t.Fatal(err)
+				}
+				holds := f.id == "ledger" || f.id == "claim" || f.id == "atomic" && si == 0
+				if holds && c.Verdict != VerdictClosed {
+					t.Errorf("seed %d: %s does not close %s: %d effect(s) for %d event(s)", seed, f.id, s.id, c.Effects, c.Events)
+				}
+				if f.id == "check" && s.id == "claim-race" && c.Verdict == VerdictDuplicate {
+					checkFailed = true
+				}
+			}
+		}
+	}
+	if !checkFailed {
+		t.Error("the check at the service never duplicated a claim race: the matrix cannot show check-then-act")
+	}
+}
