@@ -144,6 +144,7 @@ func (e *jsonEnc) effect(f *Effect) {
 	e.boolField("replayed", f.Replayed)
 	e.strField("first_run", f.FirstRun)
 	e.strField("key_state", f.KeyState)
+	e.boolField("ledger", f.Ledger)
 	e.byte('}')
 }
 

@@ -78,6 +78,10 @@ type Effect struct {
 	// KeyState is, for an effect the service let through on its key,
 	// "new" (no row for the key) or "expired" (a row older than the TTL).
 	KeyState string `json:"key_state"`
+	// Ledger marks an effect that is a ledger row committed by a worker
+	// (work --effect ledger), not a request: it appears only in the trace,
+	// on the commit that made it visible; Result.Ledger lists the rows.
+	Ledger bool `json:"ledger"`
 }
 
 // Summary is the per-order line of the effects command.
@@ -267,7 +271,8 @@ type ExploreStep struct {
 //	ack-refused               a fenced ack that changed no row
 //	say                       a line the worker printed to the transcript
 //	kill                      the worker was killed (it also printed a line)
-//	begin, commit, rollback   the ledger's transaction (commit: Job, the row as committed)
+//	begin, commit, rollback   the ledger's transaction (commit: Job, the row as committed, and
+//	                          Effect, with Ledger set, when it committed a ledger row)
 //	key                       INSERT of the idempotency key ... ON CONFLICT DO NOTHING
 //	key-hit                   the key was there already: the run that claimed it, read back
 //	ledger                    INSERT of the ledger row (the effect), not yet committed

@@ -610,7 +610,7 @@ func (in *interp) finish() {
 		case *Job:
 			ev.Job = d
 		case workerData:
-			ev.Run, ev.Job = d.run, d.job
+			ev.Run, ev.Job, ev.Effect = d.run, d.job, d.effect
 			runOf[e.Proc] = d.run
 		case receipts.Effect:
 			ev.Run = d.Run

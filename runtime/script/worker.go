@@ -26,8 +26,9 @@ type worker struct {
 
 // workerData is the trace payload of a worker's event.
 type workerData struct {
-	run string
-	job *Job
+	run    string
+	job    *Job
+	effect *Effect // a ledger row committed by this step
 }
 
 // step records one atomic step of the worker and yields for cost. A step
@@ -37,7 +38,7 @@ func (w *worker) step(p *sim.Proc, cost sim.Time, kind string, wrote bool, forma
 	if wrote {
 		job = w.in.observe(w.args.Job)
 	}
-	p.Kernel().Record(w.args.Worker, kind, workerData{w.run, job}, format, args...)
+	p.Kernel().Record(w.args.Worker, kind, workerData{run: w.run, job: job}, format, args...)
 	p.Sleep(cost)
 }
 
@@ -444,7 +445,7 @@ func (w *worker) ledger(p *sim.Proc, got queue.Row) {
 	if a.KeyTxn == KeyTxnSeparate {
 		what = "the ledger row and the ack"
 	}
-	if !w.commit(p, what) {
+	if !w.commitRow(p, what, &Effect{Order: got.Order, Job: a.Job, Run: w.run, Attempt: got.Attempts, Worker: a.Worker, Event: got.Event, Key: key, Ledger: true}) {
 		return
 	}
 	w.rec.phase, w.rec.acked = phaseAcked, true
@@ -467,12 +468,21 @@ func (w *worker) begin(p *sim.Proc) bool {
 }
 
 // commit commits the worker's transaction.
-func (w *worker) commit(p *sim.Proc, what string) bool {
+func (w *worker) commit(p *sim.Proc, what string) bool { return w.commitRow(p, what, nil) }
+
+// commitRow commits the worker's transaction; row, when not nil, is the
+// ledger row it makes visible: the effect, landing at this step.
+func (w *worker) commitRow(p *sim.Proc, what string, row *Effect) bool {
 	if err := w.conn.Commit(); err != nil {
 		w.fail(err)
 		return false
 	}
-	w.step(p, w.stmt(), "commit", true, "COMMIT: %s now visible", what)
+	k := p.Kernel()
+	if row != nil {
+		row.AtUS = p.Now()
+	}
+	k.Record(w.args.Worker, "commit", workerData{run: w.run, job: w.in.observe(w.args.Job), effect: row}, "COMMIT: %s now visible", what)
+	p.Sleep(w.stmt())
 	return true
 }
 
@@ -571,7 +581,7 @@ func (w *worker) kill(p *sim.Proc, what string) {
 		w.fail(err)
 		return
 	}
-	w.in.k.Record(w.args.Worker, "rollback", workerData{w.run, w.in.observe(w.args.Job)}, "the connection dies with the process: SQLite rolls the open transaction back")
+	w.in.k.Record(w.args.Worker, "rollback", workerData{run: w.run, job: w.in.observe(w.args.Job)}, "the connection dies with the process: SQLite rolls the open transaction back")
 	if w.args.KeyTxn == KeyTxnSeparate {
 		w.say("kill", "%s; SQLite rolls the transaction back: no ledger row, no ack, but the key, committed on its own, stays (lost work)", what)
 		return

@@ -1354,6 +1354,7 @@
         const e = st.effects[st.newEffect];
         const again = st.effects.slice(0, st.newEffect).some((x) => x.order === e.order && !x.replayed);
         change = "Effect " + (st.newEffect + 1) + " recorded: " + e.order + " from run " + e.run + " a" + e.attempt + " s" + e.send + (again ? ", a second effect for this order: the duplicate." : ".");
+        if (e.ledger) change = "Effect " + (st.newEffect + 1) + " committed: a ledger row for " + e.order + " from run " + e.run + " a" + e.attempt + ", with its key " + e.key + " and the ack, in one COMMIT" + (again ? "; a second effect for this order: the duplicate." : ".");
         if (e.replayed) change = "Request " + (st.newEffect + 1) + " replayed: " + e.order + " from run " + e.run + " carried key " + e.key + ", already stored by run " + e.first_run + "; no effect, the first answer again.";
       }
       ui.stepChange.textContent = change;
@@ -1363,7 +1364,7 @@
         ui.stepEffects,
         "Effects after this step (" + st.effects.length + ")",
         ["order", "run", "attempt", "send", "worker", "arrival (ms)"],
-        st.effects.map((e) => [e.order, e.run, e.attempt, "s" + e.send, e.worker, formatMS(e.at_us)]),
+        st.effects.map((e) => [e.order, e.run, e.attempt, e.ledger ? "ledger row" : "s" + e.send, e.worker, formatMS(e.at_us)]),
         [false, false, true, false, false, true],
         (i) => (i === st.newEffect ? { row: true, cells: [0, 1, 2, 3, 4, 5] } : null)
       );
