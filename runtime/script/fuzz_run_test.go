@@ -21,6 +21,8 @@ func FuzzRunBackground(f *testing.F) {
 		"add o && add o; work --job 2 --processing 10 & work --job 1 --worker B & wait; effects",
 		"load 20 --processing lognormal:p50=300,p95=900 --lease 0.5,1 --heartbeat 100 --stall 700",
 		"wait; wait; add o; work --job 1 --crash-before-ack --lease 0.1 & sleep 0.2; work --job 1 --worker W2 --fence; effects",
+		"service --dedupe check\nadd o --times 2\nwork --job 1 --key event --processing 50 & work --job 2 --worker W2 --key event & wait; effects",
+		"service --dedupe claim --key-ttl 0.2\nadd o && work --job 1 --key job && sleep 1 && redeliver --job 1 && work --job 1 --key job; race read 3 --key attempt; effects",
 	} {
 		f.Add(src, uint64(1))
 	}
