@@ -74,6 +74,31 @@ func TestBrowserMatrix(t *testing.T) {
 	if got, w := js[string](t, ctx, `tp.transcript(0)`), script.Run(cell.Script, script.Options{Seed: seed}).Text(); got != w {
 		t.Errorf("cell transcript:\n%s\nwant:\n%s", got, w)
 	}
+	// The step-through of a ledger race: the row lands at its COMMIT, and
+	// the step names it as a committed ledger row.
+	const ledger = "race read 1 --effect ledger\n"
+	native := script.Run(ledger, script.Options{Seed: seed, Timeline: true})
+	commit := -1
+	for k, ev := range native.Trace {
+		if ev.Kind == "commit" && ev.Effect != nil {
+			commit = k
+			break
+		}
+	}
+	if commit < 0 {
+		t.Fatal("the native trace of a ledger race has no commit with an effect")
+	}
+	s = js[string](t, ctx, fmt.Sprintf(`tp.run(0, () => { tp.q(0, "textarea").value = %q; tp.q(0, "button.run").click(); })`, ledger))
+	if s != "done" {
+		t.Fatalf("ledger race ended in state %q", s)
+	}
+	js[bool](t, ctx, fmt.Sprintf(`tp.el(0).select("timeline"), tp.el(0).goStep(%d), true`, commit))
+	if c := js[string](t, ctx, `tp.q(0, ".step-change").textContent`); !strings.Contains(c, "committed: a ledger row for order-77") {
+		t.Errorf("the commit step reads %q", c)
+	}
+	if cells := js[[]string](t, ctx, `Array.from(tp.q(0, ".step-effects tbody tr").cells).map((c) => c.textContent)`); len(cells) < 4 || cells[3] != "ledger row" {
+		t.Errorf("the step's effects table shows %q", cells)
+	}
 	if errs := consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}
