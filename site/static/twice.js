@@ -1099,6 +1099,8 @@
         [true, false, false, true, false, true]
       );
       ui.ledgerWrap.hidden = ledger.length === 0 && keys.length === 0;
+      // A run whose effects are ledger rows has no receipts to list.
+      if (effects.length === 0 && !ui.ledgerWrap.hidden) ui.effectsWrap.hidden = true;
       this.updateLink();
     }
 
