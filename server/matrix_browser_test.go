@@ -28,6 +28,7 @@ func TestBrowserMatrix(t *testing.T) {
 	if s != "done" {
 		t.Fatalf("matrix run ended in state %q: %s", s, js[string](t, ctx, `tp.q(0, ".error").textContent`))
 	}
+	t.Logf("the matrix in the browser: %s", js[string](t, ctx, `tp.q(0, ".status").textContent`))
 	if got := js[string](t, ctx, `tp.transcript(0)`); got != want.Text() {
 		t.Errorf("transcript differs from native:\n%s\nwant:\n%s", got, want.Text())
 	}
