@@ -208,6 +208,9 @@ func writePlayground(w textWriter, p *Playground) {
 	if e := p.Result.Error; e != nil {
 		w.WriteString(`<p class="twice-error">` + html.EscapeString(e.Error()) + "</p>\n")
 	}
+	for _, m := range p.Result.Matrices {
+		writeMatrix(w, m)
+	}
 	slim := *p.Result
 	slim.Trace, slim.Log = nil, nil
 	js, err := json.Marshal(&slim) // escapes <, > and & as \u003c...
@@ -217,6 +220,32 @@ func writePlayground(w textWriter, p *Playground) {
 		w.WriteString("</script>\n")
 	}
 	w.WriteString("</twice-playground>\n")
+}
+
+// writeMatrix writes one matrix as an HTML table, for a reader whose
+// browser runs no script (the component draws its own from the JSON): a
+// row per scenario, a column per fix, each cell the effects one live run
+// produced and its verdict, as the transcript's table prints them.
+func writeMatrix(w textWriter, m script.MatrixTable) {
+	esc := html.EscapeString
+	w.WriteString(`<table class="twice-matrix"><caption>Which fix closes which duplicate, at seed ` + strconv.FormatUint(m.Seed, 10) +
+		": effects per scenario and fix, each cell a live run; one effect per event is right</caption>\n<thead><tr><th scope=\"col\">scenario</th><th scope=\"col\">events</th>")
+	for _, f := range m.Fixes {
+		w.WriteString(`<th scope="col" title="` + esc(f.Title+": "+f.Change) + `">` + esc(f.ID) + "</th>")
+	}
+	w.WriteString("</tr></thead>\n<tbody>\n")
+	for _, r := range m.Scenarios {
+		w.WriteString(`<tr><th scope="row">` + esc(r.Title) + "</th><td>" + strconv.Itoa(r.Events) + "</td>")
+		for _, c := range r.Cells {
+			w.WriteString(`<td class="` + esc(c.Verdict) + `">` + esc(c.Text()) + "</td>")
+		}
+		w.WriteString("</tr>\n")
+	}
+	w.WriteString("</tbody>\n<tfoot><tr><th scope=\"row\">closes</th><td></td>")
+	for _, f := range m.Fixes {
+		w.WriteString("<td>" + esc(f.ClosesText(len(m.Scenarios))) + "</td>")
+	}
+	w.WriteString("</tr></tfoot></table>\n")
 }
 
 // textWriter is what writePlayground writes to: a goldmark BufWriter or a

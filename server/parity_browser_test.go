@@ -48,6 +48,10 @@ func TestBrowserParity(t *testing.T) {
 		prog{"publish-twice-job-key", "service --dedupe claim\nadd order-77 --times 2\nwork --job 1 --key job\nwork --job 2 --key job\njobs\neffects\n"},
 		prog{"key-ttl-redeliver", "service --dedupe claim --key-ttl 60\nadd order-77\nwork --job 1 --key event\nsleep 120\nredeliver --job 1\nwork --job 1 --key event\neffects\n"},
 		prog{"load", "load 40 --processing lognormal:p50=800,p95=3000 --lease 1,3 --heartbeat 700\n"},
+		prog{"ledger-crash", "add order-77\nwork --job 1 --lease 1 --effect ledger --crash-before-commit\nledger\nsleep 2\nwork --job 1 --worker W2 --effect ledger\nledger\njobs\n"},
+		prog{"ledger-lost", "add order-77\nwork --job 1 --lease 1 --effect ledger --key-txn separate --crash-before-effect\nsleep 2\nwork --job 1 --worker W2 --effect ledger --key-txn separate\nledger\n"},
+		prog{"ledger-race", "race read 20 --effect ledger\nledger\n"},
+		prog{"matrix", "matrix\n"},
 	)
 	seeds := []uint64{1, 7, 424242, 18446744073709551615}
 

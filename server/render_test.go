@@ -232,3 +232,46 @@ func TestPrerenderKept(t *testing.T) {
 		t.Errorf("kept run prints %q, a fresh one %q", got, want)
 	}
 }
+
+// TestMatrixPrerendered: a matrix block's page carries the matrix as an
+// HTML table (for a reader whose browser runs no script) whose cells are
+// the live runs' counts, and the same matrix in the JSON the component
+// draws from.
+func TestMatrixPrerendered(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"m.md": "# Matrix\n\n```twice\nmatrix\n```\n"})
+	site, err := Render(Options{LessonsDir: dir, Runtime: fakeRuntime(), Brotli: BrotliNever})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(site.Files["lessons/m/index.html"].Body)
+	res := script.Run("matrix\n", script.Options{Seed: script.DefaultSeed})
+	m := res.Matrices[0]
+	start := strings.Index(page, `<table class="twice-matrix">`)
+	end := strings.Index(page, "</table>")
+	if start < 0 || end < start {
+		t.Fatalf("no matrix table on the page")
+	}
+	table := page[start:end]
+	if !strings.Contains(table, "<caption>Which fix closes which duplicate, at seed 1") {
+		t.Error("the table has no caption")
+	}
+	for _, f := range m.Fixes {
+		if !strings.Contains(table, `">`+f.ID+"</th>") {
+			t.Errorf("no column for fix %s", f.ID)
+		}
+	}
+	for _, r := range m.Scenarios {
+		row := `<tr><th scope="row">` + r.Title + "</th><td>" + strconv.Itoa(r.Events) + "</td>"
+		for _, c := range r.Cells {
+			row += `<td class="` + c.Verdict + `">` + c.Text() + "</td>"
+		}
+		if !strings.Contains(table, row) {
+			t.Errorf("no row %s", row)
+		}
+	}
+	w := widgets([]byte(page))[0]
+	if !strings.Contains(w.Inner, `"matrices":[{"seed":1,`) {
+		t.Error("the embedded result has no matrix")
+	}
+}

@@ -23,6 +23,29 @@
 //
 // A job is claimable when status = 'queued' or its lease has passed. The
 // package knows nothing of virtual time: callers pass instants in.
+//
+// The same database holds the ledger, an effect that lands in the queue's
+// own database instead of a remote service, and the keys already
+// processed:
+//
+//	CREATE TABLE processed_keys (
+//		key TEXT PRIMARY KEY,  -- the idempotency key: a second insert of it conflicts
+//		run TEXT NOT NULL      -- the run whose insert took
+//	)
+//	CREATE TABLE ledger (
+//		id       INTEGER PRIMARY KEY,
+//		key      TEXT NOT NULL,
+//		order_id TEXT NOT NULL,
+//		job      INTEGER NOT NULL,
+//		run      TEXT NOT NULL,
+//		attempt  INTEGER NOT NULL
+//	)
+//
+// A worker that writes the ledger opens a real transaction on its own
+// connection ([Conn.Begin], [Conn.Commit], [Conn.Rollback]) and claims the
+// key in it with INSERT ... ON CONFLICT DO NOTHING ([Conn.ClaimKey]). While
+// that transaction is open, a write from another connection finds the
+// database locked (SQLITE_BUSY); [Conn.Wait] says what to do then.
 package queue
 
 import (
@@ -43,6 +66,18 @@ const schema = `CREATE TABLE jobs (
 	attempts INTEGER NOT NULL DEFAULT 0,
 	run      TEXT,
 	lease    INTEGER
+);
+CREATE TABLE processed_keys (
+	key TEXT PRIMARY KEY,
+	run TEXT NOT NULL
+);
+CREATE TABLE ledger (
+	id       INTEGER PRIMARY KEY,
+	key      TEXT NOT NULL,
+	order_id TEXT NOT NULL,
+	job      INTEGER NOT NULL,
+	run      TEXT NOT NULL,
+	attempt  INTEGER NOT NULL
 )`
 
 // The statements, one per method. The read claim is stmtRead followed, as a
@@ -60,7 +95,19 @@ const (
 	stmtList   = `SELECT id, order_id, status, attempts, run, lease, event FROM jobs ORDER BY id`
 	stmtQueue  = `UPDATE jobs SET status = 'queued', lease = NULL WHERE id = ?`
 	stmtReset  = `DELETE FROM jobs`
-	stmtSet    = `UPDATE jobs SET status = ?, attempts = ?, run = NULL, lease = NULL WHERE id = ?`
+	// The ledger's statements.
+	stmtBegin      = `BEGIN IMMEDIATE`
+	stmtCommit     = `COMMIT`
+	stmtRollback   = `ROLLBACK`
+	stmtClaimKey   = `INSERT INTO processed_keys (key, run) VALUES (?, ?) ON CONFLICT (key) DO NOTHING`
+	stmtKeyOwner   = `SELECT run FROM processed_keys WHERE key = ?`
+	stmtLedgerAdd  = `INSERT INTO ledger (key, order_id, job, run, attempt) VALUES (?, ?, ?, ?, ?)`
+	stmtLedgerList = `SELECT id, key, order_id, job, run, attempt FROM ledger ORDER BY id`
+	stmtKeyList    = `SELECT key, run FROM processed_keys ORDER BY rowid`
+	stmtLedgerLen  = `SELECT count(*) FROM ledger`
+	stmtResetKeys  = `DELETE FROM processed_keys`
+	stmtResetLedg  = `DELETE FROM ledger`
+	stmtSet        = `UPDATE jobs SET status = ?, attempts = ?, run = NULL, lease = NULL WHERE id = ?`
 )
 
 // ErrNoJob is returned when a job id names no row.
@@ -178,6 +225,14 @@ func (db *DB) Put() {
 		db.Close()
 		return
 	}
+	for _, c := range db.conns {
+		c.Wait = nil
+		if c.InTx() {
+			// A run stopped inside a transaction: do not keep it.
+			db.Close()
+			return
+		}
+	}
 	if err := db.conns[0].Reset(); err != nil {
 		db.Close()
 		return
@@ -204,7 +259,17 @@ type Conn struct {
 	c      *sqlite3.Conn
 	stmts  map[string]*sqlite3.Stmt
 	closed bool
+	// Wait, when set, is called when a write finds the database locked by
+	// another connection's open transaction; the write is then tried
+	// again. A simulated worker sets it to spend a step of virtual time,
+	// as SQLite's busy handler would sleep. When it is nil, the write
+	// returns the error (SQLITE_BUSY).
+	Wait func()
 }
+
+// ErrBusy is what a write returns when another connection's transaction
+// holds the database and the connection has no Wait.
+var ErrBusy = sqlite3.BUSY
 
 func (c *Conn) close() error {
 	c.closed = true
@@ -237,6 +302,10 @@ func (c *Conn) exec(sql string, bind func(*sqlite3.Stmt)) (int64, error) {
 		bind(s)
 	}
 	err = s.Exec()
+	for err != nil && c.Wait != nil && errors.Is(err, sqlite3.BUSY) {
+		c.Wait()
+		err = s.Exec()
+	}
 	s.ClearBindings()
 	if err != nil {
 		return 0, err
@@ -244,10 +313,22 @@ func (c *Conn) exec(sql string, bind func(*sqlite3.Stmt)) (int64, error) {
 	return c.c.Changes(), nil
 }
 
-// Reset deletes every job; the next job added gets id 1.
-func (c *Conn) Reset() error {
+// ResetJobs deletes every job and leaves the ledger alone: a cheaper
+// Reset for a database whose ledger nobody has written.
+func (c *Conn) ResetJobs() error {
 	_, err := c.exec(stmtReset, nil)
 	return err
+}
+
+// Reset deletes every job, every ledger row and every processed key; the
+// next job added gets id 1.
+func (c *Conn) Reset() error {
+	for _, q := range []string{stmtReset, stmtResetLedg, stmtResetKeys} {
+		if _, err := c.exec(q, nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Add enqueues a job for order, published by the producer as event, and
@@ -416,6 +497,133 @@ func (c *Conn) List() ([]Row, error) {
 			r.Lease = &v
 		}
 		rows = append(rows, r)
+	}
+	return rows, s.Err()
+}
+
+// Begin opens a write transaction on this connection (BEGIN IMMEDIATE: it
+// takes the database's write lock at once, so that two transactions never
+// both read and then both try to write). Until Commit or Rollback, writes
+// from other connections find the database locked.
+func (c *Conn) Begin() error {
+	_, err := c.exec(stmtBegin, nil)
+	return err
+}
+
+// Commit makes the open transaction's writes visible to every connection,
+// all at once.
+func (c *Conn) Commit() error {
+	_, err := c.exec(stmtCommit, nil)
+	return err
+}
+
+// Rollback discards the open transaction's writes, as SQLite does when the
+// connection that opened it dies before COMMIT.
+func (c *Conn) Rollback() error {
+	if c.c.GetAutocommit() {
+		return nil // nothing open
+	}
+	_, err := c.exec(stmtRollback, nil)
+	return err
+}
+
+// InTx reports whether the connection has a transaction open.
+func (c *Conn) InTx() bool { return !c.c.GetAutocommit() }
+
+// ClaimKey inserts key into processed_keys with ON CONFLICT DO NOTHING and
+// reports whether the insert took (changes() = 1). A key already there,
+// committed by any run, makes it change no row.
+func (c *Conn) ClaimKey(key, run string) (bool, error) {
+	n, err := c.exec(stmtClaimKey, func(s *sqlite3.Stmt) {
+		s.BindText(1, key)
+		s.BindText(2, run)
+	})
+	return n == 1, err
+}
+
+// KeyOwner returns the run that claimed key, or "" when nobody has.
+func (c *Conn) KeyOwner(key string) (string, error) {
+	s, err := c.prepare(stmtKeyOwner)
+	if err != nil {
+		return "", err
+	}
+	defer s.Reset()
+	s.BindText(1, key)
+	if !s.Step() {
+		return "", s.Err()
+	}
+	return s.ColumnText(0), nil
+}
+
+// LedgerRow is one row of the ledger: one effect.
+type LedgerRow struct {
+	ID      int64
+	Key     string
+	Order   string
+	Job     int64
+	Run     string
+	Attempt int
+}
+
+// AddLedger inserts one ledger row: the effect.
+func (c *Conn) AddLedger(r LedgerRow) error {
+	_, err := c.exec(stmtLedgerAdd, func(s *sqlite3.Stmt) {
+		s.BindText(1, r.Key)
+		s.BindText(2, r.Order)
+		s.BindInt64(3, r.Job)
+		s.BindText(4, r.Run)
+		s.BindInt64(5, int64(r.Attempt))
+	})
+	return err
+}
+
+// Ledger returns every committed ledger row in id order.
+func (c *Conn) Ledger() ([]LedgerRow, error) {
+	s, err := c.prepare(stmtLedgerList)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Reset()
+	var rows []LedgerRow
+	for s.Step() {
+		rows = append(rows, LedgerRow{
+			ID: s.ColumnInt64(0), Key: s.ColumnText(1), Order: s.ColumnText(2),
+			Job: s.ColumnInt64(3), Run: s.ColumnText(4), Attempt: s.ColumnInt(5),
+		})
+	}
+	return rows, s.Err()
+}
+
+// LedgerLen counts the committed ledger rows.
+func (c *Conn) LedgerLen() (int, error) {
+	s, err := c.prepare(stmtLedgerLen)
+	if err != nil {
+		return 0, err
+	}
+	defer s.Reset()
+	if !s.Step() {
+		return 0, s.Err()
+	}
+	return s.ColumnInt(0), nil
+}
+
+// KeyRow is one row of processed_keys.
+type KeyRow struct {
+	Key string
+	Run string
+}
+
+// Keys returns every committed processed key in the order they were
+// inserted.
+func (c *Conn) Keys() ([]KeyRow, error) {
+	s, err := c.prepare(stmtKeyList)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Reset()
+	var rows []KeyRow
+	for s.Step() {
+		rows = append(rows, KeyRow{Key: s.ColumnText(0), Run: s.ColumnText(1)})
 	}
 	return rows, s.Err()
 }

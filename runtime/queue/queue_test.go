@@ -129,6 +129,71 @@ func TestPoolReuse(t *testing.T) {
 	}
 }
 
+// The ledger's transaction is SQLite's: while it is open the other
+// connections see none of it and cannot write; a rollback leaves nothing;
+// after a commit a second claim of the key conflicts and changes no row.
+func TestLedgerTransaction(t *testing.T) {
+	_, shell, w1, w2 := open(t)
+	id, _ := shell.Add("order-77", "ev-1")
+	if err := w1.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	if took, err := w1.ClaimKey("ev-1", "run1"); !took || err != nil {
+		t.Fatalf("first ClaimKey = %v, %v", took, err)
+	}
+	if err := w1.AddLedger(LedgerRow{Key: "ev-1", Order: "order-77", Job: id, Run: "run1", Attempt: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w1.Ack(id); err != nil {
+		t.Fatal(err)
+	}
+	// Uncommitted: the shell sees no row, no key, a job not done.
+	if n, _ := shell.LedgerLen(); n != 0 {
+		t.Errorf("another connection sees %d uncommitted ledger rows", n)
+	}
+	if r, _ := shell.Read(id); r.Status == "done" {
+		t.Error("another connection sees the uncommitted ack")
+	}
+	// A write from another connection finds the database locked...
+	if _, err := w2.ClaimKey("ev-1", "run2"); !errors.Is(err, ErrBusy) {
+		t.Errorf("a write during another's transaction: %v, want SQLITE_BUSY", err)
+	}
+	// ...and with Wait set, waits until the transaction ends.
+	waits := 0
+	w2.Wait = func() {
+		waits++
+		if waits == 3 {
+			if err := w1.Rollback(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	took, err := w2.ClaimKey("ev-1", "run2")
+	if err != nil || !took || waits != 3 {
+		t.Fatalf("ClaimKey after a rollback = %v, %v after %d waits; want the key taken after 3", took, err, waits)
+	}
+	// The rollback left nothing: no row, no ack, and the key was free.
+	if n, _ := shell.LedgerLen(); n != 0 {
+		t.Errorf("%d ledger rows after a rollback", n)
+	}
+	if r, _ := shell.Read(id); r.Status != "queued" {
+		t.Errorf("job %s after a rolled-back ack, want queued", r.Status)
+	}
+	// Committed, the key conflicts for everyone.
+	if took, err := w1.ClaimKey("ev-1", "run3"); took || err != nil {
+		t.Errorf("a second claim of a committed key = %v, %v; want no row changed", took, err)
+	}
+	if owner, _ := shell.KeyOwner("ev-1"); owner != "run2" {
+		t.Errorf("key owner %q, want run2", owner)
+	}
+	if err := shell.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	if keys, _ := shell.Keys(); len(keys) != 0 {
+		t.Errorf("Reset left keys %v", keys)
+	}
+}
+
 // Requeue puts a done job back to queued, keeping its attempts, run and
 // event; a job that does not exist is ErrNoJob.
 func TestRequeueKeepsTheEvent(t *testing.T) {

@@ -40,14 +40,14 @@ var commandTable = []commandSpec{
 	},
 	{
 		name: "work", kind: Work,
-		usage:   "work --job N [--worker W] [--lease S] [--claim " + claimList + "] [--trace] [--delay MS] [--timeout MS] [--processing MS] [--heartbeat MS] [--stall MS] [--fence] [--key " + keyList + "] [--crash-before-effect] [--crash-before-ack]",
-		summary: "one worker process executes job N: claim, log, send the receipt, ack; with & it runs in the background",
+		usage:   "work --job N [--worker W] [--lease S] [--claim " + claimList + "] [--trace] [--delay MS] [--timeout MS] [--processing MS] [--heartbeat MS] [--stall MS] [--fence] [--key " + keyList + "] [--effect receipt|ledger] [--key-txn same|separate] [--crash-before-effect] [--crash-before-ack] [--crash-before-commit]",
+		summary: "one worker process executes job N: claim, log, send the receipt (or, with --effect ledger, write the effect in the ack's transaction), ack; with & it runs in the background",
 		example: "add order-77 && work --job 1 --worker W1 --trace",
 		parse:   parseWork,
 	},
 	{
 		name: "race", kind: Race,
-		usage:   "race " + claimList + " [N] [--workers K] [--key K] | race " + claimList + " --all [--workers K] [--key K]",
+		usage:   "race " + claimList + " [N] [--workers K] [--key K] [--effect receipt|ledger] [--heartbeat MS] [--fence] | race " + claimList + " --all [--workers K] [--key K]",
 		summary: "N times, a fresh job and K workers released at one instant; --all checks every interleaving instead",
 		example: "race read 20",
 		parse:   parseRace,
@@ -58,6 +58,12 @@ var commandTable = []commandSpec{
 		summary: "N jobs worked by K workers with processing times drawn from a distribution, once per lease length",
 		example: "load 50 --processing lognormal:p50=800,p95=3000 --lease 1,5",
 		parse:   parseLoad,
+	},
+	{
+		name: "matrix", kind: Matrix, usage: "matrix [--seed N]",
+		summary: "run every duplicate scenario the lab knows against every fix, each cell a live run, and print which fix closes which duplicate",
+		example: "matrix",
+		parse:   parseMatrix,
 	},
 	{
 		name: "service", kind: Service, usage: "service --dedupe " + dedupeList + " [--key-ttl S]",
@@ -105,6 +111,12 @@ var commandTable = []commandSpec{
 		name: "effects", kind: Effects, usage: "effects",
 		summary: "print what the receipts service recorded, per order (effects, and requests it refused or replayed), with a diagnosis of any duplicate",
 		example: "race read 1 && effects",
+		parse:   noArgs,
+	},
+	{
+		name: "ledger", kind: Ledger, usage: "ledger",
+		summary: "print the ledger: the effect rows work --effect ledger wrote in the queue's database, the keys claimed with them, and any key with no row (lost work)",
+		example: "add order-77 && work --job 1 --effect ledger && ledger",
 		parse:   noArgs,
 	},
 }

@@ -68,12 +68,32 @@
 // statement per step; a request the service deduplicates is recorded as
 // replayed, not as an effect.
 //
+// With work --effect ledger the effect is not a request but a row in the
+// queue's own database (worker.ledger): BEGIN IMMEDIATE, the event id
+// INSERTed into processed_keys ON CONFLICT DO NOTHING, the ledger row only
+// if that insert changed a row, the ack, COMMIT, each a step on the
+// worker's own connection, in one real SQLite transaction. A kill inside it
+// is a ROLLBACK on that connection, as SQLite does for a connection that
+// dies. While a transaction is open, a write from another connection gets
+// SQLITE_BUSY; queue.Conn.Wait makes the worker spend a step and try again
+// (a "busy" event), so the lock shows in the trace. --key-txn separate
+// commits the key alone first: the lost-work mirror image.
+//
 // race N repeats N times: empty the tables, enqueue one job for RaceOrder,
 // start the workers and release them all at one instant (plus a small
-// drawn skew), run to the end, count a duplicate if the service recorded
-// more than one effect. Only the first race prints its lines and is
-// traced. race --all does not sample: package explore counts every
-// ordering of the workers' steps on a database of its own.
+// drawn skew), run to the end, count a duplicate if more than one effect
+// landed (receipts not refused or replayed, and ledger rows). Only the
+// first race prints its lines and is traced. race --all does not sample:
+// package explore counts every ordering of the workers' steps on a
+// database of its own.
+//
+// matrix runs every scenario of matrixScenarios against every fix of
+// matrixFixes (matrix.go). A cell is a live run: cellScript writes the
+// fix into the scenario's script (a claim, flags added to every work and
+// race line that lacks them, service lines first), Run runs it like any
+// other script, and runCell counts the effects that landed in its Result.
+// The table goes into Result.Matrices with each cell's script, and prints
+// as fixed-width text (MatrixTable.Lines).
 //
 // The same seed gives the same bytes natively, under wazero (wasip1) and
 // in the browser (js/wasm); the parity tests check all three.
@@ -110,6 +130,17 @@
 //     docs/COMMANDS.md; the command table in README.md, and a lesson if
 //     readers should meet it. The browser shows the transcript as is and needs nothing, unless
 //     the command adds a field to [Result].
+//
+// # Adding a scenario or a fix to the matrix
+//
+// One entry in matrixScenarios (a script that duplicates without a fix,
+// and how many events it carries: one effect each is right) or in
+// matrixFixes (a claim to use instead of read, flags for every work and
+// race line, service lines to run first). The scripts must parse with
+// the fix written in: TestMatrixCellsAreLiveRuns runs every cell again
+// from its script and requires every scenario to duplicate without a fix.
+// Then go test ./runtime/script -run Golden -update rewrites matrix.txtar;
+// review the diff, and the prose of the which-fix lesson.
 //
 // # Adding a claim
 //

@@ -62,10 +62,24 @@ func (c Command) String() string {
 		if c.Race.Workers != DefaultWorkers {
 			s += " --workers " + strconv.Itoa(c.Race.Workers)
 		}
+		if c.Race.Effect != EffectReceipt {
+			s += " --effect " + c.Race.Effect
+		}
+		if c.Race.Heartbeat != 0 {
+			s += fmt.Sprintf(" --heartbeat %d", c.Race.Heartbeat/sim.Millisecond)
+		}
+		if c.Race.Fence {
+			s += " --fence"
+		}
 		if c.Race.Key != receipts.KeyNone {
 			s += " --key " + c.Race.Key.String()
 		}
 		return s
+	case Matrix:
+		if c.MatrixSeed != 0 {
+			return "matrix --seed " + strconv.FormatUint(c.MatrixSeed, 10)
+		}
+		return "matrix"
 	case Log:
 		return "cat worker.log"
 	case Work:
@@ -106,6 +120,15 @@ func (c Command) String() string {
 		}
 		if w.Fence {
 			s += " --fence"
+		}
+		if w.Effect != EffectReceipt {
+			s += " --effect " + w.Effect
+		}
+		if w.KeyTxn != KeyTxnSame {
+			s += " --key-txn " + w.KeyTxn
+		}
+		if w.CrashBeforeCommit {
+			s += " --crash-before-commit"
 		}
 		if w.Key != receipts.KeyNone {
 			s += " --key " + w.Key.String()

@@ -36,6 +36,18 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 	jsonList(&e, r.Explorations, (*jsonEnc).exploration)
 	e.key("loads")
 	jsonList(&e, r.Loads, (*jsonEnc).load)
+	e.key("ledger")
+	jsonList(&e, r.Ledger, (*jsonEnc).ledgerRow)
+	e.key("keys")
+	jsonList(&e, r.Keys, func(e *jsonEnc, k KeyRow) {
+		e.byte('{')
+		e.strField("key", k.Key)
+		e.strField("run", k.Run)
+		e.byte('}')
+	})
+	e.intField("key_hits", r.KeyHits)
+	e.key("matrices")
+	jsonList(&e, r.Matrices, (*jsonEnc).matrix)
 	e.key("trace")
 	jsonList(&e, r.Trace, (*jsonEnc).event)
 	if t := r.Timeline; t != nil {
@@ -132,6 +144,7 @@ func (e *jsonEnc) effect(f *Effect) {
 	e.boolField("replayed", f.Replayed)
 	e.strField("first_run", f.FirstRun)
 	e.strField("key_state", f.KeyState)
+	e.boolField("ledger", f.Ledger)
 	e.byte('}')
 }
 
@@ -178,6 +191,55 @@ func (e *jsonEnc) race(r RaceTally) {
 	e.intField("duplicates", r.Duplicates)
 	e.strField("key", r.Key)
 	e.strField("dedupe", r.Dedupe)
+	e.intField("effects", r.Effects)
+	e.byte('}')
+}
+
+func (e *jsonEnc) ledgerRow(l LedgerRow) {
+	e.byte('{')
+	e.key("id")
+	e.num64(l.ID)
+	e.strField("key", l.Key)
+	e.strField("order", l.Order)
+	e.key("job")
+	e.num64(l.Job)
+	e.strField("run", l.Run)
+	e.intField("attempt", l.Attempt)
+	e.byte('}')
+}
+
+func (e *jsonEnc) matrix(m MatrixTable) {
+	e.byte('{')
+	e.key("seed")
+	e.b = strconv.AppendUint(e.b, m.Seed, 10)
+	e.key("fixes")
+	jsonList(e, m.Fixes, func(e *jsonEnc, f MatrixFix) {
+		e.byte('{')
+		e.strField("id", f.ID)
+		e.strField("title", f.Title)
+		e.strField("change", f.Change)
+		e.boolField("pending", f.Pending)
+		e.intField("closes", f.Closes)
+		e.byte('}')
+	})
+	e.key("scenarios")
+	jsonList(e, m.Scenarios, func(e *jsonEnc, r MatrixRow) {
+		e.byte('{')
+		e.strField("id", r.ID)
+		e.strField("title", r.Title)
+		e.intField("events", r.Events)
+		e.key("cells")
+		jsonList(e, r.Cells, func(e *jsonEnc, c MatrixCell) {
+			e.byte('{')
+			e.strField("fix", c.Fix)
+			e.strField("script", c.Script)
+			e.intField("events", c.Events)
+			e.intField("effects", c.Effects)
+			e.strField("verdict", c.Verdict)
+			e.byte('}')
+		})
+		e.byte('}')
+	})
 	e.byte('}')
 }
 

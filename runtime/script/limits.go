@@ -169,6 +169,14 @@ func (s *Script) cost() (Cost, *Error) {
 						return err
 					}
 				}
+			case Matrix:
+				// Each cell is a run of its own (its own workers and
+				// databases); the claim race's cells are most of the work.
+				c.Races += matrixRaces()
+				if c.Races > MaxRaces {
+					return limitErr(cmd.Pos, "this matrix brings the script to %d races (a matrix runs %d); the limit is %d races per script", c.Races, matrixRaces(), MaxRaces)
+				}
+				c.Steps += matrixRaces()*2*stepsPerRun + len(matrixScenarios)*len(matrixFixes)*3*stepsPerRun
 			case Race:
 				for n := range cmd.Race.Workers {
 					if err := name(cmd.Pos, fmt.Sprintf("W%d", n+1)); err != nil {

@@ -59,12 +59,16 @@ const (
 	Load
 	Service
 	Redeliver
+	// Ledger prints the ledger and processed_keys tables.
+	Ledger
+	// Matrix runs every duplicate scenario against every fix.
+	Matrix
 	// Background is a list of commands ended by '&': it runs as a process of
 	// its own while the script goes on (see Command.Body).
 	Background
 )
 
-var kindNames = [...]string{"reset", "add", "work", "race", "sleep", "log", "jobs", "effects", "wait", "load", "service", "redeliver", "background"}
+var kindNames = [...]string{"reset", "add", "work", "race", "sleep", "log", "jobs", "effects", "wait", "load", "service", "redeliver", "ledger", "matrix", "background"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -79,6 +83,8 @@ type Command struct {
 	Race  RaceArgs // race
 	Sleep sim.Time // sleep, µs
 	Load  LoadArgs // load
+	// MatrixSeed is the seed of matrix --seed, 0 for the run's own.
+	MatrixSeed uint64
 	// Service is what service sets: how the receipts service treats the
 	// Idempotency-Key header from then on.
 	Service ServiceArgs
@@ -127,9 +133,33 @@ type WorkArgs struct {
 	// Fence sends the attempt number as a fencing token with the receipt
 	// and makes the ack conditional on the run id.
 	Fence bool
+	// Effect is where the job's effect lands: EffectReceipt (a POST to the
+	// receipts service) or EffectLedger (a row in the queue's own
+	// database, written in one transaction with the key's claim and the
+	// ack).
+	Effect string
+	// KeyTxn, with the ledger, says where the key is claimed: KeyTxnSame
+	// (in the effect's transaction) or KeyTxnSeparate (in a transaction of
+	// its own, committed before the effect's begins).
+	KeyTxn string
+	// CrashBeforeCommit kills the worker inside the ledger's transaction,
+	// after its last statement and before COMMIT.
+	CrashBeforeCommit bool
 	// Key is which value the receipt carries as its Idempotency-Key.
 	Key receipts.Key
 }
+
+// Where a job's effect lands (work --effect).
+const (
+	EffectReceipt = "receipt" // POST to the receipts service (the default)
+	EffectLedger  = "ledger"  // a row in the queue's own database
+)
+
+// Where the ledger's key is claimed (work --key-txn).
+const (
+	KeyTxnSame     = "same"     // in the effect's transaction (the default)
+	KeyTxnSeparate = "separate" // in a transaction of its own, before the effect's
+)
 
 // RaceArgs are the arguments of race.
 type RaceArgs struct {
@@ -137,7 +167,11 @@ type RaceArgs struct {
 	N       int  // races to run; 0 with All
 	All     bool // check every interleaving instead of timed races
 	Workers int
-	Key     receipts.Key // the workers' Idempotency-Key
+	// Worker flags every racing worker gets (not with All).
+	Effect    string
+	Heartbeat sim.Time
+	Fence     bool
+	Key       receipts.Key // the workers' Idempotency-Key
 }
 
 // LoadArgs are the arguments of load: N jobs worked by K workers, with
@@ -161,8 +195,11 @@ type Script struct {
 func (s *Script) Races() int {
 	n := 0
 	for _, c := range s.Commands {
-		if c.Kind == Race {
+		switch c.Kind {
+		case Race:
 			n += c.Race.N
+		case Matrix:
+			n += matrixRaces()
 		}
 	}
 	return n
@@ -664,8 +701,9 @@ func oneOf(list string) string {
 
 func parseRace(c *Command, name token, args []token) *Error {
 	claims := queue.ClaimNames("|")
-	usage := usageErr(name.pos, "usage: race %s [N] [--workers N] [--key K] | race %s --all [--workers N] [--key K]", claims, claims)
-	r := RaceArgs{N: DefaultRaces, Workers: DefaultWorkers}
+	usage := usageErr(name.pos, "usage: race %s [N] [--workers N] [--key K] [--effect receipt|ledger] [--heartbeat MS] [--fence] | race %s --all [--workers N] [--key K]", claims, claims)
+	r := RaceArgs{N: DefaultRaces, Workers: DefaultWorkers, Effect: EffectReceipt}
+	var workerFlag *flagArg // the first worker flag, which --all refuses
 	var pos []token
 	seen := map[string]bool{}
 	for i := 0; i < len(args); i++ {
@@ -693,8 +731,26 @@ func parseRace(c *Command, name token, args []token) *Error {
 				r.Workers = int(n)
 				err = f.named(v, err)
 			}
+		case "effect", "heartbeat", "fence":
+			if workerFlag == nil {
+				ff := f
+				workerFlag = &ff
+			}
+			var v token
+			switch f.name {
+			case "effect":
+				if v, err = f.value(args, &i); err == nil {
+					r.Effect, err = v.text, checkEffect(v)
+				}
+			case "heartbeat":
+				if v, err = f.value(args, &i); err == nil {
+					r.Heartbeat, err = parseMillis(v, 1)
+				}
+			case "fence":
+				err = f.boolean(&r.Fence)
+			}
 		default:
-			err = usageErr(f.tok.pos, "unknown flag %q for race (want --all, --workers, --key)", f.tok.text)
+			err = usageErr(f.tok.pos, "unknown flag %q for race (want --all, --workers, --key, --effect, --heartbeat, --fence)", f.tok.text)
 		}
 		if err != nil {
 			return err
@@ -719,6 +775,9 @@ func parseRace(c *Command, name token, args []token) *Error {
 		r.N = int(n)
 	}
 	if r.All {
+		if workerFlag != nil {
+			return usageErr(workerFlag.tok.pos, "race --all explores the claim alone; it takes no --%s", workerFlag.name)
+		}
 		r.N = 0
 	}
 	c.Race = r
@@ -787,8 +846,11 @@ func parseWork(c *Command, name token, args []token) *Error {
 		Lease:   DefaultLease,
 		Claim:   DefaultClaim,
 		Timeout: DefaultTimeout,
+		Effect:  EffectReceipt,
+		KeyTxn:  KeyTxnSame,
 	}
 	seen := map[string]bool{}
+	var ledgerOnly *flagArg // the first flag that means something only with the ledger
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if !strings.HasPrefix(a.text, "-") {
@@ -854,8 +916,29 @@ func parseWork(c *Command, name token, args []token) *Error {
 			if v, err = value(); err == nil {
 				w.Key, err = parseKey(v)
 			}
+		case "effect":
+			if v, err = value(); err == nil {
+				w.Effect, err = v.text, checkEffect(v)
+			}
+		case "key-txn":
+			if ledgerOnly == nil {
+				ff := f
+				ledgerOnly = &ff
+			}
+			if v, err = value(); err == nil {
+				w.KeyTxn = v.text
+				if v.text != KeyTxnSame && v.text != KeyTxnSeparate {
+					err = usageErr(v.pos, "unknown --key-txn %q (want same or separate)", v.text)
+				}
+			}
+		case "crash-before-commit":
+			if ledgerOnly == nil {
+				ff := f
+				ledgerOnly = &ff
+			}
+			err = boolean(&w.CrashBeforeCommit)
 		default:
-			err = usageErr(a.pos, "unknown flag %q for work (want --job, --worker, --lease, --claim, --trace, --delay, --timeout, --processing, --heartbeat, --stall, --fence, --key, --crash-before-effect, --crash-before-ack)", a.text)
+			err = usageErr(a.pos, "unknown flag %q for work (want --job, --worker, --lease, --claim, --trace, --delay, --timeout, --processing, --heartbeat, --stall, --fence, --key, --effect, --key-txn, --crash-before-effect, --crash-before-ack, --crash-before-commit)", a.text)
 		}
 		if err != nil {
 			return f.named(v, err)
@@ -863,6 +946,9 @@ func parseWork(c *Command, name token, args []token) *Error {
 	}
 	if !seen["job"] {
 		return usageErr(name.pos, "work needs --job N")
+	}
+	if ledgerOnly != nil && w.Effect != EffectLedger {
+		return usageErr(ledgerOnly.tok.pos, "--%s is about the ledger's transaction: add --effect ledger", ledgerOnly.name)
 	}
 	c.Work = w
 	return nil
@@ -1004,6 +1090,40 @@ func parseLoad(c *Command, name token, args []token) *Error {
 	}
 	l.Jobs = int(n)
 	c.Load = l
+	return nil
+}
+
+func checkEffect(t token) *Error {
+	if t.text != EffectReceipt && t.text != EffectLedger {
+		return usageErr(t.pos, "unknown effect %q (want receipt or ledger)", t.text)
+	}
+	return nil
+}
+
+func parseMatrix(c *Command, name token, args []token) *Error {
+	seen := map[string]bool{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a.text, "-") {
+			return usageErr(a.pos, "unexpected argument %q (usage: matrix [--seed N])", a.text)
+		}
+		f, err := cutFlag(a, seen)
+		if err != nil {
+			return err
+		}
+		if f.name != "seed" {
+			return usageErr(a.pos, "unknown flag %q for matrix (want --seed)", a.text)
+		}
+		v, err := f.value(args, &i)
+		if err != nil {
+			return err
+		}
+		n, perr := strconv.ParseUint(v.text, 10, 64)
+		if perr != nil || n == 0 || strings.HasPrefix(v.text, "+") {
+			return usageErr(v.pos, "want a seed from 1 to %d, got %q", uint64(1<<64-1), v.text)
+		}
+		c.MatrixSeed = n
+	}
 	return nil
 }
 

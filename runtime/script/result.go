@@ -24,6 +24,16 @@ type Result struct {
 	// Loads has one tally for each lease length of each load command, in
 	// order.
 	Loads []LoadTally `json:"loads"`
+	// Ledger is the ledger table at the end of the run: the effects that
+	// landed in the queue's own database (work --effect ledger), committed.
+	Ledger []LedgerRow `json:"ledger"`
+	// Keys is the processed_keys table at the end of the run.
+	Keys []KeyRow `json:"keys"`
+	// KeyHits counts ledger writes that found their key already processed
+	// since the last reset: duplicates the key caught.
+	KeyHits int `json:"key_hits"`
+	// Matrices has one table for each matrix command, in order.
+	Matrices []MatrixTable `json:"matrices"`
 	// Trace lists the atomic steps of the simulated processes. A race
 	// command traces its first race only (the one whose lines it prints).
 	Trace []Event `json:"trace"`
@@ -68,6 +78,10 @@ type Effect struct {
 	// KeyState is, for an effect the service let through on its key,
 	// "new" (no row for the key) or "expired" (a row older than the TTL).
 	KeyState string `json:"key_state"`
+	// Ledger marks an effect that is a ledger row committed by a worker
+	// (work --effect ledger), not a request: it appears only in the trace,
+	// on the commit that made it visible; Result.Ledger lists the rows.
+	Ledger bool `json:"ledger"`
 }
 
 // Summary is the per-order line of the effects command.
@@ -120,6 +134,69 @@ type RaceTally struct {
 	// mode during the races.
 	Key    string `json:"key"`
 	Dedupe string `json:"dedupe"`
+	// Effects counts the effects that landed over all the races
+	// (receipts and ledger rows); one per race is right.
+	Effects int `json:"effects"`
+}
+
+// MatrixTable is what one matrix command found: every duplicate scenario run
+// against every fix, each cell a live run of a script.
+type MatrixTable struct {
+	Seed      uint64      `json:"seed"`
+	Fixes     []MatrixFix `json:"fixes"`
+	Scenarios []MatrixRow `json:"scenarios"`
+}
+
+// MatrixFix is one column of the matrix.
+type MatrixFix struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	// Change says what the fix changes in each scenario's script.
+	Change string `json:"change"`
+	// Pending marks a fix the lab cannot run yet; its cells are empty.
+	Pending bool `json:"pending"`
+	// Closes counts the scenarios whose every event had one effect.
+	Closes int `json:"closes"`
+}
+
+// MatrixRow is one scenario of the matrix, with one cell per fix in the
+// order of Matrix.Fixes.
+type MatrixRow struct {
+	ID     string       `json:"id"`
+	Title  string       `json:"title"`
+	Events int          `json:"events"`
+	Cells  []MatrixCell `json:"cells"`
+}
+
+// MatrixCell is one live run: a scenario with one fix.
+type MatrixCell struct {
+	Fix string `json:"fix"`
+	// Script is the script the cell ran ("" when pending): paste it into
+	// the playground to see the run.
+	Script string `json:"script"`
+	// Events is how many effects would be right; Effects how many landed
+	// (receipts not refused, and ledger rows).
+	Events  int `json:"events"`
+	Effects int `json:"effects"`
+	// Verdict is "closed", "duplicate", "lost" or "pending".
+	Verdict string `json:"verdict"`
+}
+
+// LedgerRow is one committed row of the ledger.
+type LedgerRow struct {
+	ID      int64  `json:"id"`
+	Key     string `json:"key"`
+	Order   string `json:"order"`
+	Job     int64  `json:"job"`
+	Run     string `json:"run"`
+	Attempt int    `json:"attempt"`
+}
+
+// KeyRow is one committed row of processed_keys: a key and the run whose
+// insert took.
+type KeyRow struct {
+	Key string `json:"key"`
+	Run string `json:"run"`
 }
 
 // LoadTally is one load run: Jobs jobs worked by Workers workers under
@@ -194,6 +271,12 @@ type ExploreStep struct {
 //	ack-refused               a fenced ack that changed no row
 //	say                       a line the worker printed to the transcript
 //	kill                      the worker was killed (it also printed a line)
+//	begin, commit, rollback   the ledger's transaction (commit: Job, the row as committed, and
+//	                          Effect, with Ledger set, when it committed a ledger row)
+//	key                       INSERT of the idempotency key ... ON CONFLICT DO NOTHING
+//	key-hit                   the key was there already: the run that claimed it, read back
+//	ledger                    INSERT of the ledger row (the effect), not yet committed
+//	busy                      a write found another connection's transaction open and waits
 //
 // Replaying the events in order, applying Job (replace the row with that
 // id), Effect (append) and reset (empty both), gives the tables as they

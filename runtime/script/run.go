@@ -118,6 +118,7 @@ func (r *Result) Text() string {
 // interp holds the state of one run: the kernel, the database and its
 // connections, the receipts service and worker.log.
 type interp struct {
+	seed  uint64
 	k     *sim.Kernel
 	db    *queue.DB
 	shell *queue.Conn
@@ -131,6 +132,8 @@ type interp struct {
 	holder  map[int64]*runRec  // the run that last claimed each job
 	running map[string]bool    // workers whose process has not returned
 	bgErr   *Error             // the first runtime error of a background list
+	keyHits int                // ledger writes that found their key already processed
+	ledger  bool               // a worker has written (or may write) the ledger
 
 	events   map[string]bool // event ids given to jobs since the last reset
 	nextEv   int             // the number of the last event id add made up
@@ -164,7 +167,7 @@ func newInterp(seed uint64, res *Result) (*interp, error) {
 	k.SetBudget(MaxSteps)
 	k.SetTracing(true)
 	return &interp{
-		k: k, db: db, shell: shell, conns: map[string]*queue.Conn{}, res: res,
+		seed: seed, k: k, db: db, shell: shell, conns: map[string]*queue.Conn{}, res: res,
 		runs: map[string]*runRec{}, holder: map[int64]*runRec{}, running: map[string]bool{},
 		events: map[string]bool{}, redriven: map[int64]bool{},
 	}, nil
@@ -267,7 +270,17 @@ func (in *interp) exec(c Command) (bool, error) {
 			return false, err
 		}
 		if len(sums) == 0 {
-			in.print("no effects recorded")
+			n := 0
+			if in.ledger {
+				if n, err = in.shell.LedgerLen(); err != nil {
+					return false, err
+				}
+			}
+			if n > 0 {
+				in.print("no receipts recorded; the effects are %d ledger row(s) (see ledger)", n)
+			} else {
+				in.print("no effects recorded")
+			}
 		}
 		for _, s := range sums {
 			extra := ""
@@ -283,6 +296,14 @@ func (in *interp) exec(c Command) (bool, error) {
 			}
 		}
 		return true, nil
+	case Ledger:
+		return true, in.printLedger()
+	case Matrix:
+		seed := c.MatrixSeed
+		if seed == 0 {
+			seed = in.seed
+		}
+		return true, in.matrix(seed)
 	case Work:
 		w := &worker{in: in, args: c.Work}
 		if err := in.spawn(w, in.k.Now()); err != nil {
@@ -391,6 +412,7 @@ func (in *interp) observe(id int64) *Job {
 
 func (in *interp) reset() error {
 	in.svc.Reset()
+	in.keyHits = 0
 	in.log = in.log[:0]
 	clear(in.runs)
 	clear(in.holder)
@@ -399,6 +421,9 @@ func (in *interp) reset() error {
 	in.nextEv = 0
 	if err := in.svc.Err(); err != nil {
 		return err
+	}
+	if !in.ledger {
+		return in.shell.ResetJobs()
 	}
 	return in.shell.Reset()
 }
@@ -413,6 +438,7 @@ func (in *interp) spawn(w *worker, at sim.Time) error {
 		return err
 	}
 	w.conn = conn
+	in.ledger = in.ledger || w.args.Effect == EffectLedger
 	w.run = fmt.Sprintf("%08x", in.k.Uint32())
 	in.running[w.args.Worker] = true
 	w.proc = in.k.Go(w.args.Worker, at, w.body)
@@ -445,6 +471,7 @@ func (in *interp) race(r RaceArgs) error {
 		for n := range r.Workers {
 			w := &worker{in: in, gate: gate, args: WorkArgs{
 				Job: id, Worker: fmt.Sprintf("W%d", n+1), Lease: DefaultLease, Claim: r.Claim, Timeout: DefaultTimeout, Key: r.Key,
+				Effect: r.Effect, KeyTxn: KeyTxnSame, Heartbeat: r.Heartbeat, Fence: r.Fence,
 			}}
 			if err := in.spawn(w, in.k.Now()); err != nil {
 				return err
@@ -453,7 +480,12 @@ func (in *interp) race(r RaceArgs) error {
 		if err := in.runKernel(); err != nil {
 			return err
 		}
-		if in.svc.Landed() > 1 {
+		n, err := in.landed()
+		if err != nil {
+			return err
+		}
+		tally.Effects += n
+		if n > 1 {
 			tally.Duplicates++
 		}
 	}
@@ -512,10 +544,58 @@ func (in *interp) explore(r RaceArgs) error {
 	return nil
 }
 
+// landed counts the effects that landed since the last reset: receipts
+// the service recorded and did not refuse, and committed ledger rows.
+func (in *interp) landed() (int, error) {
+	if !in.ledger {
+		return in.svc.Landed(), nil
+	}
+	n, err := in.shell.LedgerLen()
+	return n + in.svc.Landed(), err
+}
+
+// printLedger prints the ledger and processed_keys tables, and flags a key
+// that has no ledger row: work claimed and never done.
+func (in *interp) printLedger() error {
+	rows, err := in.shell.Ledger()
+	if err != nil {
+		return err
+	}
+	keys, err := in.shell.Keys()
+	if err != nil {
+		return err
+	}
+	in.print("ledger: %d row(s), %d key(s), %d duplicate-key hit(s)", len(rows), len(keys), in.keyHits)
+	done := map[string]bool{}
+	for _, r := range rows {
+		done[r.Key] = true
+		in.print("  row %d %s key=%s job=%d run=%s attempt=%d", r.ID, r.Order, r.Key, r.Job, r.Run, r.Attempt)
+	}
+	for _, k := range keys {
+		if done[k.Key] {
+			in.print("  key %s run=%s", k.Key, k.Run)
+		} else {
+			in.print("  key %s run=%s: no ledger row (the work was claimed and never done: lost)", k.Key, k.Run)
+		}
+	}
+	return nil
+}
+
 // finish copies the final state into the Result.
 func (in *interp) finish() {
 	res := in.res
 	res.Log = append([]string{}, in.log...)
+	if rows, err := in.shell.Ledger(); err == nil {
+		for _, r := range rows {
+			res.Ledger = append(res.Ledger, LedgerRow{ID: r.ID, Key: r.Key, Order: r.Order, Job: r.Job, Run: r.Run, Attempt: r.Attempt})
+		}
+	}
+	if keys, err := in.shell.Keys(); err == nil {
+		for _, k := range keys {
+			res.Keys = append(res.Keys, KeyRow{Key: k.Key, Run: k.Run})
+		}
+	}
+	res.KeyHits = in.keyHits
 	for _, e := range in.svc.Effects() {
 		res.Effects = append(res.Effects, effectOf(e))
 	}
@@ -532,7 +612,7 @@ func (in *interp) finish() {
 		case *Job:
 			ev.Job = d
 		case workerData:
-			ev.Run, ev.Job = d.run, d.job
+			ev.Run, ev.Job, ev.Effect = d.run, d.job, d.effect
 			runOf[e.Proc] = d.run
 		case receipts.Effect:
 			ev.Run = d.Run
@@ -578,6 +658,15 @@ func (r *Result) emptyNotNull() {
 	}
 	if r.Loads == nil {
 		r.Loads = []LoadTally{}
+	}
+	if r.Ledger == nil {
+		r.Ledger = []LedgerRow{}
+	}
+	if r.Keys == nil {
+		r.Keys = []KeyRow{}
+	}
+	if r.Matrices == nil {
+		r.Matrices = []MatrixTable{}
 	}
 	if r.Trace == nil {
 		r.Trace = []Event{}

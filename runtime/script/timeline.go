@@ -172,7 +172,7 @@ func (r *Result) DrawTimeline() *Timeline {
 
 	var dups, effects int
 	for _, e := range r.Trace {
-		if e.Kind == "effect" {
+		if e.Kind == "effect" || e.Kind == "commit" && e.Effect != nil {
 			effects++
 		}
 	}
@@ -271,8 +271,23 @@ func (r *Result) DrawTimeline() *Timeline {
 			continue
 		}
 		x, y := ax.x(e.AtUS), laneY(e.Proc)
+		if e.Kind == "commit" && e.Effect != nil {
+			// A ledger row lands at its COMMIT, on the worker's own lane.
+			ef := e.Effect
+			seen[ef.Order]++
+			class, label := "eff", fmt.Sprintf("effect %d (ledger row)", seen[ef.Order])
+			if seen[ef.Order] > 1 {
+				class, label = "dup", "duplicate effect (ledger row)"
+				dups++
+			}
+			p(`<line class="tick" x1="%d" y1="%d" x2="%d" y2="%d"/>`, x, y-11, x, y+11)
+			p(`<circle class="%s" cx="%d" cy="%d" r="7"><title>%s: %s from run %s a%d, committed at %s</title></circle>`,
+				class, x, y, label, esc(ef.Order), esc(ef.Run), ef.Attempt, fmtTime(ef.AtUS))
+			continue
+		}
 		switch e.Kind {
-		case "select", "claim", "claim-failed", "ack", "ack-refused", "lease-lost", "key-check", "key-insert", "key-claim":
+		case "select", "claim", "claim-failed", "ack", "ack-refused", "lease-lost", "key-check", "key-insert", "key-claim",
+			"begin", "key", "key-hit", "ledger", "commit", "rollback":
 			p(`<line class="tick" x1="%d" y1="%d" x2="%d" y2="%d"><title>%s: %s</title></line>`, x, y-11, x, y+11, esc(e.Proc), esc(e.Step))
 		case "heartbeat":
 			p(`<line class="tick" x1="%d" y1="%d" x2="%d" y2="%d"><title>%s: %s</title></line>`, x, y-7, x, y+7, esc(e.Proc), esc(e.Step))

@@ -13,6 +13,7 @@ func TestTimelineGolden(t *testing.T) {
 	tests := []struct{ file, src string }{
 		{"testdata/timeline-lease-expiry.svg", "reset && add order-77 && work --job 1 --worker W1 --lease 1 --crash-before-ack; sleep 2; work --job 1 --worker W2 && effects"},
 		{"testdata/timeline-race.svg", "race read 1"},
+		{"testdata/timeline-ledger-crash.svg", "add order-77\nwork --job 1 --lease 1 --effect ledger --crash-before-commit\nsleep 2\nwork --job 1 --worker W2 --effect ledger"},
 		{"testdata/timeline-stall-fenced.svg", "add order-77\nwork --job 1 --lease 1 --processing 3000 --heartbeat 300 --stall 2500 --fence &\nsleep 4.5\nwork --job 1 --worker W2 --fence"},
 	}
 	for _, tt := range tests {

@@ -26,8 +26,9 @@ type worker struct {
 
 // workerData is the trace payload of a worker's event.
 type workerData struct {
-	run string
-	job *Job
+	run    string
+	job    *Job
+	effect *Effect // a ledger row committed by this step
 }
 
 // step records one atomic step of the worker and yields for cost. A step
@@ -37,7 +38,7 @@ func (w *worker) step(p *sim.Proc, cost sim.Time, kind string, wrote bool, forma
 	if wrote {
 		job = w.in.observe(w.args.Job)
 	}
-	p.Kernel().Record(w.args.Worker, kind, workerData{w.run, job}, format, args...)
+	p.Kernel().Record(w.args.Worker, kind, workerData{run: w.run, job: job}, format, args...)
 	p.Sleep(cost)
 }
 
@@ -68,6 +69,11 @@ func (w *worker) body(p *sim.Proc) {
 // execute is one execution of the job, from the claim to the ack.
 func (w *worker) execute(p *sim.Proc) {
 	a := w.args
+	// A write that finds another connection's transaction open waits a
+	// statement's time and tries again, as SQLite's busy handler would.
+	w.conn.Wait = func() {
+		w.step(p, w.stmt(), "busy", false, "database is locked by another connection's transaction: waiting")
+	}
 	row, claimed := w.claim(p)
 	if w.err != nil {
 		return
@@ -90,6 +96,10 @@ func (w *worker) execute(p *sim.Proc) {
 	}
 	w.step(p, w.stmt(), "select", false, "SELECT job %d: attempts=%d", a.Job, got.Attempts)
 
+	if a.Effect == EffectLedger {
+		w.ledger(p, got)
+		return
+	}
 	if a.CrashBeforeEffect {
 		w.rec.phase = phaseKilled
 		w.say("kill", "killed before the receipt")
@@ -356,4 +366,225 @@ func (w *worker) fail(err error) {
 		err = fmt.Errorf("work: job %d does not exist", w.args.Job)
 	}
 	w.err = err
+}
+
+// ledgerKey is the idempotency key a ledger write claims: the producer's
+// event id, the one value every delivery of the job and every publish of
+// the same event carry.
+func ledgerKey(got queue.Row) string { return got.Event }
+
+// ledger is the rest of an execution whose effect is a row in the queue's
+// own database: the key's claim, the ledger row and the ack, in one real
+// transaction on the worker's connection (or, with --key-txn separate, the
+// key first in a transaction of its own). Every statement is one step, so
+// other workers run between them; a kill inside the transaction rolls it
+// back, as SQLite does when the connection that opened it dies.
+func (w *worker) ledger(p *sim.Proc, got queue.Row) {
+	a := w.args
+	key := ledgerKey(got)
+	if a.KeyTxn == KeyTxnSeparate {
+		if !w.begin(p) {
+			return
+		}
+		took, ok := w.claimKey(p, key)
+		if !ok || !w.commit(p, "the key alone") {
+			return
+		}
+		if !took {
+			w.keyHit(p, key, false)
+			return
+		}
+	}
+	if a.CrashBeforeEffect {
+		w.rec.phase = phaseKilled
+		if a.KeyTxn == KeyTxnSeparate {
+			w.say("kill", "killed before the effect: key %s is committed and no ledger row will follow (lost work)", key)
+		} else {
+			w.say("kill", "killed before the ledger transaction began: nothing written")
+		}
+		return
+	}
+	if !w.process(p) {
+		return
+	}
+	if a.Stall > 0 {
+		w.rec.phase = phaseStalled
+		w.step(p, a.Stall, "stall", false, "frozen for %d ms (a pause: no heartbeats, no work)", a.Stall/sim.Millisecond)
+	}
+	w.rec.phase = phaseSending
+	if !w.begin(p) {
+		return
+	}
+	if a.KeyTxn == KeyTxnSame {
+		took, ok := w.claimKey(p, key)
+		if !ok {
+			return
+		}
+		if !took {
+			w.keyHit(p, key, true)
+			return
+		}
+	}
+	if err := w.conn.AddLedger(queue.LedgerRow{Key: key, Order: got.Order, Job: a.Job, Run: w.run, Attempt: got.Attempts}); err != nil {
+		w.fail(err)
+		return
+	}
+	w.step(p, w.stmt(), "ledger", false, "INSERT INTO ledger: %s, run %s, attempt %d (not yet committed)", got.Order, w.run, got.Attempts)
+	if a.CrashBeforeAck {
+		w.kill(p, "killed before the ack, inside the transaction")
+		return
+	}
+	if !w.ackInTx(p) {
+		return
+	}
+	if a.CrashBeforeCommit {
+		w.kill(p, "killed before COMMIT")
+		return
+	}
+	what := "the key, the ledger row and the ack"
+	if a.KeyTxn == KeyTxnSeparate {
+		what = "the ledger row and the ack"
+	}
+	if !w.commitRow(p, what, &Effect{Order: got.Order, Job: a.Job, Run: w.run, Attempt: got.Attempts, Worker: a.Worker, Event: got.Event, Key: key, Ledger: true}) {
+		return
+	}
+	w.rec.phase, w.rec.acked = phaseAcked, true
+	w.ok = true
+	if a.KeyTxn == KeyTxnSame {
+		w.say("say", "ledger row written for %s: key, row and ack in one COMMIT", got.Order)
+	} else {
+		w.say("say", "ledger row written for %s: row and ack in one COMMIT, after the key's own", got.Order)
+	}
+}
+
+// begin opens the worker's transaction.
+func (w *worker) begin(p *sim.Proc) bool {
+	if err := w.conn.Begin(); err != nil {
+		w.fail(err)
+		return false
+	}
+	w.step(p, w.stmt(), "begin", false, "BEGIN IMMEDIATE")
+	return true
+}
+
+// commit commits the worker's transaction.
+func (w *worker) commit(p *sim.Proc, what string) bool { return w.commitRow(p, what, nil) }
+
+// commitRow commits the worker's transaction; row, when not nil, is the
+// ledger row it makes visible: the effect, landing at this step.
+func (w *worker) commitRow(p *sim.Proc, what string, row *Effect) bool {
+	if err := w.conn.Commit(); err != nil {
+		w.fail(err)
+		return false
+	}
+	k := p.Kernel()
+	if row != nil {
+		row.AtUS = p.Now()
+	}
+	k.Record(w.args.Worker, "commit", workerData{run: w.run, job: w.in.observe(w.args.Job), effect: row}, "COMMIT: %s now visible", what)
+	p.Sleep(w.stmt())
+	return true
+}
+
+// rollback discards the worker's open transaction.
+func (w *worker) rollback(p *sim.Proc, why string) bool {
+	if err := w.conn.Rollback(); err != nil {
+		w.fail(err)
+		return false
+	}
+	w.step(p, w.stmt(), "rollback", true, "ROLLBACK: %s", why)
+	return true
+}
+
+// claimKey inserts the key with ON CONFLICT DO NOTHING and reports whether
+// the insert took; ok is false on an error.
+func (w *worker) claimKey(p *sim.Proc, key string) (took, ok bool) {
+	took, err := w.conn.ClaimKey(key, w.run)
+	if err != nil {
+		w.fail(err)
+		return false, false
+	}
+	n := "0 rows changed: the key is taken"
+	if took {
+		n = "1 row changed (not yet committed)"
+	}
+	w.step(p, w.stmt(), "key", false, "INSERT INTO processed_keys %s ON CONFLICT DO NOTHING: %s", key, n)
+	return took, true
+}
+
+// keyHit is a duplicate caught by the key: the work was done (or claimed)
+// by another run, so this one writes no row and acks. inTx says whether
+// the ack goes in the transaction still open.
+func (w *worker) keyHit(p *sim.Proc, key string, inTx bool) {
+	owner, err := w.conn.KeyOwner(key)
+	if err != nil {
+		w.fail(err)
+		return
+	}
+	w.step(p, w.stmt(), "key-hit", false, "SELECT run FROM processed_keys: %s", owner)
+	w.in.keyHits++
+	w.say("say", "key %s already processed by run %s: no ledger row (a duplicate-key hit)", key, owner)
+	if !inTx {
+		w.ack(p)
+		return
+	}
+	if !w.ackInTx(p) || !w.commit(p, "the ack") {
+		return
+	}
+	w.rec.phase, w.rec.acked = phaseAcked, true
+	w.ok = true
+}
+
+// ackInTx is the ack inside the ledger's transaction: unconditional, or
+// with --fence only if this run still holds the job; a refused fenced ack
+// rolls the whole transaction back, the ledger row with it.
+func (w *worker) ackInTx(p *sim.Proc) bool {
+	a := w.args
+	if !a.Fence {
+		if err := w.conn.Ack(a.Job); err != nil {
+			w.fail(err)
+			return false
+		}
+		w.step(p, w.stmt(), "ack", false, "UPDATE job %d: done (not yet committed)", a.Job)
+		return true
+	}
+	ok, err := w.conn.AckRun(a.Job, w.run)
+	if err != nil {
+		w.fail(err)
+		return false
+	}
+	if ok {
+		w.step(p, w.stmt(), "ack", false, "UPDATE job %d: done WHERE run %s: 1 row changed (not yet committed)", a.Job, w.run)
+		return true
+	}
+	w.step(p, w.stmt(), "ack-refused", false, "UPDATE job %d: done WHERE run %s: 0 rows changed", a.Job, w.run)
+	row, err := w.conn.Read(a.Job)
+	if err != nil {
+		w.fail(err)
+		return false
+	}
+	w.step(p, w.stmt(), "select", false, "SELECT job %d: status=%s run=%s", a.Job, row.Status, row.Run)
+	if !w.rollback(p, "the ack was refused") {
+		return false
+	}
+	w.rec.phase = phaseEnded
+	w.say("say", "ack refused: job %d belongs to run %s; rolled back, ledger row and all", a.Job, row.Run)
+	return false
+}
+
+// kill ends the worker inside its open transaction. The process dies with
+// its connection, and SQLite discards what the transaction wrote: here, a
+// ROLLBACK on that connection.
+func (w *worker) kill(p *sim.Proc, what string) {
+	w.rec.phase = phaseKilled
+	if err := w.conn.Rollback(); err != nil {
+		w.fail(err)
+		return
+	}
+	w.in.k.Record(w.args.Worker, "rollback", workerData{run: w.run, job: w.in.observe(w.args.Job)}, "the connection dies with the process: SQLite rolls the open transaction back")
+	if w.args.KeyTxn == KeyTxnSeparate {
+		w.say("kill", "%s; SQLite rolls the transaction back: no ledger row, no ack, but the key, committed on its own, stays (lost work)", what)
+		return
+	}
+	w.say("kill", "%s; SQLite rolls the transaction back: no key, no ledger row, no ack", what)
 }

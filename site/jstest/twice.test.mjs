@@ -247,6 +247,19 @@ test("nearestStep picks the nearest event and cycles through ties", () => {
   assert.equal(T.nearestStep(xs, 21, 3), 1, "wrapping");
 });
 
+test("matrixCellText and matrixCellLabel: a cell as the text table prints it, and in words", () => {
+  assert.equal(T.matrixCellText({ verdict: "duplicate", effects: 40, events: 20 }), "40 dup");
+  assert.equal(T.matrixCellText({ verdict: "closed", effects: 1, events: 1 }), "1 ok");
+  assert.equal(T.matrixCellText({ verdict: "lost", effects: 0, events: 1 }), "0 lost");
+  assert.equal(T.matrixCellText({ verdict: "pending", effects: 0, events: 1 }), "pending");
+  const sc = { title: "claim race" };
+  assert.equal(
+    T.matrixCellLabel(sc, { title: "atomic claim" }, { verdict: "duplicate", effects: 3, events: 2 }),
+    "claim race with atomic claim: 3 effect(s) for 2 event(s), duplicate"
+  );
+  assert.equal(T.matrixCellLabel(sc, { title: "x" }, { verdict: "pending" }), "claim race with x: pending, not runnable yet");
+});
+
 test("a claim added to the runtime's list needs nothing in twice.js", () => {
   const claims = T.config.claims;
   T.config.claims = [...claims, { name: "claimfirst", words: "claim, then check", alias: "claimfirst" }];

@@ -366,6 +366,21 @@
   // (a job replaces the row with its id, an effect is appended, reset
   // empties both), and reports the tables after event k and what event k
   // changed.
+  // matrixCellText is one cell of a matrix as the text table prints it:
+  // the effects that landed and the verdict ("40 dup", "1 ok", "pending").
+  function matrixCellText(c) {
+    if (c.verdict === "pending") return "pending";
+    const word = { duplicate: "dup", lost: "lost", closed: "ok" }[c.verdict] || c.verdict;
+    return c.effects + " " + word;
+  }
+
+  // matrixCellLabel says a cell in words, for its accessible name.
+  function matrixCellLabel(scenario, fix, c) {
+    if (c.verdict === "pending") return scenario.title + " with " + fix.title + ": pending, not runnable yet";
+    const verdict = { duplicate: "duplicate", lost: "work lost", closed: "closed" }[c.verdict] || c.verdict;
+    return scenario.title + " with " + fix.title + ": " + c.effects + " effect(s) for " + c.events + " event(s), " + verdict;
+  }
+
   function replay(trace, k) {
     let jobs = new Map();
     let effects = [];
@@ -746,11 +761,14 @@
       ui.tally = h("p", { class: "tally", hidden: true });
       ui.chartImg = h("img", { alt: "" });
       ui.chart = h("figure", { class: "load-chart", hidden: true }, ui.chartImg);
+      ui.matrix = h("div", { class: "matrix-wrap", hidden: true });
       ui.diagnosis = h("section", { class: "diagnosis", "aria-label": of("Diagnosis"), hidden: true });
       ui.effects = h("table", { class: "effects" });
       ui.jobs = h("table", { class: "jobs" });
       ui.effectsWrap = h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": of("Effects table") }, ui.effects);
       ui.jobsWrap = h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": of("Jobs table") }, ui.jobs);
+      ui.ledger = h("table", { class: "ledger" });
+      ui.ledgerWrap = h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": of("Ledger table"), hidden: true }, ui.ledger);
       ui.heading = h("p", { class: "out-heading" });
       ui.link = h("a", { class: "permalink", hidden: true, text: "Link to this run" });
       ui.copyLink = h("button", { type: "button", class: "copy-link small", text: "Copy link" });
@@ -769,7 +787,8 @@
         ui.transcript,
         ui.tally,
         ui.chart,
-        h("div", { class: "tables" }, ui.effectsWrap, ui.diagnosis, ui.jobsWrap)
+        ui.matrix,
+        h("div", { class: "tables" }, ui.effectsWrap, ui.diagnosis, ui.jobsWrap, ui.ledgerWrap)
       );
 
       // Timeline and step-through.
@@ -1306,6 +1325,8 @@
       const lines = res.transcript || [];
       ui.transcript.textContent = lines.length ? lines.join("\n") + "\n" : "";
       ui.transcript.hidden = lines.length === 0;
+      // A matrix's text table is wider than the panel: scroll it, do not wrap it.
+      ui.transcript.classList.toggle("wide", (res.matrices || []).length > 0);
 
       const races = res.races || [];
       ui.tally.replaceChildren();
@@ -1341,6 +1362,7 @@
       }
 
       this.renderDiagnosis(res);
+      this.renderMatrices(res);
 
       const effects = res.effects || [];
       this.fillTable(
@@ -1360,7 +1382,87 @@
       );
       ui.effectsWrap.hidden = effects.length === 0 && jobs.length === 0;
       ui.jobsWrap.hidden = jobs.length === 0;
+      // The ledger: committed rows, and the keys with no row beside them
+      // (work claimed and never done).
+      const ledger = res.ledger || [];
+      const keys = res.keys || [];
+      const rowKeys = new Set(ledger.map((l) => l.key));
+      const lostKeys = keys.filter((k) => !rowKeys.has(k.key));
+      this.fillTable(
+        ui.ledger,
+        "Ledger (" + ledger.length + " row(s), " + (res.key_hits || 0) + " duplicate-key hit(s))",
+        ["id", "key", "order", "job", "run", "attempt"],
+        ledger.map((l) => [l.id, l.key, l.order, l.job, l.run, l.attempt]).concat(lostKeys.map((k) => ["-", k.key, "no row: lost work", "", k.run, ""])),
+        [true, false, false, true, false, true]
+      );
+      ui.ledgerWrap.hidden = ledger.length === 0 && keys.length === 0;
+      // A run whose effects are ledger rows has no receipts to list.
+      if (effects.length === 0 && !ui.ledgerWrap.hidden) ui.effectsWrap.hidden = true;
       this.updateLink();
+    }
+
+    // renderMatrices draws each matrix of the run as a table: a row per
+    // scenario, a column per fix, each cell the effects of one live run
+    // with its verdict. A cell's button puts the script that cell ran into
+    // the editor and runs it.
+    renderMatrices(res) {
+      const ui = this.ui;
+      const ms = res.matrices || [];
+      ui.matrix.replaceChildren();
+      ui.matrix.hidden = ms.length === 0;
+      for (const m of ms) {
+        const head = h(
+          "tr",
+          null,
+          h("th", { scope: "col", text: "scenario" }),
+          h("th", { scope: "col", class: "num", text: "events" }),
+          ...m.fixes.map((f) => h("th", { scope: "col", title: f.title + ": " + f.change, class: f.pending ? "pending" : null, text: f.id }))
+        );
+        const rows = m.scenarios.map((r) =>
+          h(
+            "tr",
+            null,
+            h("th", { scope: "row", text: r.title }),
+            h("td", { class: "num", text: String(r.events) }),
+            ...r.cells.map((c, i) => {
+              const label = matrixCellLabel(r, m.fixes[i], c);
+              const td = h("td", { class: "cell " + c.verdict, "data-fix": c.fix, "data-scenario": r.id, "data-effects": String(c.effects) });
+              if (c.script) {
+                const btn = h("button", { type: "button", class: "cell-run", title: c.script + "(click to run this cell)", "aria-label": label + ". Run this cell", text: matrixCellText(c) });
+                btn.addEventListener("click", () => {
+                  ui.script.value = c.script;
+                  ui.seed.value = String(m.seed);
+                  this.run();
+                });
+                td.append(btn);
+              } else {
+                td.append(h("span", { "aria-label": label, text: matrixCellText(c) }));
+              }
+              return td;
+            })
+          )
+        );
+        const foot = h(
+          "tr",
+          null,
+          h("th", { scope: "row", text: "closes" }),
+          h("td", null),
+          ...m.fixes.map((f) => h("td", { class: "closes", text: f.pending ? "-" : f.closes + " of " + m.scenarios.length }))
+        );
+        const table = h(
+          "table",
+          { class: "matrix" },
+          h("caption", { text: "Which fix closes which duplicate, at seed " + m.seed + ": effects per scenario and fix, each cell a live run; one effect per event is right" }),
+          h("thead", null, head),
+          h("tbody", null, ...rows),
+          h("tfoot", null, foot)
+        );
+        const key = h("dl", { class: "matrix-key" });
+        for (const f of m.fixes) {
+          key.append(h("div", null, h("dt", { text: f.id }), h("dd", { text: f.title + " (" + f.change + ")" + (f.pending ? ": pending" : "") })));
+        }
+        ui.matrix.append(h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": "Matrix of fixes and duplicates, " + this.label }, table), key);
+      }
     }
 
     // renderDiagnosis explains each order's effects beside the effects
@@ -1556,6 +1658,7 @@
         const e = st.effects[st.newEffect];
         const again = st.effects.slice(0, st.newEffect).some((x) => x.order === e.order && !x.replayed);
         change = "Effect " + (st.newEffect + 1) + " recorded: " + e.order + " from run " + e.run + " a" + e.attempt + " s" + e.send + (again ? ", a second effect for this order: the duplicate." : ".");
+        if (e.ledger) change = "Effect " + (st.newEffect + 1) + " committed: a ledger row for " + e.order + " from run " + e.run + " a" + e.attempt + ", with its key " + e.key + " and the ack, in one COMMIT" + (again ? "; a second effect for this order: the duplicate." : ".");
         if (e.replayed) change = "Request " + (st.newEffect + 1) + " replayed: " + e.order + " from run " + e.run + " carried key " + e.key + ", already stored by run " + e.first_run + "; no effect, the first answer again.";
       }
       ui.stepChange.textContent = change;
@@ -1565,7 +1668,7 @@
         ui.stepEffects,
         "Effects after this step (" + st.effects.length + ")",
         ["order", "run", "attempt", "send", "worker", "arrival (ms)"],
-        st.effects.map((e) => [e.order, e.run, e.attempt, "s" + e.send, e.worker, formatMS(e.at_us)]),
+        st.effects.map((e) => [e.order, e.run, e.attempt, e.ledger ? "ledger row" : "s" + e.send, e.worker, formatMS(e.at_us)]),
         [false, false, true, false, false, true],
         (i) => (i === st.newEffect ? { row: true, cells: [0, 1, 2, 3, 4, 5] } : null)
       );
@@ -1778,6 +1881,8 @@
     seedOf,
     formatMS,
     formatBytes,
+    matrixCellText,
+    matrixCellLabel,
     groupDigits,
     nearestStep,
     config: CONFIG,

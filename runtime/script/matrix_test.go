@@ -1,0 +1,140 @@
+package script
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Every cell of the matrix is a live run of the script it names: running
+// that script again gives the same count, and the script is the
+// scenario's with the fix's change written in.
+func TestMatrixCellsAreLiveRuns(t *testing.T) {
+	res := Run("matrix --seed 3", Options{Seed: DefaultSeed})
+	if res.Error != nil {
+		t.Fatal(res.Error)
+	}
+	if len(res.Matrices) != 1 {
+		t.Fatalf("%d matrices, want 1", len(res.Matrices))
+	}
+	m := res.Matrices[0]
+	if m.Seed != 3 || len(m.Scenarios) != len(matrixScenarios) || len(m.Fixes) != len(matrixFixes) {
+		t.Fatalf("matrix seed %d, %d scenarios, %d fixes", m.Seed, len(m.Scenarios), len(m.Fixes))
+	}
+	for si, row := range m.Scenarios {
+		for fi, c := range row.Cells {
+			f := matrixFixes[fi]
+			if f.pending {
+				if c.Verdict != VerdictPending || c.Script != "" {
+					t.Errorf("%s × %s: pending fix has verdict %q, script %q", row.ID, f.id, c.Verdict, c.Script)
+				}
+				continue
+			}
+			if want := cellScript(matrixScenarios[si], f); c.Script != want {
+				t.Errorf("%s × %s: script %q, want %q", row.ID, f.id, c.Script, want)
+			}
+			again, err := runCell(matrixScenarios[si], f, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again.Effects != c.Effects || again.Verdict != c.Verdict {
+				t.Errorf("%s × %s: the matrix says %d (%s), running its script says %d (%s)", row.ID, f.id, c.Effects, c.Verdict, again.Effects, again.Verdict)
+			}
+			for _, w := range f.flags {
+				if strings.HasPrefix(w, "--") && !strings.Contains(c.Script, w) {
+					t.Errorf("%s × %s: script lacks %s:\n%s", row.ID, f.id, w, c.Script)
+				}
+			}
+		}
+	}
+	// The baseline duplicates in every scenario: each scenario is one the
+	// lab knows how to make duplicate.
+	for _, row := range m.Scenarios {
+		if row.Cells[0].Verdict != VerdictDuplicate {
+			t.Errorf("scenario %s does not duplicate without a fix: %+v", row.ID, row.Cells[0])
+		}
+	}
+}
+
+func TestCellScript(t *testing.T) {
+	stall := matrixScenarios[3]
+	hb := matrixFixes[2]
+	got := cellScript(stall, hb)
+	if strings.Count(got, "--heartbeat") != 2 {
+		t.Errorf("heartbeat added twice to a line that had it, or not at all:\n%s", got)
+	}
+	if !strings.Contains(got, "--stall 2500 &\n") {
+		t.Errorf("the background '&' must stay at the end of its line:\n%s", got)
+	}
+	atomic := cellScript(matrixScenarios[0], matrixFixes[1])
+	if atomic != "race atomic "+strconv.Itoa(matrixRaceN)+"\n" {
+		t.Errorf("atomic claim race = %q", atomic)
+	}
+	if _, err := Parse(cellScript(matrixScenarios[1], matrixFixes[1])); err != nil {
+		t.Error(err)
+	}
+}
+
+// The ledger closes the lost ack because the ack is inside the effect's
+// transaction, and loses the work when the key is committed on its own.
+func TestLedgerCrashLeavesNothingHalfDone(t *testing.T) {
+	for seed := uint64(1); seed <= 30; seed++ {
+		for _, crash := range []string{"--crash-before-ack", "--crash-before-commit"} {
+			res := Run("add o1\nwork --job 1 --lease 1 --effect ledger "+crash+"\nsleep 2\nwork --job 1 --worker W2 --effect ledger", Options{Seed: seed})
+			if res.Error != nil {
+				t.Fatal(res.Error)
+			}
+			if len(res.Ledger) != 1 || len(res.Keys) != 1 || res.Ledger[0].Attempt != 2 || res.Jobs[0].Status != "done" {
+				t.Fatalf("seed %d %s: ledger %v keys %v jobs %v; want one row from attempt 2", seed, crash, res.Ledger, res.Keys, res.Jobs)
+			}
+		}
+		res := Run("add o1\nwork --job 1 --lease 1 --effect ledger --key-txn separate --crash-before-effect\nsleep 2\nwork --job 1 --worker W2 --effect ledger --key-txn separate", Options{Seed: seed})
+		if len(res.Ledger) != 0 || len(res.Keys) != 1 || res.Jobs[0].Status != "done" || res.KeyHits != 1 {
+			t.Fatalf("seed %d: separate key transaction: ledger %v keys %v hits %d; want lost work", seed, res.Ledger, res.Keys, res.KeyHits)
+		}
+	}
+}
+
+// Racing workers with the ledger never write two rows, over many seeds.
+func TestLedgerRaceOneRow(t *testing.T) {
+	res := Run("race read 300 --effect ledger\nrace read 100 --effect ledger --workers 4", Options{Seed: 5})
+	if res.Error != nil {
+		t.Fatal(res.Error)
+	}
+	for _, r := range res.Races {
+		if r.Duplicates != 0 || r.Effects != r.Races {
+			t.Errorf("%+v: want one ledger row per race", r)
+		}
+	}
+}
+
+// The fixes that hold, hold at every seed: the ledger and the service's
+// claim with the event key close every scenario, and the atomic claim
+// always closes the claim race. The fixes that do not hold fail somewhere:
+// the check at the service duplicates a claim race at some seed.
+func TestMatrixFixesThatHold(t *testing.T) {
+	checkFailed := false
+	for seed := uint64(1); seed <= 12; seed++ {
+		for si, s := range matrixScenarios {
+			for _, f := range matrixFixes {
+				if f.pending {
+					continue
+				}
+				c, err := runCell(s, f, seed)
+				if err != nil {
+					t.Fatal(err)
+				}
+				holds := f.id == "ledger" || f.id == "claim" || f.id == "atomic" && si == 0
+				if holds && c.Verdict != VerdictClosed {
+					t.Errorf("seed %d: %s does not close %s: %d effect(s) for %d event(s)", seed, f.id, s.id, c.Effects, c.Events)
+				}
+				if f.id == "check" && s.id == "claim-race" && c.Verdict == VerdictDuplicate {
+					checkFailed = true
+				}
+			}
+		}
+	}
+	if !checkFailed {
+		t.Error("the check at the service never duplicated a claim race: the matrix cannot show check-then-act")
+	}
+}

@@ -1,0 +1,106 @@
+package server
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/twice-lab/twice/runtime/script"
+)
+
+// TestBrowserMatrix runs a matrix block in the live widget and reads the
+// HTML table it draws: a caption, a column header per fix and a row header
+// per scenario (scope col and row), and in every cell the count and
+// verdict of the native run of the same cell. Clicking a cell runs that
+// cell's script, whose transcript must be the native one.
+func TestBrowserMatrix(t *testing.T) {
+	ctx, consoleErrors := browser(t, 1280, 900)
+	hs := httptest.NewServer(browserSite(t))
+	defer hs.Close()
+	navigate(t, ctx, hs.URL+"/lessons/claim-race/")
+
+	const seed = 5
+	want := script.Run("matrix\n", script.Options{Seed: seed})
+	m := want.Matrices[0]
+	s := js[string](t, ctx, fmt.Sprintf(`tp.run(0, () => { tp.q(0, "textarea").value = "matrix\n"; tp.q(0, ".seed input").value = "%d"; tp.q(0, "button.run").click(); })`, seed))
+	if s != "done" {
+		t.Fatalf("matrix run ended in state %q: %s", s, js[string](t, ctx, `tp.q(0, ".error").textContent`))
+	}
+	t.Logf("the matrix in the browser: %s", js[string](t, ctx, `tp.q(0, ".status").textContent`))
+	if got := js[string](t, ctx, `tp.transcript(0)`); got != want.Text() {
+		t.Errorf("transcript differs from native:\n%s\nwant:\n%s", got, want.Text())
+	}
+	if c := js[string](t, ctx, `tp.q(0, "table.matrix caption").textContent`); !strings.Contains(c, "Which fix closes which duplicate, at seed "+strconv.Itoa(seed)) {
+		t.Errorf("caption %q", c)
+	}
+	heads := js[[]string](t, ctx, `Array.from(tp.q(0, "table.matrix thead tr").cells).map((c) => c.getAttribute("scope") + ":" + c.textContent)`)
+	wantHeads := []string{"col:scenario", "col:events"}
+	for _, f := range m.Fixes {
+		wantHeads = append(wantHeads, "col:"+f.ID)
+	}
+	if strings.Join(heads, "|") != strings.Join(wantHeads, "|") {
+		t.Errorf("column headers %v, want %v", heads, wantHeads)
+	}
+	rows := js[[][]string](t, ctx, `Array.from(tp.q(0, "table.matrix tbody").rows).map((r) => Array.from(r.cells).map((c) => (c.getAttribute("scope") || "") + ":" + c.textContent))`)
+	if len(rows) != len(m.Scenarios) {
+		t.Fatalf("%d rows, want %d", len(rows), len(m.Scenarios))
+	}
+	for i, r := range m.Scenarios {
+		w := []string{"row:" + r.Title, ":" + strconv.Itoa(r.Events)}
+		for _, c := range r.Cells {
+			w = append(w, ":"+c.Text())
+		}
+		if strings.Join(rows[i], "|") != strings.Join(w, "|") {
+			t.Errorf("row %d: %v, want (native) %v", i, rows[i], w)
+		}
+	}
+	foot := js[[]string](t, ctx, `Array.from(tp.q(0, "table.matrix tfoot tr").cells).map((c) => c.textContent)`)
+	for i, f := range m.Fixes {
+		if foot[i+2] != f.ClosesText(len(m.Scenarios)) {
+			t.Errorf("closes of %s: %q, want %q", f.ID, foot[i+2], f.ClosesText(len(m.Scenarios)))
+		}
+	}
+
+	// A cell is a button that runs its own script.
+	cell := m.Scenarios[2].Cells[0]
+	s = js[string](t, ctx, `tp.run(0, () => tp.q(0, 'table.matrix td[data-scenario="`+m.Scenarios[2].ID+`"][data-fix="none"] button').click())`)
+	if s != "done" {
+		t.Fatalf("cell run ended in state %q", s)
+	}
+	if got := js[string](t, ctx, `tp.q(0, "textarea").value`); got != cell.Script {
+		t.Errorf("the cell put %q in the editor, want %q", got, cell.Script)
+	}
+	if got, w := js[string](t, ctx, `tp.transcript(0)`), script.Run(cell.Script, script.Options{Seed: seed}).Text(); got != w {
+		t.Errorf("cell transcript:\n%s\nwant:\n%s", got, w)
+	}
+	// The step-through of a ledger race: the row lands at its COMMIT, and
+	// the step names it as a committed ledger row.
+	const ledger = "race read 1 --effect ledger\n"
+	native := script.Run(ledger, script.Options{Seed: seed, Timeline: true})
+	commit := -1
+	for k, ev := range native.Trace {
+		if ev.Kind == "commit" && ev.Effect != nil {
+			commit = k
+			break
+		}
+	}
+	if commit < 0 {
+		t.Fatal("the native trace of a ledger race has no commit with an effect")
+	}
+	s = js[string](t, ctx, fmt.Sprintf(`tp.run(0, () => { tp.q(0, "textarea").value = %q; tp.q(0, "button.run").click(); })`, ledger))
+	if s != "done" {
+		t.Fatalf("ledger race ended in state %q", s)
+	}
+	js[bool](t, ctx, fmt.Sprintf(`tp.el(0).select("timeline"), tp.el(0).goStep(%d), true`, commit))
+	if c := js[string](t, ctx, `tp.q(0, ".step-change").textContent`); !strings.Contains(c, "committed: a ledger row for order-77") {
+		t.Errorf("the commit step reads %q", c)
+	}
+	if cells := js[[]string](t, ctx, `Array.from(tp.q(0, ".step-effects tbody tr").cells).map((c) => c.textContent)`); len(cells) < 4 || cells[3] != "ledger row" {
+		t.Errorf("the step's effects table shows %q", cells)
+	}
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
