@@ -66,7 +66,7 @@ type siteRenderer struct {
 	// dir is the lesson folder as errors name it; error pages show only
 	// its last element when it is absolute.
 	dir string
-	sw     []byte // site/static/sw.js, configured per render
+	sw  []byte // site/static/sw.js, configured per render
 }
 
 // newRenderer renders the assets. ready, when not nil, is called when a
