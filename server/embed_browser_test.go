@@ -325,6 +325,11 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 			if rows != 200 || high > 23 {
 				t.Errorf("the load's %s table: %d rows in a box %.1f rem high, want 200 in at most 23", tab, rows, high)
 			}
+			// Scrolled to its end, the box still shows the column names.
+			gap := js[float64](t, ctx, fmt.Sprintf(`(() => { const wrap = tp.q(%d, "table.%s").parentElement; wrap.scrollTop = wrap.scrollHeight; const th = wrap.querySelector("th"); return Math.abs(th.getBoundingClientRect().top - wrap.getBoundingClientRect().top); })()`, i, tab))
+			if gap > 1 {
+				t.Errorf("scrolled to the end of the load's %s table, its header is %.0f px off the top of the box", tab, gap)
+			}
 		}
 	})
 
