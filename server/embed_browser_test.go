@@ -245,6 +245,22 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
     if (x > 0 && x <= 2) out.push(name + ": scrolls " + x + " px sideways without need");
     if (e.matches("[role=tablist]") && e.scrollWidth > e.clientWidth) out.push(name + ": the tabs do not fit, they scroll by " + (e.scrollWidth - e.clientWidth) + " px");
   }
+  // A flag in the prose (--fence in a sentence or a table) is not broken
+  // after its dashes: no line that ends in "--" and one that starts "fence".
+  for (const code of document.querySelectorAll("main code")) {
+    if (code.closest("pre")) continue;
+    const walk = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+    for (let text = walk.nextNode(); text; text = walk.nextNode()) {
+      for (const m of text.data.matchAll(/(?<=^|\s)-+[^\s-][^\s]*/g)) {
+        if (m[0].length > 32) continue;
+        const r = document.createRange();
+        r.setStart(text, m.index);
+        r.setEnd(text, m.index + m[0].length);
+        const tops = new Set([...r.getClientRects()].filter((q) => q.width > 0).map((q) => Math.round(q.top)));
+        if (tops.size > 1) out.push("the flag " + JSON.stringify(m[0]) + " breaks across lines");
+      }
+    }
+  }
   // Snippets break between words, not inside them.
   for (const el of document.querySelectorAll("twice-playground")) {
     for (const pre of el.shadowRoot.querySelectorAll("pre.snippet")) {
@@ -276,6 +292,44 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 		px := js[float64](t, ctx, `(() => { const img = tp.q(0, ".tl-img"); const svg = decodeURIComponent(img.getAttribute("src").split(",")[1]); return img.getBoundingClientRect().width / Number(img.getAttribute("width")) * TwicePlayground.minFontSize(svg); })()`)
 		if px < 11 {
 			t.Errorf("on a phone the timeline's smallest text is %.1f CSS px, want at least 11", px)
+		}
+		// The load chart too, in a box of its own that scrolls sideways
+		// (the page does not).
+		nav(site.URL + "/lessons/outlives-its-lease/")
+		i := js[int](t, ctx, `[...document.querySelectorAll("twice-playground")].findIndex((el) => el.shadowRoot.querySelector("textarea.script").value.startsWith("load 200"))`)
+		if i < 0 {
+			t.Fatal("no load block in outlives-its-lease")
+		}
+		if s := js[string](t, ctx, fmt.Sprintf(`tp.run(%d)`, i)); s != "done" {
+			t.Fatalf("run the load: %s", s)
+		}
+		px = js[float64](t, ctx, fmt.Sprintf(`(() => { const img = tp.q(%d, ".load-chart img"); const svg = decodeURIComponent(img.getAttribute("src").split(",")[1]); return img.getBoundingClientRect().width / Number(img.getAttribute("width")) * TwicePlayground.minFontSize(svg); })()`, i))
+		if px < 11 {
+			t.Errorf("on a phone the load chart's smallest text is %.1f CSS px, want at least 11", px)
+		}
+		if over := js[float64](t, ctx, `document.documentElement.scrollWidth - innerWidth`); over > 0 {
+			t.Errorf("with the load chart shown the phone's page scrolls sideways by %.0f px", over)
+		}
+		// Its diagnosis counts the orders that ran once instead of listing
+		// them, and the tables of 200 jobs scroll in boxes of their own.
+		diag := js[string](t, ctx, fmt.Sprintf(`tp.q(%d, ".diagnosis").textContent`, i))
+		if n := js[int](t, ctx, fmt.Sprintf(`tp.el(%d).shadowRoot.querySelectorAll(".verdict.kind-once").length`, i)); n > 0 {
+			t.Errorf("the load's diagnosis lists %d orders that ran once: %s", n, diag)
+		}
+		if !strings.Contains(diag, "Ran once: ") || !strings.Contains(diag, "last lease run (lease 10 s, 200 jobs)") {
+			t.Errorf("the load's diagnosis does not count its orders per kind for the last lease: %s", diag)
+		}
+		for _, tab := range []string{"effects", "jobs"} {
+			rows := js[int](t, ctx, fmt.Sprintf(`tp.q(%d, "table.%s").tBodies[0].rows.length`, i, tab))
+			high := js[float64](t, ctx, fmt.Sprintf(`tp.q(%d, "table.%s").parentElement.getBoundingClientRect().height / parseFloat(getComputedStyle(document.documentElement).fontSize)`, i, tab))
+			if rows != 200 || high > 23 {
+				t.Errorf("the load's %s table: %d rows in a box %.1f rem high, want 200 in at most 23", tab, rows, high)
+			}
+			// Scrolled to its end, the box still shows the column names.
+			gap := js[float64](t, ctx, fmt.Sprintf(`(() => { const wrap = tp.q(%d, "table.%s").parentElement; wrap.scrollTop = wrap.scrollHeight; const th = wrap.querySelector("th"); return Math.abs(th.getBoundingClientRect().top - wrap.getBoundingClientRect().top); })()`, i, tab))
+			if gap > 1 {
+				t.Errorf("scrolled to the end of the load's %s table, its header is %.0f px off the top of the box", tab, gap)
+			}
 		}
 	})
 

@@ -264,9 +264,75 @@ func newMarkdown() goldmark.Markdown {
 			parser.WithASTTransformers(util.Prioritized(transformer{}, 100)),
 		),
 		goldmark.WithRendererOptions(
-			renderer.WithNodeRenderers(util.Prioritized(playgroundRenderer{}, 100)),
+			renderer.WithNodeRenderers(util.Prioritized(playgroundRenderer{}, 100), util.Prioritized(codeSpanRenderer{}, 100)),
 		),
 	)
+}
+
+// codeSpanRenderer renders inline code as goldmark does, except that a
+// flag in it (a word that starts with a dash: --fence, -c, --lease=5s) is
+// kept on one line. Browsers may break a line after a hyphen, and a flag
+// split as "--" at the end of one line and "fence" at the start of the
+// next reads as two things. The rest of the code still wraps at its spaces,
+// and a word longer than maxFlag may break anywhere, as before, so that
+// nothing pushes a phone's page sideways.
+type codeSpanRenderer struct{}
+
+// maxFlag is the longest flag kept whole (about 230 CSS px in the lessons'
+// monospace font at a phone's width).
+const maxFlag = 32
+
+func (codeSpanRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(ast.KindCodeSpan, func(w util.BufWriter, source []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			w.WriteString("</code>")
+			return ast.WalkContinue, nil
+		}
+		var b strings.Builder
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			switch c := c.(type) {
+			case *ast.Text:
+				// A line break inside inline code is a space.
+				v := c.Segment.Value(source)
+				if bytes.HasSuffix(v, []byte("\n")) {
+					b.Write(v[:len(v)-1])
+					b.WriteByte(' ')
+				} else {
+					b.Write(v)
+				}
+			case *ast.String:
+				b.Write(c.Value)
+			}
+		}
+		w.WriteString("<code>")
+		w.WriteString(keepFlags(b.String()))
+		return ast.WalkSkipChildren, nil
+	})
+}
+
+// keepFlags escapes inline code for HTML and wraps each flag in it in a
+// span that does not break (site/static/style.css: code .flag).
+func keepFlags(code string) string {
+	var b strings.Builder
+	start := 0 // of the current word
+	for i := 0; i <= len(code); i++ {
+		if i < len(code) && code[i] != ' ' && code[i] != '\t' {
+			continue
+		}
+		word := code[start:i]
+		if strings.HasPrefix(word, "-") && strings.Trim(word, "-") != "" && len(word) <= maxFlag {
+			b.WriteString(`<span class="flag">`)
+			b.WriteString(html.EscapeString(word))
+			b.WriteString("</span>")
+		} else {
+			b.WriteString(html.EscapeString(word))
+		}
+		if i < len(code) {
+			b.WriteByte(code[i])
+		}
+		start = i + 1
+	}
+	return b.String()
 }
 
 // renderLesson renders one lesson's markdown to HTML, running its blocks.

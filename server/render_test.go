@@ -275,3 +275,26 @@ func TestMatrixPrerendered(t *testing.T) {
 		t.Error("the embedded result has no matrix")
 	}
 }
+
+// TestInlineCodeKeepsFlags checks that a flag in inline code is marked to
+// stay on one line (style.css: code .flag), and that the code around it is
+// escaped and still free to wrap at its spaces.
+func TestInlineCodeKeepsFlags(t *testing.T) {
+	src := "# Flags\n\nAdd `--fence`, or `load 200 --lease 1,2 -c x<y`, not `a-b`, `--` or `--" + strings.Repeat("x", 40) + "`;\n`work\n--heartbeat 300`.\n"
+	page, st := renderLesson(newMarkdown(), lessons.Lesson{Slug: "flags", File: "flags.md", Source: []byte(src)}, "flags.md", "/")
+	if len(st.errs) > 0 {
+		t.Fatal(st.errs)
+	}
+	for _, want := range []string{
+		`<code><span class="flag">--fence</span></code>`,
+		`<code>load 200 <span class="flag">--lease</span> 1,2 <span class="flag">-c</span> x&lt;y</code>`,
+		`<code>a-b</code>`,
+		"<code>--</code>",
+		"<code>--" + strings.Repeat("x", 40) + "</code>",
+		`<code>work <span class="flag">--heartbeat</span> 300</code>`,
+	} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the page lacks %s:\n%s", want, page)
+		}
+	}
+}

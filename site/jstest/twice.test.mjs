@@ -309,3 +309,53 @@ test("minFontSize", () => {
   assert.equal(T.minFontSize('<svg><text font-size="12">a</text><text font-size="10">b</text></svg>'), 10);
   assert.equal(T.minFontSize("<svg></svg>"), 0);
 });
+
+// loadResult is the shape of a load's result: its tallies, and the summary
+// of the last lease run's orders, as many as its jobs.
+function loadResult(kinds) {
+  const summary = [];
+  for (const [kind, n] of kinds) for (let i = 0; i < n; i++) summary.push({ order: "load-" + (summary.length + 1), kind });
+  return {
+    loads: [
+      { jobs: summary.length, lease_us: 1000000, duplicates: 42 },
+      { jobs: summary.length, lease_us: 10000000, duplicates: 2 },
+    ],
+    summary,
+  };
+}
+
+test("diagnosisPlan: after a load, orders that ran once are counted, not listed", () => {
+  const all = T.diagnosisPlan(loadResult([["once", 200]]));
+  assert.deepEqual(all.shown, [], "no order of a clean lease run is shown in detail");
+  assert.equal(all.more, 0);
+  assert.deepEqual(all.counts, [{ kind: "once", n: 200 }]);
+  assert.equal(all.scope, "lease 10 s, 200 jobs", "the tables hold the last lease run");
+
+  const some = T.diagnosisPlan(loadResult([["once", 150], ["redelivery", 3], ["stall", 5]]));
+  assert.deepEqual(
+    some.shown.map((s) => s.kind),
+    ["stall", "stall", "stall"],
+    "the duplicates come first, and no order that ran once"
+  );
+  assert.equal(some.more, 5, "the other two stalls and the three redeliveries");
+  assert.deepEqual(some.counts, [
+    { kind: "stall", n: 5 },
+    { kind: "once", n: 150 },
+    { kind: "redelivery", n: 3 },
+  ]);
+});
+
+test("diagnosisPlan: without a load, every kind is shown, duplicates first", () => {
+  const res = { summary: [{ order: "a", kind: "once" }, { order: "b", kind: "client-retry" }, { order: "c", kind: "once" }, { order: "d", kind: "once" }] };
+  const p = T.diagnosisPlan(res);
+  assert.deepEqual(p.shown.map((s) => s.order), ["b", "a", "c"]);
+  assert.equal(p.more, 1);
+  assert.deepEqual(p.counts, []);
+  assert.deepEqual(T.diagnosisPlan({}).shown, []);
+});
+
+test("announce: after a load, no order's ran once, only the tallies and a duplicate", () => {
+  const clean = T.announce(loadResult([["once", 200]]), 5);
+  assert.equal(clean, "Done in 5 ms. lease 1 s: duplicate effects in 42 of 200 jobs. lease 10 s: duplicate effects in 2 of 200 jobs.");
+  assert.match(T.announce(loadResult([["once", 198], ["stall", 2]]), 5), /Diagnosis for load-199: A stall outlived the lease\. 1 more order\(s\) with a duplicate\.$/);
+});

@@ -321,12 +321,41 @@
     for (const l of res.loads || []) parts.push("lease " + l.lease_us / 1e6 + " s: duplicate effects in " + l.duplicates + " of " + l.jobs + " jobs.");
     const sums = res.summary || [];
     const bad = sums.filter((x) => !GOOD_KINDS.has(x.kind));
-    const first = bad[0] || sums[0];
+    // After a load, "ran once" of its first job is no news: the tallies are.
+    const first = bad[0] || ((res.loads || []).length ? null : sums[0]);
     if (first) {
       parts.push("Diagnosis for " + first.order + ": " + (KIND_TITLE[first.kind] || first.kind) + ".");
       if (bad.length > 1) parts.push(bad.length - 1 + " more order(s) with a duplicate.");
     }
     return parts.join(" ");
+  }
+
+  // diagnosisPlan picks what the diagnosis panel says: at most three orders
+  // in detail, those with a duplicate effect first, and how many more
+  // there are. After a load (hundreds of jobs, and the tables hold its last
+  // lease run) an order that ran once says nothing on its own: such orders
+  // are counted, not listed, with a count per kind (counts), and only the
+  // orders of other kinds are shown and counted in more.
+  function diagnosisPlan(res) {
+    const sums = res.summary || [];
+    const bad = (s) => !GOOD_KINDS.has(s.kind);
+    const ordered = [...sums.filter(bad), ...sums.filter((s) => !bad(s))];
+    const loads = res.loads || [];
+    if (loads.length === 0) {
+      const shown = ordered.slice(0, 3);
+      return { shown, more: ordered.length - shown.length, counts: [], scope: "" };
+    }
+    const telling = ordered.filter((s) => s.kind !== "once");
+    const shown = telling.slice(0, 3);
+    const n = new Map();
+    for (const s of ordered) n.set(s.kind, (n.get(s.kind) || 0) + 1);
+    const last = loads[loads.length - 1];
+    return {
+      shown,
+      more: telling.length - shown.length,
+      counts: [...n].map(([kind, count]) => ({ kind, n: count })),
+      scope: "lease " + last.lease_us / 1e6 + " s, " + last.jobs + " jobs",
+    };
   }
 
   // embedIframe is the iframe snippet for an embed page: the frame, with a
@@ -760,7 +789,8 @@
       ui.transcript = h("pre", { class: "transcript", tabindex: "0", "aria-label": of("Transcript") });
       ui.tally = h("p", { class: "tally", hidden: true });
       ui.chartImg = h("img", { alt: "" });
-      ui.chart = h("figure", { class: "load-chart", hidden: true }, ui.chartImg);
+      ui.chartScroll = h("div", { class: "chart-scroll", tabindex: "0", role: "region", "aria-label": of("Load chart (scrolls sideways on narrow screens)") }, ui.chartImg);
+      ui.chart = h("figure", { class: "load-chart", hidden: true }, ui.chartScroll);
       ui.matrix = h("div", { class: "matrix-wrap", hidden: true });
       ui.diagnosis = h("section", { class: "diagnosis", "aria-label": of("Diagnosis"), hidden: true });
       ui.effects = h("table", { class: "effects" });
@@ -1355,6 +1385,9 @@
         ui.chartImg.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(chart.svg);
         ui.chartImg.width = chart.width;
         ui.chartImg.height = chart.height;
+        // On a phone, as the timeline, at least at the scale that makes its
+        // smallest text 11 CSS px, scrolling sideways.
+        ui.chartImg.style.setProperty("--chart-phone-width", Math.ceil((chart.width * 11) / (minFontSize(chart.svg) || 10)) + "px");
         const desc = /<desc[^>]*>([^<]*)<\/desc>/.exec(chart.svg);
         ui.chartImg.alt = "Chart of jobs with two effects by lease length: " + (desc ? desc[1] : "");
       } else {
@@ -1484,9 +1517,17 @@
       }
       const jobOf = new Map((res.jobs || []).map((j) => [j.order, j]));
       const bad = (s) => !GOOD_KINDS.has(s.kind);
-      const ordered = [...sums.filter(bad), ...sums.filter((s) => !bad(s))];
-      const shown = ordered.slice(0, 3);
+      const plan = diagnosisPlan(res);
+      const shown = plan.shown;
       box.append(h("p", { class: "diag-title", text: "Diagnosis" }));
+      if (plan.counts.length) {
+        box.append(h("p", { class: "diag-scope", text: "Of the last lease run (" + plan.scope + "), whose effects and jobs the tables list:" }));
+        const ul = h("ul", { class: "diag-counts" });
+        for (const c of plan.counts) {
+          ul.append(h("li", { class: GOOD_KINDS.has(c.kind) ? "good" : "bad" }, h("strong", { text: KIND_TITLE[c.kind] || c.kind }), ": " + c.n + (c.n === 1 ? " order" : " orders")));
+        }
+        box.append(ul);
+      }
       for (const s of shown) {
         const effs = effectsOf.get(s.order) || [];
         const item = h("div", { class: "verdict kind-" + s.kind + (bad(s) ? " bad" : " good") });
@@ -1511,8 +1552,8 @@
         item.append(dl);
         box.append(item);
       }
-      if (ordered.length > shown.length) {
-        box.append(h("p", { class: "more", text: "…and " + (ordered.length - shown.length) + " more order(s); the effects table lists them all." }));
+      if (plan.more > 0) {
+        box.append(h("p", { class: "more", text: "…and " + plan.more + " more order(s); the effects table lists them all." }));
       }
       box.hidden = false;
     }
@@ -1875,6 +1916,7 @@
     serviceOf,
     claimsOf,
     announce,
+    diagnosisPlan,
     embedIframe,
     minFontSize,
     replay,
