@@ -1461,7 +1461,7 @@
               const label = matrixCellLabel(r, m.fixes[i], c);
               const td = h("td", { class: "cell " + c.verdict, "data-fix": c.fix, "data-scenario": r.id, "data-effects": String(c.effects) });
               if (c.script) {
-                const btn = h("button", { type: "button", class: "cell-run", title: c.script + "(click to run this cell)", "aria-label": label + ". Run this cell", text: matrixCellText(c) });
+                const btn = h("button", { type: "button", class: "cell-run", title: c.script + "(click to run this cell)", "aria-label": matrixCellText(c) + ": " + label + ". Run this cell", text: matrixCellText(c) });
                 btn.addEventListener("click", () => {
                   ui.script.value = c.script;
                   ui.seed.value = String(m.seed);
