@@ -48,6 +48,15 @@ func (w *worker) say(kind, format string, args ...any) {
 	w.in.k.Record(w.args.Worker, kind, workerData{run: w.run}, format, args...)
 }
 
+// stall freezes the worker for --stall, after its last lease check and
+// before its effect: no heartbeats, no work.
+func (w *worker) stall(p *sim.Proc) {
+	if d := w.args.Stall; d > 0 {
+		w.rec.phase = phaseStalled
+		w.step(p, d, "stall", false, "frozen for %d ms (a pause: no heartbeats, no work)", d/sim.Millisecond)
+	}
+}
+
 func (w *worker) stmt() sim.Time { return w.in.k.Between(stmtMin, stmtMax) }
 
 // body is the worker's process. Every SQL statement, clock read, log write
@@ -108,10 +117,7 @@ func (w *worker) execute(p *sim.Proc) {
 	if !w.process(p) {
 		return
 	}
-	if a.Stall > 0 {
-		w.rec.phase = phaseStalled
-		w.step(p, a.Stall, "stall", false, "frozen for %d ms (a pause: no heartbeats, no work)", a.Stall/sim.Millisecond)
-	}
+	w.stall(p)
 	answered, refused := w.send(p, got)
 	if !answered && !refused {
 		w.rec.phase = phaseEnded
@@ -407,10 +413,7 @@ func (w *worker) ledger(p *sim.Proc, got queue.Row) {
 	if !w.process(p) {
 		return
 	}
-	if a.Stall > 0 {
-		w.rec.phase = phaseStalled
-		w.step(p, a.Stall, "stall", false, "frozen for %d ms (a pause: no heartbeats, no work)", a.Stall/sim.Millisecond)
-	}
+	w.stall(p)
 	w.rec.phase = phaseSending
 	if !w.begin(p) {
 		return
