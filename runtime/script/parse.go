@@ -624,31 +624,47 @@ func parseService(c *Command, name token, args []token) *Error {
 
 // parseRedeliver reads redeliver --job N.
 func parseRedeliver(c *Command, name token, args []token) *Error {
+	seen, err := soleFlag(args, "job", "redeliver", "redeliver takes only --job N", func(v token) *Error {
+		var err *Error
+		c.Job, err = parseInt(v, 1, 1<<31)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if !seen {
+		return usageErr(name.pos, "usage: redeliver --job N")
+	}
+	return nil
+}
+
+// soleFlag reads the arguments of a command whose only argument is the
+// flag --want with a value, given at most once: set gets the value.
+// notFlag ends the error for a word that is not a flag. It reports
+// whether the flag was given.
+func soleFlag(args []token, want, cmd, notFlag string, set func(v token) *Error) (bool, *Error) {
 	seen := map[string]bool{}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if !strings.HasPrefix(a.text, "-") {
-			return usageErr(a.pos, "unexpected argument %q (redeliver takes only --job N)", a.text)
+			return false, usageErr(a.pos, "unexpected argument %q (%s)", a.text, notFlag)
 		}
 		f, err := cutFlag(a, seen)
 		if err != nil {
-			return err
+			return false, err
 		}
-		if f.name != "job" {
-			return usageErr(a.pos, "unknown flag %q for redeliver (want --job)", a.text)
+		if f.name != want {
+			return false, usageErr(a.pos, "unknown flag %q for %s (want --%s)", a.text, cmd, want)
 		}
 		v, err := f.value(args, &i)
 		if err == nil {
-			c.Job, err = parseInt(v, 1, 1<<31)
+			err = set(v)
 		}
 		if err != nil {
-			return err
+			return false, err
 		}
 	}
-	if !seen["job"] {
-		return usageErr(name.pos, "usage: redeliver --job N")
-	}
-	return nil
+	return seen[want], nil
 }
 
 func parseDedupe(t token) (receipts.Dedupe, *Error) {
@@ -1101,30 +1117,15 @@ func checkEffect(t token) *Error {
 }
 
 func parseMatrix(c *Command, name token, args []token) *Error {
-	seen := map[string]bool{}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if !strings.HasPrefix(a.text, "-") {
-			return usageErr(a.pos, "unexpected argument %q (usage: matrix [--seed N])", a.text)
-		}
-		f, err := cutFlag(a, seen)
-		if err != nil {
-			return err
-		}
-		if f.name != "seed" {
-			return usageErr(a.pos, "unknown flag %q for matrix (want --seed)", a.text)
-		}
-		v, err := f.value(args, &i)
-		if err != nil {
-			return err
-		}
+	_, err := soleFlag(args, "seed", "matrix", "usage: matrix [--seed N]", func(v token) *Error {
 		n, perr := strconv.ParseUint(v.text, 10, 64)
 		if perr != nil || n == 0 || strings.HasPrefix(v.text, "+") {
 			return usageErr(v.pos, "want a seed from 1 to %d, got %q", uint64(1<<64-1), v.text)
 		}
 		c.MatrixSeed = n
-	}
-	return nil
+		return nil
+	})
+	return err
 }
 
 func checkWorker(t token) *Error {
