@@ -10,8 +10,24 @@
   const root = new URL(html.dataset.twiceRoot || "./", location.href);
   const ready = navigator.serviceWorker
     .register(new URL("sw.js", root).href, { scope: root.pathname })
-    .then(() => navigator.serviceWorker.ready)
+    .then((reg) => {
+      nudge(reg);
+      reg.addEventListener("updatefound", () => nudge(reg));
+      return navigator.serviceWorker.ready;
+    })
     .catch(() => null);
+
+  // nudge asks a new version's worker, once it is installed, to take over
+  // now. It already calls skipWaiting as it installs, but Chromium can
+  // leave it waiting behind an idle old worker indefinitely (seen: over
+  // 90 s) until some later event; asking again makes it decide then.
+  function nudge(reg) {
+    const w = reg.installing || reg.waiting;
+    if (!w) return;
+    const ask = () => w.state === "installed" && w.postMessage({ type: "twice:activate" });
+    ask();
+    w.addEventListener("statechange", ask);
+  }
 
   // ask sends a message to the active worker and resolves with its answer.
   const ask = (type) =>
@@ -39,14 +55,22 @@
         ? "All " + r.of + " pages are available offline."
         : r.kept + " of " + r.of + " pages are available offline" + (r.failed ? " (" + r.failed + " could not be fetched)." : ".");
   };
+  // Only the answer to the latest question is shown: the count asked for
+  // as the page loads can arrive after a press of the button has kept
+  // every page, and must not overwrite that.
+  let latest = 0;
+  const show = (type, done) => {
+    const n = ++latest;
+    ask(type).then((r) => {
+      if (done) done();
+      if (n === latest) say(r);
+    });
+  };
   box.hidden = false;
-  ask("twice:status").then(say);
+  show("twice:status");
   button.addEventListener("click", () => {
     button.disabled = true;
     status.textContent = "Fetching every lesson…";
-    ask("twice:cache-all").then((r) => {
-      button.disabled = false;
-      say(r);
-    });
+    show("twice:cache-all", () => (button.disabled = false));
   });
 })();

@@ -150,6 +150,11 @@ self.addEventListener("message", (e) => {
     for (const p of SW.pages) if (await cache.match(new URL(p, scope).href)) kept++;
     return { kept, of: SW.pages.length, failed: 0 };
   };
+  if (e.data.type === "twice:activate") {
+    // Sent by a page to a worker left waiting (see offline.js).
+    e.waitUntil(self.skipWaiting());
+    return;
+  }
   const reply = (r) => port && port.postMessage(r);
   e.waitUntil(answer().then(reply, (err) => reply({ error: String(err) })));
 });
