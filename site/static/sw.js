@@ -26,7 +26,9 @@
 //
 // A message {type: "twice:cache-all"} keeps every page and the runtime;
 // {type: "twice:status"} reports how many pages are kept. Both answer on
-// the message's port, when the message has one.
+// the message's port, when the message has one. {type: "twice:activate"},
+// sent by a page to a new version's worker once it is installed, makes it
+// take over now (see offline.js).
 "use strict";
 
 // The server replaces the next line with the site's version, shell and pages.
