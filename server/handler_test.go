@@ -471,3 +471,26 @@ func TestLargeFromDisk(t *testing.T) {
 		t.Errorf("HEAD: Content-Length %d, want %d and no body", r.ContentLength, len(f.Brotli))
 	}
 }
+
+// A small body gets a window just big enough for it, within brotli's
+// bounds, and still decodes to itself; the compressed form is then shared
+// by a second compressor (a re-render) instead of computed again.
+func TestBrotliWindow(t *testing.T) {
+	for _, tc := range []struct{ n, want int }{{0, 10}, {1000, 10}, {1025, 11}, {20_000, 15}, {1 << 20, 21}, {14 << 20, 24}, {1 << 30, 24}} {
+		if got := brotliWindow(tc.n); got != tc.want {
+			t.Errorf("brotliWindow(%d) = %d, want %d", tc.n, got, tc.want)
+		}
+	}
+	body := bytes.Repeat([]byte("<p>two effects in 19 of 20 races</p>\n"), 600)
+	f := newFile("page.html", body, 200, false)
+	newCompressor("", BrotliNever).compress(f)
+	dec, err := io.ReadAll(brotli.NewReader(bytes.NewReader(f.Brotli)))
+	if err != nil || !bytes.Equal(dec, body) {
+		t.Fatalf("the brotli form does not decode to the body (%v)", err)
+	}
+	g := newFile("page.html", body, 200, false)
+	newCompressor("", BrotliNever).compress(g)
+	if &g.Brotli[0] != &f.Brotli[0] {
+		t.Errorf("a second compressor compressed the same small body again")
+	}
+}
