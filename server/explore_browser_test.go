@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/twice-lab/twice/runtime/event"
 	"github.com/twice-lab/twice/runtime/script"
 )
 
@@ -73,7 +74,7 @@ func runIDs(s string) []string {
 func replayTrace(trace []script.Event, k int) (jobs []script.Job, effects []script.Effect) {
 	byID := map[int64]script.Job{}
 	for _, ev := range trace[:k+1] {
-		if ev.Kind == "reset" {
+		if ev.Kind == event.Reset {
 			byID = map[int64]script.Job{}
 			effects = nil
 		}
@@ -237,7 +238,7 @@ func TestBrowserExplore(t *testing.T) {
 	for k := 1; k < len(trace); k++ {
 		run(t, ctx, 10*time.Second, chromedp.KeyEvent(kb.ArrowRight))
 		check(k)
-		sawClaim = sawClaim || trace[k].Kind == "claim"
+		sawClaim = sawClaim || trace[k].Kind == event.Claim
 		if trace[k].Effect != nil && strings.Contains(js[string](t, ctx, `tp.q(0, ".step-change").textContent`), "duplicate") {
 			sawDup = true
 		}

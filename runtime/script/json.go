@@ -289,7 +289,7 @@ func (e *jsonEnc) event(v Event) {
 	e.key("at_us")
 	e.num64(v.AtUS)
 	e.strField("proc", v.Proc)
-	e.strField("kind", v.Kind)
+	e.strField("kind", v.Kind.String())
 	e.strField("step", v.Step)
 	if v.Run != "" {
 		e.strField("run", v.Run)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/twice-lab/twice/runtime/event"
 	"golang.org/x/tools/txtar"
 )
 
@@ -89,7 +90,7 @@ func TestMarshalJSONStrings(t *testing.T) {
 			Jobs:         []Job{{ID: 1 << 62, Order: s, Status: s, Run: s}, {LeaseUS: &lease}},
 			Races:        []RaceTally{{Claim: s, Workers: 8}},
 			Explorations: []Exploration{{Claim: s, Orderings: s, Method: s}, {Shortest: []ExploreStep{{Worker: s, What: s}}}},
-			Trace:        []Event{{Proc: s, Kind: s, Step: s}, {Run: s, Job: &Job{Order: s}, Effect: &Effect{Worker: s}}},
+			Trace:        []Event{{Proc: s, Kind: event.Replayed, Step: s}, {Run: s, Job: &Job{Order: s}, Effect: &Effect{Worker: s}}},
 			Timeline:     &Timeline{SVG: s, EventX: []int{}},
 			Error:        &Error{Kind: s, Msg: s, Line: 3},
 			ExitCode:     2,
