@@ -374,7 +374,7 @@ func TestBrowserExplore(t *testing.T) {
 	// Diagnosis beside the effects table, with its evidence.
 	diag := js[string](t, ctx, `tp.q(0, ".diagnosis").textContent`) + "\n" + strings.Join(js[[]string](t, ctx, `tp.evidence(0)`), "\n")
 	last := script.Run("race read 20\n", script.Options{Seed: 5})
-	if len(last.Summary) != 1 || last.Summary[0].Kind != "claim-race" {
+	if len(last.Summary) != 1 || last.Summary[0].Kind != script.KindClaimRace {
 		t.Fatalf("the last race of race read 20 at seed 5 is not a claim race: %+v", last.Summary)
 	}
 	for _, w := range []string{"Claim race", last.Summary[0].Diagnosis, "runs=2: ", "attempts=a", "sends=s1", "gap=" + last.Summary[0].Span + " from the first effect to the last"} {

@@ -160,7 +160,7 @@ func (e *jsonEnc) summary(s Summary) {
 	e.strField("span", s.Span)
 	e.key("tags")
 	jsonList(e, s.Tags, (*jsonEnc).str)
-	e.strField("kind", s.Kind)
+	e.strField("kind", s.Kind.String())
 	e.strField("diagnosis", s.Diagnosis)
 	e.byte('}')
 }

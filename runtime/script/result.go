@@ -101,11 +101,9 @@ type Summary struct {
 	// transcript and the diagnosis print it ("0.7 ms", "2076 ms").
 	Span string   `json:"span"`
 	Tags []string `json:"tags"`
-	// Kind names the diagnosis: one of the Kind constants ("once",
-	// "redelivery", "fenced", "deduped", "swallowed", "client-retry",
-	// "claim-race", "lease-expired", "slow-processing", "stall", "redone",
-	// "redriven", "two-jobs", "publish-twice", "mixed", "unknown").
-	Kind string `json:"kind"`
+	// Kind names the diagnosis: one of [DiagnosisKinds], spelt by its
+	// name in the JSON ("once", "claim-race", ...).
+	Kind DiagnosisKind `json:"kind"`
 	// Diagnosis says in words what the evidence shows.
 	Diagnosis string `json:"diagnosis"`
 }
