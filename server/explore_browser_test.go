@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/twice-lab/twice/runtime/event"
 	"github.com/twice-lab/twice/runtime/script"
 )
 
@@ -73,7 +74,7 @@ func runIDs(s string) []string {
 func replayTrace(trace []script.Event, k int) (jobs []script.Job, effects []script.Effect) {
 	byID := map[int64]script.Job{}
 	for _, ev := range trace[:k+1] {
-		if ev.Kind == "reset" {
+		if ev.Kind == event.Reset {
 			byID = map[int64]script.Job{}
 			effects = nil
 		}
@@ -237,7 +238,7 @@ func TestBrowserExplore(t *testing.T) {
 	for k := 1; k < len(trace); k++ {
 		run(t, ctx, 10*time.Second, chromedp.KeyEvent(kb.ArrowRight))
 		check(k)
-		sawClaim = sawClaim || trace[k].Kind == "claim"
+		sawClaim = sawClaim || trace[k].Kind == event.Claim
 		if trace[k].Effect != nil && strings.Contains(js[string](t, ctx, `tp.q(0, ".step-change").textContent`), "duplicate") {
 			sawDup = true
 		}
@@ -373,7 +374,7 @@ func TestBrowserExplore(t *testing.T) {
 	// Diagnosis beside the effects table, with its evidence.
 	diag := js[string](t, ctx, `tp.q(0, ".diagnosis").textContent`) + "\n" + strings.Join(js[[]string](t, ctx, `tp.evidence(0)`), "\n")
 	last := script.Run("race read 20\n", script.Options{Seed: 5})
-	if len(last.Summary) != 1 || last.Summary[0].Kind != "claim-race" {
+	if len(last.Summary) != 1 || last.Summary[0].Kind != script.KindClaimRace {
 		t.Fatalf("the last race of race read 20 at seed 5 is not a claim race: %+v", last.Summary)
 	}
 	for _, w := range []string{"Claim race", last.Summary[0].Diagnosis, "runs=2: ", "attempts=a", "sends=s1", "gap=" + last.Summary[0].Span + " from the first effect to the last"} {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/twice-lab/twice/runtime/event"
 	"github.com/twice-lab/twice/runtime/script"
 )
 
@@ -81,7 +82,7 @@ func TestBrowserMatrix(t *testing.T) {
 	native := script.Run(ledger, script.Options{Seed: seed, Timeline: true})
 	commit := -1
 	for k, ev := range native.Trace {
-		if ev.Kind == "commit" && ev.Effect != nil {
+		if ev.Kind == event.Commit && ev.Effect != nil {
 			commit = k
 			break
 		}

@@ -107,8 +107,8 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	r.sw = static("sw.js")
 	r.names.WasmExec = add("wasm_exec.js", opts.Runtime.WasmExec)
 	r.names.Wasm = add("twice.wasm", opts.Runtime.Wasm)
-	// The claims, dedupe modes and key choices come from the runtime's
-	// lists: the page keeps no copy of its own.
+	// The claims, dedupe modes, key choices and diagnosis kinds come from
+	// the runtime's lists: the page keeps no copy of its own.
 	choices := script.Choices()
 	config, err := json.Marshal(map[string]any{
 		"worker":   r.names.Worker,
@@ -119,6 +119,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 		"claims":   choices.Claims,
 		"dedupes":  choices.Dedupes,
 		"keys":     choices.Keys,
+		"kinds":    choices.Kinds,
 	})
 	if err != nil {
 		return nil, err

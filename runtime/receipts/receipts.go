@@ -32,6 +32,7 @@ package receipts
 import (
 	"fmt"
 
+	"github.com/twice-lab/twice/runtime/event"
 	"github.com/twice-lab/twice/runtime/sim"
 )
 
@@ -199,8 +200,8 @@ func (s *Service) Highest(job int64) int { return s.fence[job] }
 func (s *Service) Post(p *sim.Proc, req Request) Outcome {
 	k := p.Kernel()
 	sent := p.Now()
-	p.Step(k.Between(DialMin, DialMax), "connect", "connect to receipts")
-	p.Step(k.Between(HopMin, HopMax), "send", "POST receipt for %s (send %d)", req.Order, req.Send)
+	p.Step(k.Between(DialMin, DialMax), event.Connect, "connect to receipts")
+	p.Step(k.Between(HopMin, HopMax), event.Send, "POST receipt for %s (send %d)", req.Order, req.Send)
 	// Arrival: the service records before anything else.
 	e := Effect{
 		Order: req.Order, Job: req.Job, Run: req.Run, Attempt: req.Attempt,
@@ -212,7 +213,7 @@ func (s *Service) Post(p *sim.Proc, req Request) Outcome {
 		if high := s.fence[req.Job]; req.Token < high {
 			e.Refused = true
 			s.effects = append(s.effects, e)
-			k.Record(Proc, "refused", e, "refused %s from run %s: fencing token %d is older than %d", req.Order, req.Run, req.Token, high)
+			k.Record(Proc, event.Refused, e, "refused %s from run %s: fencing token %d is older than %d", req.Order, req.Run, req.Token, high)
 			outcome, status, delay = Refused, "409 (stale fencing token)", 0
 		} else {
 			if s.fence == nil {
@@ -233,11 +234,11 @@ func (s *Service) Post(p *sim.Proc, req Request) Outcome {
 	answered := p.Now() + delay + k.Between(HopMin, HopMax)
 	if deadline := sent + req.Timeout; answered > deadline {
 		p.SleepUntil(deadline)
-		k.Record(p.Name(), "timeout", nil, "POST TimeoutError after %d ms", req.Timeout/sim.Millisecond)
+		k.Record(p.Name(), event.Timeout, nil, "POST TimeoutError after %d ms", req.Timeout/sim.Millisecond)
 		return TimedOut
 	}
 	p.SleepUntil(answered)
-	k.Record(p.Name(), "answer", nil, "POST answered %s", status)
+	k.Record(p.Name(), event.Answer, nil, "POST answered %s", status)
 	return outcome
 }
 
@@ -245,14 +246,14 @@ func (s *Service) Post(p *sim.Proc, req Request) Outcome {
 func (s *Service) land(k *sim.Kernel, e Effect) {
 	e.At = k.Now()
 	s.effects = append(s.effects, e)
-	k.Record(Proc, "effect", e, "recorded %s from run %s a%d s%d", e.Order, e.Run, e.Attempt, e.Send)
+	k.Record(Proc, event.Effect, e, "recorded %s from run %s a%d s%d", e.Order, e.Run, e.Attempt, e.Send)
 }
 
 // replay records e as a request the service deduplicated.
 func (s *Service) replay(k *sim.Kernel, e Effect, first string) {
 	e.At, e.Replayed, e.FirstRun = k.Now(), true, first
 	s.effects = append(s.effects, e)
-	k.Record(Proc, "replayed", e, "replayed %s to run %s: key %s was stored by run %s", e.Order, e.Run, e.Key, first)
+	k.Record(Proc, event.Replayed, e, "replayed %s to run %s: key %s was stored by run %s", e.Order, e.Run, e.Key, first)
 }
 
 // deduplicate plays the service's dedupe mode for a request with a key,
@@ -278,30 +279,30 @@ func (s *Service) deduplicate(p *sim.Proc, e *Effect) bool {
 		first, found, err := s.keys.Check(e.Key, p.Now(), s.ttl)
 		s.fail(err)
 		if found {
-			p.Step(stmt(), "key-check", "SELECT key %s: stored by run %s", e.Key, first)
+			p.Step(stmt(), event.KeyCheck, "SELECT key %s: stored by run %s", e.Key, first)
 			s.replay(k, *e, first)
 			return true
 		}
-		p.Step(stmt(), "key-check", "SELECT key %s: %s", e.Key, absent(state))
+		p.Step(stmt(), event.KeyCheck, "SELECT key %s: %s", e.Key, absent(state))
 		e.KeyState = state
 		s.land(k, *e)
 		p.Sleep(stmt()) // doing the effect
 		s.fail(s.keys.Insert(e.Key, p.Now(), e.Run))
-		p.Step(stmt(), "key-insert", "INSERT key %s", e.Key)
+		p.Step(stmt(), event.KeyInsert, "INSERT key %s", e.Key)
 		return false
 	case DedupeClaim:
 		took, err := s.keys.Claim(e.Key, p.Now(), s.ttl, e.Run)
 		s.fail(err)
 		if took {
-			p.Step(stmt(), "key-claim", "INSERT key %s ON CONFLICT DO NOTHING: 1 row changed (%s), the effect is mine", e.Key, absent(state))
+			p.Step(stmt(), event.KeyClaim, "INSERT key %s ON CONFLICT DO NOTHING: 1 row changed (%s), the effect is mine", e.Key, absent(state))
 			e.KeyState = state
 			s.land(k, *e)
 			return false
 		}
-		p.Step(stmt(), "key-claim", "INSERT key %s ON CONFLICT DO NOTHING: 0 rows changed", e.Key)
+		p.Step(stmt(), event.KeyClaim, "INSERT key %s ON CONFLICT DO NOTHING: 0 rows changed", e.Key)
 		first, _, err := s.keys.Check(e.Key, p.Now(), s.ttl)
 		s.fail(err)
-		p.Step(stmt(), "key-check", "SELECT key %s: stored by run %s", e.Key, first)
+		p.Step(stmt(), event.KeyCheck, "SELECT key %s: stored by run %s", e.Key, first)
 		s.replay(k, *e, first)
 		return true
 	}

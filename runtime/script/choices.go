@@ -15,17 +15,28 @@ type Choice struct {
 	Alias string `json:"alias"`
 }
 
-// ChoiceLists are the lists the browser's controls are built from. The
-// server passes them to the page in twice.js's config, so that the page
-// never keeps a second copy of a list the runtime owns.
+// KindChoice is one diagnosis kind as the page shows it: its name (a
+// Summary's kind), its title, and whether it is good.
+type KindChoice struct {
+	Name  string `json:"name"`
+	Title string `json:"title"`
+	Good  bool   `json:"good"`
+}
+
+// ChoiceLists are the lists the browser's controls are built from, and
+// the diagnosis kinds its verdicts are titled from. The server passes them
+// to the page in twice.js's config, so that the page never keeps a second
+// copy of a list the runtime owns.
 type ChoiceLists struct {
-	Claims  []Choice `json:"claims"`
-	Dedupes []Choice `json:"dedupes"`
-	Keys    []Choice `json:"keys"`
+	Claims  []Choice     `json:"claims"`
+	Dedupes []Choice     `json:"dedupes"`
+	Keys    []Choice     `json:"keys"`
+	Kinds   []KindChoice `json:"kinds"`
 }
 
 // Choices returns every claim (queue.Claims), dedupe mode
-// (receipts.Dedupes) and key choice (receipts.Keys), in their order.
+// (receipts.Dedupes), key choice (receipts.Keys) and diagnosis kind
+// ([DiagnosisKinds]), in their order.
 func Choices() ChoiceLists {
 	var l ChoiceLists
 	for _, c := range queue.Claims() {
@@ -36,6 +47,9 @@ func Choices() ChoiceLists {
 	}
 	for _, k := range receipts.Keys() {
 		l.Keys = append(l.Keys, Choice{k.String(), k.Words(), k.String()})
+	}
+	for _, k := range DiagnosisKinds() {
+		l.Kinds = append(l.Kinds, KindChoice{k.String(), k.Title(), k.Good()})
 	}
 	return l
 }

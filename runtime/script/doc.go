@@ -119,8 +119,8 @@
 //  3. run.go: a case in interp.exec. It returns (ok, err): ok false fails
 //     the command for a following &&; a non-nil err stops the script with
 //     a runtime error. Print with in.print, record a trace event with
-//     in.k.Record, and spend virtual time or draw numbers only through the
-//     kernel. A case missing from exec compiles, and fails at run time with
+//     in.k.Record and a kind from package event (a new kind: see below),
+//     and spend virtual time or draw numbers only through the kernel. A case missing from exec compiles, and fails at run time with
 //     "command ... not implemented".
 //  4. testdata: a golden (a txtar with a script section) for what it
 //     prints, and one for each usage error; go test ./runtime/script -run
@@ -141,6 +141,25 @@
 // from its script and requires every scenario to duplicate without a fix.
 // Then go test ./runtime/script -run Golden -update rewrites matrix.txtar;
 // review the diff, and the prose of the which-fix lesson.
+//
+// # Adding an event kind or a diagnosis
+//
+// An event kind is a constant of event.Kind and its entry in that
+// package's list: its name (the JSON's "kind"), its lane, and what the
+// timeline draws for it (a mark at its instant, a bar it starts or ends).
+// DrawTimeline draws from the list, so a kind with an existing mark needs
+// no code there; a new mark or bar needs its case in DrawTimeline and its
+// check in markDrawn (kinds_test.go). Record it by its constant (in.k.Record,
+// w.step, w.say, p.Step), and add a script that records it to a golden or
+// to traceCorpus: TestEveryEventKindIsRecordedAndDrawn fails for a listed
+// kind nothing records or draws, or one recorded in another lane.
+//
+// A diagnosis is a [DiagnosisKind] constant and its entry in
+// diagnosisInfo (name, title for a reader, good or not), a case in
+// diagnose or claimCause that names it from the evidence, and its words
+// in diagnose's what. The page gets the title and the good flag through
+// [Choices]; nothing in twice.js. TestEveryDiagnosisKindIsReached needs a
+// script that is diagnosed with it (diagnosisCorpus).
 //
 // # Adding a claim
 //

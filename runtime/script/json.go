@@ -160,7 +160,7 @@ func (e *jsonEnc) summary(s Summary) {
 	e.strField("span", s.Span)
 	e.key("tags")
 	jsonList(e, s.Tags, (*jsonEnc).str)
-	e.strField("kind", s.Kind)
+	e.strField("kind", s.Kind.String())
 	e.strField("diagnosis", s.Diagnosis)
 	e.byte('}')
 }
@@ -289,7 +289,7 @@ func (e *jsonEnc) event(v Event) {
 	e.key("at_us")
 	e.num64(v.AtUS)
 	e.strField("proc", v.Proc)
-	e.strField("kind", v.Kind)
+	e.strField("kind", v.Kind.String())
 	e.strField("step", v.Step)
 	if v.Run != "" {
 		e.strField("run", v.Run)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/twice-lab/twice/runtime/event"
 	"golang.org/x/tools/txtar"
 )
 
@@ -85,11 +86,11 @@ func TestMarshalJSONStrings(t *testing.T) {
 			Seed:         1<<64 - 1,
 			Transcript:   []string{s, s},
 			Effects:      []Effect{{Order: s, Run: s, Attempt: -1, Send: 2, Worker: s, AtUS: -1 << 63}},
-			Summary:      []Summary{{Order: s, Tags: nil, Kind: s, Diagnosis: s}, {Tags: []string{s}}},
+			Summary:      []Summary{{Order: s, Tags: nil, Kind: KindPublishTwice, Diagnosis: s}, {Tags: []string{s}}},
 			Jobs:         []Job{{ID: 1 << 62, Order: s, Status: s, Run: s}, {LeaseUS: &lease}},
 			Races:        []RaceTally{{Claim: s, Workers: 8}},
 			Explorations: []Exploration{{Claim: s, Orderings: s, Method: s}, {Shortest: []ExploreStep{{Worker: s, What: s}}}},
-			Trace:        []Event{{Proc: s, Kind: s, Step: s}, {Run: s, Job: &Job{Order: s}, Effect: &Effect{Worker: s}}},
+			Trace:        []Event{{Proc: s, Kind: event.Replayed, Step: s}, {Run: s, Job: &Job{Order: s}, Effect: &Effect{Worker: s}}},
 			Timeline:     &Timeline{SVG: s, EventX: []int{}},
 			Error:        &Error{Kind: s, Msg: s, Line: 3},
 			ExitCode:     2,

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/twice-lab/twice/runtime/event"
 )
 
 // The matrix: every duplicate scenario the lab knows, run against every
@@ -185,7 +187,7 @@ func (in *interp) matrix(seed uint64) error {
 		m.Scenarios = append(m.Scenarios, row)
 	}
 	in.res.Matrices = append(in.res.Matrices, m)
-	in.k.Record("shell", "matrix", nil, "matrix --seed %d: %d scenarios × %d fixes, each a live run", seed, len(m.Scenarios), len(m.Fixes))
+	in.k.Record("shell", event.Matrix, nil, "matrix --seed %d: %d scenarios × %d fixes, each a live run", seed, len(m.Scenarios), len(m.Fixes))
 	for _, line := range m.Lines() {
 		in.print("%s", line)
 	}

@@ -1,5 +1,7 @@
 package script
 
+import "github.com/twice-lab/twice/runtime/event"
+
 // Result is everything one run of a script produced. It is what `twice run
 // --json` prints and what the browser playground renders: the transcript
 // exactly as the CLI prints it, and the same facts as tables.
@@ -99,11 +101,9 @@ type Summary struct {
 	// transcript and the diagnosis print it ("0.7 ms", "2076 ms").
 	Span string   `json:"span"`
 	Tags []string `json:"tags"`
-	// Kind names the diagnosis: one of the Kind constants ("once",
-	// "redelivery", "fenced", "deduped", "swallowed", "client-retry",
-	// "claim-race", "lease-expired", "slow-processing", "stall", "redone",
-	// "redriven", "two-jobs", "publish-twice", "mixed", "unknown").
-	Kind string `json:"kind"`
+	// Kind names the diagnosis: one of [DiagnosisKinds], spelt by its
+	// name in the JSON ("once", "claim-race", ...).
+	Kind DiagnosisKind `json:"kind"`
 	// Diagnosis says in words what the evidence shows.
 	Diagnosis string `json:"diagnosis"`
 }
@@ -246,49 +246,21 @@ type ExploreStep struct {
 
 // Event is one atomic step of one simulated process, or a shell command.
 //
-// Kind is one of:
-//
-//	reset, add, sleep, race   a shell command (Proc "shell"); reset empties every table
-//	start                     a worker process started (Run is its run id)
-//	select                    a SELECT of the job row
-//	claim                     the UPDATE that took the job (Job: the row after, with its lease)
-//	claim-failed              an atomic claim that changed no row
-//	clock, log, connect       reading the clock, appending to worker.log, connecting
-//	send                      a request leaving the worker
-//	effect                    the receipts service recording an arrival (Proc "receipts", Effect set)
-//	answer, timeout           the worker getting the answer, or giving up waiting
-//	ack                       the UPDATE that marked the job done (Job: the row after)
-//	process                   the worker starts the job's own work (--processing)
-//	heartbeat                 an UPDATE that renewed the lease (Job: the row after)
-//	lease-lost                a renewal that changed no row: another run holds the job
-//	stall                     the worker froze (--stall): no work, no heartbeats
-//	refused                   the service refused a stale fencing token (Proc "receipts", Effect set)
-//	key-check                 the service's SELECT of an Idempotency-Key (in the worker's lane: the request's step)
-//	key-insert                the service's INSERT of a key after the effect (dedupe check)
-//	key-claim                 the service's INSERT ... ON CONFLICT DO NOTHING of a key (dedupe claim)
-//	replayed                  the service answered a stored key with the first answer (Proc "receipts", Effect set)
-//	service, redeliver        shell commands: a dedupe mode set; a job put back to queued (Job: the row after)
-//	ack-refused               a fenced ack that changed no row
-//	say                       a line the worker printed to the transcript
-//	kill                      the worker was killed (it also printed a line)
-//	begin, commit, rollback   the ledger's transaction (commit: Job, the row as committed, and
-//	                          Effect, with Ledger set, when it committed a ledger row)
-//	key                       INSERT of the idempotency key ... ON CONFLICT DO NOTHING
-//	key-hit                   the key was there already: the run that claimed it, read back
-//	ledger                    INSERT of the ledger row (the effect), not yet committed
-//	busy                      a write found another connection's transaction open and waits
+// Kind is one of the kinds listed in package event, which says for each
+// what it is, whose lane it belongs to and what the timeline draws for it;
+// the JSON spells it by its name ("claim", "effect", "reset", ...).
 //
 // Replaying the events in order, applying Job (replace the row with that
 // id), Effect (append) and reset (empty both), gives the tables as they
 // stood after every step.
 type Event struct {
-	AtUS   int64   `json:"at_us"`
-	Proc   string  `json:"proc"`
-	Kind   string  `json:"kind"`
-	Step   string  `json:"step"`
-	Run    string  `json:"run,omitempty"`
-	Job    *Job    `json:"job,omitempty"`
-	Effect *Effect `json:"effect,omitempty"`
+	AtUS   int64      `json:"at_us"`
+	Proc   string     `json:"proc"`
+	Kind   event.Kind `json:"kind"`
+	Step   string     `json:"step"`
+	Run    string     `json:"run,omitempty"`
+	Job    *Job       `json:"job,omitempty"`
+	Effect *Effect    `json:"effect,omitempty"`
 }
 
 // Error is a parse, usage or runtime error with its place in the script.

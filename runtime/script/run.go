@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/twice-lab/twice/runtime/event"
 	"github.com/twice-lab/twice/runtime/explore"
 	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/receipts"
@@ -202,7 +203,7 @@ func (in *interp) print(format string, args ...any) {
 func (in *interp) exec(c Command) (bool, error) {
 	switch c.Kind {
 	case Reset:
-		in.k.Record("shell", "reset", nil, "reset")
+		in.k.Record("shell", event.Reset, nil, "reset")
 		return true, in.reset()
 	case Add:
 		ev := c.Add.Event
@@ -215,12 +216,12 @@ func (in *interp) exec(c Command) (bool, error) {
 			if err != nil {
 				return false, err
 			}
-			in.k.Record("shell", "add", in.observe(id), "add %s (event %s): job %d", c.Add.Order, ev, id)
+			in.k.Record("shell", event.Add, in.observe(id), "add %s (event %s): job %d", c.Add.Order, ev, id)
 		}
 		return true, nil
 	case Service:
 		s := c.Service
-		in.k.Record("shell", "service", nil, "%s", c)
+		in.k.Record("shell", event.Service, nil, "%s", c)
 		return true, in.svc.SetDedupe(s.Dedupe, s.KeyTTL)
 	case Redeliver:
 		if err := in.shell.Requeue(c.Job); err != nil {
@@ -230,13 +231,13 @@ func (in *interp) exec(c Command) (bool, error) {
 			return false, err
 		}
 		in.redriven[c.Job] = true
-		in.k.Record("shell", "redeliver", in.observe(c.Job), "redeliver job %d: back to queued", c.Job)
+		in.k.Record("shell", event.Redeliver, in.observe(c.Job), "redeliver job %d: back to queued", c.Job)
 		return true, nil
 	case Sleep:
-		in.k.Record("shell", "sleep", nil, "sleep %s", formatSeconds(c.Sleep))
+		in.k.Record("shell", event.Sleep, nil, "sleep %s", formatSeconds(c.Sleep))
 		return true, in.runUntil(in.k.Now() + c.Sleep)
 	case Wait:
-		in.k.Record("shell", "wait", nil, "wait")
+		in.k.Record("shell", event.Wait, nil, "wait")
 		return true, in.wait()
 	case Background:
 		// As in a shell, the list starts now: it runs until its first
@@ -366,7 +367,7 @@ func (in *interp) quiet0(name string) error {
 // its sleeps and works in order, in virtual time, while the script goes
 // on. A work in it is a worker process of its own that the list waits for.
 func (in *interp) background(c Command) {
-	in.k.Record("shell", "background", nil, "start in the background: %s", c)
+	in.k.Record("shell", event.Background, nil, "start in the background: %s", c)
 	in.k.Go("shell", in.k.Now(), func(p *sim.Proc) {
 		ok := true
 		for _, sub := range c.Body {
@@ -457,7 +458,7 @@ func (in *interp) race(r RaceArgs) error {
 	for i := range r.N {
 		in.quiet = i > 0
 		in.k.SetTracing(i == 0)
-		in.k.Record("shell", "reset", nil, "race %d of %d: reset", i+1, r.N)
+		in.k.Record("shell", event.Reset, nil, "race %d of %d: reset", i+1, r.N)
 		if err := in.reset(); err != nil {
 			return err
 		}
@@ -466,7 +467,7 @@ func (in *interp) race(r RaceArgs) error {
 		if err != nil {
 			return err
 		}
-		in.k.Record("shell", "add", in.observe(id), "race %d of %d: add %s (event %s): job %d", i+1, r.N, RaceOrder, ev, id)
+		in.k.Record("shell", event.Add, in.observe(id), "race %d of %d: add %s (event %s): job %d", i+1, r.N, RaceOrder, ev, id)
 		gate := in.k.Now() + raceGate
 		for n := range r.Workers {
 			w := &worker{in: in, gate: gate, args: WorkArgs{
@@ -530,7 +531,7 @@ func (in *interp) explore(r RaceArgs) error {
 		x.Shortest = append(x.Shortest, ExploreStep{Worker: s.Worker, What: s.What})
 	}
 	in.res.Explorations = append(in.res.Explorations, x)
-	in.k.Record("shell", "race", nil, "race %s --all --workers %d: %s of %s interleavings duplicate", r.Claim, r.Workers, x.Duplicating, x.Orderings)
+	in.k.Record("shell", event.Race, nil, "race %s --all --workers %d: %s of %s interleavings duplicate", r.Claim, r.Workers, x.Duplicating, x.Orderings)
 
 	in.print("%s: two effects in %s of %s interleavings of %d workers", raceLabel(r.Claim, dedupe, r.Key), x.Duplicating, x.Orderings, r.Workers)
 	if len(x.Shortest) == 0 {

@@ -101,7 +101,7 @@ func TestExpiredLeaseLetsSecondWorkerIn(t *testing.T) {
 func TestDiagnoses(t *testing.T) {
 	tests := []struct {
 		src  string
-		kind string
+		kind DiagnosisKind
 	}{
 		{"add o && work --job 1 && effects", KindOnce},
 		{"add o && work --job 1 --lease 1 --crash-before-ack; sleep 2; work --job 1 --worker W2", KindLeaseExpired},

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -8,26 +9,113 @@ import (
 	"github.com/twice-lab/twice/runtime/sim"
 )
 
-// Diagnosis kinds: what the evidence says one order's effects came from.
+// DiagnosisKind names what the evidence says one order's effects came
+// from: one of the values in [DiagnosisKinds], each with its name (the
+// JSON's "kind" of a [Summary]), its title for a reader, and whether it is
+// good (every event had its one effect: nothing duplicated, nothing
+// swallowed). The diagnosis, the docs and the browser (the server passes
+// [Choices] to the page in twice.js's config) read this list.
+type DiagnosisKind uint8
+
 const (
-	KindOnce       = "once"       // one effect from one delivery
-	KindRedelivery = "redelivery" // delivered again, one effect
-	KindFenced     = "fenced"     // a stale run's receipt refused by its fencing token, one effect
-	KindDeduped    = "deduped"    // a request replayed on its key, one effect
-	KindSwallowed  = "swallowed"  // one effect, but a different event was replayed on its key
+	KindOnce       DiagnosisKind = iota // one effect from one delivery
+	KindRedelivery                      // delivered again, one effect
+	KindFenced                          // a stale run's receipt refused by its fencing token, one effect
+	KindDeduped                         // a request replayed on its key, one effect
+	KindSwallowed                       // one effect, but a different event was replayed on its key
 	// Duplicates, each named from the evidence:
-	KindClientRetry  = "client-retry"    // one run sent twice
-	KindClaimRace    = "claim-race"      // a claim overwrote a lease that was still live
-	KindLeaseExpired = "lease-expired"   // the lease ran out after the run was killed or ended without an ack
-	KindSlow         = "slow-processing" // the lease ran out while the run was still working
-	KindStall        = "stall"           // the lease ran out while the run was frozen after its last heartbeat
-	KindRedone       = "redone"          // the job was claimed again after it was done
-	KindRedriven     = "redriven"        // redeliver put the job back, and it ran again
-	KindTwoJobs      = "two-jobs"        // two events for the order: two jobs
-	KindPublishTwice = "publish-twice"   // the producer published one event twice: two jobs, one event
-	KindMixed        = "mixed"           // more than one of the above
-	KindUnknown      = "unknown"         // the evidence cannot tell
+	KindClientRetry  // one run sent twice
+	KindClaimRace    // a claim overwrote a lease that was still live
+	KindLeaseExpired // the lease ran out after the run was killed or ended without an ack
+	KindSlow         // the lease ran out while the run was still working
+	KindStall        // the lease ran out while the run was frozen after its last heartbeat
+	KindRedone       // the job was claimed again after it was done
+	KindRedriven     // redeliver put the job back, and it ran again
+	KindTwoJobs      // two events for the order: two jobs
+	KindPublishTwice // the producer published one event twice: two jobs, one event
+	KindMixed        // more than one of the above
+	KindUnknown      // the evidence cannot tell
+	numDiagnosisKinds
 )
+
+var diagnosisInfo = [numDiagnosisKinds]struct {
+	name, title string
+	good        bool
+}{
+	KindOnce:         {"once", "Ran once", true},
+	KindRedelivery:   {"redelivery", "Redelivered, with no second effect", true},
+	KindFenced:       {"fenced", "Fenced: a stale run's receipt was refused", true},
+	KindDeduped:      {"deduped", "Deduplicated: the service replayed the first answer", true},
+	KindSwallowed:    {"swallowed", "Swallowed: a second event got the first one's answer", false},
+	KindClientRetry:  {"client-retry", "Client retry: one execution sent twice", false},
+	KindClaimRace:    {"claim-race", "Claim race: two workers took one delivery", false},
+	KindLeaseExpired: {"lease-expired", "Lease expired under finished work", false},
+	KindSlow:         {"slow-processing", "Processing outlived the lease", false},
+	KindStall:        {"stall", "A stall outlived the lease", false},
+	KindRedone:       {"redone", "Claimed again after it was done", false},
+	KindRedriven:     {"redriven", "Redelivered by hand after it was done", false},
+	KindTwoJobs:      {"two-jobs", "Two events for one order: two jobs", false},
+	KindPublishTwice: {"publish-twice", "The producer published one event twice", false},
+	KindMixed:        {"mixed", "More than one cause", false},
+	KindUnknown:      {"unknown", "The evidence cannot tell", false},
+}
+
+// DiagnosisKinds lists every diagnosis kind, in the order of the constants.
+func DiagnosisKinds() []DiagnosisKind {
+	ks := make([]DiagnosisKind, numDiagnosisKinds)
+	for i := range ks {
+		ks[i] = DiagnosisKind(i)
+	}
+	return ks
+}
+
+// ParseDiagnosisKind returns the diagnosis kind named s.
+func ParseDiagnosisKind(s string) (DiagnosisKind, bool) {
+	for _, k := range DiagnosisKinds() {
+		if diagnosisInfo[k].name == s {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// Valid reports whether k is one of DiagnosisKinds.
+func (k DiagnosisKind) Valid() bool { return k < numDiagnosisKinds }
+
+// String returns the kind's name, as the JSON spells it.
+func (k DiagnosisKind) String() string {
+	if !k.Valid() {
+		return "diagnosis(?)"
+	}
+	return diagnosisInfo[k].name
+}
+
+// Title says the kind in plain words, for a reader: what the playground
+// shows as a verdict.
+func (k DiagnosisKind) Title() string {
+	if !k.Valid() {
+		return ""
+	}
+	return diagnosisInfo[k].title
+}
+
+// Good reports whether the kind is a right outcome: every event had its
+// one effect. A swallowed event is not good, though nothing duplicated.
+func (k DiagnosisKind) Good() bool { return k.Valid() && diagnosisInfo[k].good }
+
+// MarshalText returns the kind's name, so that encoding/json writes the
+// name, as the runtime's own encoder does.
+func (k DiagnosisKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a kind back from its name.
+func (k *DiagnosisKind) UnmarshalText(b []byte) error {
+	v, ok := ParseDiagnosisKind(string(b))
+	if !ok {
+		return errors.New("unknown diagnosis kind " + string(b))
+	}
+	*k = v
+	return nil
+}
 
 // The phases of a run, as evidence: what a run was doing when another run
 // took its job.
@@ -172,9 +260,9 @@ func (in *interp) diagnose(s *Summary, reqs []Effect, attempts int) {
 	}
 
 	// Why each effect after the first could happen.
-	var kinds []string
-	seen := map[string]bool{}
-	note := func(kind string) {
+	var kinds []DiagnosisKind
+	seen := map[DiagnosisKind]bool{}
+	note := func(kind DiagnosisKind) {
 		if !seen[kind] {
 			seen[kind] = true
 			kinds = append(kinds, kind)
@@ -217,7 +305,7 @@ func (in *interp) diagnose(s *Summary, reqs []Effect, attempts int) {
 		}
 	}
 
-	what := func(kind string) string {
+	what := func(kind DiagnosisKind) string {
 		switch kind {
 		case KindClientRetry:
 			return "one run sent twice: a client retry after a timeout, not the queue"
@@ -312,7 +400,7 @@ func keyPair(a, b string) string {
 // did the same job: the reason the one that claimed later could claim it.
 // Their effects may land in either order, so the later claim is found from
 // the claim times, not from the order of the effects.
-func (in *interp) claimCause(a, b string) string {
+func (in *interp) claimCause(a, b string) DiagnosisKind {
 	r := in.runs[a]
 	if o := in.runs[b]; r == nil || o != nil && o.claimedAt > r.claimedAt {
 		r = o

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/twice-lab/twice/runtime/event"
 	"github.com/twice-lab/twice/runtime/sim"
 )
 
@@ -139,11 +140,11 @@ func (r *Result) DrawTimeline() *Timeline {
 	lane := map[string]int{}
 	var times []sim.Time
 	for _, e := range r.Trace {
-		if e.Proc == "shell" {
+		if e.Kind.Lane() == event.LaneShell {
 			continue
 		}
 		times = append(times, e.AtUS)
-		if _, ok := lane[e.Proc]; !ok && e.Proc != "receipts" {
+		if _, ok := lane[e.Proc]; !ok && e.Kind.Lane() == event.LaneWorker {
 			lane[e.Proc] = 0
 			lanes = append(lanes, e.Proc)
 		}
@@ -172,7 +173,7 @@ func (r *Result) DrawTimeline() *Timeline {
 
 	var dups, effects int
 	for _, e := range r.Trace {
-		if e.Kind == "effect" || e.Kind == "commit" && e.Effect != nil {
+		if e.Kind.Mark() == event.Dot || e.Kind == event.Commit && e.Effect != nil {
 			effects++
 		}
 	}
@@ -197,7 +198,7 @@ func (r *Result) DrawTimeline() *Timeline {
 	// Lanes and labels.
 	runOf := map[string]string{}
 	for _, e := range r.Trace {
-		if e.Kind == "start" {
+		if e.Kind == event.Start {
 			if prev, ok := runOf[e.Proc]; ok && prev != e.Run {
 				runOf[e.Proc] = prev + ", " + e.Run
 			} else {
@@ -264,14 +265,14 @@ func (r *Result) DrawTimeline() *Timeline {
 	sends := map[string]int{} // run -> x of its last send
 	seen := map[string]int{}  // order -> effects so far
 	for _, e := range r.Trace {
-		if e.Proc == "shell" {
-			if e.Kind == "reset" {
+		if e.Kind.Lane() == event.LaneShell {
+			if e.Kind == event.Reset {
 				seen = map[string]int{}
 			}
 			continue
 		}
 		x, y := ax.x(e.AtUS), laneY(e.Proc)
-		if e.Kind == "commit" && e.Effect != nil {
+		if e.Kind == event.Commit && e.Effect != nil {
 			// A ledger row lands at its COMMIT, on the worker's own lane.
 			ef := e.Effect
 			seen[ef.Order]++
@@ -285,29 +286,28 @@ func (r *Result) DrawTimeline() *Timeline {
 				class, x, y, label, esc(ef.Order), esc(ef.Run), ef.Attempt, fmtTime(ef.AtUS))
 			continue
 		}
-		switch e.Kind {
-		case "select", "claim", "claim-failed", "ack", "ack-refused", "lease-lost", "key-check", "key-insert", "key-claim",
-			"begin", "key", "key-hit", "ledger", "commit", "rollback":
+		switch e.Kind.Mark() {
+		case event.Tick:
 			p(`<line class="tick" x1="%d" y1="%d" x2="%d" y2="%d"><title>%s: %s</title></line>`, x, y-11, x, y+11, esc(e.Proc), esc(e.Step))
-		case "heartbeat":
+		case event.ShortTick:
 			p(`<line class="tick" x1="%d" y1="%d" x2="%d" y2="%d"><title>%s: %s</title></line>`, x, y-7, x, y+7, esc(e.Proc), esc(e.Step))
-		case "refused":
+		case event.Ring:
 			ef := e.Effect
 			if sx, ok := sends[ef.Run]; ok {
 				p(`<path class="send" d="M%d %d L%d %d"/>`, sx, laneY(ef.Worker), x, y)
 			}
-			p(`<circle class="ref" cx="%d" cy="%d" r="6"><title>refused: %s from run %s, fencing token %d is stale</title></circle>`, x, y, esc(ef.Order), esc(ef.Run), ef.Token)
-			p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="middle">refused</text>`, x, y+20)
-		case "replayed":
-			ef := e.Effect
-			if sx, ok := sends[ef.Run]; ok {
-				p(`<path class="send" d="M%d %d L%d %d"/>`, sx, laneY(ef.Worker), x, y)
+			title := esc(e.Step)
+			switch e.Kind {
+			case event.Refused:
+				title = fmt.Sprintf("refused: %s from run %s, fencing token %d is stale", esc(ef.Order), esc(ef.Run), ef.Token)
+			case event.Replayed:
+				title = fmt.Sprintf("replayed: %s from run %s, key %s was stored by run %s", esc(ef.Order), esc(ef.Run), esc(ef.Key), esc(ef.FirstRun))
 			}
-			p(`<circle class="ref" cx="%d" cy="%d" r="6"><title>replayed: %s from run %s, key %s was stored by run %s</title></circle>`, x, y, esc(ef.Order), esc(ef.Run), esc(ef.Key), esc(ef.FirstRun))
-			p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="middle">replayed</text>`, x, y+20)
-		case "send":
+			p(`<circle class="ref" cx="%d" cy="%d" r="6"><title>%s</title></circle>`, x, y, title)
+			p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="middle">%s</text>`, x, y+20, e.Kind)
+		case event.Origin:
 			sends[e.Run] = x
-		case "effect":
+		case event.Dot:
 			ef := e.Effect
 			seen[ef.Order]++
 			class, label := "eff", fmt.Sprintf("effect %d", seen[ef.Order])
@@ -324,10 +324,10 @@ func (r *Result) DrawTimeline() *Timeline {
 			if class == "dup" && seen[ef.Order] == 2 {
 				p(`<text x="%d" y="%d" font-size="11" font-weight="600" text-anchor="middle" class="dupl">duplicate</text>`, x, y+20)
 			}
-		case "kill":
+		case event.Cross:
 			p(`<path class="kill" d="M%d %d l10 10 m0 -10 l-10 10"><title>%s</title></path>`, x-5, y-5, esc(e.Step))
-		case "timeout":
-			p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="middle">timeout</text>`, x, y-12)
+		case event.Label:
+			p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="middle">%s</text>`, x, y-12, e.Kind)
 		}
 	}
 	cursorY := tlTop
@@ -354,28 +354,28 @@ func (r *Result) leases() []*lease {
 	var leases []*lease
 	open := map[string]*lease{}
 	for _, e := range r.Trace {
-		switch e.Kind {
-		case "claim":
+		switch bar := e.Kind.Bar(); {
+		case bar == event.LeaseFrom:
 			if e.Job != nil && e.Job.LeaseUS != nil {
 				l := &lease{proc: e.Proc, run: e.Run, from: e.AtUS, to: *e.Job.LeaseUS, end: *e.Job.LeaseUS}
 				leases = append(leases, l)
 				open[e.Proc] = l
 			}
-		case "heartbeat":
+		case bar == event.LeaseRenew:
 			if l := open[e.Proc]; l != nil && e.Job != nil && e.Job.LeaseUS != nil {
 				l.to, l.end = *e.Job.LeaseUS, *e.Job.LeaseUS
 			}
-		case "ack":
+		case bar == event.LeaseAck:
 			if l := open[e.Proc]; l != nil {
 				l.to, l.acked = min(e.AtUS, l.end), true
 				delete(open, e.Proc)
 			}
-		case "kill", "say":
-			if l := open[e.Proc]; l != nil && (e.Kind == "kill" || strings.Contains(e.Step, "giving up")) {
+		case bar == event.LeaseKill, e.Kind == event.Say && strings.Contains(e.Step, "giving up"):
+			if l := open[e.Proc]; l != nil {
 				l.to, l.killed = min(e.AtUS, l.end), true
 				delete(open, e.Proc)
 			}
-		case "reset":
+		case e.Kind == event.Reset:
 			open = map[string]*lease{}
 		}
 	}
@@ -389,22 +389,23 @@ type span struct {
 	stall    bool
 }
 
-// spans finds the work (from "process" to the worker's next step that is
-// not a heartbeat) and the stalls (from "stall" to its next step).
+// spans finds the work (from a WorkFrom event, process, to the worker's
+// next step that is not a heartbeat, a clock read or more work) and the
+// stalls (from a StallFrom event, stall, to its next step).
 func (r *Result) spans() []span {
 	var out []span
 	open := map[string]*span{}
 	for _, e := range r.Trace {
 		sp := open[e.Proc]
-		if sp != nil && (sp.stall || e.Kind != "heartbeat" && e.Kind != "clock" && e.Kind != "process") {
+		if sp != nil && (sp.stall || e.Kind != event.Heartbeat && e.Kind != event.Clock && e.Kind != event.Process) {
 			sp.to = e.AtUS
 			out = append(out, *sp)
 			delete(open, e.Proc)
 		}
-		switch e.Kind {
-		case "process":
+		switch e.Kind.Bar() {
+		case event.WorkFrom:
 			open[e.Proc] = &span{proc: e.Proc, from: e.AtUS}
-		case "stall":
+		case event.StallFrom:
 			open[e.Proc] = &span{proc: e.Proc, from: e.AtUS, stall: true}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/twice-lab/twice/runtime/event"
 	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/receipts"
 	"github.com/twice-lab/twice/runtime/sim"
@@ -33,7 +34,7 @@ type workerData struct {
 
 // step records one atomic step of the worker and yields for cost. A step
 // that wrote the job row carries the row as it now stands.
-func (w *worker) step(p *sim.Proc, cost sim.Time, kind string, wrote bool, format string, args ...any) {
+func (w *worker) step(p *sim.Proc, cost sim.Time, kind event.Kind, wrote bool, format string, args ...any) {
 	var job *Job
 	if wrote {
 		job = w.in.observe(w.args.Job)
@@ -43,7 +44,7 @@ func (w *worker) step(p *sim.Proc, cost sim.Time, kind string, wrote bool, forma
 }
 
 // say prints one line of the worker to the transcript and the trace.
-func (w *worker) say(kind, format string, args ...any) {
+func (w *worker) say(kind event.Kind, format string, args ...any) {
 	w.in.print("%s run %s: %s", w.args.Worker, w.run, fmt.Sprintf(format, args...))
 	w.in.k.Record(w.args.Worker, kind, workerData{run: w.run}, format, args...)
 }
@@ -53,7 +54,7 @@ func (w *worker) say(kind, format string, args ...any) {
 func (w *worker) stall(p *sim.Proc) {
 	if d := w.args.Stall; d > 0 {
 		w.rec.phase = phaseStalled
-		w.step(p, d, "stall", false, "frozen for %d ms (a pause: no heartbeats, no work)", d/sim.Millisecond)
+		w.step(p, d, event.Stall, false, "frozen for %d ms (a pause: no heartbeats, no work)", d/sim.Millisecond)
 	}
 }
 
@@ -68,7 +69,7 @@ func (w *worker) body(p *sim.Proc) {
 	a := w.args
 	defer func() { delete(w.in.running, a.Worker) }()
 
-	w.step(p, k.Between(startMin, startMax), "start", false, "start run %s", w.run)
+	w.step(p, k.Between(startMin, startMax), event.Start, false, "start run %s", w.run)
 	if w.gate != 0 {
 		p.SleepUntil(w.gate + k.Between(0, skewMax))
 	}
@@ -81,7 +82,7 @@ func (w *worker) execute(p *sim.Proc) {
 	// A write that finds another connection's transaction open waits a
 	// statement's time and tries again, as SQLite's busy handler would.
 	w.conn.Wait = func() {
-		w.step(p, w.stmt(), "busy", false, "database is locked by another connection's transaction: waiting")
+		w.step(p, w.stmt(), event.Busy, false, "database is locked by another connection's transaction: waiting")
 	}
 	row, claimed := w.claim(p)
 	if w.err != nil {
@@ -89,9 +90,9 @@ func (w *worker) execute(p *sim.Proc) {
 	}
 	if !claimed {
 		if row.Status == "done" {
-			w.say("say", "job %d already done", a.Job)
+			w.say(event.Say, "job %d already done", a.Job)
 		} else {
-			w.say("say", "job %d already claimed", a.Job)
+			w.say(event.Say, "job %d already claimed", a.Job)
 		}
 		w.ok = true
 		return
@@ -103,7 +104,7 @@ func (w *worker) execute(p *sim.Proc) {
 		w.fail(err)
 		return
 	}
-	w.step(p, w.stmt(), "select", false, "SELECT job %d: attempts=%d", a.Job, got.Attempts)
+	w.step(p, w.stmt(), event.Select, false, "SELECT job %d: attempts=%d", a.Job, got.Attempts)
 
 	if a.Effect == EffectLedger {
 		w.ledger(p, got)
@@ -111,7 +112,7 @@ func (w *worker) execute(p *sim.Proc) {
 	}
 	if a.CrashBeforeEffect {
 		w.rec.phase = phaseKilled
-		w.say("kill", "killed before the receipt")
+		w.say(event.Kill, "killed before the receipt")
 		return
 	}
 	if !w.process(p) {
@@ -125,14 +126,14 @@ func (w *worker) execute(p *sim.Proc) {
 	}
 	if answered {
 		if w.rec.replayed {
-			w.say("say", "receipt sent for %s: the service replayed the first answer (key %s)", got.Order, w.rec.key)
+			w.say(event.Say, "receipt sent for %s: the service replayed the first answer (key %s)", got.Order, w.rec.key)
 		} else {
-			w.say("say", "receipt sent for %s", got.Order)
+			w.say(event.Say, "receipt sent for %s", got.Order)
 		}
 	}
 	if a.CrashBeforeAck {
 		w.rec.phase = phaseKilled
-		w.say("kill", "killed before the ack")
+		w.say(event.Kill, "killed before the ack")
 		return
 	}
 	w.ack(p)
@@ -164,7 +165,7 @@ func (w *worker) claimReadThenWrite(p *sim.Proc) (queue.Row, bool) {
 		w.fail(err)
 		return row, false
 	}
-	w.step(p, w.stmt(), "select", false, "SELECT job %d: status=%s", a.Job, row.Status)
+	w.step(p, w.stmt(), event.Select, false, "SELECT job %d: status=%s", a.Job, row.Status)
 	now := p.ReadClock(k.Between(clockMin, clockMax))
 	if !row.Claimable(now) {
 		return row, false
@@ -174,7 +175,7 @@ func (w *worker) claimReadThenWrite(p *sim.Proc) (queue.Row, bool) {
 		return row, false
 	}
 	w.claimed(p, now+a.Lease)
-	w.step(p, w.stmt(), "claim", true, "UPDATE job %d: running, run %s (no condition)", a.Job, w.run)
+	w.step(p, w.stmt(), event.Claim, true, "UPDATE job %d: running, run %s (no condition)", a.Job, w.run)
 	return row, true
 }
 
@@ -192,17 +193,17 @@ func (w *worker) claimConditional(p *sim.Proc) (queue.Row, bool) {
 	}
 	if ok {
 		w.claimed(p, now+a.Lease)
-		w.step(p, w.stmt(), "claim", true, "UPDATE job %d WHERE queued or lease passed: 1 row changed", a.Job)
+		w.step(p, w.stmt(), event.Claim, true, "UPDATE job %d WHERE queued or lease passed: 1 row changed", a.Job)
 		return queue.Row{}, true
 	}
-	w.step(p, w.stmt(), "claim-failed", false, "UPDATE job %d WHERE queued or lease passed: 0 rows changed", a.Job)
+	w.step(p, w.stmt(), event.ClaimFailed, false, "UPDATE job %d WHERE queued or lease passed: 0 rows changed", a.Job)
 	// Find out why: no such job, done, or held by another run.
 	row, err := w.conn.Read(a.Job)
 	if err != nil {
 		w.fail(err)
 		return row, false
 	}
-	w.step(p, w.stmt(), "select", false, "SELECT job %d: status=%s", a.Job, row.Status)
+	w.step(p, w.stmt(), event.Select, false, "SELECT job %d: status=%s", a.Job, row.Status)
 	return row, false
 }
 
@@ -226,7 +227,7 @@ func (w *worker) process(p *sim.Proc) bool {
 	}
 	if a.Processing > 0 {
 		w.rec.phase = phaseProcessing
-		p.Kernel().Record(a.Worker, "process", workerData{run: w.run}, "working on job %d for %d ms", a.Job, a.Processing/sim.Millisecond)
+		p.Kernel().Record(a.Worker, event.Process, workerData{run: w.run}, "working on job %d for %d ms", a.Job, a.Processing/sim.Millisecond)
 	}
 	left := a.Processing
 	for {
@@ -260,18 +261,18 @@ func (w *worker) renew(p *sim.Proc) bool {
 	}
 	if ok {
 		w.rec.lease = now + a.Lease
-		w.step(p, w.stmt(), "heartbeat", true, "UPDATE job %d SET lease WHERE run %s: 1 row changed", a.Job, w.run)
+		w.step(p, w.stmt(), event.Heartbeat, true, "UPDATE job %d SET lease WHERE run %s: 1 row changed", a.Job, w.run)
 		return true
 	}
-	w.step(p, w.stmt(), "lease-lost", false, "UPDATE job %d SET lease WHERE run %s: 0 rows changed", a.Job, w.run)
+	w.step(p, w.stmt(), event.LeaseLost, false, "UPDATE job %d SET lease WHERE run %s: 0 rows changed", a.Job, w.run)
 	row, err := w.conn.Read(a.Job)
 	if err != nil {
 		w.fail(err)
 		return false
 	}
-	w.step(p, w.stmt(), "select", false, "SELECT job %d: status=%s run=%s", a.Job, row.Status, row.Run)
+	w.step(p, w.stmt(), event.Select, false, "SELECT job %d: status=%s run=%s", a.Job, row.Status, row.Run)
 	w.rec.phase = phaseLost
-	w.say("say", "lease lost: job %d is held by run %s now; stopping before the receipt", a.Job, row.Run)
+	w.say(event.Say, "lease lost: job %d is held by run %s now; stopping before the receipt", a.Job, row.Run)
 	return false
 }
 
@@ -297,7 +298,7 @@ func (w *worker) send(p *sim.Proc, got queue.Row) (answered, refused bool) {
 			line = fmt.Sprintf("[run %s attempt %d] %s", w.run, got.Attempts, line)
 		}
 		w.in.log = append(w.in.log, line)
-		w.step(p, k.Between(logMin, logMax), "log", false, "append to worker.log: %s", line)
+		w.step(p, k.Between(logMin, logMax), event.Log, false, "append to worker.log: %s", line)
 		w.rec.key = key
 		delay := a.Delay
 		if send > 1 {
@@ -320,14 +321,14 @@ func (w *worker) send(p *sim.Proc, got queue.Row) (answered, refused bool) {
 			return true, false
 		case receipts.Refused:
 			w.rec.phase = phaseRefused
-			w.say("say", "receipt refused: fencing token %d is older than %d", token, w.in.svc.Highest(got.ID))
+			w.say(event.Say, "receipt refused: fencing token %d is older than %d", token, w.in.svc.Highest(got.ID))
 			return false, true
 		}
 		if send == 2 {
-			w.say("say", "POST TimeoutError, giving up")
+			w.say(event.Say, "POST TimeoutError, giving up")
 			return false, false
 		}
-		w.say("say", "POST TimeoutError, retrying")
+		w.say(event.Say, "POST TimeoutError, retrying")
 	}
 }
 
@@ -341,7 +342,7 @@ func (w *worker) ack(p *sim.Proc) {
 			return
 		}
 		w.rec.phase, w.rec.acked = phaseAcked, true
-		w.step(p, w.stmt(), "ack", true, "UPDATE job %d: done", a.Job)
+		w.step(p, w.stmt(), event.Ack, true, "UPDATE job %d: done", a.Job)
 		w.ok = true
 		return
 	}
@@ -352,19 +353,19 @@ func (w *worker) ack(p *sim.Proc) {
 	}
 	if ok {
 		w.rec.phase, w.rec.acked = phaseAcked, true
-		w.step(p, w.stmt(), "ack", true, "UPDATE job %d: done WHERE run %s: 1 row changed", a.Job, w.run)
+		w.step(p, w.stmt(), event.Ack, true, "UPDATE job %d: done WHERE run %s: 1 row changed", a.Job, w.run)
 		w.ok = true
 		return
 	}
-	w.step(p, w.stmt(), "ack-refused", false, "UPDATE job %d: done WHERE run %s: 0 rows changed", a.Job, w.run)
+	w.step(p, w.stmt(), event.AckRefused, false, "UPDATE job %d: done WHERE run %s: 0 rows changed", a.Job, w.run)
 	row, err := w.conn.Read(a.Job)
 	if err != nil {
 		w.fail(err)
 		return
 	}
-	w.step(p, w.stmt(), "select", false, "SELECT job %d: status=%s run=%s", a.Job, row.Status, row.Run)
+	w.step(p, w.stmt(), event.Select, false, "SELECT job %d: status=%s run=%s", a.Job, row.Status, row.Run)
 	w.rec.phase = phaseEnded
-	w.say("say", "ack refused: job %d belongs to run %s", a.Job, row.Run)
+	w.say(event.Say, "ack refused: job %d belongs to run %s", a.Job, row.Run)
 }
 
 func (w *worker) fail(err error) {
@@ -404,9 +405,9 @@ func (w *worker) ledger(p *sim.Proc, got queue.Row) {
 	if a.CrashBeforeEffect {
 		w.rec.phase = phaseKilled
 		if a.KeyTxn == KeyTxnSeparate {
-			w.say("kill", "killed before the effect: key %s is committed and no ledger row will follow (lost work)", key)
+			w.say(event.Kill, "killed before the effect: key %s is committed and no ledger row will follow (lost work)", key)
 		} else {
-			w.say("kill", "killed before the ledger transaction began: nothing written")
+			w.say(event.Kill, "killed before the ledger transaction began: nothing written")
 		}
 		return
 	}
@@ -432,7 +433,7 @@ func (w *worker) ledger(p *sim.Proc, got queue.Row) {
 		w.fail(err)
 		return
 	}
-	w.step(p, w.stmt(), "ledger", false, "INSERT INTO ledger: %s, run %s, attempt %d (not yet committed)", got.Order, w.run, got.Attempts)
+	w.step(p, w.stmt(), event.Ledger, false, "INSERT INTO ledger: %s, run %s, attempt %d (not yet committed)", got.Order, w.run, got.Attempts)
 	if a.CrashBeforeAck {
 		w.kill(p, "killed before the ack, inside the transaction")
 		return
@@ -454,9 +455,9 @@ func (w *worker) ledger(p *sim.Proc, got queue.Row) {
 	w.rec.phase, w.rec.acked = phaseAcked, true
 	w.ok = true
 	if a.KeyTxn == KeyTxnSame {
-		w.say("say", "ledger row written for %s: key, row and ack in one COMMIT", got.Order)
+		w.say(event.Say, "ledger row written for %s: key, row and ack in one COMMIT", got.Order)
 	} else {
-		w.say("say", "ledger row written for %s: row and ack in one COMMIT, after the key's own", got.Order)
+		w.say(event.Say, "ledger row written for %s: row and ack in one COMMIT, after the key's own", got.Order)
 	}
 }
 
@@ -466,7 +467,7 @@ func (w *worker) begin(p *sim.Proc) bool {
 		w.fail(err)
 		return false
 	}
-	w.step(p, w.stmt(), "begin", false, "BEGIN IMMEDIATE")
+	w.step(p, w.stmt(), event.Begin, false, "BEGIN IMMEDIATE")
 	return true
 }
 
@@ -484,7 +485,7 @@ func (w *worker) commitRow(p *sim.Proc, what string, row *Effect) bool {
 	if row != nil {
 		row.AtUS = p.Now()
 	}
-	k.Record(w.args.Worker, "commit", workerData{run: w.run, job: w.in.observe(w.args.Job), effect: row}, "COMMIT: %s now visible", what)
+	k.Record(w.args.Worker, event.Commit, workerData{run: w.run, job: w.in.observe(w.args.Job), effect: row}, "COMMIT: %s now visible", what)
 	p.Sleep(w.stmt())
 	return true
 }
@@ -495,7 +496,7 @@ func (w *worker) rollback(p *sim.Proc, why string) bool {
 		w.fail(err)
 		return false
 	}
-	w.step(p, w.stmt(), "rollback", true, "ROLLBACK: %s", why)
+	w.step(p, w.stmt(), event.Rollback, true, "ROLLBACK: %s", why)
 	return true
 }
 
@@ -511,7 +512,7 @@ func (w *worker) claimKey(p *sim.Proc, key string) (took, ok bool) {
 	if took {
 		n = "1 row changed (not yet committed)"
 	}
-	w.step(p, w.stmt(), "key", false, "INSERT INTO processed_keys %s ON CONFLICT DO NOTHING: %s", key, n)
+	w.step(p, w.stmt(), event.Key, false, "INSERT INTO processed_keys %s ON CONFLICT DO NOTHING: %s", key, n)
 	return took, true
 }
 
@@ -524,9 +525,9 @@ func (w *worker) keyHit(p *sim.Proc, key string, inTx bool) {
 		w.fail(err)
 		return
 	}
-	w.step(p, w.stmt(), "key-hit", false, "SELECT run FROM processed_keys: %s", owner)
+	w.step(p, w.stmt(), event.KeyHit, false, "SELECT run FROM processed_keys: %s", owner)
 	w.in.keyHits++
-	w.say("say", "key %s already processed by run %s: no ledger row (a duplicate-key hit)", key, owner)
+	w.say(event.Say, "key %s already processed by run %s: no ledger row (a duplicate-key hit)", key, owner)
 	if !inTx {
 		w.ack(p)
 		return
@@ -548,7 +549,7 @@ func (w *worker) ackInTx(p *sim.Proc) bool {
 			w.fail(err)
 			return false
 		}
-		w.step(p, w.stmt(), "ack", false, "UPDATE job %d: done (not yet committed)", a.Job)
+		w.step(p, w.stmt(), event.Ack, false, "UPDATE job %d: done (not yet committed)", a.Job)
 		return true
 	}
 	ok, err := w.conn.AckRun(a.Job, w.run)
@@ -557,21 +558,21 @@ func (w *worker) ackInTx(p *sim.Proc) bool {
 		return false
 	}
 	if ok {
-		w.step(p, w.stmt(), "ack", false, "UPDATE job %d: done WHERE run %s: 1 row changed (not yet committed)", a.Job, w.run)
+		w.step(p, w.stmt(), event.Ack, false, "UPDATE job %d: done WHERE run %s: 1 row changed (not yet committed)", a.Job, w.run)
 		return true
 	}
-	w.step(p, w.stmt(), "ack-refused", false, "UPDATE job %d: done WHERE run %s: 0 rows changed", a.Job, w.run)
+	w.step(p, w.stmt(), event.AckRefused, false, "UPDATE job %d: done WHERE run %s: 0 rows changed", a.Job, w.run)
 	row, err := w.conn.Read(a.Job)
 	if err != nil {
 		w.fail(err)
 		return false
 	}
-	w.step(p, w.stmt(), "select", false, "SELECT job %d: status=%s run=%s", a.Job, row.Status, row.Run)
+	w.step(p, w.stmt(), event.Select, false, "SELECT job %d: status=%s run=%s", a.Job, row.Status, row.Run)
 	if !w.rollback(p, "the ack was refused") {
 		return false
 	}
 	w.rec.phase = phaseEnded
-	w.say("say", "ack refused: job %d belongs to run %s; rolled back, ledger row and all", a.Job, row.Run)
+	w.say(event.Say, "ack refused: job %d belongs to run %s; rolled back, ledger row and all", a.Job, row.Run)
 	return false
 }
 
@@ -584,10 +585,10 @@ func (w *worker) kill(p *sim.Proc, what string) {
 		w.fail(err)
 		return
 	}
-	w.in.k.Record(w.args.Worker, "rollback", workerData{run: w.run, job: w.in.observe(w.args.Job)}, "the connection dies with the process: SQLite rolls the open transaction back")
+	w.in.k.Record(w.args.Worker, event.Rollback, workerData{run: w.run, job: w.in.observe(w.args.Job)}, "the connection dies with the process: SQLite rolls the open transaction back")
 	if w.args.KeyTxn == KeyTxnSeparate {
-		w.say("kill", "%s; SQLite rolls the transaction back: no ledger row, no ack, but the key, committed on its own, stays (lost work)", what)
+		w.say(event.Kill, "%s; SQLite rolls the transaction back: no ledger row, no ack, but the key, committed on its own, stays (lost work)", what)
 		return
 	}
-	w.say("kill", "%s; SQLite rolls the transaction back: no key, no ledger row, no ack", what)
+	w.say(event.Kill, "%s; SQLite rolls the transaction back: no key, no ledger row, no ack", what)
 }

@@ -19,7 +19,7 @@
 //	k := sim.New(seed)
 //	k.Go("W1", k.Now(), func(p *sim.Proc) {
 //		// ... do something at p.Now() ...
-//		p.Step(k.Between(20, 80), "sql", "SELECT status FROM jobs")
+//		p.Step(k.Between(20, 80), event.Select, "SELECT status FROM jobs")
 //	})
 //	err := k.Run() // until every process has returned
 //
@@ -32,6 +32,8 @@ import (
 	"fmt"
 	"iter"
 	"math/rand/v2"
+
+	"github.com/twice-lab/twice/runtime/event"
 )
 
 // Time is a virtual instant or duration in microseconds.
@@ -53,8 +55,10 @@ type Event struct {
 	At   Time
 	Proc string
 	// Kind classifies the event for whoever renders the trace; the kernel
-	// attaches no meaning to it.
-	Kind string
+	// attaches no meaning to it. The kinds are listed in package event,
+	// not here, because the kernel, the receipts service and the script
+	// all record events: see that package.
+	Kind event.Kind
 	// Step says what happened, in words.
 	Step string
 	// Data is an optional payload for the renderer (a row, an effect).
@@ -141,7 +145,7 @@ func (k *Kernel) Trace() []Event { return k.trace }
 // Record appends an event at the current instant on behalf of proc, when
 // tracing is on. It is not a step: it does not yield. The words are only
 // formatted when tracing is on.
-func (k *Kernel) Record(proc, kind string, data any, format string, args ...any) {
+func (k *Kernel) Record(proc string, kind event.Kind, data any, format string, args ...any) {
 	if !k.tracing {
 		return
 	}
@@ -321,7 +325,7 @@ func (p *Proc) Kernel() *Kernel { return p.k }
 
 // Step records one atomic step of the given kind that has just happened at
 // the current instant, then yields until cost microseconds have passed.
-func (p *Proc) Step(cost Time, kind, format string, args ...any) {
+func (p *Proc) Step(cost Time, kind event.Kind, format string, args ...any) {
 	p.k.Record(p.name, kind, nil, format, args...)
 	p.SleepUntil(p.k.now + cost)
 }
@@ -330,7 +334,7 @@ func (p *Proc) Step(cost Time, kind, format string, args ...any) {
 // instant and yields for cost.
 func (p *Proc) ReadClock(cost Time) Time {
 	t := p.k.now
-	p.Step(cost, "clock", "read clock")
+	p.Step(cost, event.Clock, "read clock")
 	return t
 }
 

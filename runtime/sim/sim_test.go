@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/twice-lab/twice/runtime/event"
 )
 
 func TestProcessesInterleaveByTime(t *testing.T) {
@@ -66,7 +68,7 @@ func TestBudgetStopsARunawayProcess(t *testing.T) {
 	k.Go("loop", 0, func(p *Proc) {
 		defer func() { cleaned = true }()
 		for {
-			p.Step(1, "spin", "spin")
+			p.Step(1, event.Busy, "spin")
 		}
 	})
 	if err := k.Run(); !errors.Is(err, ErrBudget) {
@@ -81,16 +83,16 @@ func TestTraceRecordsSteps(t *testing.T) {
 	k := New(1)
 	k.SetTracing(true)
 	k.Go("W", 7, func(p *Proc) {
-		p.Step(3, "test", "first %d", 1)
+		p.Step(3, event.Say, "first %d", 1)
 		p.ReadClock(2)
 	})
 	k.Run()
-	want := []Event{{7, "W", "test", "first 1", nil}, {10, "W", "clock", "read clock", nil}}
+	want := []Event{{7, "W", event.Say, "first 1", nil}, {10, "W", event.Clock, "read clock", nil}}
 	if fmt.Sprint(k.Trace()) != fmt.Sprint(want) {
 		t.Errorf("trace %v, want %v", k.Trace(), want)
 	}
 	k.SetTracing(false)
-	k.Go("X", 0, func(p *Proc) { p.Step(1, "test", "quiet") })
+	k.Go("X", 0, func(p *Proc) { p.Step(1, event.Say, "quiet") })
 	k.Run()
 	if len(k.Trace()) != 2 {
 		t.Errorf("tracing off still recorded: %v", k.Trace())

@@ -648,27 +648,11 @@
     return el;
   }
 
-  // The diagnosis kinds of script.Summary, in plain words.
-  const KIND_TITLE = {
-    once: "Ran once",
-    "lease-expired": "Lease expired under finished work",
-    "claim-race": "Claim race: two workers took one delivery",
-    "client-retry": "Client retry: one execution sent twice",
-    redelivery: "Redelivered, with no second effect",
-    fenced: "Fenced: a stale run's receipt was refused",
-    "slow-processing": "Processing outlived the lease",
-    stall: "A stall outlived the lease",
-    redone: "Claimed again after it was done",
-    "two-jobs": "Two events for one order: two jobs",
-    "publish-twice": "The producer published one event twice",
-    redriven: "Redelivered by hand after it was done",
-    deduped: "Deduplicated: the service replayed the first answer",
-    swallowed: "Swallowed: a second event got the first one's answer",
-    mixed: "More than one cause",
-    unknown: "The evidence cannot tell",
-  };
-  // Kinds with no duplicate effect.
-  const GOOD_KINDS = new Set(["once", "redelivery", "fenced", "deduped"]);
+  // The diagnosis kinds of script.Summary, in plain words, and which are
+  // good (every event had its one effect): the runtime's list, from the
+  // config, read when used (the tests fill the config in after load).
+  const KIND_TITLE = new Proxy({}, { get: (_, name) => ((CONFIG.kinds || []).find((k) => k.name === name) || {}).title });
+  const GOOD_KINDS = { has: (name) => (CONFIG.kinds || []).some((k) => k.name === name && k.good) };
 
   const TABS = [
     ["output", "Output"],
