@@ -12,8 +12,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/tdewolff/parse/v2"
+	jsparse "github.com/tdewolff/parse/v2/js"
 	"github.com/yuin/goldmark"
 
 	"github.com/twice-lab/twice/lessons"
@@ -134,6 +138,75 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	r.comp.compress(stable)
 	r.assets["assets/twice.js"] = stable
 	return r, nil
+}
+
+// importRe matches the module specifier of an import or export statement,
+// minified or not (import "./x.js"; import {a} from "./x.js"; export * from
+// "./x.js"): a statement at the start of a line or after a semicolon,
+// with no quote before its from. Group 2 is the quoted specifier. It is
+// only the means of rewriting: linkImports checks what it found against
+// the parser's list of the module's imports.
+var importRe = regexp.MustCompile(`(?m)((?:^|;)\s*(?:import|export)\b(?:[^;"'\x60]*?\bfrom)?\s*)("[^"\n]*"|'[^'\n]*')`)
+
+// linkImports rewrites the import specifiers of module name, "./x.js", to
+// the hashed names in hashed ("./x.0123456789.js"). A specifier that is
+// not "./" and a name in hashed is an error: a module the server does not
+// serve, or one not rendered before its importer. So is an import it
+// could not rewrite. Only static import and export statements are linked
+// (the modules use no dynamic import()).
+func linkImports(name string, js []byte, hashed map[string]string) ([]byte, error) {
+	specs, err := moduleSpecifiers(js)
+	if err != nil {
+		return nil, fmt.Errorf("site: %s: %w", name, err)
+	}
+	known := slices.Sorted(maps.Keys(hashed))
+	for _, spec := range specs {
+		if _, ok := hashed[strings.TrimPrefix(spec, "./")]; !ok || !strings.HasPrefix(spec, "./") {
+			return nil, fmt.Errorf("site: %s imports %q, which is not one of the modules before it (%s)", name, spec, strings.Join(known, ", "))
+		}
+	}
+	out := importRe.ReplaceAllFunc(js, func(m []byte) []byte {
+		sub := importRe.FindSubmatch(m)
+		quoted := string(sub[2])
+		hn, ok := hashed[strings.TrimPrefix(quoted[1:len(quoted)-1], "./")]
+		if !ok {
+			return m // a string the parser does not call an import: checked below
+		}
+		return []byte(string(sub[1]) + quoted[:1] + "./" + hn + quoted[:1])
+	})
+	linked, err := moduleSpecifiers(out)
+	want := make([]string, len(specs))
+	for i, spec := range specs {
+		want[i] = "./" + hashed[strings.TrimPrefix(spec, "./")]
+	}
+	if err != nil || !slices.Equal(linked, want) {
+		return nil, fmt.Errorf("site: %s: its imports %q were rewritten to %q, want %q (%v)", name, specs, linked, want, err)
+	}
+	return out, nil
+}
+
+// moduleSpecifiers returns the specifiers, unquoted, of the import and
+// export statements of a module, in order, as the minifier's parser reads
+// them.
+func moduleSpecifiers(js []byte) ([]string, error) {
+	ast, err := jsparse.Parse(parse.NewInputBytes(js), jsparse.Options{})
+	if err != nil {
+		return nil, err
+	}
+	var specs []string
+	for _, st := range ast.BlockStmt.List {
+		var m []byte
+		switch st := st.(type) {
+		case *jsparse.ImportStmt:
+			m = st.Module
+		case *jsparse.ExportStmt:
+			m = st.Module
+		}
+		if len(m) >= 2 {
+			specs = append(specs, string(m[1:len(m)-1]))
+		}
+	}
+	return specs, nil
 }
 
 // configure replaces the object after the /*TWICE_CONFIG*/ marker of
