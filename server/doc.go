@@ -20,8 +20,13 @@
 //	embed/SLUG/N/index.html       block N of a lesson alone, for an iframe
 //	404.html                      the not-found page (root-absolute links)
 //	sw.js                         the service worker: stable name, no-cache
-//	assets/twice.js               the component, at a stable URL for embedders
+//	assets/twice.js               the component's loader, at a stable URL for embedders
 //	assets/twice.HASH.js          the same bytes, content-hashed, for our pages
+//	assets/playground.HASH.js     the element: the entry module the loader imports
+//	assets/runtime-client.HASH.js its Web Worker client (module)
+//	assets/links.HASH.js          links to a run, commands, claim rewriting (module)
+//	assets/render.HASH.js         a run's Result drawn into the DOM (module)
+//	assets/config.HASH.js         the config the loader hands the modules
 //	assets/style.HASH.css         page styles
 //	assets/playground.HASH.css    the component's styles (shadow root)
 //	assets/worker.HASH.js         the Web Worker glue
@@ -97,7 +102,8 @@
 // precompressed with gzip -9 and brotli -q 11 and chosen by
 // Accept-Encoding (brotli first on ties), with Vary: Accept-Encoding and a
 // distinct ETag per encoding. Assets carry Access-Control-Allow-Origin: *
-// so that pages elsewhere can embed the component.
+// so that pages elsewhere can embed the component: browsers fetch its
+// modules, like the runtime, with CORS.
 //
 // Brotli at quality 11 takes about 40 s for the 14 MB module, so the
 // compressed forms of large files are cached on disk by content hash
@@ -114,11 +120,25 @@
 // # The browser side
 //
 // The component, the worker and the styles are package site's embedded
-// files; see its documentation and site/static/twice.js. In short: the
-// component loads the runtime into one Web Worker per page on the first
-// Run or when a block first scrolls into view, shows the download's
-// progress and size, runs scripts there (the page never blocks), and
-// inserts every result as text. Beside the output it offers the timeline
+// files; see its documentation and site/static/playground.js.
+//
+// The component is ES modules, served under content-hashed names like
+// every asset, so an import must name the hashed file. The server renders
+// them in the order of modules (leaves first) and, before hashing each,
+// rewrites its import specifiers ("./links.js") to the hashed names of
+// those already rendered (see linkImports): a change in a module changes
+// the name of every module that imports it, and an import of a name the
+// server does not serve fails the render. The stable assets/twice.js is a
+// classic script, since pages elsewhere load it with a plain script tag:
+// it carries the config (the hashed names of the other assets and the
+// runtime's lists; see configure) and imports the hashed entry module,
+// resolved against its own address. The site's pages load the same loader
+// and preload the modules (link rel=modulepreload).
+//
+// In short: the component loads the runtime into one Web Worker per page
+// on the first Run or when a block first scrolls into view, shows the
+// download's progress and size, runs scripts there (the page never
+// blocks), and inserts every result as text. Beside the output it offers the timeline
 // (the runtime's SVG, shown as a data: image, which the CSP's img-src
 // allows), a step-through of the event trace, both claims side by side,
 // "Check every interleaving" (race CLAIM --all), and links that replay a

@@ -12,8 +12,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/tdewolff/parse/v2"
+	jsparse "github.com/tdewolff/parse/v2/js"
 	"github.com/yuin/goldmark"
 
 	"github.com/twice-lab/twice/lessons"
@@ -54,7 +58,19 @@ type Options struct {
 // assetNames are the served names (under assets/) of the site's assets.
 type assetNames struct {
 	Style, Script, Playground, Worker, WasmExec, Wasm, Offline string
+	// Modules are the component's ES modules (see modules), in that
+	// order: the entry module, which Script imports, is the last.
+	Modules []string
 }
+
+// modules are the component's ES modules in site/static, each after every
+// module it imports, so the entry module (playground.js) comes last. Each
+// is served under a content-hashed name; before it is hashed, its import
+// specifiers are rewritten to the hashed names of the modules before it
+// (see linkImports), so a change in a module changes the name of every
+// module that imports it, directly or not. twice.js is not among them: it
+// is the classic script that loads the entry module (see newRenderer).
+var modules = []string{"config.js", "links.js", "render.js", "runtime-client.js", "playground.js"}
 
 // siteRenderer renders sites: the assets once, the pages on each render.
 type siteRenderer struct {
@@ -92,14 +108,14 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 		}
 		return b
 	}
-	add := func(name string, body []byte) string {
-		body = minified(name, body)
+	addMinified := func(name string, body []byte) string {
 		hn := hashedName(name, body)
 		f := newFile(hn, body, 200, true)
 		r.comp.compress(f)
 		r.assets["assets/"+hn] = f
 		return hn
 	}
+	add := func(name string, body []byte) string { return addMinified(name, minified(name, body)) }
 	r.names.Style = add("style.css", static("style.css"))
 	r.names.Playground = add("playground.css", static("playground.css"))
 	r.names.Worker = add("worker.js", static("worker.js"))
@@ -107,10 +123,22 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	r.sw = static("sw.js")
 	r.names.WasmExec = add("wasm_exec.js", opts.Runtime.WasmExec)
 	r.names.Wasm = add("twice.wasm", opts.Runtime.Wasm)
+	// The modules, leaves first, each minified, then linked to the hashed
+	// names of those it imports, then hashed.
+	hashed := map[string]string{}
+	for _, name := range modules {
+		body, err := linkImports(name, minified(name, static(name)), hashed)
+		if err != nil {
+			return nil, err
+		}
+		hashed[name] = addMinified(name, body)
+		r.names.Modules = append(r.names.Modules, hashed[name])
+	}
 	// The claims, dedupe modes, key choices and diagnosis kinds come from
 	// the runtime's lists: the page keeps no copy of its own.
 	choices := script.Choices()
 	config, err := json.Marshal(map[string]any{
+		"entry":    hashed[modules[len(modules)-1]],
 		"worker":   r.names.Worker,
 		"wasmExec": r.names.WasmExec,
 		"wasm":     r.names.Wasm,
@@ -130,11 +158,81 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	}
 	r.names.Script = add("twice.js", js)
 	// The stable name, for pages elsewhere that embed the component: the
-	// same (minified) body as the hashed name.
+	// same (minified) body as the hashed name. It is revalidated on every
+	// use (no-cache), the modules it imports are cached for good.
 	stable := newFile("twice.js", r.assets["assets/"+r.names.Script].Body, 200, false)
 	r.comp.compress(stable)
 	r.assets["assets/twice.js"] = stable
 	return r, nil
+}
+
+// importRe matches the module specifier of an import or export statement,
+// minified or not (import "./x.js"; import {a} from "./x.js"; export * from
+// "./x.js"): a statement at the start of a line or after a semicolon,
+// with no quote before its from. Group 2 is the quoted specifier. It is
+// only the means of rewriting: linkImports checks what it found against
+// the parser's list of the module's imports.
+var importRe = regexp.MustCompile(`(?m)((?:^|;)\s*(?:import|export)\b(?:[^;"'\x60]*?\bfrom)?\s*)("[^"\n]*"|'[^'\n]*')`)
+
+// linkImports rewrites the import specifiers of module name, "./x.js", to
+// the hashed names in hashed ("./x.0123456789.js"). A specifier that is
+// not "./" and a name in hashed is an error: a module the server does not
+// serve, or one listed after its importer in modules. So is an import it
+// could not rewrite. Only static import and export statements are linked
+// (the modules use no dynamic import()).
+func linkImports(name string, js []byte, hashed map[string]string) ([]byte, error) {
+	specs, err := moduleSpecifiers(js)
+	if err != nil {
+		return nil, fmt.Errorf("site: %s: %w", name, err)
+	}
+	known := slices.Sorted(maps.Keys(hashed))
+	for _, spec := range specs {
+		if _, ok := hashed[strings.TrimPrefix(spec, "./")]; !ok || !strings.HasPrefix(spec, "./") {
+			return nil, fmt.Errorf("site: %s imports %q, which is not one of the modules before it (%s)", name, spec, strings.Join(known, ", "))
+		}
+	}
+	out := importRe.ReplaceAllFunc(js, func(m []byte) []byte {
+		sub := importRe.FindSubmatch(m)
+		quoted := string(sub[2])
+		hn, ok := hashed[strings.TrimPrefix(quoted[1:len(quoted)-1], "./")]
+		if !ok {
+			return m // a string the parser does not call an import: checked below
+		}
+		return []byte(string(sub[1]) + quoted[:1] + "./" + hn + quoted[:1])
+	})
+	linked, err := moduleSpecifiers(out)
+	want := make([]string, len(specs))
+	for i, spec := range specs {
+		want[i] = "./" + hashed[strings.TrimPrefix(spec, "./")]
+	}
+	if err != nil || !slices.Equal(linked, want) {
+		return nil, fmt.Errorf("site: %s: its imports %q were rewritten to %q, want %q (%v)", name, specs, linked, want, err)
+	}
+	return out, nil
+}
+
+// moduleSpecifiers returns the specifiers, unquoted, of the import and
+// export statements of a module, in order, as the minifier's parser reads
+// them.
+func moduleSpecifiers(js []byte) ([]string, error) {
+	ast, err := jsparse.Parse(parse.NewInputBytes(js), jsparse.Options{})
+	if err != nil {
+		return nil, err
+	}
+	var specs []string
+	for _, st := range ast.BlockStmt.List {
+		var m []byte
+		switch st := st.(type) {
+		case *jsparse.ImportStmt:
+			m = st.Module
+		case *jsparse.ExportStmt:
+			m = st.Module
+		}
+		if len(m) >= 2 {
+			specs = append(specs, string(m[1:len(m)-1]))
+		}
+	}
+	return specs, nil
 }
 
 // configure replaces the object after the /*TWICE_CONFIG*/ marker of
@@ -293,6 +391,9 @@ func (r *siteRenderer) render(fsys fs.FS, name string) *Site {
 func (r *siteRenderer) serviceWorker(s *Site) []byte {
 	n := r.names
 	shell := []string{"", "assets/" + n.Style, "assets/" + n.Offline, "assets/" + n.Script, "assets/" + n.Playground, "assets/" + n.Worker}
+	for _, m := range n.Modules {
+		shell = append(shell, "assets/"+m)
+	}
 	runtime := []string{"assets/" + n.WasmExec, "assets/" + n.Wasm}
 	var pages []string
 	for _, p := range s.Paths() {

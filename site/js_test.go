@@ -10,7 +10,7 @@ import (
 	"github.com/twice-lab/twice/runtime/script"
 )
 
-// TestJavaScript runs the unit tests of twice.js's pure helpers
+// TestJavaScript runs the unit tests of the component's pure helpers
 // (jstest/*.test.mjs) under Node's built-in test runner, so that go test
 // ./... covers them. Without node it skips loudly; with
 // TWICE_REQUIRE_NODE=1 (as .ci/run sets it) a missing node is a failure.
@@ -29,9 +29,15 @@ func TestJavaScript(t *testing.T) {
 		t.Fatalf("no JavaScript tests in jstest (%v)", err)
 	}
 	// go test caches a result by the files its process opens; node reads
-	// these in another process, so open them here, so that an edit to
-	// twice.js or to a test runs this again.
-	for _, f := range append([]string{filepath.Join("static", "twice.js")}, tests...) {
+	// these in another process, so open them here, so that an edit to a
+	// module (the tests import links.js, render.js, config.js and, through
+	// playground.js, all the others), to package.json or to a test runs
+	// this again.
+	modules, err := filepath.Glob(filepath.Join("static", "*.js"))
+	if err != nil || len(modules) == 0 {
+		t.Fatalf("no modules in static (%v)", err)
+	}
+	for _, f := range append(append(modules, "package.json"), tests...) {
 		if _, err := os.ReadFile(f); err != nil {
 			t.Fatal(err)
 		}

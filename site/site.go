@@ -5,27 +5,41 @@
 //
 // The files, under [FS]:
 //
-//	templates/page.html   the layout of every page (html/template)
-//	static/style.css      page styles: index, lessons, embed and error pages
-//	static/playground.css styles inside the component's shadow root
-//	static/twice.js       the <twice-playground> element (a classic script)
-//	static/worker.js      the Web Worker that loads and calls the wasm module
+//	templates/page.html      the layout of every page (html/template)
+//	static/style.css         page styles: index, lessons, embed and error pages
+//	static/playground.css    styles inside the component's shadow root
+//	static/twice.js          the loader: a classic script that imports the element
+//	static/playground.js     the <twice-playground> element, the entry module
+//	static/runtime-client.js the Web Worker client: loads the runtime, queues runs
+//	static/links.js          scripts as text: claim toggle, links, commands
+//	static/render.js         a run's Result drawn into the DOM, and its wording
+//	static/config.js         the config the loader hands the modules
+//	static/worker.js         the Web Worker that loads and calls the wasm module
+//	static/offline.js        registers the service worker on the site's pages
+//	static/sw.js             the service worker
 //
 // twice.js carries a placeholder, the comment /*TWICE_CONFIG*/ followed by
 // an object literal on the same line; the server replaces that object with
-// the content-hashed names of the other assets and the size of the wasm
-// module, so that the one stable URL assets/twice.js finds the rest.
+// the content-hashed names of the other assets (the entry module's among
+// them) and the size of the wasm module, so that the one stable URL
+// assets/twice.js finds the rest. It stays a classic script, for pages
+// elsewhere that load it with a plain script tag, and passes that config
+// to playground.js's start. The modules import each other by their
+// source names ("./links.js"); the server rewrites those to the hashed
+// names it serves.
 //
 // No framework or build step: the JavaScript is written for current
-// browsers and shipped as is.
+// browsers and shipped as is (minified).
 //
-// The pure helpers of twice.js (the claim toggle's rewriting, share links,
-// the formatting of figures, the step-through's replay) are exposed on
-// window.TwicePlayground and unit-tested under Node's built-in runner:
-// jstest/*.test.mjs load twice.js as a page would, with the few globals
-// its top level touches stubbed. go test runs them (TestJavaScript; it
-// skips loudly without node), and so does node --test site/jstest/. The
-// element itself is covered by the browser tests of package server.
+// The pure helpers (the claim toggle's rewriting, share links, the
+// formatting of figures, the step-through's replay) live in links.js and
+// render.js, which touch no browser global when imported, and are
+// unit-tested under Node's built-in runner: jstest/*.test.mjs import them
+// directly (package.json marks the folder's .js files as ES modules for
+// node). go test runs them (TestJavaScript; it skips loudly without node),
+// and so does node --test site/jstest/. The element itself is covered by
+// the browser tests of package server, which also reach the helpers
+// through window.TwicePlayground.
 package site
 
 import "embed"

@@ -98,7 +98,7 @@ if ! skip sizes; then
 	gz() { gzip -9 -c "$1" | wc -c | tr -d ' '; }
 	br() { brotli -q 11 -c "$1" | wc -c | tr -d ' '; }
 	a="$out/site/assets"
-	js=("$a"/twice.*.js "$a"/worker.*.js "$a"/wasm_exec.*.js)
+	js=("$a"/twice.*.js "$a"/playground.*.js "$a"/runtime-client.*.js "$a"/links.*.js "$a"/render.*.js "$a"/config.*.js "$a"/worker.*.js "$a"/wasm_exec.*.js)
 	css=("$a"/style.*.css "$a"/playground.*.css)
 	sum() { local f=$1 t=0; shift; for x in "$@"; do t=$((t + $($f "$x"))); done; echo $t; }
 	{

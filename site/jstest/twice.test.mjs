@@ -1,72 +1,81 @@
-// Unit tests of the pure helpers of site/static/twice.js, under Node's
-// built-in runner: node --test site/jstest/ (go test ./site runs them).
+// Unit tests of the component's pure helpers (site/static/links.js and
+// render.js), under Node's built-in runner: node --test site/jstest/ (go
+// test ./site runs them).
 //
-// twice.js is a classic browser script, shipped as is. The tests load it the
-// way a page does, with the few globals its top level touches stubbed, and
-// call the helpers it exposes on window.TwicePlayground. The browser tests
+// The helpers are ES modules that touch no browser global when imported,
+// so the tests import them as they are. The browser tests
 // (server/*browser_test.go) cover the element itself.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import vm from "node:vm";
 
-// load runs twice.js once in this realm (so that arrays and objects it
-// returns compare with deepEqual) and returns window.TwicePlayground.
-function load() {
-  const file = new URL("../static/twice.js", import.meta.url);
+import { CONFIG } from "../static/config.js";
+import { claimOf, claimsOf, commandFor, embedIframe, exploreScript, linkHash, parseLink, rewriteClaim, seedOf, serviceOf, shellQuote, workersOf } from "../static/links.js";
+import { announce, diagnosisPlan, formatBytes, formatMS, groupDigits, matrixCellLabel, matrixCellText, minFontSize, nearestStep, replay } from "../static/render.js";
+
+// The server puts the runtime's lists of claims, dedupe modes and keys in
+// the config the loader hands the component; go test ./site passes the
+// same lists here.
+assert.ok(process.env.TWICE_CHOICES, "run these through go test ./site, which passes the runtime's lists in TWICE_CHOICES");
+Object.assign(CONFIG, JSON.parse(process.env.TWICE_CHOICES));
+
+test("playground.js defines the element once, when the loader starts it", async () => {
+  // The entry module extends HTMLElement as it loads and defines the
+  // element in start(): the few globals that touches are stubbed here.
   const defined = [];
   Object.assign(globalThis, {
     window: globalThis,
-    customElements: { get: () => undefined, define: (name) => defined.push(name) },
     HTMLElement: class {},
-    document: { currentScript: { src: "http://127.0.0.1/assets/twice.js" } },
-    location: { href: "http://127.0.0.1/lessons/claim-race/" },
+    customElements: {
+      get: (name) => (defined.includes(name) ? class {} : undefined),
+      define: (name) => defined.push(name),
+    },
+    document: { documentElement: { dataset: {} } },
   });
-  vm.runInThisContext(readFileSync(file, "utf8"), { filename: file.pathname });
-  assert.deepEqual(defined, ["twice-playground"], "twice.js defines the element");
-  return globalThis.TwicePlayground;
-}
-
-const T = load();
-// The server puts the runtime's lists of claims, dedupe modes and keys in
-// twice.js's config; go test ./site passes the same lists here.
-assert.ok(process.env.TWICE_CHOICES, "run these through go test ./site, which passes the runtime's lists in TWICE_CHOICES");
-Object.assign(T.config, JSON.parse(process.env.TWICE_CHOICES));
+  try {
+    const { start } = await import("../static/playground.js");
+    start(CONFIG);
+    start(CONFIG);
+    assert.deepEqual(defined, ["twice-playground"], "the element is defined exactly once");
+    assert.equal(globalThis.TwicePlayground.claimOf, claimOf, "window.TwicePlayground exposes the helpers");
+  } finally {
+    for (const k of ["window", "HTMLElement", "customElements", "document", "TwicePlayground"]) delete globalThis[k];
+  }
+});
 
 test("claimOf: atomic when a race or work command names lock or atomic", () => {
-  assert.equal(T.claimOf("race read 20"), "read");
-  assert.equal(T.claimOf("race lock 20"), "atomic");
-  assert.equal(T.claimOf("reset\nrace atomic --all --workers 3"), "atomic");
-  assert.equal(T.claimOf("work --job 1 --claim=lock"), "atomic");
-  assert.equal(T.claimOf("work --job 1 --claim atomic"), "atomic");
-  assert.equal(T.claimOf("( node queue.mjs race lock 20 && node queue.mjs effects ) 2>/dev/null"), "atomic");
-  assert.equal(T.claimOf("work --job 1"), "read", "no --claim is the default claim");
-  assert.equal(T.claimOf("race read 20 # not race atomic"), "read", "a comment does not count");
-  assert.equal(T.claimOf("add race-atomic-order"), "read", "an order name is not a command");
+  assert.equal(claimOf("race read 20"), "read");
+  assert.equal(claimOf("race lock 20"), "atomic");
+  assert.equal(claimOf("reset\nrace atomic --all --workers 3"), "atomic");
+  assert.equal(claimOf("work --job 1 --claim=lock"), "atomic");
+  assert.equal(claimOf("work --job 1 --claim atomic"), "atomic");
+  assert.equal(claimOf("( node queue.mjs race lock 20 && node queue.mjs effects ) 2>/dev/null"), "atomic");
+  assert.equal(claimOf("work --job 1"), "read", "no --claim is the default claim");
+  assert.equal(claimOf("race read 20 # not race atomic"), "read", "a comment does not count");
+  assert.equal(claimOf("add race-atomic-order"), "read", "an order name is not a command");
 });
 
 test("rewriteClaim: race arguments", () => {
-  assert.equal(T.rewriteClaim("race read 20 && effects", "atomic"), "race atomic 20 && effects");
-  assert.equal(T.rewriteClaim("race lock 20", "read"), "race read 20");
-  assert.equal(T.rewriteClaim("race   read --all", "atomic"), "race   atomic --all", "spacing is kept");
+  assert.equal(rewriteClaim("race read 20 && effects", "atomic"), "race atomic 20 && effects");
+  assert.equal(rewriteClaim("race lock 20", "read"), "race read 20");
+  assert.equal(rewriteClaim("race   read --all", "atomic"), "race   atomic --all", "spacing is kept");
   assert.equal(
-    T.rewriteClaim("( node queue.mjs race read 20 && node queue.mjs effects ) 2>/dev/null", "atomic"),
+    rewriteClaim("( node queue.mjs race read 20 && node queue.mjs effects ) 2>/dev/null", "atomic"),
     "( node queue.mjs race atomic 20 && node queue.mjs effects ) 2>/dev/null"
   );
-  assert.equal(T.rewriteClaim("twice race read 5", "atomic"), "twice race atomic 5");
+  assert.equal(rewriteClaim("twice race read 5", "atomic"), "twice race atomic 5");
 });
 
 test("rewriteClaim: work commands get or change --claim", () => {
-  assert.equal(T.rewriteClaim("work --job 1", "atomic"), "work --job 1 --claim atomic");
-  assert.equal(T.rewriteClaim("work --job 1 --claim=lock", "read"), "work --job 1 --claim=read");
-  assert.equal(T.rewriteClaim("work --job 1 --claim read --trace", "atomic"), "work --job 1 --claim atomic --trace");
+  assert.equal(rewriteClaim("work --job 1", "atomic"), "work --job 1 --claim atomic");
+  assert.equal(rewriteClaim("work --job 1 --claim=lock", "read"), "work --job 1 --claim=read");
+  assert.equal(rewriteClaim("work --job 1 --claim read --trace", "atomic"), "work --job 1 --claim atomic --trace");
   assert.equal(
-    T.rewriteClaim("reset && add o1 && work --job 1; sleep 2; work --job 1 --worker W2", "atomic"),
+    rewriteClaim("reset && add o1 && work --job 1; sleep 2; work --job 1 --worker W2", "atomic"),
     "reset && add o1 && work --job 1 --claim atomic; sleep 2; work --job 1 --worker W2 --claim atomic"
   );
   assert.equal(
-    T.rewriteClaim("( node queue.mjs work --job 1 --worker W1 ) 2>/dev/null", "atomic"),
+    rewriteClaim("( node queue.mjs work --job 1 --worker W1 ) 2>/dev/null", "atomic"),
     "( node queue.mjs work --job 1 --worker W1 --claim atomic ) 2>/dev/null",
     "the flag goes before the closing parenthesis and the redirection"
   );
@@ -74,14 +83,14 @@ test("rewriteClaim: work commands get or change --claim", () => {
 
 test("rewriteClaim: comments and other commands are kept", () => {
   const src = "# race read here is prose\nreset\nadd order-77\nrace read 3 # race read again\njobs\n";
-  assert.equal(T.rewriteClaim(src, "atomic"), "# race read here is prose\nreset\nadd order-77\nrace atomic 3 # race read again\njobs\n");
-  assert.equal(T.rewriteClaim(src, "read"), src, "the same claim changes nothing");
+  assert.equal(rewriteClaim(src, "atomic"), "# race read here is prose\nreset\nadd order-77\nrace atomic 3 # race read again\njobs\n");
+  assert.equal(rewriteClaim(src, "read"), src, "the same claim changes nothing");
 });
 
 test("rewriteClaim and claimOf agree", () => {
   for (const src of ["race read 20", "work --job 1", "reset && add o && work --job 1 --claim lock", "race lock 2; race read 3"]) {
     for (const claim of ["read", "atomic"]) {
-      assert.equal(T.claimOf(T.rewriteClaim(src, claim)), claim, `${JSON.stringify(src)} rewritten to ${claim}`);
+      assert.equal(claimOf(rewriteClaim(src, claim)), claim, `${JSON.stringify(src)} rewritten to ${claim}`);
     }
   }
 });
@@ -94,9 +103,9 @@ test("linkHash and parseLink round-trip", () => {
     { seed: "3", script: "jobs & effects # a ? and a #", claim: "read", view: "compare" },
   ];
   for (const r of runs) {
-    const hash = T.linkHash("block-2", r);
+    const hash = linkHash("block-2", r);
     assert.ok(hash.startsWith("#block-2?"), hash);
-    assert.deepEqual(T.parseLink(hash, "block-2"), {
+    assert.deepEqual(parseLink(hash, "block-2"), {
       script: r.script,
       seed: r.seed,
       claim: r.claim,
@@ -108,83 +117,83 @@ test("linkHash and parseLink round-trip", () => {
 });
 
 test("linkHash keeps only what reopens the view", () => {
-  assert.equal(T.linkHash("b", { seed: 1, script: "jobs", view: "output", step: 4, workers: 3 }), "#b?seed=1&script=jobs&claim=read");
-  assert.equal(T.linkHash("b", { seed: 1, script: "jobs", view: "timeline", step: 1 }), "#b?seed=1&script=jobs&claim=read&view=timeline");
-  assert.equal(T.linkHash("b", { seed: 1, script: "jobs", view: "interleavings", workers: 2 }), "#b?seed=1&script=jobs&claim=read&view=interleavings");
+  assert.equal(linkHash("b", { seed: 1, script: "jobs", view: "output", step: 4, workers: 3 }), "#b?seed=1&script=jobs&claim=read");
+  assert.equal(linkHash("b", { seed: 1, script: "jobs", view: "timeline", step: 1 }), "#b?seed=1&script=jobs&claim=read&view=timeline");
+  assert.equal(linkHash("b", { seed: 1, script: "jobs", view: "interleavings", workers: 2 }), "#b?seed=1&script=jobs&claim=read&view=interleavings");
 });
 
 test("parseLink refuses links that are not for this block", () => {
-  const hash = T.linkHash("block-1", { seed: "1", script: "jobs" });
-  assert.equal(T.parseLink(hash, "block-2"), null, "another block");
-  assert.equal(T.parseLink(hash, ""), null, "a block without an id");
-  assert.equal(T.parseLink("#block-1", "block-1"), null, "no parameters");
-  assert.equal(T.parseLink("#block-1?seed=1", "block-1"), null, "no script");
+  const hash = linkHash("block-1", { seed: "1", script: "jobs" });
+  assert.equal(parseLink(hash, "block-2"), null, "another block");
+  assert.equal(parseLink(hash, ""), null, "a block without an id");
+  assert.equal(parseLink("#block-1", "block-1"), null, "no parameters");
+  assert.equal(parseLink("#block-1?seed=1", "block-1"), null, "no script");
 });
 
 test("parseLink names a bad value instead of ignoring it", () => {
-  const neg = T.parseLink("#block-1?seed=-1&script=jobs", "block-1");
+  const neg = parseLink("#block-1?seed=-1&script=jobs", "block-1");
   assert.equal(neg.error, 'seed="-1" is not a whole number from 0 to 18446744073709551615');
   assert.equal(neg.seed, "");
-  assert.match(T.parseLink("#block-1?seed=1e3&script=jobs", "block-1").error, /^seed="1e3"/);
-  assert.match(T.parseLink("#block-1?seed=18446744073709551616&script=jobs", "block-1").error, /^seed=/, "one past the largest seed");
-  const long = T.parseLink("#block-1?seed=" + "x".repeat(5000) + "&script=jobs", "block-1").error;
+  assert.match(parseLink("#block-1?seed=1e3&script=jobs", "block-1").error, /^seed="1e3"/);
+  assert.match(parseLink("#block-1?seed=18446744073709551616&script=jobs", "block-1").error, /^seed=/, "one past the largest seed");
+  const long = parseLink("#block-1?seed=" + "x".repeat(5000) + "&script=jobs", "block-1").error;
   assert.ok(long.length < 120, "a long bad value is cut short: " + long.length);
-  assert.equal(T.parseLink("#block-1?seed=7&script=jobs", "block-1").error, undefined);
+  assert.equal(parseLink("#block-1?seed=7&script=jobs", "block-1").error, undefined);
 });
 
 test("parseLink: old links, hand-edited links and bad values", () => {
   // Links from before claim and view existed.
-  assert.deepEqual(T.parseLink("#b?seed=7&script=race+lock+2", "b"), { script: "race lock 2", seed: "7", claim: "atomic", view: "output", step: 1, workers: 0 });
+  assert.deepEqual(parseLink("#b?seed=7&script=race+lock+2", "b"), { script: "race lock 2", seed: "7", claim: "atomic", view: "output", step: 1, workers: 0 });
   // A claim that disagrees with the script is applied to the script.
-  assert.equal(T.parseLink("#b?seed=1&script=race+read+20&claim=atomic", "b").script, "race atomic 20");
-  assert.equal(T.parseLink("#b?seed=1&script=work+--job+1&claim=atomic", "b").script, "work --job 1 --claim atomic");
+  assert.equal(parseLink("#b?seed=1&script=race+read+20&claim=atomic", "b").script, "race atomic 20");
+  assert.equal(parseLink("#b?seed=1&script=work+--job+1&claim=atomic", "b").script, "work --job 1 --claim atomic");
   // An unknown claim changes nothing, and is named.
-  const odd = T.parseLink("#b?seed=1&script=race+read+20&claim=fenced", "b");
+  const odd = parseLink("#b?seed=1&script=race+read+20&claim=fenced", "b");
   assert.equal(odd.script, "race read 20");
   assert.equal(odd.claim, "read");
   assert.equal(odd.error, 'claim="fenced" is not read or atomic');
   // Bad view, step and workers fall back to their defaults, and are named.
-  const bad = T.parseLink("#b?seed=&script=jobs&view=secret&step=0&workers=9", "b");
+  const bad = parseLink("#b?seed=&script=jobs&view=secret&step=0&workers=9", "b");
   assert.deepEqual(bad, {
     script: "jobs", seed: "", claim: "read", view: "output", step: 1, workers: 0,
     error: 'view="secret" is not one of output, timeline, compare, interleavings; step="0" is not a step number; workers="9" is not a whole number from 2 to 8',
   });
-  assert.equal(T.parseLink("#b?seed=1&script=jobs&view=timeline&step=12345678", "b").step, 1, "step has at most 7 digits");
-  assert.equal(T.parseLink("#b?seed=1&script=jobs&view=timeline&step=42", "b").step, 42);
-  assert.equal(T.parseLink("#b?seed=1&script=jobs&workers=2.5", "b").workers, 0);
-  assert.equal(T.parseLink("#b?seed=1&script=jobs&workers=8", "b").workers, 8);
+  assert.equal(parseLink("#b?seed=1&script=jobs&view=timeline&step=12345678", "b").step, 1, "step has at most 7 digits");
+  assert.equal(parseLink("#b?seed=1&script=jobs&view=timeline&step=42", "b").step, 42);
+  assert.equal(parseLink("#b?seed=1&script=jobs&workers=2.5", "b").workers, 0);
+  assert.equal(parseLink("#b?seed=1&script=jobs&workers=8", "b").workers, 8);
 });
 
 test("shellQuote and commandFor make a command line a shell runs as is", () => {
-  assert.equal(T.shellQuote("race read 20"), "'race read 20'");
-  assert.equal(T.shellQuote("echo 'hi' $HOME"), "'echo '\\''hi'\\'' $HOME'");
-  assert.equal(T.commandFor("race read 20\neffects\n\n", "42"), "twice run --seed 42 -c 'race read 20\neffects'");
+  assert.equal(shellQuote("race read 20"), "'race read 20'");
+  assert.equal(shellQuote("echo 'hi' $HOME"), "'echo '\\''hi'\\'' $HOME'");
+  assert.equal(commandFor("race read 20\neffects\n\n", "42"), "twice run --seed 42 -c 'race read 20\neffects'");
 });
 
 test("workersOf reads the first race's --workers", () => {
-  assert.equal(T.workersOf("race read 20"), 2);
-  assert.equal(T.workersOf("race read --all --workers 5"), 5);
-  assert.equal(T.workersOf("reset\nrace atomic 3 --workers=8 && effects"), 8);
-  assert.equal(T.workersOf("race read --workers 9"), 2, "out of range");
-  assert.equal(T.workersOf("race read 3 # --workers 4"), 2, "in a comment");
-  assert.equal(T.workersOf("work --job 1 --workers 4"), 2, "not a race");
-  assert.equal(T.workersOf("race read 1 --workers 3\nrace read 1 --workers 6"), 3);
+  assert.equal(workersOf("race read 20"), 2);
+  assert.equal(workersOf("race read --all --workers 5"), 5);
+  assert.equal(workersOf("reset\nrace atomic 3 --workers=8 && effects"), 8);
+  assert.equal(workersOf("race read --workers 9"), 2, "out of range");
+  assert.equal(workersOf("race read 3 # --workers 4"), 2, "in a comment");
+  assert.equal(workersOf("work --job 1 --workers 4"), 2, "not a race");
+  assert.equal(workersOf("race read 1 --workers 3\nrace read 1 --workers 6"), 3);
 });
 
 test("serviceOf and exploreScript with the service's key steps", () => {
-  assert.deepEqual(T.serviceOf("race read 20"), { dedupe: "", key: "" });
-  assert.deepEqual(T.serviceOf("service --dedupe check\nrace read 20 --key job"), { dedupe: "check", key: "job" });
-  assert.deepEqual(T.serviceOf("service --dedupe=claim --key-ttl 5 && work --job 1 --key=event"), { dedupe: "claim", key: "event" });
-  assert.deepEqual(T.serviceOf("service --dedupe claim\nservice --dedupe off\nrace read 2 --key none"), { dedupe: "", key: "" });
-  assert.deepEqual(T.serviceOf("# service --dedupe check\nrace read 2 --key job"), { dedupe: "", key: "job" }, "a comment does not count");
-  assert.equal(T.exploreScript("read", 2, { dedupe: "check", key: "job" }), "service --dedupe check\nrace read --all --key job\n");
-  assert.equal(T.exploreScript("read", 3, { dedupe: "", key: "job" }), "race read --all --workers 3\n", "a key with no dedupe explores as none");
+  assert.deepEqual(serviceOf("race read 20"), { dedupe: "", key: "" });
+  assert.deepEqual(serviceOf("service --dedupe check\nrace read 20 --key job"), { dedupe: "check", key: "job" });
+  assert.deepEqual(serviceOf("service --dedupe=claim --key-ttl 5 && work --job 1 --key=event"), { dedupe: "claim", key: "event" });
+  assert.deepEqual(serviceOf("service --dedupe claim\nservice --dedupe off\nrace read 2 --key none"), { dedupe: "", key: "" });
+  assert.deepEqual(serviceOf("# service --dedupe check\nrace read 2 --key job"), { dedupe: "", key: "job" }, "a comment does not count");
+  assert.equal(exploreScript("read", 2, { dedupe: "check", key: "job" }), "service --dedupe check\nrace read --all --key job\n");
+  assert.equal(exploreScript("read", 3, { dedupe: "", key: "job" }), "race read --all --workers 3\n", "a key with no dedupe explores as none");
 });
 
 test("exploreScript", () => {
-  assert.equal(T.exploreScript("read", 2), "race read --all\n");
-  assert.equal(T.exploreScript("atomic", 0), "race atomic --all\n");
-  assert.equal(T.exploreScript("atomic", 6), "race atomic --all --workers 6\n");
+  assert.equal(exploreScript("read", 2), "race read --all\n");
+  assert.equal(exploreScript("atomic", 0), "race atomic --all\n");
+  assert.equal(exploreScript("atomic", 6), "race atomic --all --workers 6\n");
 });
 
 test("replay rebuilds the tables event by event", () => {
@@ -197,90 +206,90 @@ test("replay rebuilds the tables event by event", () => {
     { kind: "reset" },
     { kind: "add", job: job(3, "queued", 0) },
   ];
-  let st = T.replay(trace, 1);
+  let st = replay(trace, 1);
   assert.deepEqual(st.jobs, [job(1, "running", 1)]);
   assert.deepEqual(st.prevJob, job(1, "queued", 0));
   assert.equal(st.changedJob, 1);
   assert.equal(st.newEffect, -1);
-  st = T.replay(trace, 2);
+  st = replay(trace, 2);
   assert.deepEqual(st.effects, [{ order: "o1", run: "r1" }]);
   assert.equal(st.newEffect, 0);
   assert.equal(st.changedJob, null);
-  st = T.replay(trace, 3);
+  st = replay(trace, 3);
   assert.deepEqual(st.jobs.map((j) => j.id), [1, 2]);
   assert.equal(st.prevJob, null, "a new job had no row before");
-  st = T.replay(trace, 4);
+  st = replay(trace, 4);
   assert.deepEqual([st.jobs, st.effects, st.reset], [[], [], true]);
-  st = T.replay(trace, 5);
+  st = replay(trace, 5);
   assert.deepEqual(st.jobs.map((j) => j.id), [3]);
 });
 
 test("seedOf keeps every uint64 seed exact", () => {
   const json = '{"seed":18446744073709551615,"transcript":[]}';
-  assert.equal(T.seedOf(json, JSON.parse(json)), "18446744073709551615");
-  assert.equal(T.seedOf('  {"seed":7}', { seed: 7 }), "7");
-  assert.equal(T.seedOf('{"transcript":[]}', { seed: 3 }), "3", "falls back to the parsed seed");
-  assert.equal(T.seedOf("{}", {}), "");
+  assert.equal(seedOf(json, JSON.parse(json)), "18446744073709551615");
+  assert.equal(seedOf('  {"seed":7}', { seed: 7 }), "7");
+  assert.equal(seedOf('{"transcript":[]}', { seed: 3 }), "3", "falls back to the parsed seed");
+  assert.equal(seedOf("{}", {}), "");
 });
 
 test("formatMS, formatBytes and groupDigits", () => {
-  assert.equal(T.formatMS(2076123), "2076.123");
-  assert.equal(T.formatMS(5), "0.005");
-  assert.equal(T.formatMS(-1500), "-1.500");
-  assert.equal(T.formatMS(0), "0.000");
-  assert.equal(T.formatMS(null), "-");
-  assert.equal(T.formatMS(undefined), "-");
-  assert.equal(T.formatBytes(999), "999 B");
-  assert.equal(T.formatBytes(13600), "14 kB");
-  assert.equal(T.formatBytes(2160000), "2.2 MB");
-  assert.equal(T.groupDigits("1451520"), "1,451,520");
-  assert.equal(T.groupDigits("123456789012345678901234"), "123,456,789,012,345,678,901,234");
-  assert.equal(T.groupDigits("n/a"), "n/a");
+  assert.equal(formatMS(2076123), "2076.123");
+  assert.equal(formatMS(5), "0.005");
+  assert.equal(formatMS(-1500), "-1.500");
+  assert.equal(formatMS(0), "0.000");
+  assert.equal(formatMS(null), "-");
+  assert.equal(formatMS(undefined), "-");
+  assert.equal(formatBytes(999), "999 B");
+  assert.equal(formatBytes(13600), "14 kB");
+  assert.equal(formatBytes(2160000), "2.2 MB");
+  assert.equal(groupDigits("1451520"), "1,451,520");
+  assert.equal(groupDigits("123456789012345678901234"), "123,456,789,012,345,678,901,234");
+  assert.equal(groupDigits("n/a"), "n/a");
 });
 
 test("nearestStep picks the nearest event and cycles through ties", () => {
   const xs = [10, 20, 20, 20, 40];
-  assert.equal(T.nearestStep(xs, 12, 0), 0);
-  assert.equal(T.nearestStep(xs, 33, 0), 4);
-  assert.equal(T.nearestStep(xs, 21, 0), 1, "the first of a tie");
-  assert.equal(T.nearestStep(xs, 21, 1), 2, "then the next");
-  assert.equal(T.nearestStep(xs, 21, 3), 1, "wrapping");
+  assert.equal(nearestStep(xs, 12, 0), 0);
+  assert.equal(nearestStep(xs, 33, 0), 4);
+  assert.equal(nearestStep(xs, 21, 0), 1, "the first of a tie");
+  assert.equal(nearestStep(xs, 21, 1), 2, "then the next");
+  assert.equal(nearestStep(xs, 21, 3), 1, "wrapping");
 });
 
 test("matrixCellText and matrixCellLabel: a cell as the text table prints it, and in words", () => {
-  assert.equal(T.matrixCellText({ verdict: "duplicate", effects: 40, events: 20 }), "40 dup");
-  assert.equal(T.matrixCellText({ verdict: "closed", effects: 1, events: 1 }), "1 ok");
-  assert.equal(T.matrixCellText({ verdict: "lost", effects: 0, events: 1 }), "0 lost");
-  assert.equal(T.matrixCellText({ verdict: "pending", effects: 0, events: 1 }), "pending");
+  assert.equal(matrixCellText({ verdict: "duplicate", effects: 40, events: 20 }), "40 dup");
+  assert.equal(matrixCellText({ verdict: "closed", effects: 1, events: 1 }), "1 ok");
+  assert.equal(matrixCellText({ verdict: "lost", effects: 0, events: 1 }), "0 lost");
+  assert.equal(matrixCellText({ verdict: "pending", effects: 0, events: 1 }), "pending");
   const sc = { title: "claim race" };
   assert.equal(
-    T.matrixCellLabel(sc, { title: "atomic claim" }, { verdict: "duplicate", effects: 3, events: 2 }),
+    matrixCellLabel(sc, { title: "atomic claim" }, { verdict: "duplicate", effects: 3, events: 2 }),
     "claim race with atomic claim: 3 effect(s) for 2 event(s), duplicate"
   );
-  assert.equal(T.matrixCellLabel(sc, { title: "x" }, { verdict: "pending" }), "claim race with x: pending, not runnable yet");
+  assert.equal(matrixCellLabel(sc, { title: "x" }, { verdict: "pending" }), "claim race with x: pending, not runnable yet");
 });
 
 test("a claim added to the runtime's list needs nothing in twice.js", () => {
-  const claims = T.config.claims;
-  T.config.claims = [...claims, { name: "claimfirst", words: "claim, then check", alias: "claimfirst" }];
+  const claims = CONFIG.claims;
+  CONFIG.claims = [...claims, { name: "claimfirst", words: "claim, then check", alias: "claimfirst" }];
   try {
-    assert.equal(T.claimOf("race claimfirst 20"), "claimfirst");
-    assert.equal(T.claimOf("work --job 1 --claim=claimfirst"), "claimfirst");
-    assert.equal(T.rewriteClaim("race claimfirst 3 && work --job 1 --claim claimfirst", "read"), "race read 3 && work --job 1 --claim read");
-    assert.equal(T.rewriteClaim("race read 3", "claimfirst"), "race claimfirst 3");
-    assert.equal(T.parseLink("#b?seed=1&script=race+read+2&claim=claimfirst", "b").script, "race claimfirst 2");
+    assert.equal(claimOf("race claimfirst 20"), "claimfirst");
+    assert.equal(claimOf("work --job 1 --claim=claimfirst"), "claimfirst");
+    assert.equal(rewriteClaim("race claimfirst 3 && work --job 1 --claim claimfirst", "read"), "race read 3 && work --job 1 --claim read");
+    assert.equal(rewriteClaim("race read 3", "claimfirst"), "race claimfirst 3");
+    assert.equal(parseLink("#b?seed=1&script=race+read+2&claim=claimfirst", "b").script, "race claimfirst 2");
   } finally {
-    T.config.claims = claims;
+    CONFIG.claims = claims;
   }
 });
 
 test("claimsOf: every claim a script races or works with, lock as atomic", () => {
-  assert.deepEqual(T.claimsOf("race read 50\nrace atomic 50\n"), ["read", "atomic"]);
-  assert.deepEqual(T.claimsOf("race lock 5; race atomic 2"), ["atomic"]);
-  assert.deepEqual(T.claimsOf("work --job 1 && work --job 1 --claim=lock"), ["read", "atomic"]);
-  assert.deepEqual(T.claimsOf("# race atomic 3\njobs"), ["read"], "comments and scripts without a claim: the default");
-  assert.deepEqual(T.claimsOf("( node queue.mjs race atomic 20 && node queue.mjs effects ) 2>/dev/null"), ["atomic"]);
-  assert.equal(T.exploreScript(["read", "atomic"], 3), "race read --all --workers 3\nrace atomic --all --workers 3\n");
+  assert.deepEqual(claimsOf("race read 50\nrace atomic 50\n"), ["read", "atomic"]);
+  assert.deepEqual(claimsOf("race lock 5; race atomic 2"), ["atomic"]);
+  assert.deepEqual(claimsOf("work --job 1 && work --job 1 --claim=lock"), ["read", "atomic"]);
+  assert.deepEqual(claimsOf("# race atomic 3\njobs"), ["read"], "comments and scripts without a claim: the default");
+  assert.deepEqual(claimsOf("( node queue.mjs race atomic 20 && node queue.mjs effects ) 2>/dev/null"), ["atomic"]);
+  assert.equal(exploreScript(["read", "atomic"], 3), "race read --all --workers 3\nrace atomic --all --workers 3\n");
 });
 
 test("announce: the status says the tally and the diagnosis, not only the time", () => {
@@ -289,16 +298,16 @@ test("announce: the status says the tally and the diagnosis, not only the time",
     summary: [{ order: "order-77", kind: "claim-race" }],
   };
   assert.equal(
-    T.announce(res, 18),
+    announce(res, 18),
     "Done in 18 ms. claim=read: duplicate effects in 19 of 20 races. Diagnosis for order-77: Claim race: two workers took one delivery."
   );
-  assert.equal(T.announce({}, 3), "Done in 3 ms.");
+  assert.equal(announce({}, 3), "Done in 3 ms.");
   const two = { summary: [{ order: "a", kind: "once" }, { order: "b", kind: "client-retry" }, { order: "c", kind: "two-jobs" }] };
-  assert.match(T.announce(two, 1), /Diagnosis for b: Client retry.*1 more order\(s\) with a duplicate\./);
+  assert.match(announce(two, 1), /Diagnosis for b: Client retry.*1 more order\(s\) with a duplicate\./);
 });
 
 test("embedIframe: a title of its own and the lines that apply the posted height", () => {
-  const s = T.embedIframe("https://x.example/embed/a/1/", 'twice: "A", script 1', "https://x.example");
+  const s = embedIframe("https://x.example/embed/a/1/", 'twice: "A", script 1', "https://x.example");
   assert.match(s, /^<iframe src="https:\/\/x\.example\/embed\/a\/1\/" title="twice: &quot;A&quot;, script 1"/);
   assert.match(s, /e\.origin !== "https:\/\/x\.example"/);
   assert.match(s, /"twice:height"/);
@@ -306,8 +315,8 @@ test("embedIframe: a title of its own and the lines that apply the posted height
 });
 
 test("minFontSize", () => {
-  assert.equal(T.minFontSize('<svg><text font-size="12">a</text><text font-size="10">b</text></svg>'), 10);
-  assert.equal(T.minFontSize("<svg></svg>"), 0);
+  assert.equal(minFontSize('<svg><text font-size="12">a</text><text font-size="10">b</text></svg>'), 10);
+  assert.equal(minFontSize("<svg></svg>"), 0);
 });
 
 // loadResult is the shape of a load's result: its tallies, and the summary
@@ -325,13 +334,13 @@ function loadResult(kinds) {
 }
 
 test("diagnosisPlan: after a load, orders that ran once are counted, not listed", () => {
-  const all = T.diagnosisPlan(loadResult([["once", 200]]));
+  const all = diagnosisPlan(loadResult([["once", 200]]));
   assert.deepEqual(all.shown, [], "no order of a clean lease run is shown in detail");
   assert.equal(all.more, 0);
   assert.deepEqual(all.counts, [{ kind: "once", n: 200 }]);
   assert.equal(all.scope, "lease 10 s, 200 jobs", "the tables hold the last lease run");
 
-  const some = T.diagnosisPlan(loadResult([["once", 150], ["redelivery", 3], ["stall", 5]]));
+  const some = diagnosisPlan(loadResult([["once", 150], ["redelivery", 3], ["stall", 5]]));
   assert.deepEqual(
     some.shown.map((s) => s.kind),
     ["stall", "stall", "stall"],
@@ -347,15 +356,15 @@ test("diagnosisPlan: after a load, orders that ran once are counted, not listed"
 
 test("diagnosisPlan: without a load, every kind is shown, duplicates first", () => {
   const res = { summary: [{ order: "a", kind: "once" }, { order: "b", kind: "client-retry" }, { order: "c", kind: "once" }, { order: "d", kind: "once" }] };
-  const p = T.diagnosisPlan(res);
+  const p = diagnosisPlan(res);
   assert.deepEqual(p.shown.map((s) => s.order), ["b", "a", "c"]);
   assert.equal(p.more, 1);
   assert.deepEqual(p.counts, []);
-  assert.deepEqual(T.diagnosisPlan({}).shown, []);
+  assert.deepEqual(diagnosisPlan({}).shown, []);
 });
 
 test("announce: after a load, no order's ran once, only the tallies and a duplicate", () => {
-  const clean = T.announce(loadResult([["once", 200]]), 5);
+  const clean = announce(loadResult([["once", 200]]), 5);
   assert.equal(clean, "Done in 5 ms. lease 1 s: duplicate effects in 42 of 200 jobs. lease 10 s: duplicate effects in 2 of 200 jobs.");
-  assert.match(T.announce(loadResult([["once", 198], ["stall", 2]]), 5), /Diagnosis for load-199: A stall outlived the lease\. 1 more order\(s\) with a duplicate\.$/);
+  assert.match(announce(loadResult([["once", 198], ["stall", 2]]), 5), /Diagnosis for load-199: A stall outlived the lease\. 1 more order\(s\) with a duplicate\.$/);
 });

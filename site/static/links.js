@@ -1,0 +1,265 @@
+// links.js owns what a block says in text rather than in the DOM: the claim
+// toggle's rewriting of scripts (claimOf, rewriteClaim), the links that
+// replay a run from the fragment alone (linkHash, parseLink), the command
+// line that prints the same run natively (commandFor, shellQuote), the
+// script that "Check every interleaving" runs (exploreScript, claimsOf,
+// workersOf, serviceOf), and the iframe snippet of "Embed this block".
+//
+// Pure functions of their arguments and of CONFIG's lists: no browser
+// global is touched, at import time or after, so tests import them as is.
+
+import { CONFIG } from "./config.js";
+
+// MAX_SEED is the largest seed, the largest uint64.
+export const MAX_SEED = 18446744073709551615n;
+
+// seedOf returns the seed of a Result as decimal text, read from its JSON
+// (where it comes first): JSON.parse turns it into a Number, which
+// cannot hold every uint64 (18446744073709551615 would read
+// 18446744073709552000 and a link would replay another seed).
+export function seedOf(json, res) {
+  const m = /^\s*\{"seed":([0-9]+)[,}]/.exec(json);
+  return m ? m[1] : res.seed != null ? String(res.seed) : "";
+}
+
+// ---- the claim toggle -------------------------------------------------
+
+// The claims the toggle offers: those that are not another name for one
+// (lock names atomic), in the runtime's order; the first is the default.
+export function toggleClaims() {
+  return CONFIG.claims.filter((c) => c.alias === c.name);
+}
+
+// claimWords says what a claim does, from the runtime's list.
+export function claimWords(name) {
+  const c = CONFIG.claims.find((c) => c.name === name);
+  return c ? c.words : "";
+}
+
+// claimAlt is a regular expression alternation of every claim's name.
+function claimAlt() {
+  return "(" + CONFIG.claims.map((c) => c.name).join("|") + ")";
+}
+
+// claimOf reports the claim a script uses: the first claim a race or work
+// command names that is not the default one (an alias counts as the
+// claim it names), else the default claim.
+export function claimOf(src) {
+  const def = toggleClaims().length ? toggleClaims()[0].name : "";
+  const named = [new RegExp("(?:^|[\\s(;&])race\\s+" + claimAlt() + "\\b", "g"), new RegExp("--claim(?:\\s+|=)" + claimAlt() + "\\b", "g")];
+  for (const line of src.split("\n")) {
+    const code = stripComment(line);
+    for (const re of named) {
+      for (const m of code.matchAll(re)) {
+        const c = CONFIG.claims.find((c) => c.name === m[1]);
+        if (c && c.alias !== def) return c.alias;
+      }
+    }
+  }
+  return def;
+}
+
+// stripComment returns the part of a line before a # that starts a word.
+function stripComment(line) {
+  const m = /(^|\s)#/.exec(line);
+  return m ? line.slice(0, m.index) : line;
+}
+
+// rewriteClaim sets the claim of every race and work command of src to
+// claim (one of the toggle's claims): it replaces the argument of race and of
+// --claim, and adds --claim to work commands that have none. Comments,
+// spacing and everything else are kept.
+export function rewriteClaim(src, claim) {
+  return src
+    .split("\n")
+    .map((line) => {
+      const code = stripComment(line);
+      const comment = line.slice(code.length);
+      // Split into commands, keeping the separators.
+      const parts = code.split(/(&&|;)/);
+      for (let i = 0; i < parts.length; i += 2) {
+        parts[i] = rewriteCommand(parts[i], claim);
+      }
+      return parts.join("") + comment;
+    })
+    .join("\n");
+}
+
+function rewriteCommand(cmd, claim) {
+  // Leading "(", "node queue.mjs" or "twice" before the command word.
+  const head = /^(\s*\(?\s*(?:node\s+queue\.mjs\s+|twice\s+)?)(\S+)/.exec(cmd);
+  if (!head) return cmd;
+  const word = head[2];
+  if (word === "race") {
+    return cmd.replace(new RegExp("^(\\s*\\(?\\s*(?:node\\s+queue\\.mjs\\s+|twice\\s+)?race\\s+)" + claimAlt() + "\\b"), "$1" + claim);
+  }
+  if (word !== "work") return cmd;
+  const flag = new RegExp("--claim(\\s+|=)" + claimAlt() + "\\b", "g");
+  if (flag.test(cmd)) {
+    return cmd.replace(flag, "--claim$1" + claim);
+  }
+  // Insert before a trailing ")" or "2>/dev/null" and trailing spaces.
+  const tail = /(\s*(?:\)\s*)?(?:2>\s*\/dev\/null\s*)?(?:\)\s*)?)$/.exec(cmd);
+  const at = tail ? cmd.length - tail[1].length : cmd.length;
+  return cmd.slice(0, at) + " --claim " + claim + cmd.slice(at);
+}
+
+// ---- links, commands and exploration scripts ------------------------
+
+export const VIEWS = ["output", "timeline", "compare", "interleavings"];
+
+// linkHash writes the fragment of a link to a run of the block with the
+// given id. The script and the seed replay the run; the claim says which
+// claim the reader chose (parseLink applies it to the script if a hand-
+// edited link disagrees); view, step and workers reopen what they looked
+// at. Query-style parameters in the fragment keep the link readable,
+// never reach a server, and work on any static host.
+export function linkHash(id, r) {
+  const p = new URLSearchParams({ seed: String(r.seed), script: r.script, claim: r.claim || claimOf(r.script) });
+  if (r.view && r.view !== "output") p.set("view", r.view);
+  if (r.view === "timeline" && r.step > 1) p.set("step", String(r.step));
+  if (r.view === "interleavings" && r.workers && r.workers !== 2) p.set("workers", String(r.workers));
+  return "#" + id + "?" + p;
+}
+
+// parseLink reads a link made by linkHash for the block with the given
+// id; it returns null for any other hash. Links from before the claim
+// and view parameters existed (#ID?seed=N&script=TEXT) still work. A
+// value it cannot use (seed=-1, claim=fenced, step=0) falls back to its
+// default and is named in error, which the block shows instead of
+// running: a link that silently ran something else would mislead.
+export function parseLink(hash, id) {
+  const prefix = "#" + id + "?";
+  if (!id || !hash.startsWith(prefix)) return null;
+  const p = new URLSearchParams(hash.slice(prefix.length));
+  let script = p.get("script");
+  if (script === null) return null;
+  const bad = [];
+  const shown = (v) => JSON.stringify(v.length > 40 ? v.slice(0, 40) + "…" : v);
+  let seed = p.get("seed") || "";
+  if (!/^[0-9]*$/.test(seed) || (seed !== "" && BigInt(seed) > MAX_SEED)) {
+    bad.push("seed=" + shown(seed) + " is not a whole number from 0 to " + MAX_SEED);
+    seed = "";
+  }
+  const claim = p.get("claim");
+  if (toggleClaims().some((c) => c.name === claim) && claimOf(script) !== claim) {
+    script = rewriteClaim(script, claim);
+  } else if (claim !== null && claim !== "read" && claim !== "atomic") {
+    bad.push("claim=" + shown(claim) + " is not read or atomic");
+  }
+  const v = p.get("view");
+  const view = VIEWS.includes(v) ? v : "output";
+  if (v !== null && !VIEWS.includes(v)) bad.push("view=" + shown(v) + " is not one of " + VIEWS.join(", "));
+  const st = p.get("step");
+  const step = /^[1-9][0-9]{0,6}$/.test(st || "") ? Number(st) : 1;
+  if (st !== null && step === 1 && st !== "1") bad.push("step=" + shown(st) + " is not a step number");
+  const ws = p.get("workers");
+  const w = Number(ws);
+  const workers = Number.isInteger(w) && w >= 2 && w <= 8 ? w : 0;
+  if (ws !== null && workers === 0) bad.push("workers=" + shown(ws) + " is not a whole number from 2 to 8");
+  const r = { script, seed, claim: claimOf(script), view, step, workers };
+  if (bad.length) r.error = bad.join("; ");
+  return r;
+}
+
+// shellQuote quotes s for a POSIX shell: inside single quotes nothing is
+// special, and a single quote is written as '\'' (close, escaped quote,
+// reopen).
+export function shellQuote(s) {
+  return "'" + s.replace(/'/g, "'\\''") + "'";
+}
+
+// commandFor is the command line that prints the same run natively.
+export function commandFor(script, seed) {
+  return "twice run --seed " + seed + " -c " + shellQuote(script.replace(/\s+$/, ""));
+}
+
+// workersOf reports the --workers N of the script's first race command
+// that has one, else 2.
+export function workersOf(src) {
+  for (const line of src.split("\n")) {
+    const m = /(?:^|[\s(;&])race\s[^;&#]*--workers(?:\s+|=)([2-8])\b/.exec(stripComment(line));
+    if (m) return Number(m[1]);
+  }
+  return 2;
+}
+
+// claimsOf lists the claims a script's race and work commands use, in
+// the order they first appear, from the runtime's list: an alias counts
+// as the claim it names (lock as atomic). A work command without --claim
+// uses the default claim, and so does a script with neither.
+export function claimsOf(src) {
+  const def = toggleClaims().length ? toggleClaims()[0].name : "";
+  const seen = [];
+  const add = (name) => {
+    const c = CONFIG.claims.find((c) => c.name === name);
+    const alias = c ? c.alias : def;
+    if (!seen.includes(alias)) seen.push(alias);
+  };
+  const isClaim = new RegExp("^" + claimAlt() + "$");
+  const flag = new RegExp("--claim(?:\\s+|=)" + claimAlt() + "\\b");
+  for (const line of src.split("\n")) {
+    for (const cmd of stripComment(line).split(/&&|;|&/)) {
+      const head = /^\s*\(?\s*(?:node\s+queue\.mjs\s+|twice\s+)?(\S+)(?:\s+(\S+))?/.exec(cmd);
+      if (!head) continue;
+      if (head[1] === "race" && isClaim.test(head[2] || "")) add(head[2]);
+      if (head[1] === "work") {
+        const m = flag.exec(cmd);
+        add(m ? m[1] : def);
+      }
+    }
+  }
+  return seen.length ? seen : [def];
+}
+
+// exploreScript is what "Check every interleaving" runs for a script: a
+// race of each claim the script uses (claimsOf), explored exhaustively
+// with the given number of workers. It is derived, not the script's own
+// race lines with --all appended, because a script may have no race at
+// all (a work command still has a claim), several, or race lines wrapped
+// in the article's shell syntax; the question "can this claim duplicate
+// under any ordering?" depends on the claim only. claims is a claim or a
+// list of them. With svc (from serviceOf) naming a dedupe mode and a key,
+// the service's key steps are explored too.
+export function exploreScript(claims, workers, svc) {
+  const list = Array.isArray(claims) ? claims : [claims];
+  const keyed = svc && svc.dedupe && svc.key;
+  const w = workers && workers !== 2 ? " --workers " + workers : "";
+  const k = keyed ? " --key " + svc.key : "";
+  return (keyed ? "service --dedupe " + svc.dedupe + "\n" : "") + list.map((c) => "race " + c + " --all" + w + k + "\n").join("");
+}
+
+// serviceOf reports the service's dedupe mode the script sets last
+// (other than off) and the first key a race or work command sends (other
+// than none), from the runtime's lists; "" for either when there is none.
+export function serviceOf(src) {
+  const alt = (list) => "(" + list.map((c) => c.name).join("|") + ")";
+  const modeRe = new RegExp("(?:^|[\\s(;&])service\\s[^;&#]*--dedupe(?:\\s+|=)" + alt(CONFIG.dedupes) + "(?![\\w-])", "g");
+  const keyRe = new RegExp("(?:^|[\\s(;&])(?:race|work)\\s[^;&#]*--key(?:\\s+|=)" + alt(CONFIG.keys) + "(?![\\w-])", "g");
+  let dedupe = "";
+  let key = "";
+  for (const line of src.split("\n")) {
+    const code = stripComment(line);
+    for (const m of code.matchAll(modeRe)) dedupe = m[1] === CONFIG.dedupes[0].name ? "" : m[1];
+    for (const m of code.matchAll(keyRe)) if (!key && m[1] !== CONFIG.keys[0].name) key = m[1];
+  }
+  return { dedupe, key };
+}
+
+// embedIframe is the iframe snippet for an embed page: the frame, with a
+// title of its own, and the few lines that apply the height the page
+// inside posts (a message {type: "twice:height", height} from origin).
+export function embedIframe(page, title, origin) {
+  const attr = (s) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+  return (
+    '<iframe src="' + attr(page) + '" title="' + attr(title) + '" width="100%" height="640" loading="lazy"></iframe>\n' +
+    "<script>\n" +
+    'addEventListener("message", (e) => {\n' +
+    "  if (e.origin !== " + JSON.stringify(origin) + ' || !e.data || e.data.type !== "twice:height") return;\n' +
+    '  for (const f of document.querySelectorAll("iframe"))\n' +
+    "    if (f.contentWindow === e.source) f.height = String(Math.ceil(e.data.height));\n" +
+    "});\n" +
+    "</script>"
+  );
+}
+

@@ -1,0 +1,972 @@
+// playground.js defines the <twice-playground> element: a runnable block of
+// the twice command language. The server renders each block with its script
+// and the output it printed at the default seed; this module upgrades the
+// block into an editor with a Run button, a claim toggle and a seed field,
+// and runs the script in a Web Worker that holds the twice runtime compiled
+// to WebAssembly (runtime-client.js). The runtime is downloaded once per
+// page, on the first Run or when a block first scrolls into view.
+//
+// It is the entry module: the loader, twice.js, imports it and calls start
+// with the config. The others: config.js (that config), links.js (scripts
+// as text: the claim toggle, links to a run, commands), render.js (a Result
+// drawn into the DOM) and runtime-client.js (the worker).
+//
+// Everything a run prints is inserted with textContent, never as HTML.
+//
+// Below the script, tabs keep the basic flow (Run, then read the Output)
+// first and put the rest one click away:
+//
+//   Output          transcript, tally, effects and jobs tables, and beside
+//                   the effects the diagnosis with the evidence behind it
+//   Timeline        the run drawn as SVG by the runtime, and a step-through
+//                   of its event trace (buttons, or Left/Right/Home/End in
+//                   the step area) showing the tables as they stood
+//   Compare         the same script and seed run with each claim
+//   Every ordering  race CLAIM --all: every interleaving counted exactly
+//
+// A link to a run (#BLOCK-ID?seed=N&script=TEXT&claim=C[&view=V&step=K])
+// replays it in any browser, with no state on the server; "Copy link" and
+// "Copy as command" (twice run --seed N -c '...') sit beside the output.
+//
+// Markup it understands (the server writes all of it; an embedder needs only
+// the element and a <pre> holding the script):
+//
+//   <twice-playground seed="1" controls="claim seed" embed="URL">
+//     <pre class="twice-script">SCRIPT</pre>
+//     <pre class="twice-output">OUTPUT</pre>                        (optional)
+//     <script type="application/json" class="twice-result">RESULT</script> (optional)
+//   </twice-playground>
+
+import { CONFIG, assetURL } from "./config.js";
+import {
+  MAX_SEED,
+  claimOf,
+  claimsOf,
+  claimWords,
+  commandFor,
+  embedIframe,
+  exploreScript,
+  linkHash,
+  parseLink,
+  rewriteClaim,
+  seedOf,
+  serviceOf,
+  shellQuote,
+  toggleClaims,
+  workersOf,
+} from "./links.js";
+import {
+  announce,
+  diagnosisPlan,
+  formatBytes,
+  formatMS,
+  groupDigits,
+  h,
+  matrixCellLabel,
+  matrixCellText,
+  minFontSize,
+  nearestStep,
+  pane,
+  renderExplorations,
+  renderOutput,
+  renderStep,
+  replay,
+  timelineAlt,
+} from "./render.js";
+import { currentRuntime, getRuntime, timings } from "./runtime-client.js";
+
+// Blocks scrolling into view start the download, and so does the pointer
+// or the focus reaching a block's Run button, so that Run is quick. The
+// first block, when it is in view as it is set up, starts it at once
+// rather than when the observer first reports, a frame or more later.
+function inViewport(el) {
+  const r = el.getBoundingClientRect();
+  return r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth;
+}
+
+// observer starts the download when a block scrolls into view; start makes
+// it where IntersectionObserver exists.
+let observer = null;
+
+// ---- the element ---------------------------------------------------------
+
+// counter numbers the blocks in the order they are set up.
+let counter = 0;
+
+const TABS = [
+  ["output", "Output"],
+  ["timeline", "Timeline"],
+  ["compare", "Compare"],
+  ["interleavings", "Every ordering"],
+];
+
+class TwicePlayground extends HTMLElement {
+  connectedCallback() {
+    if (this.ui) return;
+    if (!this.querySelector("pre, textarea") && document.readyState === "loading") {
+      // Upgraded before the parser reached the element's content.
+      document.addEventListener("DOMContentLoaded", () => this.connectedCallback(), { once: true });
+      return;
+    }
+    this.setup();
+  }
+
+  setup() {
+    const n = ++counter;
+    const scriptEl = this.querySelector(".twice-script") || this.querySelector("pre, textarea");
+    const raw = scriptEl ? (scriptEl.value !== undefined && scriptEl.tagName === "TEXTAREA" ? scriptEl.value : scriptEl.textContent) : "";
+    const script = raw.replace(/^\n/, "").replace(/\s+$/, "") + "\n";
+    const resultEl = this.querySelector("script.twice-result");
+    let prerendered = null;
+    if (resultEl) {
+      try {
+        prerendered = JSON.parse(resultEl.textContent);
+        prerendered.seedText = seedOf(resultEl.textContent, prerendered);
+      } catch (e) {
+        prerendered = null;
+      }
+    }
+    const controls = (this.getAttribute("controls") || "claim seed").split(/[\s,]+/);
+    const defaultSeed = this.getAttribute("seed") || "";
+    // Landmarks and regions repeat in every block, so each carries the
+    // block's label: "Diagnosis, Lesson 4, script 1".
+    const label = this.getAttribute("label") || (n > 1 ? "twice script " + n : "twice script");
+    const of = (what) => what + ", " + label;
+    this.label = label;
+
+    const root = this.attachShadow({ mode: "open" });
+    root.append(h("link", { rel: "stylesheet", href: assetURL(CONFIG.css) }));
+
+    const ui = {};
+    ui.run = h("button", { type: "button", class: "run", text: "Run" });
+    // Stop shows while this block has a run queued or under way.
+    ui.stop = h("button", { type: "button", class: "stop", text: "Stop", hidden: true, "aria-label": "Stop this block's run" });
+    ui.bar = h("div", { class: "bar" }, ui.run, ui.stop);
+    if (controls.includes("claim")) {
+      const name = "claim";
+      ui.claims = toggleClaims().map((c) => h("input", { type: "radio", name, value: c.name }));
+      ui.claim = h(
+        "fieldset",
+        { class: "claim" },
+        h("legend", { text: "Claim" }),
+        ...ui.claims.map((r) => h("label", { title: claimWords(r.value) }, r, document.createTextNode(" " + r.value)))
+      );
+      ui.bar.append(ui.claim);
+    }
+    ui.seed = h("input", {
+      type: "text",
+      inputmode: "numeric",
+      autocomplete: "off",
+      spellcheck: "false",
+      size: "8",
+      value: defaultSeed,
+      placeholder: "default",
+    });
+    ui.seedLabel = h("label", { class: "seed" }, document.createTextNode("Seed "), ui.seed);
+    if (!controls.includes("seed")) ui.seedLabel.hidden = true;
+    ui.bar.append(ui.seedLabel);
+    ui.explore = h("button", {
+      type: "button",
+      class: "explore-btn",
+      text: "Check every interleaving",
+      title: "Count, exactly, the orderings of racing workers' steps that give two effects, with each claim the script uses",
+    });
+    ui.bar.append(ui.explore);
+    ui.status = h("span", { class: "status", role: "status", "aria-live": "polite" });
+    ui.bar.append(ui.status);
+
+    ui.script = h("textarea", {
+      class: "script",
+      spellcheck: "false",
+      autocapitalize: "off",
+      autocomplete: "off",
+      "aria-label": label + " (Ctrl+Enter runs it)",
+      rows: String(Math.max(script.split("\n").length - 1, 2)),
+    });
+    ui.script.value = script;
+
+    ui.progress = h("progress", { max: "1", value: "0", "aria-label": "Loading the runtime" });
+    ui.loading = h("div", { class: "loading", hidden: true }, ui.progress, h("span", { class: "loading-text" }));
+
+    // Tabs: Output first and selected, the rest one click away.
+    ui.tablist = h("div", { class: "tabs", role: "tablist", "aria-label": of("Views of the run") });
+    ui.tabs = {};
+    for (const [key, name] of TABS) {
+      const tab = h("button", {
+        type: "button",
+        role: "tab",
+        class: "tab",
+        id: "tab-" + key,
+        "aria-controls": "panel-" + key,
+        "aria-selected": "false",
+        tabindex: "-1",
+        "data-view": key,
+        text: name,
+      });
+      ui.tabs[key] = tab;
+      ui.tablist.append(tab);
+    }
+
+    // Output.
+    ui.error = h("p", { class: "error", role: "alert", hidden: true });
+    ui.transcript = h("pre", { class: "transcript", tabindex: "0", "aria-label": of("Transcript") });
+    ui.tally = h("p", { class: "tally", hidden: true });
+    ui.chartImg = h("img", { alt: "" });
+    ui.chartScroll = h("div", { class: "chart-scroll", tabindex: "0", role: "region", "aria-label": of("Load chart (scrolls sideways on narrow screens)") }, ui.chartImg);
+    ui.chart = h("figure", { class: "load-chart", hidden: true }, ui.chartScroll);
+    ui.matrix = h("div", { class: "matrix-wrap", hidden: true });
+    ui.diagnosis = h("section", { class: "diagnosis", "aria-label": of("Diagnosis"), hidden: true });
+    ui.effects = h("table", { class: "effects" });
+    ui.jobs = h("table", { class: "jobs" });
+    ui.effectsWrap = h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": of("Effects table") }, ui.effects);
+    ui.jobsWrap = h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": of("Jobs table") }, ui.jobs);
+    ui.ledger = h("table", { class: "ledger" });
+    ui.ledgerWrap = h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": of("Ledger table"), hidden: true }, ui.ledger);
+    ui.heading = h("p", { class: "out-heading" });
+    ui.link = h("a", { class: "permalink", hidden: true, text: "Link to this run" });
+    ui.copyLink = h("button", { type: "button", class: "copy-link small", text: "Copy link" });
+    ui.copyCmd = h("button", { type: "button", class: "copy-cmd small", text: "Copy as command", title: "twice run --seed N -c '…': the same run in a terminal" });
+    ui.share = h("div", { class: "share", hidden: true }, ui.link, ui.copyLink, ui.copyCmd);
+    // The fallback when the browser refuses the clipboard is a textarea,
+    // not an input: an input drops the newlines of a multi-line command.
+    ui.copyField = h("textarea", { class: "copy-field", readonly: true, rows: "1", spellcheck: "false", "aria-label": "Text to copy (press Ctrl+C)" });
+    ui.copyBox = h("div", { class: "copy-box", hidden: true }, h("span", { text: "Press Ctrl+C to copy:" }), ui.copyField);
+    ui.out = h(
+      "section",
+      { class: "out panel", id: "panel-output", role: "tabpanel", "aria-labelledby": "tab-output" },
+      h("div", { class: "out-top" }, ui.heading, ui.share),
+      ui.copyBox,
+      ui.error,
+      ui.transcript,
+      ui.tally,
+      ui.chart,
+      ui.matrix,
+      h("div", { class: "tables" }, ui.effectsWrap, ui.diagnosis, ui.jobsWrap, ui.ledgerWrap)
+    );
+
+    // Timeline and step-through.
+    ui.tlNote = h("p", { class: "note" });
+    // The timeline is SVG drawn by the runtime (Go, escaped text,
+    // validated names). It is shown through <img src="data:image/svg+xml,...">
+    // rather than inserted into the DOM: an image document runs no
+    // script, loads nothing and cannot reach the page, so even a
+    // malformed SVG stays a picture, and output is never inserted as
+    // markup. The page's CSP already allows data: images (img-src 'self'
+    // data:) and does not govern the SVG's own <style>, which inline SVG
+    // would need 'unsafe-inline' for. The price: the SVG's hover titles do
+    // not show, so the step-through below says every event in words, and
+    // the cursor is our own element laid over the image at event_x/width.
+    ui.tlImg = h("img", { class: "tl-img", alt: "", decoding: "async" });
+    ui.tlCursor = h("div", { class: "tl-cursor", hidden: true, "aria-hidden": "true" });
+    ui.tlInner = h("div", { class: "tl-inner" }, ui.tlImg, ui.tlCursor);
+    ui.tlScroll = h("div", { class: "tl-scroll", tabindex: "0", role: "region", "aria-label": of("Timeline picture (scrolls sideways on narrow screens)") }, ui.tlInner);
+    ui.tlLegend = h("figcaption", {
+      class: "tl-legend",
+      text: "One lane per worker and one for the receipts service. Bars: leases; ticks: SQL statements; dots: effects, the duplicate in red; crosses: kills. A dashed break skips a long wait. Tap or click the picture to jump to the step drawn there.",
+    });
+    ui.tlFig = h("figure", { class: "timeline", hidden: true }, ui.tlScroll, ui.tlLegend);
+    // The arrows are decoration: the buttons are named by their words.
+    ui.prev = h("button", { type: "button", class: "step-btn prev" }, h("span", { "aria-hidden": "true", text: "◀ " }), "Back");
+    ui.next = h("button", { type: "button", class: "step-btn next" }, "Next", h("span", { "aria-hidden": "true", text: " ▶" }));
+    ui.stepCount = h("span", { class: "step-count" });
+    ui.stepWhat = h("p", { class: "step-what" });
+    ui.stepChange = h("p", { class: "step-change" });
+    ui.stepLive = h("p", { class: "sr", "aria-live": "polite", "aria-atomic": "true" });
+    ui.stepEffects = h("table", { class: "step-effects" });
+    ui.stepJobs = h("table", { class: "step-jobs" });
+    ui.stepArea = h(
+      "div",
+      {
+        class: "step-area",
+        tabindex: "0",
+        role: "group",
+        "aria-roledescription": "step-through",
+        "aria-label": "Step through the run. Left and Right arrow keys move one step; Home and End go to the first and last.",
+      },
+      ui.stepWhat,
+      ui.stepChange,
+      h(
+        "div",
+        { class: "tables" },
+        h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": of("Effects at this step") }, ui.stepEffects),
+        h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": of("Jobs at this step") }, ui.stepJobs)
+      )
+    );
+    ui.stepper = h(
+      "div",
+      { class: "stepper", hidden: true },
+      h("div", { class: "step-controls" }, ui.prev, ui.stepCount, ui.next, h("span", { class: "step-hint", text: "or focus the steps and use ← →" })),
+      ui.stepArea,
+      ui.stepLive
+    );
+    ui.tlPanel = h(
+      "section",
+      { class: "panel tl-panel", id: "panel-timeline", role: "tabpanel", "aria-labelledby": "tab-timeline", hidden: true },
+      ui.tlNote,
+      ui.tlFig,
+      ui.stepper
+    );
+
+    // Compare.
+    ui.cmpNote = h("p", { class: "note", "aria-live": "polite" });
+    ui.cmpPanes = h("div", { class: "panes" });
+    ui.cmpPanel = h(
+      "section",
+      { class: "panel cmp-panel", id: "panel-compare", role: "tabpanel", "aria-labelledby": "tab-compare", hidden: true },
+      ui.cmpNote,
+      ui.cmpPanes
+    );
+
+    // Every ordering.
+    ui.workers = h("select", { class: "workers" }, ...[2, 3, 4, 5, 6, 7, 8].map((w) => h("option", { value: String(w), text: String(w) })));
+    ui.expCmd = h("code", { class: "exp-cmd" });
+    ui.expHead = h("p", { class: "exp-head", "aria-live": "polite" });
+    ui.expBody = h("div", { class: "exp-body" });
+    ui.expPanel = h(
+      "section",
+      { class: "panel exp-panel", id: "panel-interleavings", role: "tabpanel", "aria-labelledby": "tab-interleavings", hidden: true },
+      h("div", { class: "exp-controls" }, h("label", { class: "workers-label" }, document.createTextNode("Workers "), ui.workers), ui.expCmd),
+      ui.expHead,
+      ui.expBody
+    );
+
+    const box = h("div", { class: "box" }, ui.bar, ui.script, ui.loading, ui.tablist, ui.out, ui.tlPanel, ui.cmpPanel, ui.expPanel);
+    const embed = this.getAttribute("embed");
+    if (embed) box.append(this.embedSnippets(embed, script, { seed: defaultSeed, controls: this.getAttribute("controls"), label: this.getAttribute("label"), id: this.id }));
+    root.append(box);
+    this.ui = ui;
+    this.seq = 0;
+    this.cmpSeq = 0;
+    this.expSeq = 0;
+    this.step = 0;
+    this.view = "output";
+    this.id = this.id || "twice-" + n;
+    this.ownScript = script; // what the server's cost attribute is about
+
+    this.setClaim(claimOf(script));
+    ui.workers.value = String(workersOf(script));
+    ui.run.addEventListener("click", () => this.run());
+    ui.stop.addEventListener("click", () => this.stop());
+    ui.script.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+        e.preventDefault();
+        this.run();
+      }
+    });
+    ui.script.addEventListener("input", () => {
+      this.setClaim(claimOf(ui.script.value));
+      this.fit();
+    });
+    // The script box is as tall as its script, wrapped lines included,
+    // at every width: it is measured, not sized by line count.
+    if ("ResizeObserver" in window) {
+      let width = 0;
+      new ResizeObserver(() => {
+        if (ui.script.clientWidth !== width) {
+          width = ui.script.clientWidth;
+          this.fit();
+        }
+      }).observe(ui.script);
+    }
+    ui.seed.addEventListener("keydown", (e) => {
+      if (e.key === "Enter") {
+        e.preventDefault();
+        this.run();
+      }
+    });
+    for (const r of ui.claims || []) {
+      r.addEventListener("change", () => {
+        if (!r.checked) return;
+        ui.script.value = rewriteClaim(ui.script.value, r.value);
+        this.fit();
+        this.run();
+      });
+    }
+    for (const tab of Object.values(ui.tabs)) {
+      tab.addEventListener("click", () => this.select(tab.dataset.view));
+    }
+    ui.tablist.addEventListener("keydown", (e) => {
+      const keys = TABS.map((t) => t[0]);
+      let i = keys.indexOf(this.view);
+      if (e.key === "ArrowRight") i = (i + 1) % keys.length;
+      else if (e.key === "ArrowLeft") i = (i + keys.length - 1) % keys.length;
+      else if (e.key === "Home") i = 0;
+      else if (e.key === "End") i = keys.length - 1;
+      else return;
+      e.preventDefault();
+      this.select(keys[i]);
+      ui.tabs[keys[i]].focus();
+    });
+    ui.explore.addEventListener("click", () => {
+      if (!this.workersTouched) ui.workers.value = String(workersOf(ui.script.value));
+      this.select("interleavings", true);
+      this.explore(true);
+    });
+    ui.workers.addEventListener("change", () => {
+      this.workersTouched = true;
+      this.explore(true);
+    });
+    ui.prev.addEventListener("click", () => this.goStep(this.step - 1));
+    ui.next.addEventListener("click", () => this.goStep(this.step + 1));
+    ui.stepArea.addEventListener("keydown", (e) => {
+      // In a focused table (it scrolls on its own) the arrows scroll it.
+      if (e.target !== ui.stepArea) return;
+      const last = (this.result && this.result.trace ? this.result.trace.length : 1) - 1;
+      const to = { ArrowRight: this.step + 1, ArrowLeft: this.step - 1, Home: 0, End: last }[e.key];
+      if (to === undefined || e.altKey || e.ctrlKey || e.metaKey) return;
+      e.preventDefault();
+      this.goStep(to);
+    });
+    // A click on the timeline jumps to the step drawn nearest to it; a
+    // second click at the same place walks through the steps drawn there
+    // (one instant can hold several). The buttons and keys stay the way
+    // to step without a pointer.
+    ui.tlInner.addEventListener("click", (e) => {
+      const tl = this.result && this.result.timeline;
+      const rect = ui.tlInner.getBoundingClientRect();
+      if (!tl || !tl.event_x || !tl.event_x.length || rect.width <= 0) return;
+      const k = nearestStep(tl.event_x, ((e.clientX - rect.left) / rect.width) * tl.width, this.step);
+      this.goStep(k);
+    });
+    ui.copyLink.addEventListener("click", () => this.copy(ui.copyLink, ui.link.href));
+    ui.copyCmd.addEventListener("click", () => this.copy(ui.copyCmd, commandFor(this.ran.script, this.ran.seed)));
+
+    this.selectTab("output");
+    this.fit();
+    if (prerendered) {
+      this.ran = { script, seed: prerendered.seedText || String(defaultSeed) };
+      this.render(prerendered, "Output at seed " + this.ran.seed + ", rendered on the server. Press Run to run it in your browser.");
+      this.setState("prerendered");
+    } else {
+      ui.heading.textContent = "Press Run to run this script in your browser.";
+      ui.out.classList.add("empty");
+      this.setState("idle");
+    }
+    this.renderTimeline();
+    if (currentRuntime()) this.attach(currentRuntime());
+    else if (n === 1 && inViewport(this)) getRuntime();
+    else if (observer) observer.observe(this);
+    ui.run.addEventListener("pointerenter", getRuntime, { once: true });
+    ui.run.addEventListener("focusin", getRuntime, { once: true });
+
+    // A link made by "Link to this run" or "Copy link" replays that run,
+    // and reopens the view it was taken from.
+    const shared = parseLink(location.hash, this.id);
+    if (shared) {
+      ui.script.value = shared.script;
+      this.fit();
+      ui.seed.value = shared.seed;
+      this.setClaim(shared.claim);
+      if (shared.workers) {
+        ui.workers.value = String(shared.workers);
+        this.workersTouched = true;
+      }
+      this.pendingStep = shared.step - 1;
+      requestAnimationFrame(() => this.scrollIntoView());
+      if (shared.error) {
+        this.showError("This link has a bad value: " + shared.error + ". Nothing ran; fix it in the fields above and press Run.");
+      } else {
+        this.runIfCheap(shared.script, () => {
+          this.run();
+          if (shared.view !== "output") this.select(shared.view);
+        });
+      }
+    }
+  }
+
+  // embedSnippets offers the two ways to put this block in another page.
+  // Both keep what the block is: the script-tag form carries its id (so
+  // links to it keep working), its controls and its label; the iframe
+  // form carries a title of its own and the lines that let the frame
+  // take the height its page asks for (see embedHeight).
+  embedSnippets(embed, script, o) {
+    const page = new URL(embed, location.href).href;
+    const origin = new URL(page).origin;
+    const title = "twice: " + (o.label || "playground");
+    const attr = (s) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+    const iframe = embedIframe(page, title, origin);
+    const esc = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+    const attrs =
+      (o.id ? ' id="' + attr(o.id) + '"' : "") +
+      (o.seed ? ' seed="' + attr(o.seed) + '"' : "") +
+      (o.controls !== null && o.controls !== undefined ? ' controls="' + attr(o.controls) + '"' : "") +
+      (o.label ? ' label="' + attr(o.label) + '"' : "");
+    const tag =
+      '<script src="' + assetURL("twice.js") + '" defer></script>\n' +
+      "<twice-playground" + attrs + ">\n<pre>" + esc(script) + "</pre>\n</twice-playground>";
+    const snippet = (title, text) => {
+      // A URL breaks after its slashes and separators (<wbr>, which adds
+      // no character to what is selected or copied), never inside a word.
+      const pre = h("pre", { class: "snippet", tabindex: "0", "aria-label": title });
+      for (const part of text.split(/(?<=[/?&=])(?=[^\s/])/)) pre.append(part, h("wbr"));
+      const btn = h("button", { type: "button", class: "copy", text: "Copy" });
+      btn.addEventListener("click", async () => {
+        try {
+          await navigator.clipboard.writeText(text);
+          btn.textContent = "Copied";
+        } catch (e) {
+          const sel = getSelection();
+          sel.selectAllChildren(pre);
+          btn.textContent = "Press Ctrl+C";
+        }
+        setTimeout(() => (btn.textContent = "Copy"), 2000);
+      });
+      return h("div", { class: "snippet-box" }, h("p", { text: title }), pre, btn);
+    };
+    return h(
+      "details",
+      { class: "embed" },
+      h("summary", { text: "Embed this block" }),
+      snippet("By iframe (it takes the height of its content)", iframe),
+      snippet("By script tag (the page's CSP must allow this origin, blob: workers and 'wasm-unsafe-eval')", tag)
+    );
+  }
+
+  // copy puts text on the clipboard. Where the browser refuses (no
+  // permission, not a secure context), it shows the text selected in a
+  // field, so that Ctrl+C copies it.
+  async copy(btn, text) {
+    const ui = this.ui;
+    const label = btn.dataset.label || (btn.dataset.label = btn.textContent);
+    btn.dataset.copied = text;
+    try {
+      await navigator.clipboard.writeText(text);
+      ui.copyBox.hidden = true;
+      btn.textContent = "Copied";
+      ui.status.textContent = label === "Copy link" ? "Link copied." : "Command copied.";
+    } catch (e) {
+      ui.copyField.value = text;
+      ui.copyField.rows = Math.min(text.split("\n").length, 12);
+      ui.copyBox.hidden = false;
+      ui.copyField.focus();
+      ui.copyField.select();
+      btn.textContent = "Select and copy";
+    }
+    setTimeout(() => (btn.textContent = label), 2000);
+  }
+
+  // fit makes the script box exactly as tall as its content.
+  fit() {
+    const ta = this.ui.script;
+    if (!ta.isConnected || ta.clientWidth === 0) return;
+    const cs = getComputedStyle(ta);
+    const border = parseFloat(cs.borderTopWidth) + parseFloat(cs.borderBottomWidth);
+    ta.style.height = "auto";
+    ta.style.height = Math.ceil(ta.scrollHeight + border) + "px";
+  }
+
+  setState(s) {
+    this.setAttribute("state", s);
+    this.ui.out.setAttribute("aria-busy", s === "loading" || s === "running" ? "true" : "false");
+  }
+
+  setClaim(c) {
+    for (const r of this.ui.claims || []) r.checked = r.value === c;
+  }
+
+  // attach listens to the runtime's loading progress.
+  attach(rt) {
+    if (this.rt === rt) return;
+    this.rt = rt;
+    if (observer) observer.unobserve(this);
+    rt.listeners.add(() => this.showLoading(rt));
+    this.showLoading(rt);
+  }
+
+  showLoading(rt) {
+    const ui = this.ui;
+    if (rt.state === "loading") {
+      ui.loading.hidden = false;
+      ui.progress.max = rt.total || 1;
+      ui.progress.value = Math.min(rt.loaded, rt.total || 1);
+      ui.loading.lastChild.textContent =
+        "Loading the runtime: " + formatBytes(rt.loaded) + " of " + formatBytes(rt.total) + " (WebAssembly, once per page)";
+    } else {
+      ui.loading.hidden = true;
+    }
+    if (rt.state === "failed" && this.getAttribute("state") !== "error") {
+      ui.status.textContent = "The runtime failed to load; Run tries again.";
+    }
+  }
+
+  // seedOK checks the seed field; it shows an error when it is bad.
+  seedOK(seed) {
+    if (seed === "" || (/^[0-9]+$/.test(seed) && BigInt(seed) <= MAX_SEED)) return true;
+    this.showError("The seed must be a whole number from 0 to " + MAX_SEED + ".");
+    return false;
+  }
+
+  // ---- tabs ----
+
+  selectTab(view) {
+    const ui = this.ui;
+    this.view = view;
+    for (const [key] of TABS) {
+      const on = key === view;
+      ui.tabs[key].setAttribute("aria-selected", on ? "true" : "false");
+      ui.tabs[key].tabIndex = on ? 0 : -1;
+    }
+    ui.out.hidden = view !== "output";
+    ui.tlPanel.hidden = view !== "timeline";
+    if (view === "timeline" && this.tlSrc && ui.tlImg.getAttribute("src") !== this.tlSrc) ui.tlImg.src = this.tlSrc;
+    ui.cmpPanel.hidden = view !== "compare";
+    ui.expPanel.hidden = view !== "interleavings";
+  }
+
+  // select shows a view and fills it: the timeline needs a live run (the
+  // server's output carries no trace), compare and every-ordering run
+  // their own scripts when what they showed is stale.
+  select(view, quiet) {
+    this.selectTab(view);
+    this.updateLink();
+    if (view === "timeline") {
+      if (!this.live && !this.busy) this.run();
+      else this.renderTimeline();
+    } else if (view === "compare") {
+      this.compare(false);
+    } else if (view === "interleavings" && !quiet) {
+      this.explore(false);
+    }
+  }
+
+  // ---- Stop, and what a link runs on load ----
+
+  // request sends one run of this block to the runtime (key: which of the
+  // block's runs it is; a newer one replaces a queued one) and shows Stop
+  // while any is in flight.
+  request(rt, script, seed, timeline, key) {
+    const p = rt.run(script, seed, timeline, this, key);
+    this.ui.stop.hidden = false;
+    const done = () => {
+      const runtime = currentRuntime();
+      if (!(runtime && runtime.busy(this)) && !rt.busy(this)) this.ui.stop.hidden = true;
+    };
+    p.then(done, done);
+    return p;
+  }
+
+  // stop ends this block's runs: the runtime's worker is terminated if it
+  // is doing one, and a fresh one loads for the next Run.
+  stop() {
+    if (this.rt) this.rt.stop(this);
+    const runtime = currentRuntime();
+    if (runtime && runtime !== this.rt) runtime.stop(this);
+    this.ui.stop.hidden = true;
+  }
+
+  // stopped shows that a run was stopped.
+  stopped() {
+    const ui = this.ui;
+    ui.status.textContent = "Stopped. Run starts it again in a fresh runtime.";
+    ui.run.removeAttribute("aria-busy");
+    this.busy = false;
+    this.setState(this.live ? "done" : "idle");
+  }
+
+  // runIfCheap calls go unless the parser estimates script as heavy (many
+  // races, explored states or load jobs): a link or an embed must not
+  // take a reader's tab on load. A heavy script waits for a press of Run.
+  runIfCheap(script, go) {
+    const rt = getRuntime();
+    this.attach(rt);
+    const own = script === this.ownScript;
+    if (own && this.getAttribute("cost") === "heavy") {
+      this.heavy("");
+      return;
+    }
+    if (own && this.getAttribute("cost") === "light") {
+      go();
+      return;
+    }
+    this.ui.status.textContent = "Checking the linked script…";
+    rt.cost(script, this).then(
+      (c) => (c.heavy ? this.heavy(c.what) : go()),
+      () => go() // the run reports what is wrong
+    );
+  }
+
+  heavy(what) {
+    const ui = this.ui;
+    ui.heading.textContent =
+      "Not run yet: this script is heavy by the parser's estimate" + (what ? " (" + what + ")" : "") + ", so it did not run on load. Press Run to run it; Stop ends it.";
+    ui.status.textContent = "Waiting for Run.";
+    this.setAttribute("heavy", "");
+    this.setState(this.getAttribute("state") === "prerendered" ? "prerendered" : "idle");
+  }
+
+  // ---- the main run ----
+
+  async run() {
+    const ui = this.ui;
+    const seq = ++this.seq;
+    const script = ui.script.value;
+    const seed = ui.seed.value.trim();
+    if (!this.seedOK(seed)) return;
+    const rt = getRuntime();
+    this.attach(rt);
+    this.busy = true;
+    this.setState(rt.state === "ready" ? "running" : "loading");
+    ui.status.textContent = rt.state === "ready" ? "Running…" : "Loading the runtime…";
+    ui.run.setAttribute("aria-busy", "true");
+    try {
+      const m = await this.request(rt, script, seed, true, "main");
+      if (seq !== this.seq) return;
+      const res = JSON.parse(m.json);
+      const ms = m.ms < 10 ? m.ms.toFixed(1) : Math.round(m.ms);
+      this.live = true;
+      this.ran = { script, seed: seedOf(m.json, res) };
+      this.render(res, "Output at seed " + this.ran.seed + ", run in your browser.");
+      this.step = this.pendingStep > 0 ? this.pendingStep : 0;
+      this.pendingStep = 0;
+      this.renderTimeline();
+      if (res.error) this.setState("error");
+      else this.setState("done");
+      // The bar shows the time; the live region also says the outcome
+      // (for the eye, the tally and the diagnosis are just below).
+      const said = res.error ? "Failed: " + ui.error.textContent : announce(res, ms);
+      const shown = res.error ? "Failed." : "Done in " + ms + " ms.";
+      ui.status.replaceChildren(shown, h("span", { class: "sr", text: said.slice(shown.length) }));
+      if (this.view === "compare") this.compare(false);
+      if (this.view === "interleavings") this.explore(false);
+    } catch (e) {
+      if (seq !== this.seq) return;
+      if (e.stopped) this.stopped();
+      else this.showError(e.message);
+    } finally {
+      if (seq === this.seq) {
+        ui.run.removeAttribute("aria-busy");
+        this.busy = false;
+      }
+    }
+  }
+
+  showError(msg) {
+    const ui = this.ui;
+    ui.error.textContent = msg;
+    ui.error.hidden = false;
+    ui.status.textContent = "Failed.";
+    this.setState("error");
+  }
+
+  // updateLink points "Link to this run" at the run shown, with the view
+  // (and step) the reader is looking at.
+  updateLink() {
+    const ui = this.ui;
+    if (!this.ran) return;
+    ui.link.href = linkHash(this.id, {
+      seed: this.ran.seed,
+      script: this.ran.script,
+      view: this.view,
+      step: this.step + 1,
+      workers: Number(ui.workers.value),
+    });
+    ui.link.hidden = false;
+    ui.share.hidden = false;
+  }
+
+  // render shows a Result in the Output panel (see renderOutput); a matrix
+  // cell's button puts its script and seed in the fields and runs them.
+  render(res, heading) {
+    this.result = res;
+    renderOutput(this.ui, res, heading, this.label, (script, seed) => {
+      this.ui.script.value = script;
+      this.ui.seed.value = String(seed);
+      this.run();
+    });
+    this.updateLink();
+  }
+
+  // ---- timeline and step-through ----
+
+  renderTimeline() {
+    const ui = this.ui;
+    const res = this.result;
+    if (!this.live || !res) {
+      ui.tlNote.textContent = "The timeline and the step-through come from a run in your browser: press Run.";
+      ui.tlFig.hidden = true;
+      ui.stepper.hidden = true;
+      return;
+    }
+    const trace = res.trace || [];
+    const tl = res.timeline;
+    const notes = [];
+    if ((res.races || []).length) notes.push("A race command is drawn and stepped through for its first race, the one whose lines the transcript prints.");
+    if ((res.explorations || []).length) notes.push("race --all explores orderings, not timings: see Every ordering.");
+    if (tl && typeof tl.svg === "string" && /^<svg[\s>]/.test(tl.svg) && tl.width > 0) {
+      // The picture is decoded only once its tab is shown: decoding the
+      // first SVG image of a page blocks the main thread for hundreds of
+      // ms, which would delay the first result (see docs/PERFORMANCE.md).
+      this.tlSrc = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(tl.svg);
+      if (!ui.tlPanel.hidden) ui.tlImg.src = this.tlSrc;
+      else ui.tlImg.removeAttribute("src");
+      ui.tlImg.width = tl.width;
+      ui.tlImg.height = tl.height;
+      // On a phone the picture is drawn at least at the scale that makes
+      // its smallest text 11 CSS px, and scrolls sideways.
+      const font = minFontSize(tl.svg) || 10;
+      ui.tlInner.style.setProperty("--tl-phone-width", Math.ceil((tl.width * 11) / font) + "px");
+      ui.tlImg.alt = timelineAlt(trace);
+      ui.tlFig.hidden = false;
+    } else {
+      this.tlSrc = "";
+      ui.tlImg.removeAttribute("src");
+      ui.tlFig.hidden = true;
+      notes.push("No worker ran in this script, so there is no timeline to draw.");
+    }
+    ui.tlNote.textContent = notes.join(" ");
+    ui.tlNote.hidden = notes.length === 0;
+    ui.stepper.hidden = trace.length === 0;
+    if (trace.length) this.goStep(this.step);
+    else ui.tlCursor.hidden = true;
+  }
+
+  // goStep shows step k of the trace (clamped to it) and keeps the link to
+  // the run pointing at it.
+  goStep(k) {
+    const trace = (this.result && this.result.trace) || [];
+    if (!trace.length) return;
+    k = Math.max(0, Math.min(trace.length - 1, k));
+    this.step = k;
+    renderStep(this.ui, this.result, k);
+    if (this.view === "timeline") this.updateLink();
+  }
+
+  // ---- compare claims ----
+
+  async compare(force) {
+    const ui = this.ui;
+    const script = ui.script.value;
+    const seed = ui.seed.value.trim();
+    const key = script + "\u0000" + seed;
+    if (!force && key === this.cmpKey) return;
+    if (!this.seedOK(seed)) return;
+    this.cmpKey = key;
+    const seq = ++this.cmpSeq;
+    const claims = toggleClaims().map((c) => c.name);
+    const scripts = claims.map((c) => rewriteClaim(script, c));
+    ui.cmpPanel.dataset.state = "running";
+    ui.cmpPanel.setAttribute("aria-busy", "true");
+    ui.cmpNote.textContent = "Running the script with each claim…";
+    const rt = getRuntime();
+    this.attach(rt);
+    try {
+      const outs = await Promise.all(scripts.map((s, i) => this.request(rt, s, seed, false, "cmp-" + claims[i])));
+      if (seq !== this.cmpSeq) return;
+      const results = outs.map((o) => JSON.parse(o.json));
+      ui.cmpNote.textContent = scripts.every((s) => s === scripts[0])
+        ? "This script has no race or work command, so the claim changes nothing: both sides ran the same script."
+        : "The same script at seed " + seedOf(outs[0].json, results[0]) + ", once with each claim. Same seed, same draws: only the claim differs.";
+      ui.cmpPanes.replaceChildren(...claims.map((c, i) => pane(c, results[i], this.label)));
+      ui.cmpPanel.dataset.state = "done";
+    } catch (e) {
+      if (seq !== this.cmpSeq) return;
+      this.cmpKey = null;
+      ui.cmpNote.textContent = "Compare failed: " + e.message;
+      ui.cmpPanel.dataset.state = "error";
+    } finally {
+      if (seq === this.cmpSeq) ui.cmpPanel.setAttribute("aria-busy", "false");
+    }
+  }
+
+  // ---- every ordering ----
+
+  async explore(force) {
+    const ui = this.ui;
+    // Every claim the script uses is checked: a block that races both
+    // claims gets both counts, each under its claim's name.
+    const claims = claimsOf(ui.script.value);
+    const workers = Number(ui.workers.value) || 2;
+    const svc = serviceOf(ui.script.value);
+    const key = claims.join(",") + "/" + workers + "/" + svc.dedupe + "/" + svc.key;
+    if (!force && key === this.expKey) return;
+    this.expKey = key;
+    const seq = ++this.expSeq;
+    const src = exploreScript(claims, workers, svc);
+    ui.expCmd.textContent = src.trim().replace(/\n/g, "; ");
+    ui.expPanel.dataset.state = "running";
+    ui.expPanel.setAttribute("aria-busy", "true");
+    ui.expHead.textContent = "Checking every ordering of " + workers + " workers with " + claims.map((c) => "claim=" + c).join(" and ") + "…";
+    ui.expBody.replaceChildren();
+    const rt = getRuntime();
+    this.attach(rt);
+    try {
+      const m = await this.request(rt, src, "", false, "explore");
+      if (seq !== this.expSeq) return;
+      const res = JSON.parse(m.json);
+      const xs = res.explorations || [];
+      if (res.error || xs.length !== claims.length) {
+        throw new Error(res.error ? res.error.msg : "the runtime reported " + xs.length + " exploration(s) for " + claims.length + " claim(s)");
+      }
+      renderExplorations(ui, xs, m.ms);
+      ui.expPanel.dataset.state = "done";
+    } catch (e) {
+      if (seq !== this.expSeq) return;
+      this.expKey = null;
+      ui.expHead.textContent = "The check failed: " + e.message;
+      ui.expPanel.dataset.state = "error";
+    } finally {
+      if (seq === this.expSeq) ui.expPanel.setAttribute("aria-busy", "false");
+    }
+  }
+}
+
+// start defines the element, once per page, with the config the loader
+// carries (the hashed names of the other assets, the runtime's lists).
+export function start(config) {
+  if (window.customElements === undefined || customElements.get("twice-playground")) return;
+  Object.assign(CONFIG, config);
+  if ("IntersectionObserver" in window) {
+    observer = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) {
+        observer.disconnect();
+        getRuntime();
+      }
+    });
+  }
+
+  // An embed page of the site, shown in a frame, tells the page around it
+  // how tall it is whenever that changes, so that the iframe snippet can
+  // fit the frame to it (no scrolling inside the frame). A page that loads
+  // this script through the script tag is never an embed page.
+  if (document.documentElement && document.documentElement.dataset && document.documentElement.dataset.twicePage === "embed" && window.parent !== window && "ResizeObserver" in window) {
+    let last = 0;
+    new ResizeObserver(() => {
+      const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+      if (height === last) return;
+      last = height;
+      window.parent.postMessage({ type: "twice:height", height }, "*");
+    }).observe(document.documentElement);
+  }
+
+  // Exposed for tests and for pages that build scripts themselves.
+  window.TwicePlayground = {
+    rewriteClaim,
+    claimOf,
+    parseLink,
+    linkHash,
+    shellQuote,
+    commandFor,
+    workersOf,
+    exploreScript,
+    serviceOf,
+    claimsOf,
+    announce,
+    diagnosisPlan,
+    embedIframe,
+    minFontSize,
+    replay,
+    seedOf,
+    formatMS,
+    formatBytes,
+    matrixCellText,
+    matrixCellLabel,
+    groupDigits,
+    nearestStep,
+    config: CONFIG,
+    // timings: the runtime's start-up phases (see worker.js), in ms since
+    // this page's navigation started, and how the module came (info), once
+    // it has loaded; for measurements.
+    timings,
+  };
+  customElements.define("twice-playground", TwicePlayground);
+}

@@ -1,0 +1,602 @@
+// render.js draws a run's Result into the component's shadow DOM: the
+// Output panel (transcript, tally, load chart, diagnosis, matrices, and the
+// effects, jobs and ledger tables), the step-through of the timeline, the
+// Compare panes and Every ordering. It also holds the text a run is said
+// in: the figures' formats, the diagnosis's plan, the status region's
+// announcement, the replay of a trace to a step.
+//
+// Everything a run prints is inserted with textContent, never as HTML.
+// The functions build elements when called; importing this module touches
+// no browser global, so tests import its pure helpers as is.
+
+import { CONFIG } from "./config.js";
+import { claimWords } from "./links.js";
+
+// MAX_ROWS is the most rows a table shows; its caption says so.
+const MAX_ROWS = 200;
+
+// h builds an element: attributes (text sets textContent, class the
+// class name; false, null and undefined are left out) and children.
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === false || v === null || v === undefined) continue;
+    if (k === "text") el.textContent = v;
+    else if (k === "class") el.className = v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children) if (c) el.append(c);
+  return el;
+}
+
+// The diagnosis kinds of script.Summary, in plain words, and which are
+// good (every event had its one effect): the runtime's list, from the
+// config, looked up when used, since CONFIG is filled after import.
+const kindInfo = (name) => (CONFIG.kinds || []).find((k) => k.name === name) || {};
+export const KIND_TITLE = new Proxy({}, { get: (_, name) => kindInfo(name).title });
+export const GOOD_KINDS = { has: (name) => kindInfo(name).good === true };
+
+export function formatBytes(n) {
+  if (n >= 1e6) return (n / 1e6).toFixed(1) + " MB";
+  if (n >= 1e3) return Math.round(n / 1e3) + " kB";
+  return n + " B";
+}
+
+// formatMS writes a virtual instant in microseconds as milliseconds with
+// three decimals, using integer arithmetic so nothing is rounded.
+export function formatMS(us) {
+  if (us === null || us === undefined) return "-";
+  const neg = us < 0;
+  const a = Math.abs(us);
+  const ms = Math.floor(a / 1000);
+  const frac = String(a % 1000).padStart(3, "0");
+  return (neg ? "-" : "") + ms + "." + frac;
+}
+
+// announce is what the status region says when a run is done: the time,
+// the tally of every race and load, and the diagnosis of the first order
+// with a duplicate (or of the only order), so that a screen reader hears
+// the outcome and not only that the run finished.
+export function announce(res, ms) {
+  const parts = ["Done in " + ms + " ms."];
+  for (const r of res.races || []) parts.push("claim=" + r.claim + ": duplicate effects in " + r.duplicates + " of " + r.races + " races.");
+  for (const l of res.loads || []) parts.push("lease " + l.lease_us / 1e6 + " s: duplicate effects in " + l.duplicates + " of " + l.jobs + " jobs.");
+  const sums = res.summary || [];
+  const bad = sums.filter((x) => !GOOD_KINDS.has(x.kind));
+  // After a load, "ran once" of its first job is no news: the tallies are.
+  const first = bad[0] || ((res.loads || []).length ? null : sums[0]);
+  if (first) {
+    parts.push("Diagnosis for " + first.order + ": " + (KIND_TITLE[first.kind] || first.kind) + ".");
+    if (bad.length > 1) parts.push(bad.length - 1 + " more order(s) with a duplicate.");
+  }
+  return parts.join(" ");
+}
+
+// diagnosisPlan picks what the diagnosis panel says: at most three orders
+// in detail, those with a duplicate effect first, and how many more
+// there are. After a load (hundreds of jobs, and the tables hold its last
+// lease run) an order that ran once says nothing on its own: such orders
+// are counted, not listed, with a count per kind (counts), and only the
+// orders of other kinds are shown and counted in more.
+export function diagnosisPlan(res) {
+  const sums = res.summary || [];
+  const bad = (s) => !GOOD_KINDS.has(s.kind);
+  const ordered = [...sums.filter(bad), ...sums.filter((s) => !bad(s))];
+  const loads = res.loads || [];
+  if (loads.length === 0) {
+    const shown = ordered.slice(0, 3);
+    return { shown, more: ordered.length - shown.length, counts: [], scope: "" };
+  }
+  const telling = ordered.filter((s) => s.kind !== "once");
+  const shown = telling.slice(0, 3);
+  const n = new Map();
+  for (const s of ordered) n.set(s.kind, (n.get(s.kind) || 0) + 1);
+  const last = loads[loads.length - 1];
+  return {
+    shown,
+    more: telling.length - shown.length,
+    counts: [...n].map(([kind, count]) => ({ kind, n: count })),
+    scope: "lease " + last.lease_us / 1e6 + " s, " + last.jobs + " jobs",
+  };
+}
+
+// minFontSize returns the smallest font-size="N" of an SVG, or 0.
+export function minFontSize(svg) {
+  let min = 0;
+  for (const m of svg.matchAll(/font-size="([0-9.]+)"/g)) {
+    const v = Number(m[1]);
+    if (v > 0 && (min === 0 || v < min)) min = v;
+  }
+  return min;
+}
+
+// groupDigits writes a decimal string with thousands separators; the
+// counts of orderings are strings because they outgrow JS numbers.
+export function groupDigits(s) {
+  return /^[0-9]+$/.test(s) ? BigInt(s).toLocaleString("en-US") : String(s);
+}
+
+// matrixCellText is one cell of a matrix as the text table prints it:
+// the effects that landed and the verdict ("40 dup", "1 ok", "pending").
+export function matrixCellText(c) {
+  if (c.verdict === "pending") return "pending";
+  const word = { duplicate: "dup", lost: "lost", closed: "ok" }[c.verdict] || c.verdict;
+  return c.effects + " " + word;
+}
+
+// matrixCellLabel says a cell in words, for its accessible name.
+export function matrixCellLabel(scenario, fix, c) {
+  if (c.verdict === "pending") return scenario.title + " with " + fix.title + ": pending, not runnable yet";
+  const verdict = { duplicate: "duplicate", lost: "work lost", closed: "closed" }[c.verdict] || c.verdict;
+  return scenario.title + " with " + fix.title + ": " + c.effects + " effect(s) for " + c.events + " event(s), " + verdict;
+}
+
+// replay applies the first k+1 events of a trace, as result.go documents
+// (a job replaces the row with its id, an effect is appended, reset
+// empties both), and reports the tables after event k and what event k
+// changed.
+export function replay(trace, k) {
+  let jobs = new Map();
+  let effects = [];
+  let prevJob = null;
+  for (let i = 0; i <= k && i < trace.length; i++) {
+    const ev = trace[i];
+    if (ev.kind === "reset") {
+      jobs = new Map();
+      effects = [];
+    }
+    if (ev.job) {
+      if (i === k) prevJob = jobs.get(ev.job.id) || null;
+      jobs.set(ev.job.id, ev.job);
+    }
+    if (ev.effect) effects.push(ev.effect);
+  }
+  const ev = trace[k] || {};
+  return {
+    jobs: Array.from(jobs.values()).sort((a, b) => a.id - b.id),
+    effects,
+    changedJob: ev.job ? ev.job.id : null,
+    prevJob,
+    newEffect: ev.effect ? effects.length - 1 : -1,
+    reset: ev.kind === "reset",
+  };
+}
+
+// nearestStep returns the index of the event drawn nearest to x (in SVG
+// units) on the timeline. Events drawn at one x are taken in turn: if
+// the current step is one of them, the next one (wrapping) is returned.
+export function nearestStep(xs, x, current) {
+  let best = Infinity;
+  for (const v of xs) best = Math.min(best, Math.abs(v - x));
+  const at = [];
+  xs.forEach((v, i) => {
+    if (Math.abs(v - x) === best) at.push(i);
+  });
+  const i = at.indexOf(current);
+  return i < 0 ? at[0] : at[(i + 1) % at.length];
+}
+
+// shellQuote quotes s for a POSIX shell: inside single quotes nothing is
+
+// renderOutput fills the Output panel from a Result: the error line, the
+// transcript, the tally, the load chart, the diagnosis, the matrices and
+// the effects, jobs and ledger tables. A matrix cell's button calls
+// runCell(script, seed).
+export function renderOutput(ui, res, heading, label, runCell) {
+  ui.out.classList.remove("empty");
+  ui.heading.textContent = heading;
+  if (res.error) {
+    const e = res.error;
+    ui.error.textContent = (e.line ? "line " + e.line + ":" + e.col + ": " : "") + e.msg;
+    ui.error.hidden = false;
+  } else {
+    ui.error.hidden = true;
+    ui.error.textContent = "";
+  }
+  const lines = res.transcript || [];
+  ui.transcript.textContent = lines.length ? lines.join("\n") + "\n" : "";
+  ui.transcript.hidden = lines.length === 0;
+  // A matrix's text table is wider than the panel: scroll it, do not wrap it.
+  ui.transcript.classList.toggle("wide", (res.matrices || []).length > 0);
+
+  const races = res.races || [];
+  ui.tally.replaceChildren();
+  ui.tally.hidden = races.length === 0;
+  let dups = 0;
+  for (const r of races) {
+    dups += r.duplicates;
+    const strong = h("strong", { text: r.duplicates + " of " + r.races });
+    const span = h("span", { class: "tally-item" + (r.duplicates ? " bad" : " good") });
+    span.append("claim=" + r.claim + (r.dedupe && r.dedupe !== "off" ? ", dedupe=" + r.dedupe : "") + (r.key && r.key !== "none" ? ", key=" + r.key : "") + ": duplicate effects in ", strong, " races");
+    ui.tally.append(span);
+  }
+  for (const l of res.loads || []) {
+    dups += l.duplicates;
+    const strong = h("strong", { text: l.duplicates + " of " + l.jobs });
+    const span = h("span", { class: "tally-item" + (l.duplicates ? " bad" : " good") });
+    span.append("lease " + l.lease_us / 1e6 + " s: duplicate effects in ", strong, " jobs");
+    ui.tally.append(span);
+  }
+  ui.tally.hidden = races.length === 0 && (res.loads || []).length === 0;
+  ui.tally.dataset.duplicates = String(dups);
+  const chart = res.chart;
+  ui.chart.hidden = !chart;
+  if (chart) {
+    // SVG drawn by the runtime (Go, escaped text), shown as an image.
+    ui.chartImg.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(chart.svg);
+    ui.chartImg.width = chart.width;
+    ui.chartImg.height = chart.height;
+    // On a phone, as the timeline, at least at the scale that makes its
+    // smallest text 11 CSS px, scrolling sideways.
+    ui.chartImg.style.setProperty("--chart-phone-width", Math.ceil((chart.width * 11) / (minFontSize(chart.svg) || 10)) + "px");
+    const desc = /<desc[^>]*>([^<]*)<\/desc>/.exec(chart.svg);
+    ui.chartImg.alt = "Chart of jobs with two effects by lease length: " + (desc ? desc[1] : "");
+  } else {
+    ui.chartImg.removeAttribute("src");
+  }
+
+  renderDiagnosis(ui.diagnosis, res);
+  renderMatrices(ui.matrix, res, label, runCell);
+
+  const effects = res.effects || [];
+  fillTable(
+    ui.effects,
+    "Effects recorded by the receipts service (" + effects.length + ")",
+    ["order", "job", "event", "run", "attempt", "send", "key", "worker", "arrival (ms)"],
+    effects.map((e) => [e.order, e.job, e.event, e.run, e.attempt, "s" + e.send + (e.refused ? " refused" : "") + (e.replayed ? " replayed" : ""), e.key || "-", e.worker, formatMS(e.at_us)]),
+    [false, true, false, false, true, false, false, false, true]
+  );
+  const jobs = res.jobs || [];
+  fillTable(
+    ui.jobs,
+    "Jobs table (" + jobs.length + ")",
+    ["id", "order", "event", "status", "attempts", "run", "lease (ms)"],
+    jobs.map((j) => [j.id, j.order, j.event, j.status, j.attempts, j.run || "-", formatMS(j.lease_us)]),
+    [true, false, false, false, true, false, true]
+  );
+  ui.effectsWrap.hidden = effects.length === 0 && jobs.length === 0;
+  ui.jobsWrap.hidden = jobs.length === 0;
+  // The ledger: committed rows, and the keys with no row beside them
+  // (work claimed and never done).
+  const ledger = res.ledger || [];
+  const keys = res.keys || [];
+  const rowKeys = new Set(ledger.map((l) => l.key));
+  const lostKeys = keys.filter((k) => !rowKeys.has(k.key));
+  fillTable(
+    ui.ledger,
+    "Ledger (" + ledger.length + " row(s), " + (res.key_hits || 0) + " duplicate-key hit(s))",
+    ["id", "key", "order", "job", "run", "attempt"],
+    ledger.map((l) => [l.id, l.key, l.order, l.job, l.run, l.attempt]).concat(lostKeys.map((k) => ["-", k.key, "no row: lost work", "", k.run, ""])),
+    [true, false, false, true, false, true]
+  );
+  ui.ledgerWrap.hidden = ledger.length === 0 && keys.length === 0;
+  // A run whose effects are ledger rows has no receipts to list.
+  if (effects.length === 0 && !ui.ledgerWrap.hidden) ui.effectsWrap.hidden = true;
+}
+
+// renderMatrices draws each matrix of the run as a table: a row per
+// scenario, a column per fix, each cell the effects of one live run
+// with its verdict. A cell's button puts the script that cell ran into
+// the editor and runs it (runCell).
+export function renderMatrices(box, res, label, runCell) {
+  const ms = res.matrices || [];
+  box.replaceChildren();
+  box.hidden = ms.length === 0;
+  for (const m of ms) {
+    const head = h(
+      "tr",
+      null,
+      h("th", { scope: "col", text: "scenario" }),
+      h("th", { scope: "col", class: "num", text: "events" }),
+      ...m.fixes.map((f) => h("th", { scope: "col", title: f.title + ": " + f.change, class: f.pending ? "pending" : null, text: f.id }))
+    );
+    const rows = m.scenarios.map((r) =>
+      h(
+        "tr",
+        null,
+        h("th", { scope: "row", text: r.title }),
+        h("td", { class: "num", text: String(r.events) }),
+        ...r.cells.map((c, i) => {
+          const what = matrixCellLabel(r, m.fixes[i], c);
+          const td = h("td", { class: "cell " + c.verdict, "data-fix": c.fix, "data-scenario": r.id, "data-effects": String(c.effects) });
+          if (c.script) {
+            const btn = h("button", { type: "button", class: "cell-run", title: c.script + "(click to run this cell)", "aria-label": matrixCellText(c) + ": " + what + ". Run this cell", text: matrixCellText(c) });
+            btn.addEventListener("click", () => runCell(c.script, m.seed));
+            td.append(btn);
+          } else {
+            td.append(h("span", { "aria-label": what, text: matrixCellText(c) }));
+          }
+          return td;
+        })
+      )
+    );
+    const foot = h(
+      "tr",
+      null,
+      h("th", { scope: "row", text: "closes" }),
+      h("td", null),
+      ...m.fixes.map((f) => h("td", { class: "closes", text: f.pending ? "-" : f.closes + " of " + m.scenarios.length }))
+    );
+    const table = h(
+      "table",
+      { class: "matrix" },
+      h("caption", { text: "Which fix closes which duplicate, at seed " + m.seed + ": effects per scenario and fix, each cell a live run; one effect per event is right" }),
+      h("thead", null, head),
+      h("tbody", null, ...rows),
+      h("tfoot", null, foot)
+    );
+    const key = h("dl", { class: "matrix-key" });
+    for (const f of m.fixes) {
+      key.append(h("div", null, h("dt", { text: f.id }), h("dd", { text: f.title + " (" + f.change + ")" + (f.pending ? ": pending" : "") })));
+    }
+    box.append(h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": "Matrix of fixes and duplicates, " + label }, table), key);
+  }
+}
+
+// renderDiagnosis explains each order's effects beside the effects
+// table: the verdict in plain words, the runtime's own sentence, and
+// the evidence that decided it (runs, attempts, sends, gap). Duplicates
+// come first; a few orders are shown, the rest are counted.
+export function renderDiagnosis(box, res) {
+  box.replaceChildren();
+  const sums = res.summary || [];
+  if (sums.length === 0) {
+    box.hidden = true;
+    return;
+  }
+  const effectsOf = new Map();
+  for (const e of res.effects || []) {
+    if (!effectsOf.has(e.order)) effectsOf.set(e.order, []);
+    effectsOf.get(e.order).push(e);
+  }
+  const jobOf = new Map((res.jobs || []).map((j) => [j.order, j]));
+  const bad = (s) => !GOOD_KINDS.has(s.kind);
+  const plan = diagnosisPlan(res);
+  const shown = plan.shown;
+  box.append(h("p", { class: "diag-title", text: "Diagnosis" }));
+  if (plan.counts.length) {
+    box.append(h("p", { class: "diag-scope", text: "Of the last lease run (" + plan.scope + "), whose effects and jobs the tables list:" }));
+    const ul = h("ul", { class: "diag-counts" });
+    for (const c of plan.counts) {
+      ul.append(h("li", { class: GOOD_KINDS.has(c.kind) ? "good" : "bad" }, h("strong", { text: KIND_TITLE[c.kind] || c.kind }), ": " + c.n + (c.n === 1 ? " order" : " orders")));
+    }
+    box.append(ul);
+  }
+  for (const s of shown) {
+    const effs = effectsOf.get(s.order) || [];
+    const item = h("div", { class: "verdict kind-" + s.kind + (bad(s) ? " bad" : " good") });
+    item.append(h("p", { class: "verdict-head" }, h("strong", { text: KIND_TITLE[s.kind] || s.kind }), document.createTextNode(" · " + s.order)));
+    if (s.diagnosis) item.append(h("p", { class: "verdict-words", text: s.diagnosis }));
+    const dl = h("dl", { class: "evidence", "aria-label": "Evidence for " + s.order });
+    const add = (k, v) => dl.append(h("div", null, h("dt", { text: k }), h("dd", { text: v })));
+    const runs = [...new Set(effs.map((e) => e.run))];
+    add("effects", String(s.effects) + (s.refused ? " (and " + s.refused + " refused)" : "") + (s.replayed ? " (and " + s.replayed + " replayed)" : ""));
+    const jobIds = [...new Set(effs.map((e) => e.job))];
+    if (jobIds.length > 1) add("jobs", jobIds.join(", "));
+    if (jobIds.length > 1) add("events", effs.map((e) => e.event).join(", "));
+    if (effs.some((e) => e.key)) add("keys", effs.map((e) => (e.key || "none") + (e.replayed ? " (replayed)" : "")).join(", "));
+    add("runs", runs.length + (runs.length ? ": " + runs.join(", ") : ""));
+    const job = jobOf.get(s.order);
+    add("attempts", effs.map((e) => "a" + e.attempt).join(", ") + (job ? " (job row: attempts=" + job.attempts + ")" : ""));
+    add("sends", effs.map((e) => "s" + e.send).join(", "));
+    // The gap is the runtime's own string (the summary's span, which
+    // the transcript's "over" and the diagnosis's "apart" print too),
+    // never formatted again here, so the three cannot disagree.
+    if (s.effects > 1) add("gap", s.span + " from the first effect to the last");
+    item.append(dl);
+    box.append(item);
+  }
+  if (plan.more > 0) {
+    box.append(h("p", { class: "more", text: "…and " + plan.more + " more order(s); the effects table lists them all." }));
+  }
+  box.hidden = false;
+}
+
+// fillTable fills a table; mark(i) may return {row: true, cells: [j]}
+// to highlight row i and some of its cells.
+export function fillTable(table, caption, cols, rows, numeric, mark) {
+  const shown = rows.slice(0, MAX_ROWS);
+  let cap = caption;
+  if (rows.length > shown.length) cap += ", showing the first " + shown.length;
+  const head = h("tr", null, ...cols.map((c, i) => h("th", { scope: "col", class: numeric[i] ? "num" : null, text: c })));
+  const body = h(
+    "tbody",
+    null,
+    ...shown.map((r, ri) => {
+      const m = mark ? mark(ri) : null;
+      return h(
+        "tr",
+        { class: m && m.row ? "changed" : null },
+        ...r.map((v, i) =>
+          h("td", { class: [numeric[i] ? "num" : "", m && m.cells && m.cells.includes(i) ? "diff" : ""].join(" ").trim() || null, text: String(v) })
+        )
+      );
+    })
+  );
+  if (shown.length === 0) {
+    body.append(h("tr", null, h("td", { colspan: String(cols.length), class: "none", text: "none" })));
+  }
+  table.replaceChildren(h("caption", { text: cap }), h("thead", null, head), body);
+}
+
+// ---- timeline and step-through ----
+
+// timelineAlt describes the picture for readers who cannot see it.
+export function timelineAlt(trace) {
+  const lanes = [...new Set(trace.map((e) => e.proc).filter((p) => p !== "shell" && p !== "receipts"))];
+  const seen = new Map();
+  let effects = 0;
+  let dups = 0;
+  for (const e of trace) {
+    if (e.kind === "reset") seen.clear();
+    if (!e.effect) continue;
+    effects++;
+    const k = e.effect.order;
+    if (seen.has(k)) dups++;
+    seen.set(k, true);
+  }
+  return (
+    "Timeline: lanes for " + (lanes.join(", ") || "no worker") + " and the receipts service; " +
+    effects + " effect(s)" + (dups ? ", " + dups + " of them a duplicate, highlighted" : ", no duplicate") +
+    ". The step-through below describes every event."
+  );
+}
+
+// renderStep shows step k of a Result's trace (k within the trace): the
+// event in words, what it changed, the tables as they stood after it, and
+// the cursor on the timeline.
+export function renderStep(ui, res, k) {
+  const trace = res.trace;
+  const ev = trace[k];
+  const st = replay(trace, k);
+  ui.stepCount.textContent = "Step " + (k + 1) + " of " + trace.length;
+  ui.prev.setAttribute("aria-disabled", k === 0 ? "true" : "false");
+  ui.next.setAttribute("aria-disabled", k === trace.length - 1 ? "true" : "false");
+  ui.stepWhat.replaceChildren(
+    h("span", { class: "step-at", text: formatMS(ev.at_us) + " ms" }),
+    h("span", { class: "step-proc proc-" + (ev.proc === "receipts" || ev.proc === "shell" ? ev.proc : "worker"), text: ev.proc }),
+    h("span", { class: "step-words", text: ev.step })
+  );
+  ui.stepWhat.dataset.kind = ev.kind;
+
+  // What changed, in words.
+  let change = "The tables did not change.";
+  let jobCells = [];
+  if (st.reset) change = "The tables were emptied.";
+  if (st.changedJob !== null) {
+    const j = st.jobs.find((x) => x.id === st.changedJob);
+    const p = st.prevJob;
+    if (!p) {
+      change = "Job " + j.id + " (" + j.order + ") added to the jobs table.";
+      jobCells = [0, 1, 2, 3, 4, 5, 6];
+    } else {
+      const diffs = [];
+      const cmp = [
+        [3, "status", p.status, j.status],
+        [4, "attempts", p.attempts, j.attempts],
+        [5, "run", p.run || "-", j.run || "-"],
+        [6, "lease", formatMS(p.lease_us), formatMS(j.lease_us)],
+      ];
+      for (const [col, name, a, b] of cmp) {
+        if (a !== b) {
+          diffs.push(name + " " + a + " → " + b);
+          jobCells.push(col);
+        }
+      }
+      change = "Job " + j.id + ": " + (diffs.length ? diffs.join(", ") : "written, unchanged") + ".";
+    }
+  }
+  if (st.newEffect >= 0) {
+    const e = st.effects[st.newEffect];
+    const again = st.effects.slice(0, st.newEffect).some((x) => x.order === e.order && !x.replayed);
+    change = "Effect " + (st.newEffect + 1) + " recorded: " + e.order + " from run " + e.run + " a" + e.attempt + " s" + e.send + (again ? ", a second effect for this order: the duplicate." : ".");
+    if (e.ledger) change = "Effect " + (st.newEffect + 1) + " committed: a ledger row for " + e.order + " from run " + e.run + " a" + e.attempt + ", with its key " + e.key + " and the ack, in one COMMIT" + (again ? "; a second effect for this order: the duplicate." : ".");
+    if (e.replayed) change = "Request " + (st.newEffect + 1) + " replayed: " + e.order + " from run " + e.run + " carried key " + e.key + ", already stored by run " + e.first_run + "; no effect, the first answer again.";
+  }
+  ui.stepChange.textContent = change;
+  ui.stepChange.classList.toggle("bad", st.newEffect >= 0 && /duplicate/.test(change));
+
+  fillTable(
+    ui.stepEffects,
+    "Effects after this step (" + st.effects.length + ")",
+    ["order", "run", "attempt", "send", "worker", "arrival (ms)"],
+    st.effects.map((e) => [e.order, e.run, e.attempt, e.ledger ? "ledger row" : "s" + e.send, e.worker, formatMS(e.at_us)]),
+    [false, false, true, false, false, true],
+    (i) => (i === st.newEffect ? { row: true, cells: [0, 1, 2, 3, 4, 5] } : null)
+  );
+  fillTable(
+    ui.stepJobs,
+    "Jobs after this step (" + st.jobs.length + ")",
+    ["id", "order", "event", "status", "attempts", "run", "lease (ms)"],
+    st.jobs.map((j) => [j.id, j.order, j.event, j.status, j.attempts, j.run || "-", formatMS(j.lease_us)]),
+    [true, false, false, false, true, false, true],
+    (i) => (st.jobs[i].id === st.changedJob ? { row: true, cells: jobCells } : null)
+  );
+  ui.stepLive.textContent = "Step " + (k + 1) + " of " + trace.length + ", at " + formatMS(ev.at_us) + " ms, " + ev.proc + ": " + ev.step + ". " + change;
+
+  // The cursor on the timeline.
+  const tl = res.timeline;
+  const x = tl && tl.event_x ? tl.event_x[k] : undefined;
+  if (typeof x === "number" && tl.width > 0 && !ui.tlFig.hidden) {
+    const frac = x / tl.width;
+    ui.tlCursor.style.left = (frac * 100).toFixed(3) + "%";
+    ui.tlCursor.hidden = false;
+    const sc = ui.tlScroll;
+    const px = frac * ui.tlInner.clientWidth;
+    if (px < sc.scrollLeft + 16 || px > sc.scrollLeft + sc.clientWidth - 16) {
+      sc.scrollLeft = Math.max(0, px - sc.clientWidth / 2);
+    }
+  } else {
+    ui.tlCursor.hidden = true;
+  }
+}
+
+// pane is one side of Compare: a run of the block's script with one claim.
+export function pane(claim, res, label) {
+  const sec = h("section", { class: "pane pane-" + claim, "aria-label": "claim=" + claim + ", " + label });
+  sec.append(h("p", { class: "pane-title" }, h("code", { text: "claim=" + claim }), h("span", { class: "pane-sub", text: claimWords(claim) })));
+  if (res.error) {
+    const e = res.error;
+    sec.append(h("p", { class: "error", text: (e.line ? "line " + e.line + ":" + e.col + ": " : "") + e.msg }));
+  }
+  let dups = 0;
+  for (const r of res.races || []) {
+    dups += r.duplicates;
+    const p = h("p", { class: "tally-item " + (r.duplicates ? "bad" : "good") });
+    p.append("duplicate effects in ", h("strong", { text: r.duplicates + " of " + r.races }), " races");
+    sec.append(p);
+  }
+  const effects = res.effects || [];
+  const runs = new Set(effects.map((e) => e.run)).size;
+  const bad = (res.summary || []).filter((s) => !GOOD_KINDS.has(s.kind));
+  dups += bad.length;
+  const verdict = h("p", { class: "pane-verdict " + (bad.length ? "bad" : "good") });
+  verdict.append(
+    h("strong", { text: bad.length ? KIND_TITLE[bad[0].kind] || bad[0].kind : effects.length ? "No duplicate effect" : "No effects" }),
+    document.createTextNode(" · " + effects.length + " effect(s) from " + runs + " run(s) at the end")
+  );
+  sec.append(verdict);
+  sec.dataset.duplicates = String(dups);
+  const lines = res.transcript || [];
+  sec.append(h("pre", { class: "transcript compact", tabindex: "0", role: "region", "aria-label": "Transcript with claim=" + claim + ", " + label, text: lines.join("\n") + (lines.length ? "\n" : "") }));
+  return sec;
+}
+
+// renderExplorations fills Every ordering from the runtime's explorations.
+export function renderExplorations(ui, xs, ms) {
+  const heads = [];
+  const body = [];
+  for (const x of xs) {
+    const none = x.duplicating === "0";
+    const head = h("span", { class: "exp-line" });
+    head.append(
+      h("strong", { class: none ? "good" : "bad", text: groupDigits(x.duplicating) + " of " + groupDigits(x.orderings) }),
+      document.createTextNode(
+        " interleavings of " + x.workers + " workers give two effects with claim=" + x.claim + (x.dedupe && x.dedupe !== "off" && x.key && x.key !== "none" ? ", the service's dedupe=" + x.dedupe + " and key=" + x.key : "") + "."
+      )
+    );
+    heads.push(head);
+    const part = h("div", { class: "exp-claim", "data-claim": x.claim });
+    if (xs.length > 1) part.append(h("p", { class: "exp-claim-title", text: "claim=" + x.claim }));
+    if (none) {
+      part.append(
+        h("p", { class: "proof good", text: "Every ordering was checked, none duplicates: for " + x.workers + " workers this is a proof, not a sample." })
+      );
+    } else {
+      part.append(h("p", { class: "shortest-label", text: "The shortest ordering that duplicates:" }));
+      part.append(
+        h(
+          "ol",
+          { class: "shortest" },
+          ...(x.shortest || []).map((s) => h("li", null, h("span", { class: "who", text: s.worker }), document.createTextNode(" " + s.what)))
+        )
+      );
+    }
+    part.append(h("p", { class: "exp-method", text: "How: " + x.method + " (" + x.states + " distinct states)." }));
+    body.push(part);
+  }
+  const time = xs.length > 1 ? "Both claims checked in " : "Checked in ";
+  body.push(h("p", { class: "exp-time", text: time + (ms < 10 ? ms.toFixed(1) : Math.round(ms)) + " ms in your browser. Timing is ignored: only the order of the workers' steps counts." }));
+  ui.expHead.replaceChildren(...heads);
+  ui.expBody.replaceChildren(...body);
+}

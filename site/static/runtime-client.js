@@ -1,0 +1,207 @@
+// runtime-client.js is the page's side of the runtime: one Web Worker per
+// page (worker.js) holding the twice runtime compiled to WebAssembly. The
+// Runtime class starts the worker, reports the download's progress to its
+// listeners, and keeps the queue of runs: one at a time, a newer Run
+// replacing a queued one, Stop terminating the worker and handing the other
+// blocks' runs to a fresh one.
+//
+// Nothing happens at import time: the worker starts on the first
+// getRuntime().
+
+import { CONFIG, assetURL } from "./config.js";
+
+// runtime is the page's runtime: null until a block needs one, and again
+// after it failed or was stopped, so that the next Run starts afresh.
+let runtime = null;
+
+// keepRuntime asks the site's service worker (see sw.js) to keep the
+// runtime that this page has just loaded, for offline use. Only on the
+// site's own pages: elsewhere a service worker, if any, is the host's.
+function keepRuntime() {
+  const html = document.documentElement;
+  if (html.dataset.twiceRoot === undefined || !("serviceWorker" in navigator)) return;
+  navigator.serviceWorker.ready.then((reg) => reg.active && reg.active.postMessage({ type: "twice:keep-runtime" }), () => {});
+}
+
+// Runtime owns the worker that holds the wasm module. Loading starts when
+// it is created; listeners hear about progress.
+export class Runtime {
+  constructor() {
+    this.listeners = new Set();
+    this.queue = []; // runs not yet sent to the worker
+    this.current = null; // the run the worker is doing
+    this.nextID = 1;
+    this.state = "loading";
+    this.loaded = 0;
+    this.total = CONFIG.wasmSize;
+    this.error = "";
+    this.marks = null;
+    this.created = performance.timeOrigin + performance.now();
+    const workerURL = assetURL(CONFIG.worker);
+    let worker;
+    if (new URL(workerURL).origin === location.origin) {
+      worker = new Worker(workerURL);
+    } else {
+      // A page on another origin cannot start our worker by URL; a tiny
+      // worker of its own imports ours (the wasm then needs CORS).
+      const boot = "importScripts(" + JSON.stringify(workerURL) + ");";
+      worker = new Worker(URL.createObjectURL(new Blob([boot], { type: "text/javascript" })));
+    }
+    this.worker = worker;
+    worker.onmessage = (e) => this.onMessage(e.data);
+    worker.onerror = (e) => {
+      e.preventDefault();
+      this.fail("the runtime worker failed: " + (e.message || "unknown error"));
+    };
+    worker.postMessage({ type: "init", wasmExec: assetURL(CONFIG.wasmExec), wasm: assetURL(CONFIG.wasm) });
+  }
+
+  onMessage(m) {
+    switch (m.type) {
+      case "progress":
+        this.loaded = m.loaded;
+        this.notify();
+        break;
+      case "ready":
+        keepRuntime();
+        this.marks = m.marks;
+        this.info = m.info;
+        this.state = "ready";
+        this.loaded = this.total;
+        this.notify();
+        break;
+      case "fatal":
+        this.fail(m.message);
+        break;
+      case "result":
+      case "cost":
+      case "error": {
+        const p = this.current;
+        if (!p || p.id !== m.id) return;
+        this.current = null;
+        if (m.marks) this.marks = m.marks;
+        if (m.info) this.info = m.info;
+        if (!this.received && m.type === "result") this.received = performance.timeOrigin + performance.now();
+        if (m.type === "error") p.reject(new Error(m.message));
+        else p.resolve(m);
+        this.pump();
+        break;
+      }
+    }
+  }
+
+  fail(message) {
+    this.state = "failed";
+    this.error = message;
+    for (const p of this.drain()) p.reject(new Error(message));
+    this.worker.terminate();
+    if (runtime === this) runtime = null; // the next Run starts afresh
+    this.notify();
+  }
+
+  notify() {
+    for (const f of this.listeners) f(this);
+  }
+
+  // ---- runs: one at a time, a newer Run replacing a queued one, Stop ----
+  //
+  // The worker does one run at a time, and a run cannot be interrupted
+  // inside it. So the page keeps the queue: it sends the next run when the
+  // last one is answered. A run sent with an owner (a block) and a key
+  // ("main", "cmp-read", ...) replaces that owner's queued run of the same
+  // key, so pressing Run again does not pile up runs. stop(owner) drops
+  // the owner's queued runs and, if the worker is doing one of them,
+  // terminates the worker and gives the runs of every other block to a
+  // fresh runtime, which starts loading at once for the next Run.
+
+  run(script, seed, timeline, owner, key) {
+    return this.send({ type: "run", script, seed, timeline: !!timeline }, owner, key);
+  }
+
+  // cost asks the parser's estimate of a script: {heavy, what}.
+  cost(script, owner) {
+    return this.send({ type: "cost", script }, owner, "cost").then((m) => JSON.parse(m.json));
+  }
+
+  send(msg, owner, key) {
+    return new Promise((resolve, reject) => {
+      if (this.state === "failed") {
+        reject(new Error(this.error));
+        return;
+      }
+      if (owner && key) {
+        const i = this.queue.findIndex((j) => j.owner === owner && j.key === key);
+        if (i >= 0) this.queue.splice(i, 1)[0].reject(Object.assign(new Error("replaced by a newer run"), { replaced: true }));
+      }
+      this.queue.push({ msg, owner, key, resolve, reject });
+      this.pump();
+    });
+  }
+
+  pump() {
+    if (this.current || this.queue.length === 0 || this.state === "failed" || this.state === "stopped") return;
+    const job = this.queue.shift();
+    job.id = this.nextID++;
+    this.current = job;
+    this.worker.postMessage(Object.assign({ id: job.id }, job.msg));
+  }
+
+  drain() {
+    const all = this.current ? [this.current, ...this.queue] : this.queue;
+    this.current = null;
+    this.queue = [];
+    return all;
+  }
+
+  // busy reports whether owner has a run queued or under way.
+  busy(owner) {
+    return (this.current && this.current.owner === owner) || this.queue.some((j) => j.owner === owner);
+  }
+
+  stop(owner) {
+    const stopped = () => Object.assign(new Error("Stopped."), { stopped: true });
+    const mine = this.queue.filter((j) => j.owner === owner);
+    this.queue = this.queue.filter((j) => j.owner !== owner);
+    for (const j of mine) j.reject(stopped());
+    const running = this.current;
+    if (!running || running.owner !== owner) return;
+    const others = this.drain().filter((j) => j !== running);
+    this.state = "stopped";
+    this.worker.terminate();
+    if (runtime === this) runtime = null;
+    const next = getRuntime(); // loads at once, so the next Run is quick
+    for (const j of others) next.queue.push(j);
+    next.pump();
+    // Rejected last, once its block is attached to the new runtime.
+    running.reject(stopped());
+  }
+}
+
+// getRuntime returns the page's runtime, creating it (and so starting the
+// download) if there is none, and attaches every block set up so far.
+export function getRuntime() {
+  if (runtime === null) {
+    runtime = new Runtime();
+    for (const el of document.querySelectorAll("twice-playground")) {
+      if (el.attach && el.ui) el.attach(runtime); // a block set up later attaches itself
+    }
+  }
+  return runtime;
+}
+
+// currentRuntime returns the page's runtime, or null while there is none;
+// unlike getRuntime it never starts one.
+export function currentRuntime() {
+  return runtime;
+}
+
+// timings returns the runtime's start-up phases (see worker.js), in ms since
+// this page's navigation started, and how the module came (info), once it
+// has loaded, else null; for measurements.
+export function timings() {
+  if (!runtime || !runtime.marks) return null;
+  const t = { created: runtime.created - performance.timeOrigin };
+  if (runtime.received) t.received = runtime.received - performance.timeOrigin;
+  for (const [k, v] of Object.entries(runtime.marks)) t[k] = v - performance.timeOrigin;
+  return Object.assign(t, runtime.info);
+}
