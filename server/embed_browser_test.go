@@ -180,7 +180,9 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 
 	t.Run("script tag keeps the block", func(t *testing.T) {
 		// Lesson 5's two-claim block has controls=seed: pasted elsewhere it
-		// must not grow a claim toggle, and keeps its id and label.
+		// must not grow a claim toggle, and keeps its label; its id names
+		// the lesson, so that blocks of two lessons pasted into one post
+		// never share one.
 		nav(site.URL + "/lessons/atomic-claim/")
 		n := js[int](t, ctx, `document.querySelectorAll("twice-playground").length`)
 		titles := map[string]bool{}
@@ -194,7 +196,7 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 			titles[title] = true
 		}
 		tag := js[string](t, ctx, `tp.q(1, "pre.snippet:nth-of-type(1)") && tp.el(1).shadowRoot.querySelectorAll("pre.snippet")[1].textContent`)
-		for _, want := range []string{`id="block-2"`, `controls="seed"`, `label="`, "race read 50"} {
+		for _, want := range []string{`id="twice-atomic-claim-2"`, `controls="seed"`, `label="`, "race read 50"} {
 			if !strings.Contains(tag, want) {
 				t.Errorf("script-tag snippet lacks %s:\n%s", want, tag)
 			}
@@ -213,7 +215,7 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 		if js[bool](t, ctx, `!!document.querySelector("script[src*='offline.']")`) {
 			t.Errorf("the script-tag snippet loads offline.js")
 		}
-		if id := js[string](t, ctx, `tp.el(0).id`); id != "block-2" {
+		if id := js[string](t, ctx, `tp.el(0).id`); id != "twice-atomic-claim-2" {
 			t.Errorf("pasted block id %q", id)
 		}
 		if l := js[string](t, ctx, `tp.q(0, "textarea.script").getAttribute("aria-label")`); !strings.HasPrefix(l, label) {

@@ -475,12 +475,17 @@ class TwicePlayground extends HTMLElement {
   }
 
   // embedSnippets offers the two ways to put this block in another page.
-  // Both keep what the block is: the script-tag form carries its id (so
-  // links to it keep working), its controls and its label; the iframe
+  // Both keep what the block is: the script-tag form carries an id (so
+  // links to it work), its controls and its label; the iframe
   // form carries a title of its own and the lines that let the frame
   // take the height its page asks for (see embedHeight).
   embedSnippets(embed, script, o) {
     const page = new URL(embed, location.href).href;
+    // The pasted block's id names its lesson as well as its place there
+    // (twice-atomic-claim-2), so blocks from two lessons pasted into one
+    // post keep ids, and links, of their own.
+    const where = /\/embed\/([^/]+)\/(\d+)\/$/.exec(new URL(page).pathname);
+    if (where) o = { ...o, id: "twice-" + where[1] + "-" + where[2] };
     const origin = new URL(page).origin;
     const title = "twice: " + (o.label || "playground");
     const attr = (s) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
