@@ -463,13 +463,17 @@ func (d *diagnosis) several(s *Summary, landed []Effect) (DiagnosisKind, string)
 		kind = KindMixed
 	}
 
-	var right, dup []*eventEvidence // events with one effect, and with more
+	// The events that landed, those with one effect and those with more.
+	var landedEvents, right, dup []*eventEvidence
 	for _, ev := range d.evs {
 		switch {
 		case len(ev.landed) == 1:
 			right = append(right, ev)
 		case len(ev.landed) > 1:
 			dup = append(dup, ev)
+		}
+		if len(ev.landed) > 0 {
+			landedEvents = append(landedEvents, ev)
 		}
 	}
 	if len(causes) == 1 && causes[0].kind == KindClientRetry && len(d.evs) == 1 && !d.multiJob && len(held)+len(foreign) == 0 && s.Refused == 0 {
@@ -484,10 +488,6 @@ func (d *diagnosis) several(s *Summary, landed []Effect) (DiagnosisKind, string)
 	}
 
 	var parts []string
-	landedEvents := append(append([]*eventEvidence{}, dup...), right...)
-	slices.SortStableFunc(landedEvents, func(a, b *eventEvidence) int {
-		return slices.Index(d.evs, a) - slices.Index(d.evs, b)
-	})
 	names := func(evs []*eventEvidence) []string {
 		var xs []string
 		for _, ev := range evs {
@@ -786,7 +786,7 @@ func (d *diagnosis) notes(causes []*dupCause, held, foreign []Effect) []string {
 				}
 			}
 			if a := d.attempts[j]; a > len(runs) {
-				notes = append(notes, fmt.Sprintf("job %d was delivered %d times and only %s of its runs sent a request: at-least-once delivery, no further effect", j, a, count(len(runs))))
+				notes = append(notes, fmt.Sprintf("job %d was delivered %s and only %s of its runs sent a request: at-least-once delivery, no further effect", j, times(a), count(len(runs))))
 			}
 		}
 	}
