@@ -156,8 +156,11 @@
 //
 // A diagnosis is a [DiagnosisKind] constant and its entry in
 // diagnosisInfo (name, title for a reader, good or not), a case in
-// diagnose or claimCause that names it from the evidence, and its words
-// in diagnose's what. The page gets the title and the good flag through
+// diagnosis.causes or claimCause that names it from the evidence, and its
+// words in diagnosis.causeWords or claimWords. The evidence is grouped by
+// event: one effect per event is right, and each cause is said of the
+// events and jobs it concerns; a list is written with prose ("1, 2 and
+// 3"). The page gets the title and the good flag through
 // [Choices]; nothing in twice.js. TestEveryDiagnosisKindIsReached needs a
 // script that is diagnosed with it (diagnosisCorpus).
 //

@@ -3,6 +3,7 @@ package script
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/twice-lab/twice/runtime/receipts"
@@ -173,13 +174,14 @@ func (in *interp) summarize() ([]Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	attempts := map[string]int{}
+	attempts := map[int64]int{}
 	for _, r := range rows {
-		attempts[r.Order] = max(attempts[r.Order], r.Attempts)
+		attempts[r.ID] = r.Attempts
 	}
 	var sums []Summary
 	idx := map[string]int{}
 	groups := map[string][]Effect{}
+	answers := map[string]Effect{} // run -> its first request that landed
 	for _, e := range in.svc.Effects() {
 		i, ok := idx[e.Order]
 		if !ok {
@@ -197,11 +199,14 @@ func (in *interp) summarize() ([]Summary, error) {
 		}
 		s.Tags = append(s.Tags, tag)
 		groups[e.Order] = append(groups[e.Order], effectOf(e))
+		if _, ok := answers[e.Run]; !ok && !e.Refused && !e.Replayed {
+			answers[e.Run] = effectOf(e)
+		}
 	}
 	untraced := in.untracedDuplicateLog()
 	for i := range sums {
 		s := &sums[i]
-		in.diagnose(s, groups[s.Order], attempts[s.Order])
+		in.diagnose(s, groups[s.Order], attempts, answers)
 		if s.Effects > 1 && untraced {
 			s.Diagnosis += "; worker.log alone could not tell: its lines carry no run id (add --trace)"
 		}
@@ -209,22 +214,70 @@ func (in *interp) summarize() ([]Summary, error) {
 	return sums, nil
 }
 
+// eventEvidence is what one order's requests show about one of its
+// events: the jobs that carry it and its requests, by what became of them.
+type eventEvidence struct {
+	event    string
+	jobs     []int64 // in order of their first request
+	landed   []Effect
+	replayed []Effect // deduplicated: answered with the first answer of FirstRun
+	refused  []Effect
+}
+
+// byEvent groups an order's requests by event, in order of first request.
+func byEvent(reqs []Effect) []*eventEvidence {
+	var evs []*eventEvidence
+	idx := map[string]*eventEvidence{}
+	for _, e := range reqs {
+		ev := idx[e.Event]
+		if ev == nil {
+			ev = &eventEvidence{event: e.Event}
+			idx[e.Event] = ev
+			evs = append(evs, ev)
+		}
+		if !slices.Contains(ev.jobs, e.Job) {
+			ev.jobs = append(ev.jobs, e.Job)
+		}
+		switch {
+		case e.Refused:
+			ev.refused = append(ev.refused, e)
+		case e.Replayed:
+			ev.replayed = append(ev.replayed, e)
+		default:
+			ev.landed = append(ev.landed, e)
+		}
+	}
+	return evs
+}
+
+// dupCause is one reason an event got more than one effect: its kind, the
+// event, the job it concerns (0 for a cause across jobs: a publish), the
+// run that sent again (a client retry), and how many effects it explains.
+type dupCause struct {
+	kind  DiagnosisKind
+	event string
+	job   int64
+	run   string
+	n     int
+}
+
 // diagnose fills in the counts of s from the order's recorded requests, and
-// names what the evidence shows: for every effect after the first, why a
-// second one could happen, from the job and run ids, the attempts, the
-// claim times and the lease history. It never guesses from the gap alone.
-func (in *interp) diagnose(s *Summary, reqs []Effect, attempts int) {
+// names what the evidence shows. The evidence is grouped by event: one
+// effect per event is right, and every further effect of an event is a
+// duplicate, named from the job and run ids, the attempts, the claim times
+// and the lease history. It never guesses from the gap alone.
+func (in *interp) diagnose(s *Summary, reqs []Effect, attempts map[int64]int, answers map[string]Effect) {
 	runs := map[string]bool{}
+	jobs := map[int64]bool{}
 	var landed []Effect
-	var replayed []Effect
 	for _, e := range reqs {
 		runs[e.Run] = true
+		jobs[e.Job] = true
 		switch {
 		case e.Refused:
 			s.Refused++
 		case e.Replayed:
 			s.Replayed++
-			replayed = append(replayed, e)
 		default:
 			landed = append(landed, e)
 		}
@@ -238,162 +291,680 @@ func (in *interp) diagnose(s *Summary, reqs []Effect, attempts int) {
 	s.SpanMS = gap / sim.Millisecond
 	s.Span = fmtGap(gap)
 
+	d := &diagnosis{in: in, order: s.Order, evs: byEvent(reqs), multiJob: len(jobs) > 1, attempts: attempts, answers: answers}
 	if len(landed) <= 1 {
-		switch {
-		case len(replayed) > 0 && len(landed) == 1 && swallowed(landed[0], replayed) != "":
-			s.Kind = KindSwallowed
-			s.Diagnosis = fmt.Sprintf("one effect, for event %s; a request for another event, %s, carried the same key %s and got the first answer back: the key is too coarse, and a legitimate second event was swallowed", landed[0].Event, swallowed(landed[0], replayed), landed[0].Key)
-		case len(replayed) > 0:
-			s.Kind = KindDeduped
-			s.Diagnosis = fmt.Sprintf("one effect; %d request(s) carried key %s, already stored, and got the first answer back: the service's dedupe held", len(replayed), replayed[0].Key)
-		case s.Refused > 0:
-			s.Kind = KindFenced
-			s.Diagnosis = fmt.Sprintf("one effect; %d late request(s) carried an older fencing token and were refused: fencing kept a stale run out", s.Refused)
-		case attempts > 1:
-			s.Kind = KindRedelivery
-			s.Diagnosis = fmt.Sprintf("delivered %d times, one effect: at-least-once delivery doing its job, no duplicate effect", attempts)
-		default:
-			s.Kind = KindOnce
-			s.Diagnosis = "one delivery, one effect"
-		}
+		s.Kind, s.Diagnosis = d.single(landed, s.Refused)
 		return
 	}
+	s.Kind, s.Diagnosis = d.several(s, landed)
+}
 
-	// Why each effect after the first could happen.
-	var kinds []DiagnosisKind
-	seen := map[DiagnosisKind]bool{}
-	note := func(kind DiagnosisKind) {
-		if !seen[kind] {
-			seen[kind] = true
-			kinds = append(kinds, kind)
-		}
-	}
-	jobs := map[int64]bool{}
-	for i, e := range landed {
-		if i == 0 {
-			jobs[e.Job] = true
-			continue
-		}
-		sameRun, sameJob, sameEvent := false, jobs[e.Job], false
-		other := "" // an earlier run that did the same job
-		for _, f := range landed[:i] {
-			sameRun = sameRun || f.Run == e.Run
-			sameEvent = sameEvent || f.Event == e.Event && f.Job != e.Job
-			if f.Job == e.Job && f.Run != e.Run && other == "" {
-				other = f.Run
+// diagnosis is the evidence of one order while it is put into words.
+type diagnosis struct {
+	in       *interp
+	order    string
+	evs      []*eventEvidence
+	multiJob bool // the order's requests come from more than one job
+	attempts map[int64]int
+	answers  map[string]Effect
+}
+
+// answerOf returns the request whose answer a replayed request got back.
+func (d *diagnosis) answerOf(r Effect) (Effect, bool) {
+	a, ok := d.answers[r.FirstRun]
+	return a, ok
+}
+
+// sorted splits the replayed requests of the order: those answered with
+// the answer of their own event (the dedupe held), those answered with
+// another event's of this order (swallowed), and those answered with
+// another order's (the key is shared across orders).
+func (d *diagnosis) sorted() (held, swallowed, foreign []Effect) {
+	for _, ev := range d.evs {
+		for _, r := range ev.replayed {
+			a, ok := d.answerOf(r)
+			switch {
+			case ok && a.Order != r.Order:
+				foreign = append(foreign, r)
+			case ok && a.Event != r.Event:
+				swallowed = append(swallowed, r)
+			default:
+				held = append(held, r)
 			}
 		}
-		jobs[e.Job] = true
+	}
+	return held, swallowed, foreign
+}
+
+// single names what happened to an order with at most one effect.
+func (d *diagnosis) single(landed []Effect, refused int) (DiagnosisKind, string) {
+	held, swallowed, foreign := d.sorted()
+	switch {
+	case len(landed) == 0 && len(foreign) > 0:
+		a, _ := d.answerOf(foreign[0])
+		return KindSwallowed, fmt.Sprintf("no effect for this order: %s carried %s, which a request for %s (run %s) had stored, and got that request's answer back: if the two orders' events are different, a key shared across orders swallowed this order's effect; the evidence cannot tell whether they are one event", countNoun(len(foreign), "its request", "its "+count(len(foreign))+" requests"), keysOf(foreign), a.Order, a.Run)
+	case len(landed) == 1 && len(swallowed) > 0:
+		first := landed[0]
+		text := fmt.Sprintf("one effect, for event %s; %s: the key is too coarse, and %s", first.Event, d.swallowedWhat(swallowed), swallowedCount(swallowed, 1))
+		if len(held) > 0 {
+			text += fmt.Sprintf("; %s got the first answer back too, as %s should", d.laterRequests(held), pronoun(len(held)))
+		}
+		if len(foreign) > 0 {
+			text += "; " + d.foreignWhat(foreign)
+		}
+		return KindSwallowed, text
+	case len(held) > 0:
+		text := fmt.Sprintf("one effect; %d request(s) carried %s, already stored, and got the first answer back: the service's dedupe held", len(held), keysOf(held))
+		if len(foreign) > 0 {
+			text += "; " + d.foreignWhat(foreign)
+		}
+		return KindDeduped, text
+	case refused > 0:
+		return KindFenced, fmt.Sprintf("one effect; %d late request(s) carried an older fencing token and were refused: fencing kept a stale run out", refused)
+	}
+	most := 0
+	for _, ev := range d.evs {
+		for _, j := range ev.jobs {
+			most = max(most, d.attempts[j])
+		}
+	}
+	if most > 1 {
+		return KindRedelivery, fmt.Sprintf("delivered %d times, one effect: at-least-once delivery doing its job, no duplicate effect", most)
+	}
+	return KindOnce, "one delivery, one effect"
+}
+
+// swallowedWhat says which requests of other events got an earlier
+// event's answer back on their key.
+func (d *diagnosis) swallowedWhat(sw []Effect) string {
+	evs, phrases := d.eventsOf(sw)
+	if len(sw) == 1 {
+		return fmt.Sprintf("a request for another event, %s, carried the same key %s and got the first answer back", sw[0].Event, sw[0].Key)
+	}
+	other := "another event"
+	if len(evs) > 1 {
+		other = "other events"
+	}
+	return fmt.Sprintf("%s requests for %s, %s, carried the same key %s and got the first answer back", count(len(sw)), other, prose(phrases), prose(distinctKeys(sw)))
+}
+
+// swallowedCount says how many legitimate events were swallowed, beside
+// the one event (or several) whose effect landed.
+func swallowedCount(sw []Effect, landedEvents int) string {
+	var evs []string
+	for _, r := range sw {
+		if !slices.Contains(evs, r.Event) {
+			evs = append(evs, r.Event)
+		}
+	}
+	switch {
+	case len(evs) == 1 && landedEvents == 1:
+		return "a legitimate second event was swallowed"
+	case len(evs) == 1:
+		return "a legitimate event was swallowed"
+	}
+	return count(len(evs)) + " legitimate events were swallowed"
+}
+
+// foreignWhat says which requests got another order's answer back.
+func (d *diagnosis) foreignWhat(fr []Effect) string {
+	a, _ := d.answerOf(fr[0])
+	return fmt.Sprintf("%s carried %s, which a request for %s (run %s) had stored, and got that answer back: the evidence cannot tell whether the producer meant one event for two orders", d.laterRequests(fr), keysOf(fr), a.Order, a.Run)
+}
+
+// eventsOf lists the events of rs in order, and for each "ev-2 (job 3)".
+func (d *diagnosis) eventsOf(rs []Effect) ([]string, []string) {
+	var evs []string
+	jobs := map[string][]string{}
+	for _, r := range rs {
+		if !slices.Contains(evs, r.Event) {
+			evs = append(evs, r.Event)
+		}
+		if j := fmt.Sprint(r.Job); !slices.Contains(jobs[r.Event], j) {
+			jobs[r.Event] = append(jobs[r.Event], j)
+		}
+	}
+	var phrases []string
+	for _, ev := range evs {
+		phrases = append(phrases, fmt.Sprintf("%s (%s)", ev, jobsWord(jobs[ev])))
+	}
+	return evs, phrases
+}
+
+// laterRequests names requests by event and job: "the later request for
+// ev-1 (job 2)", "the two later requests for ev-1 (jobs 2 and 3)".
+func (d *diagnosis) laterRequests(rs []Effect) string {
+	_, phrases := d.eventsOf(rs)
+	if len(rs) == 1 {
+		return "the later request for " + phrases[0]
+	}
+	return fmt.Sprintf("the %s later requests for %s", count(len(rs)), prose(phrases))
+}
+
+// several names what happened to an order with two effects or more.
+func (d *diagnosis) several(s *Summary, landed []Effect) (DiagnosisKind, string) {
+	causes := d.causes()
+	held, swallowed, foreign := d.sorted()
+
+	var kinds []DiagnosisKind
+	for _, c := range causes {
+		if !slices.Contains(kinds, c.kind) {
+			kinds = append(kinds, c.kind)
+		}
+	}
+	if len(swallowed) > 0 {
+		kinds = append(kinds, KindSwallowed)
+	}
+	kind := KindTwoJobs
+	switch {
+	case len(kinds) == 1:
+		kind = kinds[0]
+	case len(kinds) > 1:
+		kind = KindMixed
+	}
+
+	// The events that landed, those with one effect and those with more.
+	var landedEvents, right, dup []*eventEvidence
+	for _, ev := range d.evs {
 		switch {
-		case sameRun:
-			note(KindClientRetry)
-		case !sameJob && sameEvent:
-			note(KindPublishTwice)
-		case !sameJob:
-			note(KindTwoJobs)
-		default:
-			note(in.claimCause(e.Run, other))
+		case len(ev.landed) == 1:
+			right = append(right, ev)
+		case len(ev.landed) > 1:
+			dup = append(dup, ev)
+		}
+		if len(ev.landed) > 0 {
+			landedEvents = append(landedEvents, ev)
 		}
 	}
-	var jobList, eventList []string
-	for _, e := range landed {
-		if j := fmt.Sprintf("%d", e.Job); !contains(jobList, j) {
-			jobList = append(jobList, j)
+	if len(causes) == 1 && causes[0].kind == KindClientRetry && len(d.evs) == 1 && !d.multiJob && len(held)+len(foreign) == 0 && s.Refused == 0 {
+		// One run and nothing else: the whole story is its retry.
+		only := true
+		for _, e := range landed {
+			only = only && e.Run == landed[0].Run
 		}
-		if !contains(eventList, e.Event) {
-			eventList = append(eventList, e.Event)
+		if only {
+			return kind, fmt.Sprintf("one run sent %d times: a client retry after a timeout, not the queue", s.Effects)
 		}
 	}
 
-	what := func(kind DiagnosisKind) string {
-		switch kind {
-		case KindClientRetry:
-			return "one run sent twice: a client retry after a timeout, not the queue"
-		case KindTwoJobs:
-			return fmt.Sprintf("two events for the order (%s, jobs %s), each delivered and done once: two effects may be right; if they are one event, the producer should have sent one event id", strings.Join(eventList, " and "), strings.Join(jobList, " and "))
-		case KindPublishTwice:
-			return fmt.Sprintf("the producer published event %s twice (jobs %s): an upstream retry, not the queue; only a key from the event id can see it", landed[0].Event, strings.Join(jobList, " and "))
-		case KindRedriven:
-			return "redeliver put the job back in the queue (a dead-letter re-drive or a manual replay), and it ran again after a run that had already sent its receipt"
-		case KindClaimRace:
-			return "two workers claimed the same delivery (a claim race): a claim overwrote a lease that had not run out"
-		case KindLeaseExpired:
-			return "the lease expired under a run that did the work but never acked"
-		case KindSlow:
-			return "the lease ran out while the first run was still working, and another worker took the job: processing outlived the lease"
-		case KindStall:
-			return "the first run froze after its last heartbeat and past its lease, and another worker took the job: a stall past the lease"
-		case KindRedone:
-			return "the job was claimed again after it was done"
-		}
-		return "the evidence cannot tell why: no claim by these runs was recorded"
-	}
-	s.Kind = kinds[0]
-	if len(kinds) > 1 {
-		s.Kind = KindMixed
-	}
 	var parts []string
-	for _, k := range kinds {
-		parts = append(parts, what(k))
-	}
-	if len(kinds) == 1 && kinds[0] == KindClientRetry {
-		s.Diagnosis = fmt.Sprintf("one run sent %d times: a client retry after a timeout, not the queue", s.Effects)
-		return
-	}
-	s.Diagnosis = fmt.Sprintf("%d runs %s apart: %s", s.Runs, s.Span, strings.Join(parts, "; and "))
-	if why := in.keyMissed(landed); why != "" {
-		s.Diagnosis += "; " + why
-	}
-}
-
-// swallowed returns the event of a replayed request that differs from the
-// event of the effect it was answered with, or "".
-func swallowed(first Effect, replayed []Effect) string {
-	for _, r := range replayed {
-		if r.Event != first.Event {
-			return r.Event
+	names := func(evs []*eventEvidence) []string {
+		var xs []string
+		for _, ev := range evs {
+			xs = append(xs, ev.event)
 		}
+		return xs
 	}
-	return ""
+	caveat := ""
+	if len(landedEvents) == 2 {
+		caveat = fmt.Sprintf("if %s are one event, the producer should have sent one event id", prose(names(landedEvents)))
+	} else if len(landedEvents) > 2 {
+		caveat = fmt.Sprintf("if two of %s are one event, the producer should have sent one event id", prose(names(landedEvents)))
+	}
+	switch {
+	case len(dup) == 0:
+		// Every event that landed landed once.
+		evjobs := prose(names(landedEvents))
+		if d.oneJobEach(landedEvents) {
+			var js []string
+			for _, ev := range landedEvents {
+				js = append(js, fmt.Sprint(ev.jobs[0]))
+			}
+			evjobs += ", " + jobsWord(js)
+		}
+		them := "they are one event"
+		if len(landedEvents) > 2 {
+			them = "two of them are one event"
+		}
+		parts = append(parts, fmt.Sprintf("%s events for the order (%s), each %s: %s effects may be right; if %s, the producer should have sent one event id", count(len(landedEvents)), evjobs, d.doneOnce(landedEvents), count(len(landedEvents)), them))
+	case len(landedEvents) == 1:
+		// One event: every effect after the first is a duplicate.
+		parts = append(parts, d.causeWords(causes))
+	default:
+		extra := len(landed) - len(landedEvents)
+		var of []string
+		for _, ev := range dup {
+			of = append(of, fmt.Sprintf("%s of %s", count(len(ev.landed)-1), ev.event))
+		}
+		attribution := "of " + dup[0].event
+		if len(dup) > 1 {
+			attribution = prose(of)
+		}
+		isAre := "is a duplicate"
+		if extra > 1 {
+			isAre = "are duplicates"
+		}
+		parts = append(parts, fmt.Sprintf("%s effects for %s events: one per event is right and %s %s, %s: %s", count(len(landed)), count(len(landedEvents)), count(extra), isAre, attribution, d.causeWords(causes)))
+		if len(right) > 0 {
+			var rs []string
+			for _, ev := range right {
+				rs = append(rs, fmt.Sprintf("%s (%s)", ev.event, jobsWord(jobStrings(ev.jobs))))
+			}
+			was := "was " + d.doneOnce(right)
+			if len(right) > 1 {
+				was = "were each " + d.doneOnce(right)
+			}
+			parts = append(parts, fmt.Sprintf("%s %s", prose(rs), was))
+		}
+		parts = append(parts, caveat)
+	}
+	if len(swallowed) > 0 {
+		parts = append(parts, d.swallowedWhat(swallowed)+": the key is too coarse, and "+swallowedCount(swallowed, len(landedEvents)))
+	}
+	if why := d.keyMissed(landed); why != "" {
+		parts = append(parts, why)
+	}
+	parts = append(parts, d.notes(causes, held, foreign)...)
+	return kind, fmt.Sprintf("%d runs %s apart: %s", s.Runs, s.Span, strings.Join(parts, "; "))
 }
 
-// keyMissed says, for effects that carried Idempotency-Keys, why the
-// service's dedupe let a second one through for the same event: it was
-// off, the keys differed, the key had expired, or both requests checked
-// before either stored it. It says nothing when no request had a key.
-func (in *interp) keyMissed(landed []Effect) string {
-	mode, _ := in.svc.Dedupe()
-	for i, e := range landed {
-		for _, f := range landed[:i] {
-			if f.Event != e.Event || e.Key == "" && f.Key == "" {
+// causes names, for every effect of an event after its first, why it
+// could happen: the same run sent again (a client retry), another job
+// carries the event (a publish), or another run of the same job, named by
+// claimCause. Causes of one kind, event, job and run are counted together.
+func (d *diagnosis) causes() []*dupCause {
+	var cs []*dupCause
+	add := func(c dupCause) {
+		for _, o := range cs {
+			if o.kind == c.kind && o.event == c.event && o.job == c.job && o.run == c.run {
+				o.n++
+				return
+			}
+		}
+		c.n = 1
+		cs = append(cs, &c)
+	}
+	for _, ev := range d.evs {
+		for i, e := range ev.landed {
+			if i == 0 {
 				continue
 			}
+			sameRun, sameJob := false, false
+			other := "" // an earlier run that did the same job
+			for _, f := range ev.landed[:i] {
+				sameRun = sameRun || f.Run == e.Run
+				sameJob = sameJob || f.Job == e.Job
+				if f.Job == e.Job && f.Run != e.Run && other == "" {
+					other = f.Run
+				}
+			}
 			switch {
-			case mode == receipts.DedupeOff:
-				return fmt.Sprintf("the requests carried keys (%s), but the service's dedupe is off", keyPair(f.Key, e.Key))
-			case f.Key != e.Key:
-				return fmt.Sprintf("the service deduplicates, but the requests for one event carried different keys (%s): the key is not the event's, so the service saw two requests; only the event id is the same on every copy", keyPair(f.Key, e.Key))
-			case e.KeyState == "expired":
-				return fmt.Sprintf("the service had stored key %s, but it had expired (older than the key TTL) when the request came again: the key was forgotten before the redelivery", e.Key)
-			case mode == receipts.DedupeCheck:
-				return fmt.Sprintf("both requests checked key %s before either stored it: check-then-act let both through", e.Key)
+			case sameRun:
+				add(dupCause{kind: KindClientRetry, event: ev.event, job: e.Job, run: e.Run})
+			case !sameJob:
+				add(dupCause{kind: KindPublishTwice, event: ev.event})
+			default:
+				add(dupCause{kind: d.in.claimCause(e.Run, other), event: ev.event, job: e.Job})
 			}
 		}
 	}
-	return ""
+	return cs
 }
 
-func keyPair(a, b string) string {
-	if a == "" {
-		a = "none"
+// causeWords says the causes in the order they were found, a kind that
+// spans events (a publish, a client retry) once.
+func (d *diagnosis) causeWords(cs []*dupCause) string {
+	var parts []string
+	said := map[DiagnosisKind]bool{}
+	for _, c := range cs {
+		switch c.kind {
+		case KindPublishTwice:
+			if said[c.kind] {
+				continue
+			}
+			said[c.kind] = true
+			var phrases []string
+			for _, o := range cs {
+				if o.kind == KindPublishTwice {
+					ev := d.event(o.event)
+					phrases = append(phrases, fmt.Sprintf("event %s %s (%s)", o.event, times(len(ev.jobs)), jobsWord(jobStrings(ev.jobs))))
+				}
+			}
+			parts = append(parts, fmt.Sprintf("the producer published %s: an upstream retry, not the queue; only a key from the event id can see it", prose(phrases)))
+		case KindClientRetry:
+			if said[c.kind] {
+				continue
+			}
+			said[c.kind] = true
+			var phrases []string
+			for _, o := range cs {
+				if o.kind == KindClientRetry {
+					switch {
+					case d.multiJob:
+						phrases = append(phrases, fmt.Sprintf("one run of job %d sent %s", o.job, times(o.n+1)))
+					default:
+						phrases = append(phrases, fmt.Sprintf("one run sent %s", times(o.n+1)))
+					}
+				}
+			}
+			if len(phrases) > 1 {
+				phrases = nil
+				for _, o := range cs {
+					if o.kind == KindClientRetry {
+						phrases = append(phrases, fmt.Sprintf("run %s of job %d sent %s", o.run, o.job, times(o.n+1)))
+					}
+				}
+			}
+			parts = append(parts, prose(phrases)+": a client retry after a timeout, not the queue")
+		default:
+			parts = append(parts, d.claimWords(c))
+		}
 	}
-	if b == "" {
-		b = "none"
+	return strings.Join(parts, "; and ")
+}
+
+// claimWords says why another run of one job could claim it.
+func (d *diagnosis) claimWords(c *dupCause) string {
+	job, ofJob, firstRun := "the job", "", "the first run"
+	if d.multiJob {
+		job = fmt.Sprintf("job %d", c.job)
+		ofJob = " of " + job
+		firstRun = "the first run of " + job
 	}
-	if a == b {
-		return a + " twice"
+	lease := "the lease" + ofJob
+	switch c.kind {
+	case KindRedriven:
+		if c.n > 1 {
+			return fmt.Sprintf("redeliver put %s back in the queue %s (a dead-letter re-drive or a manual replay), and each time it ran again after a run that had already sent its receipt", job, times(c.n))
+		}
+		return fmt.Sprintf("redeliver put %s back in the queue (a dead-letter re-drive or a manual replay), and it ran again after a run that had already sent its receipt", job)
+	case KindClaimRace:
+		if c.n > 1 {
+			return fmt.Sprintf("%s workers claimed the same delivery%s (a claim race): claims overwrote a lease that had not run out", count(c.n+1), ofJob)
+		}
+		return fmt.Sprintf("two workers claimed the same delivery%s (a claim race): a claim overwrote a lease that had not run out", ofJob)
+	case KindLeaseExpired:
+		if c.n > 1 {
+			return fmt.Sprintf("%s expired %s under a run that did the work but never acked", lease, times(c.n))
+		}
+		return fmt.Sprintf("%s expired under a run that did the work but never acked", lease)
+	case KindSlow:
+		if c.n > 1 {
+			return fmt.Sprintf("%s ran out %s while a run was still working, and each time another worker took the job: processing outlived the lease", lease, times(c.n))
+		}
+		return fmt.Sprintf("the lease ran out while %s was still working, and another worker took the job: processing outlived the lease", firstRun)
+	case KindStall:
+		if c.n > 1 {
+			return fmt.Sprintf("a run%s froze after its last heartbeat and past its lease %s, and each time another worker took the job: a stall past the lease", ofJob, times(c.n))
+		}
+		return fmt.Sprintf("%s froze after its last heartbeat and past its lease, and another worker took the job: a stall past the lease", firstRun)
+	case KindRedone:
+		if c.n > 1 {
+			return fmt.Sprintf("%s was claimed again after it was done, %s", job, times(c.n))
+		}
+		return fmt.Sprintf("%s was claimed again after it was done", job)
 	}
-	return a + " and " + b
+	if d.multiJob {
+		return fmt.Sprintf("the evidence cannot tell why %s ran again: no claim by these runs was recorded", job)
+	}
+	return "the evidence cannot tell why: no claim by these runs was recorded"
+}
+
+// doneOnce says how events that landed once were delivered: "delivered and
+// done once" when each is one job delivered once with no other request,
+// else "done once" (the notes say what else happened).
+func (d *diagnosis) doneOnce(evs []*eventEvidence) string {
+	for _, ev := range evs {
+		if len(ev.jobs) != 1 || len(ev.replayed)+len(ev.refused) > 0 || d.attempts[ev.jobs[0]] > 1 {
+			return "done once"
+		}
+	}
+	return "delivered and done once"
+}
+
+// oneJobEach reports whether every event of evs is carried by one job.
+func (d *diagnosis) oneJobEach(evs []*eventEvidence) bool {
+	for _, ev := range evs {
+		if len(ev.jobs) != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *diagnosis) event(name string) *eventEvidence {
+	for _, ev := range d.evs {
+		if ev.event == name {
+			return ev
+		}
+	}
+	return nil
+}
+
+// notes says what else the evidence shows beside the duplicates: events
+// published more than once whose copies did not land, requests the
+// service answered from its keys, requests fencing refused, and jobs
+// delivered more often than they sent.
+func (d *diagnosis) notes(causes []*dupCause, held, foreign []Effect) []string {
+	var notes []string
+	var published []string
+	for _, ev := range d.evs {
+		if len(ev.jobs) < 2 || len(ev.landed) == 0 {
+			continue
+		}
+		said := false
+		for _, c := range causes {
+			said = said || c.kind == KindPublishTwice && c.event == ev.event
+		}
+		if !said {
+			published = append(published, fmt.Sprintf("event %s %s (%s)", ev.event, times(len(ev.jobs)), jobsWord(jobStrings(ev.jobs))))
+		}
+	}
+	if len(published) > 0 {
+		notes = append(notes, "the producer published "+prose(published))
+	}
+	if len(held) > 0 {
+		notes = append(notes, fmt.Sprintf("%s carried %s, already stored, and got the first answer back: the service's dedupe held", d.laterRequests(held), keysOf(held)))
+	}
+	if len(foreign) > 0 {
+		notes = append(notes, d.foreignWhat(foreign))
+	}
+	var refused []string
+	n := 0
+	for _, ev := range d.evs {
+		n += len(ev.refused)
+		for _, r := range ev.refused {
+			if j := fmt.Sprint(r.Job); !slices.Contains(refused, j) {
+				refused = append(refused, j)
+			}
+		}
+	}
+	switch {
+	case n == 1:
+		notes = append(notes, fmt.Sprintf("a late request for %s carried an older fencing token and was refused: fencing kept a stale run out", jobsWord(refused)))
+	case n > 1:
+		notes = append(notes, fmt.Sprintf("%s late requests for %s carried older fencing tokens and were refused: fencing kept stale runs out", count(n), jobsWord(refused)))
+	}
+	for _, ev := range d.evs {
+		for _, j := range ev.jobs {
+			runs := map[string]bool{}
+			for _, rs := range [][]Effect{ev.landed, ev.replayed, ev.refused} {
+				for _, r := range rs {
+					if r.Job == j {
+						runs[r.Run] = true
+					}
+				}
+			}
+			if a := d.attempts[j]; a > len(runs) {
+				notes = append(notes, fmt.Sprintf("job %d was delivered %s and only %s of its runs sent a request: at-least-once delivery, no further effect", j, times(a), count(len(runs))))
+			}
+		}
+	}
+	return notes
+}
+
+// keyMissed says, for an event with more than one effect whose requests
+// carried Idempotency-Keys, why the service's dedupe let the second one
+// through: it was off, the keys differed, the key had expired, or the
+// requests checked before either stored it. It says nothing when no
+// request of such an event had a key.
+func (d *diagnosis) keyMissed(landed []Effect) string {
+	mode, _ := d.in.svc.Dedupe()
+	var differ, differEvents, whys []string
+	off := false
+	for _, ev := range d.evs {
+	pairs:
+		for i, e := range ev.landed {
+			for _, f := range ev.landed[:i] {
+				if e.Key == "" && f.Key == "" {
+					continue
+				}
+				switch {
+				case mode == receipts.DedupeOff:
+					off = true
+				case f.Key != e.Key:
+					differ = append(differ, fmt.Sprintf("%s (%s)", ev.event, keyCounts(ev.landed)))
+					differEvents = append(differEvents, ev.event)
+				case e.KeyState == "expired":
+					whys = append(whys, fmt.Sprintf("the service had stored key %s, but it had expired (older than the key TTL) when the request came again: the key was forgotten before the redelivery", e.Key))
+				case mode == receipts.DedupeCheck:
+					n := 0
+					for _, g := range ev.landed {
+						if g.Key == e.Key {
+							n++
+						}
+					}
+					if n == 2 {
+						whys = append(whys, fmt.Sprintf("both requests checked key %s before either stored it: check-then-act let both through", e.Key))
+					} else {
+						whys = append(whys, fmt.Sprintf("%s requests checked key %s before any of them stored it: check-then-act let them all through", count(n), e.Key))
+					}
+				default:
+					continue
+				}
+				break pairs
+			}
+		}
+	}
+	if off {
+		return fmt.Sprintf("the requests carried keys (%s), but the service's dedupe is off", keyCounts(landed))
+	}
+	switch {
+	case len(differ) == 1:
+		ev := d.event(differEvents[0])
+		which := "one event"
+		if len(d.evs) > 1 {
+			which = "event " + ev.event
+		}
+		whys = append([]string{fmt.Sprintf("the service deduplicates, but the requests for %s carried different keys (%s): the key is not the event's, so the service saw %s requests; only the event id is the same on every copy", which, keyCounts(ev.landed), count(len(ev.landed)))}, whys...)
+	case len(differ) > 1:
+		whys = append([]string{fmt.Sprintf("the service deduplicates, but the requests for each of these events carried different keys, %s: the key is not the event's, so the service saw each copy as a new request; only the event id is the same on every copy", prose(differ))}, whys...)
+	}
+	return strings.Join(whys, "; ")
+}
+
+// keyCounts lists the keys of rs in order of first use, each once, with
+// how many requests carried it: "job-1 and job-2", "ev-1 twice", "none".
+func keyCounts(rs []Effect) string {
+	var keys []string
+	n := map[string]int{}
+	for _, r := range rs {
+		k := r.Key
+		if k == "" {
+			k = "none"
+		}
+		if n[k] == 0 {
+			keys = append(keys, k)
+		}
+		n[k]++
+	}
+	var xs []string
+	for _, k := range keys {
+		if n[k] > 1 {
+			k += " " + times(n[k])
+		}
+		xs = append(xs, k)
+	}
+	return prose(xs)
+}
+
+// distinctKeys lists the distinct keys of rs, in order of first use.
+func distinctKeys(rs []Effect) []string {
+	var keys []string
+	for _, r := range rs {
+		if !slices.Contains(keys, r.Key) {
+			keys = append(keys, r.Key)
+		}
+	}
+	return keys
+}
+
+// keysOf says the distinct keys of rs: "key ev-1", "keys ev-1 and ev-2".
+func keysOf(rs []Effect) string {
+	keys := distinctKeys(rs)
+	if len(keys) == 1 {
+		return "key " + keys[0]
+	}
+	return "keys " + prose(keys)
+}
+
+// prose writes a list as a reader does: "a", "a and b", "a, b and c". Past
+// a handful it writes the first few and how many more: "a, b, c, d and 3
+// more"; it never drops an item silently.
+func prose(xs []string) string {
+	const handful = 5
+	if len(xs) > handful {
+		xs = append(xs[:handful-1:handful-1], fmt.Sprintf("%d more", len(xs)-(handful-1)))
+	}
+	switch len(xs) {
+	case 0:
+		return ""
+	case 1:
+		return xs[0]
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
+}
+
+// jobsWord writes job ids as "job 3" or "jobs 1, 2 and 3".
+func jobsWord(js []string) string {
+	if len(js) == 1 {
+		return "job " + js[0]
+	}
+	return "jobs " + prose(js)
+}
+
+func jobStrings(js []int64) []string {
+	var xs []string
+	for _, j := range js {
+		xs = append(xs, fmt.Sprint(j))
+	}
+	return xs
+}
+
+var countWords = [...]string{"no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"}
+
+// count writes n in words up to ten, in digits past it.
+func count(n int) string {
+	if n >= 0 && n < len(countWords) {
+		return countWords[n]
+	}
+	return fmt.Sprint(n)
+}
+
+// times writes how often: "once", "twice", "three times".
+func times(n int) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return count(n) + " times"
+}
+
+// countNoun picks the singular phrase for one, the plural for more.
+func countNoun(n int, one, more string) string {
+	if n == 1 {
+		return one
+	}
+	return more
+}
+
+func pronoun(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "they"
 }
 
 // claimCause names, from the lease history, why two runs a and b both
@@ -423,15 +994,6 @@ func (in *interp) claimCause(a, b string) DiagnosisKind {
 		return KindStall
 	}
 	return KindLeaseExpired // killed, or ended without an ack
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // untracedDuplicateLog reports whether worker.log has two identical lines

@@ -2,6 +2,7 @@ package script
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -83,5 +84,51 @@ func TestGapAgrees(t *testing.T) {
 	}
 	if checked < 40 {
 		t.Errorf("only %d runs had two effects to compare", checked)
+	}
+}
+
+// TestProse pins how the diagnosis writes a list: as a reader does, and
+// past a handful the first few and how many more, never silently cut.
+func TestProse(t *testing.T) {
+	for _, c := range []struct {
+		in   []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"1"}, "1"},
+		{[]string{"1", "2"}, "1 and 2"},
+		{[]string{"1", "2", "3"}, "1, 2 and 3"},
+		{[]string{"1", "2", "3", "4", "5"}, "1, 2, 3, 4 and 5"},
+		{[]string{"1", "2", "3", "4", "5", "6"}, "1, 2, 3, 4 and 2 more"},
+		{[]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1, 2, 3, 4 and 5 more"},
+	} {
+		in := slices.Clone(c.in)
+		if got := prose(c.in); got != c.want {
+			t.Errorf("prose(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if !slices.Equal(in, c.in) {
+			t.Errorf("prose changed its argument: %q", c.in)
+		}
+	}
+}
+
+// TestDiagnoseSwallowedBesideTwoEvents: two events landed on one key and
+// a third event's request got one of their answers back. A timed script
+// does not reach this ordering (the service stores a key before the next
+// request checks it), so the evidence is built by hand: the diagnosis
+// counts the two events as right and names the third as swallowed.
+func TestDiagnoseSwallowedBesideTwoEvents(t *testing.T) {
+	in := &interp{runs: map[string]*runRec{}, holder: map[int64]*runRec{}}
+	reqs := []Effect{
+		{Order: "order-77", Job: 1, Run: "r1", Attempt: 1, Send: 1, Event: "ev-1", Key: "order-77", AtUS: 1000},
+		{Order: "order-77", Job: 2, Run: "r2", Attempt: 1, Send: 1, Event: "ev-2", Key: "order-77", AtUS: 1500},
+		{Order: "order-77", Job: 3, Run: "r3", Attempt: 1, Send: 1, Event: "ev-3", Key: "order-77", AtUS: 9000, Replayed: true, FirstRun: "r1"},
+	}
+	answers := map[string]Effect{"r1": reqs[0], "r2": reqs[1]}
+	var s Summary
+	in.diagnose(&s, reqs, map[int64]int{1: 1, 2: 1, 3: 1}, answers)
+	want := "3 runs 0.5 ms apart: two events for the order (ev-1 and ev-2, jobs 1 and 2), each delivered and done once: two effects may be right; if they are one event, the producer should have sent one event id; a request for another event, ev-3, carried the same key order-77 and got the first answer back: the key is too coarse, and a legitimate event was swallowed"
+	if s.Kind != KindSwallowed || s.Diagnosis != want || s.Effects != 2 || s.Replayed != 1 {
+		t.Errorf("got %s, %d effect(s), %d replayed: %s\nwant swallowed, 2 effects, 1 replayed: %s", s.Kind, s.Effects, s.Replayed, s.Diagnosis, want)
 	}
 }
