@@ -526,15 +526,15 @@ func (d *diagnosis) several(s *Summary, landed []Effect) (DiagnosisKind, string)
 		for _, ev := range dup {
 			of = append(of, fmt.Sprintf("%s of %s", count(len(ev.landed)-1), ev.event))
 		}
-		attribution := "of " + dup[0].event
+		attribution := " of " + dup[0].event
 		if len(dup) > 1 {
-			attribution = prose(of)
+			attribution = ", " + prose(of)
 		}
 		isAre := "is a duplicate"
 		if extra > 1 {
 			isAre = "are duplicates"
 		}
-		parts = append(parts, fmt.Sprintf("%s effects for %s events: one per event is right and %s %s, %s: %s", count(len(landed)), count(len(landedEvents)), count(extra), isAre, attribution, d.causeWords(causes)))
+		parts = append(parts, fmt.Sprintf("%s effects for %s events: one per event is right and %s %s%s: %s", count(len(landed)), count(len(landedEvents)), count(extra), isAre, attribution, d.causeWords(causes)))
 		if len(right) > 0 {
 			var rs []string
 			for _, ev := range right {
