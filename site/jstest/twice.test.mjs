@@ -278,6 +278,9 @@ test("a claim added to the runtime's list needs nothing in twice.js", () => {
     assert.equal(rewriteClaim("race claimfirst 3 && work --job 1 --claim claimfirst", "read"), "race read 3 && work --job 1 --claim read");
     assert.equal(rewriteClaim("race read 3", "claimfirst"), "race claimfirst 3");
     assert.equal(parseLink("#b?seed=1&script=race+read+2&claim=claimfirst", "b").script, "race claimfirst 2");
+    // A link that names the claim its script already uses is no error.
+    assert.equal(parseLink("#b?seed=1&script=race+claimfirst+2&claim=claimfirst", "b").error, undefined);
+    assert.equal(parseLink("#b?seed=1&script=jobs&claim=nope", "b").error, 'claim="nope" is not read, atomic or claimfirst');
   } finally {
     CONFIG.claims = claims;
   }

@@ -142,10 +142,11 @@ export function parseLink(hash, id) {
     seed = "";
   }
   const claim = p.get("claim");
-  if (toggleClaims().some((c) => c.name === claim) && claimOf(script) !== claim) {
+  const claims = toggleClaims().map((c) => c.name);
+  if (claims.includes(claim) && claimOf(script) !== claim) {
     script = rewriteClaim(script, claim);
-  } else if (claim !== null && claim !== "read" && claim !== "atomic") {
-    bad.push("claim=" + shown(claim) + " is not read or atomic");
+  } else if (claim !== null && !claims.includes(claim)) {
+    bad.push("claim=" + shown(claim) + " is not " + (claims.length > 1 ? claims.slice(0, -1).join(", ") + " or " + claims[claims.length - 1] : claims.join("")));
   }
   const v = p.get("view");
   const view = VIEWS.includes(v) ? v : "output";
