@@ -216,80 +216,79 @@ func TestBrowserOffline(t *testing.T) {
 			if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
 				t.Errorf("offline, a lesson kept by the index's control: Run ended in %q", s)
 			}
-			if tc.name != "served" {
-				return
-			}
-
-			// A new version of the site (here: a folder with one lesson, so
-			// other pages) is picked up on the next visit: its worker takes
-			// over, keeps the pages of its own version, and no cache of the
-			// old one is left.
-			online(t, ctx)
-			site.cut.Store(false)
-			folder := t.TempDir()
-			src, err := lessons.FS.Open(first.File)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, _ := io.ReadAll(src)
-			src.Close()
-			if err := os.WriteFile(filepath.Join(folder, first.File), b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			next, err := NewServer(Options{Runtime: realRuntime(t), Brotli: BrotliNever, LessonsDir: folder}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var h http.Handler = next
-			site.h.Store(&h)
-			version := regexp.MustCompile(`version:"([0-9a-f]{12})"`).FindStringSubmatch(string(next.Site().Files["sw.js"].Body))[1]
-			caches := `(async () => (await caches.keys()).join(" | "))()`
-			before := js[string](t, ctx, caches)
-			if strings.HasSuffix(before, version) {
-				t.Fatalf("the new version %s is cached before the visit: %s", version, before)
-			}
-			goTo(t, ctx, hs.URL+"/")
-			// On failure, say where the new worker stopped: still installing,
-			// left waiting behind the old one, or active with a cache left.
-			swState := `(async () => { const r = await navigator.serviceWorker.getRegistration(); const f = (w) => w ? w.state : "none"; return "caches [" + (await caches.keys()).join(", ") + "], installing " + f(r && r.installing) + ", waiting " + f(r && r.waiting) + ", active " + f(r && r.active); })()`
-			updated := fmt.Sprintf(`(async () => { const k = await caches.keys(); return k.length === 1 && k[0].endsWith(" %s"); })()`, version)
-			// The new worker installs (its cache filled with the shell and
-			// the pages kept before), asks to skip waiting, and normally takes
-			// over within a second. In about one run in ten here, Chromium
-			// 156 instead leaves it installed and waiting behind the old one
-			// for longer than we wait, although the old worker has no event
-			// in flight (instrumented: none in its fetch or message
-			// handlers) and skipWaiting was called twice. A reader then gets
-			// the new version's pages all the same (pages are network first,
-			// and kept by whichever worker is active) and its worker on a
-			// later visit. That one state is logged, not failed, once the
-			// new version's cache is checked to be complete; any other state
-			// after the wait (no new worker, a failed install, an old cache
-			// left beside an active new worker) fails.
-			newCache := fmt.Sprintf(`(async () => { const c = await caches.open((await caches.keys()).find((k) => k.endsWith(" %s")) || "none"); return !!(await c.match(location.origin + "/")) && !!(await c.match(location.origin + "/lessons/%s/")); })()`, version, first.Slug)
-			for deadline := time.Now().Add(60 * time.Second); !js[bool](t, ctx, updated); time.Sleep(200 * time.Millisecond) {
-				if time.Now().Before(deadline) {
-					continue
-				}
-				st := js[string](t, ctx, swState)
-				if !strings.Contains(st, "waiting installed, active activated") || !js[bool](t, ctx, newCache) {
-					t.Fatalf("the new version %s did not take over within 60 s: %s", version, st)
-				}
-				t.Logf("KNOWN CHROMIUM DELAY: the new version %s installed, its cache complete, but still waiting after 60 s: %s", version, st)
-				break
-			}
-			goOffline(t, ctx)
-			site.cut.Store(true)
-			goTo(t, ctx, "reload")
-			if n := js[int](t, ctx, `document.querySelectorAll("ol.lessons li").length`); n != 1 {
-				t.Errorf("offline after the update the index lists %d lessons, want the new version's 1", n)
-			}
-			goTo(t, ctx, hs.URL+"/lessons/"+first.Slug+"/")
-			if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
-				t.Errorf("offline after the update, the kept lesson: Run ended in %q", s)
-			}
 		})
 	}
+
+	// A new version of the site (here: a folder with one lesson, so other
+	// pages) is picked up on the next visit: its worker takes over, keeps
+	// the pages of its own version, and no cache of the old one is left.
+	// This runs in a browser of its own that has not been through the
+	// offline emulation above: in one that had, Chromium 156 now and then
+	// (about one run in ten, more under load) left the new worker waiting
+	// behind an old one that no longer answered a navigation, with nothing
+	// in flight in either worker's handlers; a reader's browser is never
+	// switched off and on by DevTools.
+	t.Run("update", func(t *testing.T) {
+		ctx, stop := browsertest.Start(t, path, browsertest.Options(path, t.TempDir(), 1280, 900), chromedp.WithLogf(t.Logf))
+		defer stop()
+		site := newCuttable(srv)
+		hs := httptest.NewServer(site)
+		defer hs.Close()
+		kept := func(what string) string {
+			return `(async () => { for (const k of await caches.keys()) for (const r of await (await caches.open(k)).keys()) if (` + what + `) return true; return false; })()`
+		}
+		navigate(t, ctx, hs.URL+"/")
+		run(t, ctx, 60*time.Second, chromedp.Poll[bool](`navigator.serviceWorker.controller !== null`))
+		// The race lesson's first block is in view, so it loads (and the
+		// worker keeps) the runtime; the first lesson is the page that the
+		// new version keeps too.
+		navigate(t, ctx, hs.URL+"/lessons/"+race.Slug+"/")
+		run(t, ctx, 60*time.Second, chromedp.Poll[bool](kept(`r.url.endsWith(".wasm")`)))
+		navigate(t, ctx, hs.URL+"/lessons/"+first.Slug+"/")
+		run(t, ctx, 60*time.Second, chromedp.Poll[bool](kept(`r.url === location.origin + "/lessons/`+first.Slug+`/"`)))
+
+		folder := t.TempDir()
+		src, err := lessons.FS.Open(first.File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(src)
+		src.Close()
+		if err := os.WriteFile(filepath.Join(folder, first.File), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		next, err := NewServer(Options{Runtime: realRuntime(t), Brotli: BrotliNever, LessonsDir: folder}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h http.Handler = next
+		site.h.Store(&h)
+		version := regexp.MustCompile(`version:"([0-9a-f]{12})"`).FindStringSubmatch(string(next.Site().Files["sw.js"].Body))[1]
+		caches := `(async () => (await caches.keys()).join(" | "))()`
+		if before := js[string](t, ctx, caches); strings.HasSuffix(before, version) {
+			t.Fatalf("the new version %s is cached before the visit: %s", version, before)
+		}
+		goTo(t, ctx, hs.URL+"/")
+		// On failure, say where the new worker stopped: still installing,
+		// left waiting behind the old one, or active with a cache left.
+		swState := `(async () => { const r = await navigator.serviceWorker.getRegistration(); const f = (w) => w ? w.state : "none"; return "caches [" + (await caches.keys()).join(", ") + "], installing " + f(r && r.installing) + ", waiting " + f(r && r.waiting) + ", active " + f(r && r.active); })()`
+		updated := fmt.Sprintf(`(async () => { const k = await caches.keys(); return k.length === 1 && k[0].endsWith(" %s"); })()`, version)
+		for deadline := time.Now().Add(90 * time.Second); !js[bool](t, ctx, updated); time.Sleep(200 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the new version %s did not take over within 90 s: %s", version, js[string](t, ctx, swState))
+			}
+		}
+		goOffline(t, ctx)
+		site.cut.Store(true)
+		goTo(t, ctx, "reload")
+		if n := js[int](t, ctx, `document.querySelectorAll("ol.lessons li").length`); n != 1 {
+			t.Errorf("offline after the update the index lists %d lessons, want the new version's 1", n)
+		}
+		goTo(t, ctx, hs.URL+"/lessons/"+first.Slug+"/")
+		if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
+			t.Errorf("offline after the update, the kept lesson: Run ended in %q", s)
+		}
+	})
 }
 
 // TestServiceWorkerVersions checks what the service worker is told: every
