@@ -223,17 +223,6 @@ func (c *compressor) get(key, enc string, body []byte) []byte {
 		if ok {
 			return b
 		}
-		defer func() {
-			b := c.lookup(key, enc)
-			smallForms.Lock()
-			defer smallForms.Unlock()
-			if smallForms.size+len(b) > smallFormsMax {
-				clear(smallForms.m)
-				smallForms.size = 0
-			}
-			smallForms.m[key+"."+enc] = b
-			smallForms.size += len(b)
-		}()
 	}
 	var buf bytes.Buffer
 	var w io.WriteCloser
@@ -251,6 +240,16 @@ func (c *compressor) get(key, enc string, body []byte) []byte {
 	c.mu.Lock()
 	c.mem[key+"."+enc] = b
 	c.mu.Unlock()
+	if len(body) < bigFile {
+		smallForms.Lock()
+		if smallForms.size+len(b) > smallFormsMax {
+			clear(smallForms.m)
+			smallForms.size = 0
+		}
+		smallForms.m[key+"."+enc] = b
+		smallForms.size += len(b)
+		smallForms.Unlock()
+	}
 	if c.dir != "" && len(body) >= bigFile {
 		writeAtomic(filepath.Join(c.dir, key+"."+enc), b) // a cache: failure only costs time
 	}

@@ -137,6 +137,11 @@ func TestBrowserOffline(t *testing.T) {
 		t.Fatal(err)
 	}
 	race, first := ls[3], ls[0]
+	// kept says whether any of the site's caches holds a request for
+	// which what is true (r is the request).
+	kept := func(what string) string {
+		return `(async () => { for (const k of await caches.keys()) for (const r of await (await caches.open(k)).keys()) if (` + what + `) return true; return false; })()`
+	}
 	for _, tc := range []struct {
 		name string
 		h    http.Handler
@@ -167,9 +172,6 @@ func TestBrowserOffline(t *testing.T) {
 			navigate(t, ctx, hs.URL+"/lessons/"+race.Slug+"/")
 			// The block in view loads the runtime; the page asks the worker
 			// to keep it.
-			kept := func(what string) string {
-				return `(async () => { for (const k of await caches.keys()) for (const r of await (await caches.open(k)).keys()) if (` + what + `) return true; return false; })()`
-			}
 			run(t, ctx, 60*time.Second, chromedp.Poll[bool](kept(`r.url === location.origin + "/lessons/`+race.Slug+`/"`)))
 			run(t, ctx, 60*time.Second, chromedp.Poll[bool](kept(`r.url.endsWith(".wasm")`)))
 			if n := site.wasm.Load(); n > 1 {
@@ -234,9 +236,6 @@ func TestBrowserOffline(t *testing.T) {
 		site := newCuttable(srv)
 		hs := httptest.NewServer(site)
 		defer hs.Close()
-		kept := func(what string) string {
-			return `(async () => { for (const k of await caches.keys()) for (const r of await (await caches.open(k)).keys()) if (` + what + `) return true; return false; })()`
-		}
 		navigate(t, ctx, hs.URL+"/")
 		run(t, ctx, 60*time.Second, chromedp.Poll[bool](`navigator.serviceWorker.controller !== null`))
 		// The race lesson's first block is in view, so it loads (and the
