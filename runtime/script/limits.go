@@ -187,7 +187,7 @@ func (s *Script) cost() (Cost, *Error) {
 					n := 0
 					for _, d := range receipts.Dedupes() {
 						if modes[d] {
-							n = max(n, explore.States(cmd.Race.Claim, cmd.Race.Workers, explore.Service{Dedupe: d, Key: cmd.Race.Key}))
+							n = max(n, explore.States(cmd.Race.Claim, cmd.Race.Workers, explore.Service{Dedupe: d, Key: cmd.Race.Key}, explore.Flags{}))
 						}
 					}
 					if n == explore.ManyStates {
