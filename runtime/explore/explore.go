@@ -50,6 +50,50 @@
 // insert, the attempt it read back (the attempt key is made from it). A
 // run key is left out of the state: each worker's is its own and no other
 // step ever reads it, so it cannot change an outcome.
+//
+// The worker flags of race ([Flags]) add steps of their own:
+//
+//	heartbeat:  after the claim (and the fence's read-back), one lease
+//	            renewal, UPDATE ... WHERE id = ? AND run = ? AND status =
+//	            'running'; if it changes no row another run holds the job,
+//	            and the worker stops before its effect (lease lost)
+//	fence:      the attempt read back after the claim is a step of its own
+//	            (it is the fencing token); the service compares the token
+//	            on the receipt's arrival, in the receipt's step, refuses one
+//	            lower than the highest it has seen (no effect) and otherwise
+//	            raises the highest; the ack is UPDATE ... WHERE run = ?, and
+//	            changes no row for a worker whose job another run took
+//	ledger:     the effect is no receipt: BEGIN IMMEDIATE; INSERT the event's
+//	            key into processed_keys ON CONFLICT DO NOTHING; if it took,
+//	            INSERT the ledger row; the ack (fenced with --fence: if it
+//	            is refused, ROLLBACK); COMMIT, where the row, the key and
+//	            the ack land together. Each is a step on the worker's own
+//	            connection, inside one real transaction.
+//
+// Why one renewal, there: timing is ignored, so a renewal can only fall
+// between two steps, and the place that matters is between the claim and
+// the effect, the worker's last check before it acts. More renewals
+// there could not change which orderings of the other steps duplicate,
+// only how many times each is counted: once a renewal's condition is
+// false it stays false (the run never returns to a worker once another
+// take has replaced it, and the status leaves running only by an ack or
+// by another take), so the last renewal alone decides whether the worker
+// goes on. It is also what race --heartbeat does with
+// no processing time: one renewal between the read-back and the receipt,
+// whatever the period. Without a fence the attempt is read at the receipt,
+// as before, since it only labels the effect or makes an attempt key.
+//
+// While a worker's ledger transaction is open, BEGIN IMMEDIATE holds the
+// database's write lock: a write from another worker's connection (a
+// claim's UPDATE, a renewal, an ack, another BEGIN) would get SQLITE_BUSY
+// and wait. Waiting changes nothing, so a blocked write is no step: the
+// search moves only the workers that can move (reads still can), and a
+// test checks on SQLite that each write the search holds back is one
+// SQLite refuses. The state then also holds which worker's run the row
+// carries (with a heartbeat or a fence, whose statements read it), the
+// highest token, the ledger's committed keys and what the open
+// transaction has written; the transaction is put back, before a step,
+// by replaying its writes on its worker's connection.
 package explore
 
 import (
@@ -69,8 +113,9 @@ const (
 )
 
 // errTooMany is returned if a count would not fit in a Count, which the
-// worker limit rules out (see Count); it is there so that a future change
-// of limits fails loudly instead of counting wrong.
+// worker limit rules out without flags and the script's state budget
+// with them (see Count); it is there so that a future change of limits
+// fails loudly instead of counting wrong.
 var errTooMany = errors.New("too many orderings to count in 128 bits")
 
 // Method names the reductions used, for the report.
@@ -904,27 +949,81 @@ const ManyStates = 1 << 30
 // than a count above it is not run to be counted, and is ManyStates.
 const StatesTabled = 12_000
 
-// statesOf is how many states ExploreService executes steps from, for
+// statesOf is how many states ExploreRace executes steps from, for
 // MinWorkers up to MaxWorkers workers, by the claim's protocol, the
-// service's dedupe mode and the kind of key the workers send. The search
-// is deterministic, so these are known before it runs; a test holds the
-// table to what ExploreService reports. Keys that are the same for every
-// worker of a race (the event's, the job's, the order's) explore alike.
+// service's dedupe mode, the kind of key the workers send and the worker
+// flags. The search is deterministic, so these are known before it runs;
+// a test holds the table to what ExploreRace reports. Keys that are the
+// same for every worker of a race (the event's, the job's, the order's)
+// explore alike; with the ledger the service takes no part. The table is
+// written by exploring (about ten minutes on two cores):
+//
+//	go test ./runtime/explore -run PrintStates -states -v
 var statesOf = map[statesKey][MaxWorkers - MinWorkers + 1]int{
-	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{}}:   {18, 58, 148, 323, 631, 1135, 1915},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keySame, Flags{}}: {45, 282, 1579, 8580, 46965, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keyRun, Flags{}}:  {45, 278, 1595, 9027, 51470, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keyTry, Flags{}}:  {55, 489, 4118, 34251, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keySame, Flags{}}: {24, 81, 215, 485, 974, 1793, 3085},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keyRun, Flags{}}:  {26, 93, 260, 617, 1303, 2521, 4555},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keyTry, Flags{}}:  {33, 181, 833, 3352, 12170, ManyStates, ManyStates},
-	{queue.Conditional, receipts.DedupeOff, keySame, Flags{}}:     {6, 9, 12, 15, 18, 21, 24},
-	{queue.Conditional, receipts.DedupeCheck, keySame, Flags{}}:   {10, 15, 20, 25, 30, 35, 40},
-	{queue.Conditional, receipts.DedupeCheck, keyRun, Flags{}}:    {10, 15, 20, 25, 30, 35, 40},
-	{queue.Conditional, receipts.DedupeCheck, keyTry, Flags{}}:    {10, 15, 20, 25, 30, 35, 40},
-	{queue.Conditional, receipts.DedupeClaim, keySame, Flags{}}:   {8, 12, 16, 20, 24, 28, 32},
-	{queue.Conditional, receipts.DedupeClaim, keyRun, Flags{}}:    {8, 12, 16, 20, 24, 28, 32},
-	{queue.Conditional, receipts.DedupeClaim, keyTry, Flags{}}:    {8, 12, 16, 20, 24, 28, 32},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{}}:                                           {18, 58, 148, 323, 631, 1135, 1915},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keySame, Flags{}}:                                         {45, 282, 1579, 8580, 46965, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keyRun, Flags{}}:                                          {45, 278, 1595, 9027, 51470, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keyTry, Flags{}}:                                          {55, 489, 4118, 34251, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keySame, Flags{}}:                                         {24, 81, 215, 485, 974, 1793, 3085},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keyRun, Flags{}}:                                          {26, 93, 260, 617, 1303, 2521, 4555},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keyTry, Flags{}}:                                          {33, 181, 833, 3352, 12170, ManyStates, ManyStates},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{}}:                                             {6, 9, 12, 15, 18, 21, 24},
+	{queue.Conditional, receipts.DedupeCheck, keySame, Flags{}}:                                           {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeCheck, keyRun, Flags{}}:                                            {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeCheck, keyTry, Flags{}}:                                            {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeClaim, keySame, Flags{}}:                                           {8, 12, 16, 20, 24, 28, 32},
+	{queue.Conditional, receipts.DedupeClaim, keyRun, Flags{}}:                                            {8, 12, 16, 20, 24, 28, 32},
+	{queue.Conditional, receipts.DedupeClaim, keyTry, Flags{}}:                                            {8, 12, 16, 20, 24, 28, 32},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                            {35, 162, 538, 1439, 3314, 6841, 12990},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                          {77, 629, 4273, 26753, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                           {77, 628, 4261, 26624, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                           {91, 1031, 10172, 93654, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                          {46, 212, 708, 1919, 4495, 9451, 18283},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                           {49, 255, 945, 2799, 7082, 15943, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                           {62, 483, 2870, 14067, ManyStates, ManyStates, ManyStates},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                              {8, 12, 16, 20, 24, 28, 32},
+	{queue.Conditional, receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                            {12, 18, 24, 30, 36, 42, 48},
+	{queue.Conditional, receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                             {12, 18, 24, 30, 36, 42, 48},
+	{queue.Conditional, receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                             {12, 18, 24, 30, 36, 42, 48},
+	{queue.Conditional, receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                            {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                             {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                             {10, 15, 20, 25, 30, 35, 40},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Fence: true}}:                                {40, 255, 1334, 6241, 27384, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keySame, Flags{Fence: true}}:                              {84, 826, 7172, 59354, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                               {84, 820, 7010, 56775, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keyTry, Flags{Fence: true}}:                               {91, 1075, 11736, 125248, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keySame, Flags{Fence: true}}:                              {51, 312, 1576, 7178, 30857, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keyRun, Flags{Fence: true}}:                               {57, 406, 2315, 11593, 53682, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keyTry, Flags{Fence: true}}:                               {59, 486, 3515, 23643, ManyStates, ManyStates, ManyStates},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Fence: true}}:                                  {8, 12, 16, 20, 24, 28, 32},
+	{queue.Conditional, receipts.DedupeCheck, keySame, Flags{Fence: true}}:                                {12, 18, 24, 30, 36, 42, 48},
+	{queue.Conditional, receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                                 {12, 18, 24, 30, 36, 42, 48},
+	{queue.Conditional, receipts.DedupeCheck, keyTry, Flags{Fence: true}}:                                 {12, 18, 24, 30, 36, 42, 48},
+	{queue.Conditional, receipts.DedupeClaim, keySame, Flags{Fence: true}}:                                {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeClaim, keyRun, Flags{Fence: true}}:                                 {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeClaim, keyTry, Flags{Fence: true}}:                                 {10, 15, 20, 25, 30, 35, 40},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true}}:               {52, 384, 2534, 15845, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keySame, Flags{Heartbeat: true, Fence: true}}:             {88, 835, 7287, 61253, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keyRun, Flags{Heartbeat: true, Fence: true}}:              {88, 831, 7190, 59748, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true}}:              {88, 886, 8660, 84303, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:             {63, 458, 2987, 18471, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:              {69, 560, 3983, 26389, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:              {69, 606, 4985, 39737, ManyStates, ManyStates, ManyStates},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true}}:                 {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeCheck, keySame, Flags{Heartbeat: true, Fence: true}}:               {14, 21, 28, 35, 42, 49, 56},
+	{queue.Conditional, receipts.DedupeCheck, keyRun, Flags{Heartbeat: true, Fence: true}}:                {14, 21, 28, 35, 42, 49, 56},
+	{queue.Conditional, receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true}}:                {14, 21, 28, 35, 42, 49, 56},
+	{queue.Conditional, receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:               {12, 18, 24, 30, 36, 42, 48},
+	{queue.Conditional, receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:                {12, 18, 24, 30, 36, 42, 48},
+	{queue.Conditional, receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:                {12, 18, 24, 30, 36, 42, 48},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Ledger: true}}:                               {33, 101, 241, 491, 897, 1513, 2401},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Ledger: true}}:                                 {12, 18, 24, 30, 36, 42, 48},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:              {64, 286, 906, 2311, 5083, 10039, 18271},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:                {14, 21, 28, 35, 42, 49, 56},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                  {42, 149, 391, 851, 1632, 2857, 4669},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                    {12, 18, 24, 30, 36, 42, 48},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}: {59, 250, 765, 1905, 4117, 8023, 14449},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}:   {14, 21, 28, 35, 42, 49, 56},
 }
 
 // statesKey indexes statesOf.
