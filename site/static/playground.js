@@ -953,6 +953,7 @@ export function start(config) {
     commandFor,
     workersOf,
     exploreScript,
+    renderExplorations,
     serviceOf,
     claimsOf,
     announce,
