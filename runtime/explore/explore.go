@@ -69,6 +69,10 @@
 //	            is refused, ROLLBACK); COMMIT, where the row, the key and
 //	            the ack land together. Each is a step on the worker's own
 //	            connection, inside one real transaction.
+//	separate:   the ledger with --key-txn separate: first BEGIN IMMEDIATE,
+//	            the key's INSERT and COMMIT alone; a worker whose insert
+//	            changed no row acks (outside a transaction) and stops; then
+//	            the renewal, and the effect's transaction without the key.
 //
 // Why one renewal, there: timing is ignored, so a renewal can only fall
 // between two steps, and the place that matters is between the claim and
@@ -174,29 +178,37 @@ type Flags struct {
 	// Ledger: the effect is a ledger row, written with the event's key
 	// and the ack in one transaction on the worker's own connection.
 	Ledger bool
+	// SeparateKey, with Ledger: the key is claimed in a transaction of its
+	// own, committed before the effect's (--key-txn separate).
+	SeparateKey bool
 }
 
 // worker program counters.
 const (
-	pcClaim    = iota // read: SELECT next; atomic: conditional UPDATE next
-	pcTake            // read claim only: the unconditional UPDATE next
-	pcReadBack        // fence with a receipt: read the attempt back (the token) next
-	pcRenew           // heartbeat: the lease renewal next
-	pcReceipt         // send the receipt next (with a dedupe: the key's SELECT or claim)
-	pcEffect          // with a dedupe, the key let it through: the effect next
-	pcRemember        // dedupe check: INSERT the key next
-	pcAck             // ack next
-	pcBegin           // ledger: BEGIN IMMEDIATE next
-	pcKey             // ledger: INSERT the key in the transaction next
-	pcRow             // ledger: INSERT the ledger row next
-	pcAckTx           // ledger: the ack inside the transaction next
-	pcCommit          // ledger: COMMIT next
-	pcRollback        // ledger, fenced ack refused: ROLLBACK next
-	pcDone            // finished (acked, or found the job taken, or lost it)
+	pcClaim     = iota // read: SELECT next; atomic: conditional UPDATE next
+	pcTake             // read claim only: the unconditional UPDATE next
+	pcReadBack         // fence with a receipt: read the attempt back (the token) next
+	pcRenew            // heartbeat: the lease renewal next
+	pcReceipt          // send the receipt next (with a dedupe: the key's SELECT or claim)
+	pcEffect           // with a dedupe, the key let it through: the effect next
+	pcRemember         // dedupe check: INSERT the key next
+	pcAck              // ack next
+	pcBegin            // ledger: BEGIN IMMEDIATE next
+	pcKey              // ledger: INSERT the key in the transaction next
+	pcRow              // ledger: INSERT the ledger row next
+	pcAckTx            // ledger: the ack inside the transaction next
+	pcCommit           // ledger: COMMIT next
+	pcRollback         // ledger, fenced ack refused: ROLLBACK next
+	pcKeyBegin         // ledger, separate key: BEGIN IMMEDIATE of the key's own transaction next
+	pcKeyInsert        // ledger, separate key: INSERT the key next
+	pcKeyCommit        // ledger, separate key: COMMIT the key alone next
+	pcDone             // finished (acked, or found the job taken, or lost it)
 )
 
 // inTx reports whether a worker at pc has a transaction open.
-func inTx(pc uint8) bool { return pc >= pcKey && pc <= pcRollback }
+func inTx(pc uint8) bool {
+	return pc >= pcKey && pc <= pcRollback || pc == pcKeyInsert || pc == pcKeyCommit
+}
 
 // wstate is a worker's place in its protocol. What it read back before
 // the receipt (the attempt number) only labels the effect, unless it makes
@@ -414,7 +426,7 @@ func (x *explorer) blocked(s state, i int) bool {
 		return false
 	}
 	switch s.ws[i].pc {
-	case pcTake, pcRenew, pcAck, pcBegin:
+	case pcTake, pcRenew, pcAck, pcBegin, pcKeyBegin:
 		return true
 	case pcClaim:
 		return x.atomic
@@ -578,7 +590,16 @@ func (x *explorer) afterClaim() uint8 {
 	switch {
 	case x.flags.Fence && !x.flags.Ledger:
 		return pcReadBack
-	case x.flags.Heartbeat:
+	case x.flags.Ledger && x.flags.SeparateKey:
+		return pcKeyBegin
+	}
+	return x.toWork()
+}
+
+// toWork is where a worker goes before its effect: the renewal with a
+// heartbeat, else the effect.
+func (x *explorer) toWork() uint8 {
+	if x.flags.Heartbeat {
 		return pcRenew
 	}
 	return x.toEffect()
@@ -743,13 +764,47 @@ func (x *explorer) step(s state, i int) (state, string, error) {
 		} else {
 			what = fmt.Sprintf("UPDATE job %d: done WHERE run %s: 0 rows changed, the ack is refused", x.id, run)
 		}
-	case pcBegin:
+	case pcBegin, pcKeyBegin:
 		if err := conn.Begin(); err != nil {
 			return s, "", err
 		}
 		x.stmts++
-		w.pc = pcKey
-		what = "BEGIN IMMEDIATE: the database's write lock is mine"
+		switch {
+		case w.pc == pcKeyBegin:
+			w.pc = pcKeyInsert
+			what = "BEGIN IMMEDIATE, for the key alone: the database's write lock is mine"
+		case x.flags.SeparateKey:
+			w.pc = pcRow
+			what = "BEGIN IMMEDIATE, for the effect: the database's write lock is mine"
+		default:
+			w.pc = pcKey
+			what = "BEGIN IMMEDIATE: the database's write lock is mine"
+		}
+	case pcKeyInsert:
+		took, err := conn.ClaimKey(event, run)
+		x.stmts++
+		if err != nil {
+			return s, "", err
+		}
+		w.pc, w.keyIn = pcKeyCommit, took
+		if took {
+			what = fmt.Sprintf("INSERT INTO processed_keys %s ON CONFLICT DO NOTHING: 1 row changed (not yet committed)", event)
+		} else {
+			what = fmt.Sprintf("INSERT INTO processed_keys %s ON CONFLICT DO NOTHING: 0 rows changed, the key is taken", event)
+		}
+	case pcKeyCommit:
+		if err := conn.Commit(); err != nil {
+			return s, "", err
+		}
+		x.stmts++
+		if w.keyIn {
+			next.keys = addKey(s.keys, event)
+			w.pc, w.keyIn = x.toWork(), false
+			what = "COMMIT: the key alone, the work is mine"
+		} else {
+			w.pc = pcAck
+			what = "COMMIT: nothing written, the key was taken: no ledger row"
+		}
 	case pcKey:
 		took, err := conn.ClaimKey(event, run)
 		x.stmts++
@@ -807,10 +862,14 @@ func (x *explorer) step(s state, i int) (state, string, error) {
 		if w.keyIn {
 			next.keys = addKey(s.keys, event)
 		}
-		if w.row {
+		switch {
+		case w.row && x.flags.SeparateKey:
+			next.effects = min(s.effects+1, 2)
+			what = fmt.Sprintf("COMMIT: the ledger row and the ack land together, effect %d", next.effects)
+		case w.row:
 			next.effects = min(s.effects+1, 2)
 			what = fmt.Sprintf("COMMIT: the key, the ledger row and the ack land together, effect %d", next.effects)
-		} else {
+		default:
 			what = "COMMIT: the ack alone"
 		}
 		w.pc, w.keyIn, w.row = pcDone, false, false
@@ -821,6 +880,9 @@ func (x *explorer) step(s state, i int) (state, string, error) {
 		x.stmts++
 		w.pc, w.keyIn, w.row = pcDone, false, false
 		what = "ROLLBACK: the key and the ledger row go with the refused ack"
+		if x.flags.SeparateKey {
+			what = "ROLLBACK: the ledger row goes with the refused ack; the key, committed alone, stays"
+		}
 	}
 	return x.observe(next, what)
 }
@@ -960,70 +1022,78 @@ const StatesTabled = 12_000
 //
 //	go test ./runtime/explore -run PrintStates -states -v
 var statesOf = map[statesKey][MaxWorkers - MinWorkers + 1]int{
-	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{}}:                                           {18, 58, 148, 323, 631, 1135, 1915},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keySame, Flags{}}:                                         {45, 282, 1579, 8580, 46965, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keyRun, Flags{}}:                                          {45, 278, 1595, 9027, 51470, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keyTry, Flags{}}:                                          {55, 489, 4118, 34251, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keySame, Flags{}}:                                         {24, 81, 215, 485, 974, 1793, 3085},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keyRun, Flags{}}:                                          {26, 93, 260, 617, 1303, 2521, 4555},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keyTry, Flags{}}:                                          {33, 181, 833, 3352, 12170, ManyStates, ManyStates},
-	{queue.Conditional, receipts.DedupeOff, keySame, Flags{}}:                                             {6, 9, 12, 15, 18, 21, 24},
-	{queue.Conditional, receipts.DedupeCheck, keySame, Flags{}}:                                           {10, 15, 20, 25, 30, 35, 40},
-	{queue.Conditional, receipts.DedupeCheck, keyRun, Flags{}}:                                            {10, 15, 20, 25, 30, 35, 40},
-	{queue.Conditional, receipts.DedupeCheck, keyTry, Flags{}}:                                            {10, 15, 20, 25, 30, 35, 40},
-	{queue.Conditional, receipts.DedupeClaim, keySame, Flags{}}:                                           {8, 12, 16, 20, 24, 28, 32},
-	{queue.Conditional, receipts.DedupeClaim, keyRun, Flags{}}:                                            {8, 12, 16, 20, 24, 28, 32},
-	{queue.Conditional, receipts.DedupeClaim, keyTry, Flags{}}:                                            {8, 12, 16, 20, 24, 28, 32},
-	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                            {35, 162, 538, 1439, 3314, 6841, 12990},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                          {77, 629, 4273, 26753, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                           {77, 628, 4261, 26624, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                           {91, 1031, 10172, 93654, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                          {46, 212, 708, 1919, 4495, 9451, 18283},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                           {49, 255, 945, 2799, 7082, 15943, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                           {62, 483, 2870, 14067, ManyStates, ManyStates, ManyStates},
-	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                              {8, 12, 16, 20, 24, 28, 32},
-	{queue.Conditional, receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                            {12, 18, 24, 30, 36, 42, 48},
-	{queue.Conditional, receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                             {12, 18, 24, 30, 36, 42, 48},
-	{queue.Conditional, receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                             {12, 18, 24, 30, 36, 42, 48},
-	{queue.Conditional, receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                            {10, 15, 20, 25, 30, 35, 40},
-	{queue.Conditional, receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                             {10, 15, 20, 25, 30, 35, 40},
-	{queue.Conditional, receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                             {10, 15, 20, 25, 30, 35, 40},
-	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Fence: true}}:                                {40, 255, 1334, 6241, 27384, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keySame, Flags{Fence: true}}:                              {84, 826, 7172, 59354, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                               {84, 820, 7010, 56775, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keyTry, Flags{Fence: true}}:                               {91, 1075, 11736, 125248, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keySame, Flags{Fence: true}}:                              {51, 312, 1576, 7178, 30857, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keyRun, Flags{Fence: true}}:                               {57, 406, 2315, 11593, 53682, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keyTry, Flags{Fence: true}}:                               {59, 486, 3515, 23643, ManyStates, ManyStates, ManyStates},
-	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Fence: true}}:                                  {8, 12, 16, 20, 24, 28, 32},
-	{queue.Conditional, receipts.DedupeCheck, keySame, Flags{Fence: true}}:                                {12, 18, 24, 30, 36, 42, 48},
-	{queue.Conditional, receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                                 {12, 18, 24, 30, 36, 42, 48},
-	{queue.Conditional, receipts.DedupeCheck, keyTry, Flags{Fence: true}}:                                 {12, 18, 24, 30, 36, 42, 48},
-	{queue.Conditional, receipts.DedupeClaim, keySame, Flags{Fence: true}}:                                {10, 15, 20, 25, 30, 35, 40},
-	{queue.Conditional, receipts.DedupeClaim, keyRun, Flags{Fence: true}}:                                 {10, 15, 20, 25, 30, 35, 40},
-	{queue.Conditional, receipts.DedupeClaim, keyTry, Flags{Fence: true}}:                                 {10, 15, 20, 25, 30, 35, 40},
-	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true}}:               {52, 384, 2534, 15845, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keySame, Flags{Heartbeat: true, Fence: true}}:             {88, 835, 7287, 61253, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keyRun, Flags{Heartbeat: true, Fence: true}}:              {88, 831, 7190, 59748, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true}}:              {88, 886, 8660, 84303, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:             {63, 458, 2987, 18471, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:              {69, 560, 3983, 26389, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:              {69, 606, 4985, 39737, ManyStates, ManyStates, ManyStates},
-	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true}}:                 {10, 15, 20, 25, 30, 35, 40},
-	{queue.Conditional, receipts.DedupeCheck, keySame, Flags{Heartbeat: true, Fence: true}}:               {14, 21, 28, 35, 42, 49, 56},
-	{queue.Conditional, receipts.DedupeCheck, keyRun, Flags{Heartbeat: true, Fence: true}}:                {14, 21, 28, 35, 42, 49, 56},
-	{queue.Conditional, receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true}}:                {14, 21, 28, 35, 42, 49, 56},
-	{queue.Conditional, receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:               {12, 18, 24, 30, 36, 42, 48},
-	{queue.Conditional, receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:                {12, 18, 24, 30, 36, 42, 48},
-	{queue.Conditional, receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:                {12, 18, 24, 30, 36, 42, 48},
-	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Ledger: true}}:                               {33, 101, 241, 491, 897, 1513, 2401},
-	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Ledger: true}}:                                 {12, 18, 24, 30, 36, 42, 48},
-	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:              {64, 286, 906, 2311, 5083, 10039, 18271},
-	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:                {14, 21, 28, 35, 42, 49, 56},
-	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                  {42, 149, 391, 851, 1632, 2857, 4669},
-	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                    {12, 18, 24, 30, 36, 42, 48},
-	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}: {59, 250, 765, 1905, 4117, 8023, 14449},
-	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}:   {14, 21, 28, 35, 42, 49, 56},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{}}:                                                              {18, 58, 148, 323, 631, 1135, 1915},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keySame, Flags{}}:                                                            {45, 282, 1579, 8580, 46965, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keyRun, Flags{}}:                                                             {45, 278, 1595, 9027, 51470, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keyTry, Flags{}}:                                                             {55, 489, 4118, 34251, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keySame, Flags{}}:                                                            {24, 81, 215, 485, 974, 1793, 3085},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keyRun, Flags{}}:                                                             {26, 93, 260, 617, 1303, 2521, 4555},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keyTry, Flags{}}:                                                             {33, 181, 833, 3352, 12170, ManyStates, ManyStates},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{}}:                                                                {6, 9, 12, 15, 18, 21, 24},
+	{queue.Conditional, receipts.DedupeCheck, keySame, Flags{}}:                                                              {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeCheck, keyRun, Flags{}}:                                                               {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeCheck, keyTry, Flags{}}:                                                               {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeClaim, keySame, Flags{}}:                                                              {8, 12, 16, 20, 24, 28, 32},
+	{queue.Conditional, receipts.DedupeClaim, keyRun, Flags{}}:                                                               {8, 12, 16, 20, 24, 28, 32},
+	{queue.Conditional, receipts.DedupeClaim, keyTry, Flags{}}:                                                               {8, 12, 16, 20, 24, 28, 32},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                                               {35, 162, 538, 1439, 3314, 6841, 12990},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                                             {77, 629, 4273, 26753, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                                              {77, 628, 4261, 26624, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                                              {91, 1031, 10172, 93654, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                                             {46, 212, 708, 1919, 4495, 9451, 18283},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                                              {49, 255, 945, 2799, 7082, 15943, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                                              {62, 483, 2870, 14067, ManyStates, ManyStates, ManyStates},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                                                 {8, 12, 16, 20, 24, 28, 32},
+	{queue.Conditional, receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                                               {12, 18, 24, 30, 36, 42, 48},
+	{queue.Conditional, receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                                                {12, 18, 24, 30, 36, 42, 48},
+	{queue.Conditional, receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                                                {12, 18, 24, 30, 36, 42, 48},
+	{queue.Conditional, receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                                               {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                                                {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                                                {10, 15, 20, 25, 30, 35, 40},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Fence: true}}:                                                   {40, 255, 1334, 6241, 27384, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keySame, Flags{Fence: true}}:                                                 {84, 826, 7172, 59354, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                                                  {84, 820, 7010, 56775, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keyTry, Flags{Fence: true}}:                                                  {91, 1075, 11736, 125248, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keySame, Flags{Fence: true}}:                                                 {51, 312, 1576, 7178, 30857, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keyRun, Flags{Fence: true}}:                                                  {57, 406, 2315, 11593, 53682, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keyTry, Flags{Fence: true}}:                                                  {59, 486, 3515, 23643, ManyStates, ManyStates, ManyStates},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Fence: true}}:                                                     {8, 12, 16, 20, 24, 28, 32},
+	{queue.Conditional, receipts.DedupeCheck, keySame, Flags{Fence: true}}:                                                   {12, 18, 24, 30, 36, 42, 48},
+	{queue.Conditional, receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                                                    {12, 18, 24, 30, 36, 42, 48},
+	{queue.Conditional, receipts.DedupeCheck, keyTry, Flags{Fence: true}}:                                                    {12, 18, 24, 30, 36, 42, 48},
+	{queue.Conditional, receipts.DedupeClaim, keySame, Flags{Fence: true}}:                                                   {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeClaim, keyRun, Flags{Fence: true}}:                                                    {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeClaim, keyTry, Flags{Fence: true}}:                                                    {10, 15, 20, 25, 30, 35, 40},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true}}:                                  {52, 384, 2534, 15845, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keySame, Flags{Heartbeat: true, Fence: true}}:                                {88, 835, 7287, 61253, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keyRun, Flags{Heartbeat: true, Fence: true}}:                                 {88, 831, 7190, 59748, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true}}:                                 {88, 886, 8660, 84303, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:                                {63, 458, 2987, 18471, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:                                 {69, 560, 3983, 26389, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:                                 {69, 606, 4985, 39737, ManyStates, ManyStates, ManyStates},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true}}:                                    {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeCheck, keySame, Flags{Heartbeat: true, Fence: true}}:                                  {14, 21, 28, 35, 42, 49, 56},
+	{queue.Conditional, receipts.DedupeCheck, keyRun, Flags{Heartbeat: true, Fence: true}}:                                   {14, 21, 28, 35, 42, 49, 56},
+	{queue.Conditional, receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true}}:                                   {14, 21, 28, 35, 42, 49, 56},
+	{queue.Conditional, receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:                                  {12, 18, 24, 30, 36, 42, 48},
+	{queue.Conditional, receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:                                   {12, 18, 24, 30, 36, 42, 48},
+	{queue.Conditional, receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:                                   {12, 18, 24, 30, 36, 42, 48},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Ledger: true}}:                                                  {33, 101, 241, 491, 897, 1513, 2401},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Ledger: true}}:                                                    {12, 18, 24, 30, 36, 42, 48},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:                                 {64, 286, 906, 2311, 5083, 10039, 18271},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:                                   {14, 21, 28, 35, 42, 49, 56},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                                     {42, 149, 391, 851, 1632, 2857, 4669},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                                       {12, 18, 24, 30, 36, 42, 48},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}:                    {59, 250, 765, 1905, 4117, 8023, 14449},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}:                      {14, 21, 28, 35, 42, 49, 56},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Ledger: true, SeparateKey: true}}:                               {51, 193, 559, 1349, 2857, 5489, 9781},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Ledger: true, SeparateKey: true}}:                                 {16, 24, 32, 40, 48, 56, 64},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true, SeparateKey: true}}:              {88, 435, 1488, 4022, 9250, 18923, ManyStates},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true, SeparateKey: true}}:                {18, 27, 36, 45, 54, 63, 72},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true, SeparateKey: true}}:                  {71, 320, 1021, 2620, 5792, 11489, 20988},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true, SeparateKey: true}}:                    {16, 24, 32, 40, 48, 56, 64},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true, SeparateKey: true}}: {84, 389, 1260, 3264, 7262, 14471, ManyStates},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true, SeparateKey: true}}:   {18, 27, 36, 45, 54, 63, 72},
 }
 
 // statesKey indexes statesOf.

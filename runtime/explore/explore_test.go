@@ -27,13 +27,14 @@ func TestTwoWorkersReadClaim(t *testing.T) {
 	}
 }
 
-// flagSets is every combination of the worker flags.
+// flagSets is every combination of the worker flags (a separate key only
+// with the ledger).
 func flagSets() []Flags {
 	var out []Flags
-	for _, l := range []bool{false, true} {
+	for _, l := range []int{0, 1, 2} {
 		for _, f := range []bool{false, true} {
 			for _, h := range []bool{false, true} {
-				out = append(out, Flags{Heartbeat: h, Fence: f, Ledger: l})
+				out = append(out, Flags{Heartbeat: h, Fence: f, Ledger: l > 0, SeparateKey: l > 1})
 			}
 		}
 	}
@@ -114,18 +115,24 @@ func brute(claim queue.Claim, workers int, svc Service, flags Flags) (total, dup
 	if flags.Ledger {
 		effect = pcBegin
 	}
+	work := func(me *w) {
+		me.pc = effect
+		if flags.Heartbeat {
+			me.pc = pcRenew
+		}
+	}
 	claimed := func(me *w) {
 		switch {
 		case flags.Fence && !flags.Ledger:
 			me.pc = pcReadBack
-		case flags.Heartbeat:
-			me.pc = pcRenew
+		case flags.Ledger && flags.SeparateKey:
+			me.pc = pcKeyBegin
 		default:
-			me.pc = effect
+			work(me)
 		}
 	}
 	writes := func(pc int) bool {
-		return pc == pcTake || pc == pcRenew || pc == pcAck || pc == pcBegin || pc == pcClaim && claim.Protocol() == queue.Conditional
+		return pc == pcTake || pc == pcRenew || pc == pcAck || pc == pcBegin || pc == pcKeyBegin || pc == pcClaim && claim.Protocol() == queue.Conditional
 	}
 	var rec func(s st, ws []w)
 	rec = func(s st, ws []w) {
@@ -220,6 +227,23 @@ func brute(claim queue.Claim, workers int, svc Service, flags Flags) (total, dup
 			case pcBegin:
 				n.holder = i
 				me.pc = pcKey
+				if flags.SeparateKey {
+					me.pc = pcRow
+				}
+			case pcKeyBegin:
+				n.holder = i
+				me.pc = pcKeyInsert
+			case pcKeyInsert:
+				me.keyIn = !s.ledgerKey
+				me.pc = pcKeyCommit
+			case pcKeyCommit:
+				n.holder = -1
+				if me.keyIn {
+					n.ledgerKey, me.keyIn = true, false
+					work(me)
+				} else {
+					me.pc = pcAck // the key was taken: ack outside a transaction
+				}
 			case pcKey:
 				if s.ledgerKey {
 					me.pc = pcAckTx

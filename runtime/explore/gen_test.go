@@ -96,5 +96,6 @@ func flagsName(f Flags) string {
 	add(f.Heartbeat, "Heartbeat")
 	add(f.Fence, "Fence")
 	add(f.Ledger, "Ledger")
+	add(f.SeparateKey, "SeparateKey")
 	return "Flags{" + s + "}"
 }

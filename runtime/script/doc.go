@@ -86,7 +86,7 @@
 // first race prints its lines and is traced. race --all does not sample:
 // package explore counts every ordering of the workers' steps on a
 // database of its own, with the steps its worker flags add (a heartbeat's
-// renewal, the fence's token and fenced ack, the ledger's transaction);
+// renewal, the fence's token and fenced ack, the ledger's transactions);
 // its states are budgeted at parse time with the dedupe mode in force
 // where it runs.
 //

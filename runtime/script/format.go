@@ -65,6 +65,9 @@ func (c Command) String() string {
 		if c.Race.Effect != EffectReceipt {
 			s += " --effect " + c.Race.Effect
 		}
+		if c.Race.KeyTxn == KeyTxnSeparate {
+			s += " --key-txn " + c.Race.KeyTxn
+		}
 		if c.Race.Heartbeat != 0 {
 			s += fmt.Sprintf(" --heartbeat %d", c.Race.Heartbeat/sim.Millisecond)
 		}

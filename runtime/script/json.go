@@ -279,6 +279,9 @@ func (e *jsonEnc) exploration(x Exploration) {
 	if x.Effect != "" {
 		e.strField("effect", x.Effect)
 	}
+	if x.KeyTxn != "" {
+		e.strField("key_txn", x.KeyTxn)
+	}
 	e.strField("orderings", x.Orderings)
 	e.strField("duplicating", x.Duplicating)
 	e.intField("states", x.States)

@@ -166,7 +166,7 @@ func TestExploreEstimateIsExact(t *testing.T) {
 	for _, claim := range []string{"read", "atomic"} {
 		for _, dedupe := range []string{"off", "check", "claim"} {
 			for _, key := range []string{"none", "event", "run", "attempt"} {
-				for _, flags := range []string{"", " --heartbeat 300", " --fence", " --heartbeat 300 --fence", " --effect ledger", " --effect ledger --heartbeat 300 --fence"} {
+				for _, flags := range []string{"", " --heartbeat 300", " --fence", " --heartbeat 300 --fence", " --effect ledger", " --effect ledger --heartbeat 300 --fence", " --effect ledger --key-txn separate --heartbeat 300"} {
 					for _, w := range workers {
 						src := fmt.Sprintf("service --dedupe %s\nrace %s --all --workers %d --key %s%s", dedupe, claim, w, key, flags)
 						c, err := Estimate(src)

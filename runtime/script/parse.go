@@ -171,6 +171,7 @@ type RaceArgs struct {
 	// are explored too (package explore: a heartbeat's one renewal, the
 	// fenced receipt and ack, the ledger's transaction).
 	Effect    string
+	KeyTxn    string // with the ledger: KeyTxnSame or KeyTxnSeparate
 	Heartbeat sim.Time
 	Fence     bool
 	Key       receipts.Key // the workers' Idempotency-Key
@@ -719,8 +720,9 @@ func oneOf(list string) string {
 
 func parseRace(c *Command, name token, args []token) *Error {
 	claims := queue.ClaimNames("|")
-	usage := usageErr(name.pos, "usage: race %s [N | --all] [--workers N] [--key K] [--effect receipt|ledger] [--heartbeat MS] [--fence]", claims)
-	r := RaceArgs{N: DefaultRaces, Workers: DefaultWorkers, Effect: EffectReceipt}
+	usage := usageErr(name.pos, "usage: race %s [N | --all] [--workers N] [--key K] [--effect receipt|ledger] [--key-txn same|separate] [--heartbeat MS] [--fence]", claims)
+	r := RaceArgs{N: DefaultRaces, Workers: DefaultWorkers, Effect: EffectReceipt, KeyTxn: KeyTxnSame}
+	var keyTxn *flagArg // --key-txn, which needs the ledger
 	var pos []token
 	seen := map[string]bool{}
 	for i := 0; i < len(args); i++ {
@@ -760,8 +762,18 @@ func parseRace(c *Command, name token, args []token) *Error {
 			}
 		case "fence":
 			err = f.boolean(&r.Fence)
+		case "key-txn":
+			ff := f
+			keyTxn = &ff
+			var v token
+			if v, err = f.value(args, &i); err == nil {
+				r.KeyTxn = v.text
+				if v.text != KeyTxnSame && v.text != KeyTxnSeparate {
+					err = usageErr(v.pos, "unknown --key-txn %q (want same or separate)", v.text)
+				}
+			}
 		default:
-			err = usageErr(f.tok.pos, "unknown flag %q for race (want --all, --workers, --key, --effect, --heartbeat, --fence)", f.tok.text)
+			err = usageErr(f.tok.pos, "unknown flag %q for race (want --all, --workers, --key, --effect, --key-txn, --heartbeat, --fence)", f.tok.text)
 		}
 		if err != nil {
 			return err
@@ -784,6 +796,9 @@ func parseRace(c *Command, name token, args []token) *Error {
 			return err
 		}
 		r.N = int(n)
+	}
+	if keyTxn != nil && r.Effect != EffectLedger {
+		return usageErr(keyTxn.tok.pos, "--key-txn is about the ledger's transaction: add --effect ledger")
 	}
 	if r.All {
 		r.N = 0

@@ -455,6 +455,10 @@ func (in *interp) race(r RaceArgs) error {
 		in.quiet = false
 		in.k.SetTracing(true)
 	}()
+	keyTxn := r.KeyTxn
+	if keyTxn == "" {
+		keyTxn = KeyTxnSame
+	}
 	for i := range r.N {
 		in.quiet = i > 0
 		in.k.SetTracing(i == 0)
@@ -472,7 +476,7 @@ func (in *interp) race(r RaceArgs) error {
 		for n := range r.Workers {
 			w := &worker{in: in, gate: gate, args: WorkArgs{
 				Job: id, Worker: fmt.Sprintf("W%d", n+1), Lease: DefaultLease, Claim: r.Claim, Timeout: DefaultTimeout, Key: r.Key,
-				Effect: r.Effect, KeyTxn: KeyTxnSame, Heartbeat: r.Heartbeat, Fence: r.Fence,
+				Effect: r.Effect, KeyTxn: keyTxn, Heartbeat: r.Heartbeat, Fence: r.Fence,
 			}}
 			if err := in.spawn(w, in.k.Now()); err != nil {
 				return err
@@ -532,6 +536,9 @@ func (in *interp) explore(r RaceArgs) error {
 	if r.Effect != EffectReceipt {
 		x.Effect = r.Effect
 	}
+	if r.KeyTxn == KeyTxnSeparate {
+		x.KeyTxn = r.KeyTxn
+	}
 	for _, s := range rep.Shortest {
 		x.Shortest = append(x.Shortest, ExploreStep{Worker: s.Worker, What: s.What})
 	}
@@ -557,15 +564,19 @@ func (in *interp) explore(r RaceArgs) error {
 // exploreFlags are the worker flags of a race --all, as package explore
 // takes them.
 func exploreFlags(r RaceArgs) explore.Flags {
-	return explore.Flags{Heartbeat: r.Heartbeat > 0, Fence: r.Fence, Ledger: r.Effect == EffectLedger}
+	return explore.Flags{Heartbeat: r.Heartbeat > 0, Fence: r.Fence, Ledger: r.Effect == EffectLedger, SeparateKey: r.KeyTxn == KeyTxnSeparate}
 }
 
 // flagsLabel names the worker flags of a race --all after its claim:
-// ", effect=ledger, heartbeat, fence", or "" with none.
+// ", effect=ledger, key-txn=separate, heartbeat=300ms, fence", or "" with
+// none.
 func flagsLabel(r RaceArgs) string {
 	s := ""
 	if r.Effect != EffectReceipt {
 		s += ", effect=" + r.Effect
+	}
+	if r.KeyTxn == KeyTxnSeparate {
+		s += ", key-txn=" + r.KeyTxn
 	}
 	if r.Heartbeat > 0 {
 		s += fmt.Sprintf(", heartbeat=%dms", r.Heartbeat/sim.Millisecond)

@@ -568,7 +568,7 @@ function exploreFlags(x) {
   let s = "";
   if (x.heartbeat_ms) s += ", a heartbeat (one lease renewal each)";
   if (x.fence) s += ", a fencing token and a fenced ack";
-  if (x.effect === "ledger") s += ", the effect a ledger row in one transaction";
+  if (x.effect === "ledger") s += x.key_txn === "separate" ? ", the effect a ledger row after its key's own transaction" : ", the effect a ledger row in one transaction";
   return s;
 }
 
@@ -587,7 +587,7 @@ export function renderExplorations(ui, xs, ms) {
     );
     heads.push(head);
     const part = h("div", { class: "exp-claim", "data-claim": x.claim });
-    if (xs.length > 1) part.append(h("p", { class: "exp-claim-title", text: "claim=" + x.claim + (x.effect === "ledger" ? ", effect=ledger" : "") + (x.heartbeat_ms ? ", heartbeat=" + x.heartbeat_ms + "ms" : "") + (x.fence ? ", fence" : "") }));
+    if (xs.length > 1) part.append(h("p", { class: "exp-claim-title", text: "claim=" + x.claim + (x.effect === "ledger" ? ", effect=ledger" : "") + (x.key_txn ? ", key-txn=" + x.key_txn : "") + (x.heartbeat_ms ? ", heartbeat=" + x.heartbeat_ms + "ms" : "") + (x.fence ? ", fence" : "") }));
     if (none) {
       part.append(
         h("p", { class: "proof good", text: "Every ordering was checked, none duplicates: for " + x.workers + " workers this is a proof, not a sample." })
