@@ -406,11 +406,20 @@ func BenchmarkExplore(b *testing.B) {
 	for _, tc := range []struct {
 		claim   queue.Claim
 		workers int
-	}{{queue.ClaimRead, 2}, {queue.ClaimAtomic, 2}, {queue.ClaimRead, 3}, {queue.ClaimRead, 8}, {queue.ClaimAtomic, 8}} {
-		b.Run(fmt.Sprintf("%s/%d", tc.claim, tc.workers), func(b *testing.B) {
+		flags   Flags
+		name    string
+	}{
+		{queue.ClaimRead, 2, Flags{}, ""}, {queue.ClaimAtomic, 2, Flags{}, ""}, {queue.ClaimRead, 3, Flags{}, ""},
+		{queue.ClaimRead, 8, Flags{}, ""}, {queue.ClaimAtomic, 8, Flags{}, ""},
+		{queue.ClaimRead, 2, Flags{Heartbeat: true, Fence: true}, "/heartbeat+fence"},
+		{queue.ClaimRead, 7, Flags{Heartbeat: true}, "/heartbeat"},
+		{queue.ClaimRead, 8, Flags{Ledger: true}, "/ledger"},
+		{queue.ClaimRead, 6, Flags{Heartbeat: true, Ledger: true}, "/heartbeat+ledger"},
+	} {
+		b.Run(fmt.Sprintf("%s/%d%s", tc.claim, tc.workers, tc.name), func(b *testing.B) {
 			var states int
 			for b.Loop() {
-				r, err := Explore(tc.claim, tc.workers)
+				r, err := ExploreRace(tc.claim, tc.workers, Service{}, tc.flags)
 				if err != nil {
 					b.Fatal(err)
 				}
