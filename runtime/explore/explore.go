@@ -71,21 +71,22 @@
 //	            connection, inside one real transaction.
 //	separate:   the ledger with --key-txn separate: first BEGIN IMMEDIATE,
 //	            the key's INSERT and COMMIT alone; a worker whose insert
-//	            changed no row acks (outside a transaction) and stops; then
-//	            the renewal, and the effect's transaction without the key.
+//	            changed no row acks (outside a transaction) and stops; then,
+//	            with a heartbeat, the renewal, and the effect's transaction
+//	            without the key.
 //
 // Why one renewal, there: timing is ignored, so a renewal can only fall
 // between two steps, and the place that matters is between the claim and
-// the effect, the worker's last check before it acts. More renewals
-// there could not change which orderings of the other steps duplicate,
-// only how many times each is counted: once a renewal's condition is
-// false it stays false (the run never returns to a worker once another
-// take has replaced it, and the status leaves running only by an ack or
-// by another take), so the last renewal alone decides whether the worker
-// goes on. It is also what race --heartbeat does with
-// no processing time: one renewal between the read-back and the receipt,
+// the effect, the worker's last check before it acts. More renewals there
+// could not change which orderings of the other steps duplicate, only how
+// many times each is counted: once a renewal's condition is false it stays
+// false (the run never returns to a worker once another take has replaced
+// it, and a job that an ack took out of running comes back to it only by
+// another worker's take), so the last renewal alone decides whether the
+// worker goes on. It is also what race --heartbeat does, with no
+// processing time: one renewal between the read-back and the receipt,
 // whatever the period. Without a fence the attempt is read at the receipt,
-// as before, since it only labels the effect or makes an attempt key.
+// as above, since it only labels the effect or makes an attempt key.
 //
 // While a worker's ledger transaction is open, BEGIN IMMEDIATE holds the
 // database's write lock: a write from another worker's connection (a
