@@ -229,10 +229,22 @@ func TestLessonsTenClaims(t *testing.T) {
 		}
 	}
 
+	// Lesson 9: the heartbeat timer renews during the receipt call too.
+	_, call := blockWith(t, l9, "--delay 3000 --heartbeat 300")
+	if !strings.Contains(call.Text(), "already claimed") || call.Summary[0].Effects != 1 {
+		t.Errorf("lesson 9: a heartbeat should keep the lease through a 3 s call:\n%s", call.Text())
+	}
+	if p := prose(l9); !strings.Contains(p, "renewing while the worker waits for a slow downstream call") {
+		t.Errorf("lesson 9 no longer says the heartbeat renews during the downstream call")
+	}
+
 	// Lesson 10: a stale receipt that arrives first is not refused.
 	_, first := blockWith(t, lesson(t, "10-fencing.md"), "--worker W2 --processing 3000 --fence")
 	if s := first.Summary[0]; s.Effects != 2 || s.Refused != 0 || !strings.Contains(first.Text(), "ack refused") {
 		t.Errorf("lesson 10: the stale receipt that arrives first should count, and only its ack be refused: %+v\n%s", s, first.Text())
+	}
+	if p := prose(lesson(t, "10-fencing.md")); strings.Contains(p, "seen 2 for this order") {
+		t.Errorf("lesson 10 says the token was seen for the order; it is kept per job")
 	}
 	if p := prose(lesson(t, "10-fencing.md")); !strings.Contains(p, "only protects a resource that checks the token") {
 		t.Errorf("lesson 10 no longer says that fencing needs the resource to check the token")

@@ -81,6 +81,10 @@ type Request struct {
 	// Event is the producer's event id; Key the Idempotency-Key, or "".
 	Event string
 	Key   string
+	// Await, when set, is how the client waits for the reply until
+	// instant t: a worker whose heartbeat timer keeps renewing its lease
+	// meanwhile. It must return at t, not before.
+	Await func(p *sim.Proc, t sim.Time)
 }
 
 // Outcome is what the client saw of one request.
@@ -233,13 +237,21 @@ func (s *Service) Post(p *sim.Proc, req Request) Outcome {
 	}
 	answered := p.Now() + delay + k.Between(HopMin, HopMax)
 	if deadline := sent + req.Timeout; answered > deadline {
-		p.SleepUntil(deadline)
+		req.await(p, deadline)
 		k.Record(p.Name(), event.Timeout, nil, "POST TimeoutError after %d ms", req.Timeout/sim.Millisecond)
 		return TimedOut
 	}
-	p.SleepUntil(answered)
+	req.await(p, answered)
 	k.Record(p.Name(), event.Answer, nil, "POST answered %s", status)
 	return outcome
+}
+
+// await waits for the reply until instant t, as the client does.
+func (req Request) await(p *sim.Proc, t sim.Time) {
+	if req.Await != nil {
+		req.Await(p, t)
+	}
+	p.SleepUntil(t)
 }
 
 // land records e as an effect.

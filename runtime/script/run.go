@@ -129,12 +129,14 @@ type interp struct {
 	res   *Result
 	quiet bool // a race after the first prints nothing
 
-	runs    map[string]*runRec // evidence: every run that claimed a job, by run id
-	holder  map[int64]*runRec  // the run that last claimed each job
-	running map[string]bool    // workers whose process has not returned
-	bgErr   *Error             // the first runtime error of a background list
-	keyHits int                // ledger writes that found their key already processed
-	ledger  bool               // a worker has written (or may write) the ledger
+	runs     map[string]*runRec  // evidence: every run that claimed a job, by run id
+	holder   map[int64]*runRec   // the run that last claimed each job
+	claims   map[int64][]*runRec // every run that claimed each job, in order
+	running  map[string]bool     // workers whose process has not returned
+	bgErr    *Error              // the first runtime error of a background list
+	keyHits  int                 // ledger writes that found their key already processed
+	shownLog bool                // the script printed worker.log since the last reset
+	ledger   bool                // a worker has written (or may write) the ledger
 
 	events   map[string]bool // event ids given to jobs since the last reset
 	nextEv   int             // the number of the last event id add made up
@@ -169,7 +171,7 @@ func newInterp(seed uint64, res *Result) (*interp, error) {
 	k.SetTracing(true)
 	return &interp{
 		seed: seed, k: k, db: db, shell: shell, conns: map[string]*queue.Conn{}, res: res,
-		runs: map[string]*runRec{}, holder: map[int64]*runRec{}, running: map[string]bool{},
+		runs: map[string]*runRec{}, holder: map[int64]*runRec{}, claims: map[int64][]*runRec{}, running: map[string]bool{},
 		events: map[string]bool{}, redriven: map[int64]bool{},
 	}, nil
 }
@@ -245,6 +247,7 @@ func (in *interp) exec(c Command) (bool, error) {
 		in.background(c)
 		return true, in.runUntil(in.k.Now())
 	case Log:
+		in.shownLog = true
 		for _, l := range in.log {
 			in.print("%s", l)
 		}
@@ -417,6 +420,8 @@ func (in *interp) reset() error {
 	in.log = in.log[:0]
 	clear(in.runs)
 	clear(in.holder)
+	clear(in.claims)
+	in.shownLog = false
 	clear(in.events)
 	clear(in.redriven)
 	in.nextEv = 0
