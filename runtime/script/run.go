@@ -136,7 +136,10 @@ type interp struct {
 	bgErr    *Error              // the first runtime error of a background list
 	keyHits  int                 // ledger writes that found their key already processed
 	shownLog bool                // the script printed worker.log since the last reset
-	ledger   bool                // a worker has written (or may write) the ledger
+	// eventsGiven: an add since the last reset named its event or
+	// published it more than once, so the jobs table shows event ids.
+	eventsGiven bool
+	ledger      bool // a worker has written (or may write) the ledger
 
 	events   map[string]bool // event ids given to jobs since the last reset
 	nextEv   int             // the number of the last event id add made up
@@ -212,6 +215,7 @@ func (in *interp) exec(c Command) (bool, error) {
 		if ev == "" {
 			ev = in.newEvent()
 		}
+		in.eventsGiven = in.eventsGiven || c.Add.Event != "" || c.Add.Times > 1
 		in.events[ev] = true
 		for range c.Add.Times {
 			id, err := in.shell.Add(c.Add.Order, ev)
@@ -260,12 +264,28 @@ func (in *interp) exec(c Command) (bool, error) {
 		if len(rows) == 0 {
 			in.print("no jobs")
 		}
+		// The event id is shown when it tells something: an add named it
+		// or published it twice, or an order has jobs of several events.
+		// Otherwise every job is its own event and the line keeps the
+		// article's shape.
+		showEvent := in.eventsGiven
+		first := map[string]string{}
+		for _, r := range rows {
+			if e, ok := first[r.Order]; ok && e != r.Event {
+				showEvent = true
+			}
+			first[r.Order] = r.Event
+		}
 		for _, r := range rows {
 			run := r.Run
 			if run == "" {
 				run = "-"
 			}
-			in.print("job %d %s event=%s status=%s attempts=%d run=%s", r.ID, r.Order, r.Event, r.Status, r.Attempts, run)
+			if showEvent {
+				in.print("job %d %s event=%s status=%s attempts=%d run=%s", r.ID, r.Order, r.Event, r.Status, r.Attempts, run)
+			} else {
+				in.print("job %d %s status=%s attempts=%d run=%s", r.ID, r.Order, r.Status, r.Attempts, run)
+			}
 		}
 		return true, nil
 	case Effects:
@@ -422,6 +442,7 @@ func (in *interp) reset() error {
 	clear(in.holder)
 	clear(in.claims)
 	in.shownLog = false
+	in.eventsGiven = false
 	clear(in.events)
 	clear(in.redriven)
 	in.nextEv = 0

@@ -258,6 +258,15 @@ func (in *interp) summarize() ([]Summary, error) {
 	idx := map[string]int{}
 	groups := map[string][]Effect{}
 	answers := map[string]Effect{} // run -> its first request that landed
+	// A tag names the job only when an order's requests come from more
+	// than one job: otherwise the job is the same in every tag.
+	jobsOf := map[string]map[int64]bool{}
+	for _, e := range in.svc.Effects() {
+		if jobsOf[e.Order] == nil {
+			jobsOf[e.Order] = map[int64]bool{}
+		}
+		jobsOf[e.Order][e.Job] = true
+	}
 	for _, e := range in.svc.Effects() {
 		i, ok := idx[e.Order]
 		if !ok {
@@ -266,7 +275,10 @@ func (in *interp) summarize() ([]Summary, error) {
 			sums = append(sums, Summary{Order: e.Order})
 		}
 		s := &sums[i]
-		tag := fmt.Sprintf("%s j%d a%d s%d", e.Run, e.Job, e.Attempt, e.Send)
+		tag := fmt.Sprintf("%s a%d s%d", e.Run, e.Attempt, e.Send)
+		if len(jobsOf[e.Order]) > 1 {
+			tag = fmt.Sprintf("%s j%d a%d s%d", e.Run, e.Job, e.Attempt, e.Send)
+		}
 		if e.Refused {
 			tag += " refused"
 		}
