@@ -308,3 +308,36 @@ func TestLessonSevenFigures(t *testing.T) {
 		t.Errorf("the read claim has %s orderings with eight workers (%d digits); the lesson says twenty-three", c, len(c))
 	}
 }
+
+// TestSentencesAnExpertSigns pins corrections of sentences that were
+// false or misleading: each entry says a lesson must not say a phrase,
+// or must say one, in its prose (whitespace folded).
+func TestSentencesAnExpertSigns(t *testing.T) {
+	for _, c := range []struct {
+		file, phrase string
+		want         bool
+		why          string
+	}{
+		{"01-one-job.md", "each statement commits as its own transaction", false, "lesson 14 runs a transaction of several statements"},
+		{"01-one-job.md", "the first field is the run id", true, "lesson 1 explains each field of the tag"},
+		{"04-claim-race.md", "two runs of a slow job can land milliseconds apart too", true, "a gap of milliseconds is a clue, not a proof"},
+		{"06-redelivery.md", "a slow job's second run can land just as close", true, "the table's milliseconds row has the same caveat"},
+		{"06-redelivery.md", "The last experiment", false, "lesson 6 is not the last of sixteen"},
+		{"06-redelivery.md", "\"exactly once\" is not a setting", true, "exactly-once is made at the effect"},
+		{"10-fencing.md", "seen 2 for this job", true, "fencing tokens are kept per job"},
+		{"12-check-or-claim.md", "only if taking the lock is itself one atomic step", true, "a lock that checks then sets is the same race"},
+		{"12-check-or-claim.md", "ON CONFLICT (key) DO UPDATE", true, "the lab's claim statement is named as it runs"},
+		{"13-producer-publishes-twice.md", "Every duplicate so far was made between the queue and the effect", false, "lesson 11 already showed a double publish"},
+		{"14-effect-in-the-transaction.md", "Every duplicate so far had the same anatomy", false, "false for lessons 3, 4 and 13"},
+		{"14-effect-in-the-transaction.md", "is the key, a unique row per event", true, "the key, not the shared commit, closes lessons 4 and 13"},
+		{"16-which-fix.md", "seven ways to respond", false, "the matrix has six fixes beside the column with none"},
+		{"16-which-fix.md", "perfectly valid claim. (The client retry has no second holder", true, "not every row is a second holder"},
+		{"16-which-fix.md", "the order to work in is the order of the columns", false, "the columns include a trap"},
+		{"16-which-fix.md", "dies between storing the key and the effect loses the work", true, "the claim-first hole"},
+	} {
+		p := strings.ToLower(prose(lesson(t, c.file)))
+		if got := strings.Contains(p, strings.ToLower(strings.Join(strings.Fields(c.phrase), " "))); got != c.want {
+			t.Errorf("%s: says %q = %v, want %v (%s)", c.file, c.phrase, got, c.want, c.why)
+		}
+	}
+}
