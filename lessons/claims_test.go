@@ -309,6 +309,35 @@ func TestLessonSevenFigures(t *testing.T) {
 	}
 }
 
+// TestCheckWindowHoldsTheEffect: lesson 12's check-then-act window holds
+// the effect's latency, so --delay raises the duplicates; and a retry
+// that arrives while a claimed key is still in progress waits for the
+// first answer instead of getting one that does not exist yet.
+func TestCheckWindowHoldsTheEffect(t *testing.T) {
+	l12 := lesson(t, "12-check-or-claim.md")
+	_, slow := blockWith(t, l12, "--dedupe check", "--delay 2")
+	fast := script.Run("service --dedupe check\nrace read 1000 --key job\n", script.Options{Seed: script.DefaultSeed})
+	if len(slow.Races) != 1 || len(fast.Races) != 1 || slow.Races[0].Duplicates <= 2*fast.Races[0].Duplicates {
+		t.Errorf("lesson 12: a 2 ms effect should more than double check-then-act's duplicates: %+v against %+v", slow.Races, fast.Races)
+	}
+	_, wait := blockWith(t, l12, "--dedupe claim", "--delay 400 --timeout 300")
+	if s := wait.Summary[0]; s.Effects != 1 || s.Replayed != 1 {
+		t.Errorf("lesson 12: the retry in flight should be replayed once, after waiting: %+v", s)
+	}
+	waited := false
+	for _, e := range wait.Trace {
+		waited = waited || strings.Contains(e.Step, "still in progress")
+	}
+	if !waited {
+		t.Errorf("lesson 12: the retry did not wait for the first request in progress")
+	}
+	b, _ := blockWith(t, l12, "--dedupe claim", "--delay 400 --timeout 300")
+	again := script.Run(strings.Replace(b.Script, "--dedupe claim", "--dedupe check", 1), script.Options{Seed: script.DefaultSeed})
+	if s := again.Summary[0]; s.Effects != 2 {
+		t.Errorf("lesson 12: with check, the retry inside the window should land a second effect: %+v", s)
+	}
+}
+
 // TestSentencesAnExpertSigns pins corrections of sentences that were
 // false or misleading: each entry says a lesson must not say a phrase,
 // or must say one, in its prose (whitespace folded).

@@ -171,6 +171,7 @@ type RaceArgs struct {
 	Effect    string
 	Heartbeat sim.Time
 	Fence     bool
+	Delay     sim.Time     // how long the receipts service takes to answer
 	Key       receipts.Key // the workers' Idempotency-Key
 }
 
@@ -717,7 +718,7 @@ func oneOf(list string) string {
 
 func parseRace(c *Command, name token, args []token) *Error {
 	claims := queue.ClaimNames("|")
-	usage := usageErr(name.pos, "usage: race %s [N] [--workers N] [--key K] [--effect receipt|ledger] [--heartbeat MS] [--fence] | race %s --all [--workers N] [--key K]", claims, claims)
+	usage := usageErr(name.pos, "usage: race %s [N] [--workers N] [--key K] [--effect receipt|ledger] [--heartbeat MS] [--fence] [--delay MS] | race %s --all [--workers N] [--key K]", claims, claims)
 	r := RaceArgs{N: DefaultRaces, Workers: DefaultWorkers, Effect: EffectReceipt}
 	var workerFlag *flagArg // the first worker flag, which --all refuses
 	var pos []token
@@ -747,7 +748,7 @@ func parseRace(c *Command, name token, args []token) *Error {
 				r.Workers = int(n)
 				err = f.named(v, err)
 			}
-		case "effect", "heartbeat", "fence":
+		case "effect", "heartbeat", "fence", "delay":
 			if workerFlag == nil {
 				ff := f
 				workerFlag = &ff
@@ -764,9 +765,16 @@ func parseRace(c *Command, name token, args []token) *Error {
 				}
 			case "fence":
 				err = f.boolean(&r.Fence)
+			case "delay":
+				if v, err = f.value(args, &i); err == nil {
+					var ms int64
+					ms, err = parseInt(v, 0, MaxMillis)
+					r.Delay = ms * sim.Millisecond
+					err = f.named(v, err)
+				}
 			}
 		default:
-			err = usageErr(f.tok.pos, "unknown flag %q for race (want --all, --workers, --key, --effect, --heartbeat, --fence)", f.tok.text)
+			err = usageErr(f.tok.pos, "unknown flag %q for race (want --all, --workers, --key, --effect, --heartbeat, --fence, --delay)", f.tok.text)
 		}
 		if err != nil {
 			return err

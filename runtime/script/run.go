@@ -498,7 +498,7 @@ func (in *interp) race(r RaceArgs) error {
 		for n := range r.Workers {
 			w := &worker{in: in, gate: gate, args: WorkArgs{
 				Job: id, Worker: fmt.Sprintf("W%d", n+1), Lease: DefaultLease, Claim: r.Claim, Timeout: DefaultTimeout, Key: r.Key,
-				Effect: r.Effect, KeyTxn: KeyTxnSame, Heartbeat: r.Heartbeat, Fence: r.Fence,
+				Effect: r.Effect, KeyTxn: KeyTxnSame, Heartbeat: r.Heartbeat, Fence: r.Fence, Delay: r.Delay,
 			}}
 			if err := in.spawn(w, in.k.Now()); err != nil {
 				return err

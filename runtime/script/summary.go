@@ -601,7 +601,7 @@ func (d *diagnosis) several(s *Summary, landed []Effect) (DiagnosisKind, string)
 			landedEvents = append(landedEvents, ev)
 		}
 	}
-	if len(causes) == 1 && causes[0].kind == KindClientRetry && len(d.evs) == 1 && !d.multiJob && len(held)+len(foreign) == 0 && s.Refused == 0 {
+	if len(causes) == 1 && causes[0].kind == KindClientRetry && len(d.evs) == 1 && !d.multiJob && len(held)+len(foreign) == 0 && s.Refused == 0 && d.keyMissed(landed) == "" {
 		// One run and nothing else: the whole story is its retry.
 		only := true
 		for _, e := range landed {
@@ -680,6 +680,9 @@ func (d *diagnosis) several(s *Summary, landed []Effect) (DiagnosisKind, string)
 		parts = append(parts, why)
 	}
 	parts = append(parts, d.notes(causes, held, foreign)...)
+	if s.Runs == 1 {
+		return kind, fmt.Sprintf("one run, its sends %s apart: %s", roundGap(d.gap), strings.Join(parts, "; "))
+	}
 	return kind, fmt.Sprintf("%d runs %s apart: %s", s.Runs, roundGap(d.gap), strings.Join(parts, "; "))
 }
 
