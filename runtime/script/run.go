@@ -307,14 +307,14 @@ func (in *interp) exec(c Command) (bool, error) {
 			}
 		}
 		for _, s := range sums {
-			extra := ""
-			if s.Refused > 0 {
-				extra = fmt.Sprintf(", %d refused", s.Refused)
+			if s.Refused+s.Replayed == 0 {
+				// The article's shape.
+				in.print("%s: %d effect(s) from %d run(s) over %s [%s]", s.Order, s.Effects, s.Runs, s.Span, strings.Join(s.Tags, ", "))
+			} else if s.Effects > 1 {
+				in.print("%s: %s, from %d run(s), effects over %s [%s]", s.Order, s.Count, s.Runs, s.Span, strings.Join(s.Tags, ", "))
+			} else {
+				in.print("%s: %s, from %d run(s) [%s]", s.Order, s.Count, s.Runs, strings.Join(s.Tags, ", "))
 			}
-			if s.Replayed > 0 {
-				extra += fmt.Sprintf(", %d replayed", s.Replayed)
-			}
-			in.print("%s: %d effect(s) from %d run(s)%s over %s [%s]", s.Order, s.Effects, s.Runs, extra, s.Span, strings.Join(s.Tags, ", "))
 			if s.Kind != KindOnce {
 				in.print("  diagnosis: %s", s.Diagnosis)
 			}

@@ -378,6 +378,7 @@ func (in *interp) diagnose(s *Summary, reqs []Effect, attempts map[int64]int, an
 	}
 	s.Runs = len(runs)
 	s.Effects = len(landed)
+	s.Count = countPhrase(s.Effects, s.Refused, s.Replayed)
 	var gap sim.Time
 	if len(landed) > 1 {
 		gap = landed[len(landed)-1].AtUS - landed[0].AtUS
@@ -449,13 +450,13 @@ func (d *diagnosis) single(landed []Effect, refused int) (DiagnosisKind, string)
 		}
 		return KindSwallowed, text
 	case len(held) > 0:
-		text := fmt.Sprintf("one effect; %d request(s) carried %s, already stored, and got the first answer back: the service's dedupe held", len(held), keysOf(held))
+		text := fmt.Sprintf("one effect; %s carried %s, already stored, and got the first answer back: the service's dedupe held", countNoun(len(held), "a later request", count(len(held))+" later requests"), keysOf(held))
 		if len(foreign) > 0 {
 			text += "; " + d.foreignWhat(foreign)
 		}
 		return KindDeduped, text
 	case refused > 0:
-		return KindFenced, fmt.Sprintf("one effect; %d late request(s) carried an older fencing token and were refused: fencing kept a stale run out", refused)
+		return KindFenced, fmt.Sprintf("one effect; %s: fencing kept a stale run out", countNoun(refused, "a late request carried an older fencing token and was refused", count(refused)+" late requests carried older fencing tokens and were refused"))
 	}
 	if text, ok := d.raceCaught(); ok {
 		return KindRaceCaught, text
@@ -1223,6 +1224,24 @@ func (in *interp) untracedDuplicateLog() bool {
 		seen[l] = true
 	}
 	return false
+}
+
+// countPhrase says how many of an order's requests were effects, refused
+// and replayed, each named: "1 effect, 1 refused". The one rule for the
+// transcript, the panel and the tables (render.js's countPhrase says it
+// the same way).
+func countPhrase(effects, refused, replayed int) string {
+	s := fmt.Sprintf("%d effect", effects)
+	if effects != 1 {
+		s += "s"
+	}
+	if refused > 0 {
+		s += fmt.Sprintf(", %d refused", refused)
+	}
+	if replayed > 0 {
+		s += fmt.Sprintf(", %d replayed", replayed)
+	}
+	return s
 }
 
 // roundGap prints a gap as a reader of a diagnosis needs it: below 10 ms
