@@ -116,6 +116,17 @@ export function transcriptLines(res) {
   });
 }
 
+// sentences writes a diagnosis, one line of clauses joined by "; " in the
+// transcript, as short sentences for the panel: each clause begins with a
+// capital (unless it begins with a name such as worker.log) and ends with
+// a full stop.
+export function sentences(text) {
+  return text
+    .split(/; (?:and )?/)
+    .map((c) => (/^[a-z]+[ ,:]/.test(c) ? c.charAt(0).toUpperCase() + c.slice(1) : c) + (/[.!?]$/.test(c) ? "" : "."))
+    .join(" ");
+}
+
 // countPhrase says how many requests were effects, refused and replayed,
 // each named ("1 effect, 1 refused"), the way the runtime's summaries say
 // it (script.countPhrase), so the transcript, the tables and the panel
@@ -398,7 +409,7 @@ export function renderDiagnosis(box, res) {
     const effs = effectsOf.get(s.order) || [];
     const item = h("div", { class: "verdict kind-" + s.kind + (bad(s) ? " bad" : " good") });
     item.append(h("p", { class: "verdict-head" }, h("strong", { text: KIND_TITLE[s.kind] || s.kind }), document.createTextNode(" · " + s.order)));
-    if (s.diagnosis) item.append(h("p", { class: "verdict-words", text: s.diagnosis }));
+    if (s.diagnosis) item.append(h("p", { class: "verdict-words", text: sentences(s.diagnosis) }));
     const dl = h("dl", { class: "evidence", "aria-label": "Evidence for " + s.order });
     const add = (k, v) => dl.append(h("div", null, h("dt", { text: k }), h("dd", { text: v })));
     const runs = [...new Set(effs.map((e) => e.run))];
