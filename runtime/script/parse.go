@@ -124,8 +124,9 @@ type WorkArgs struct {
 	// Processing is how long the job's own work takes, between the claim
 	// and the receipt.
 	Processing sim.Time
-	// Heartbeat, when not zero, renews the lease this often while
-	// processing, with an UPDATE conditional on the run id.
+	// Heartbeat, when not zero, renews the lease this often, with an
+	// UPDATE conditional on the run id: a timer for the whole handler,
+	// during processing and while the receipt call waits for its reply.
 	Heartbeat sim.Time
 	// Stall freezes the worker after its last lease check and before the
 	// receipt (a GC pause, a VM migration): no heartbeats meanwhile.
