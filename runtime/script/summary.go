@@ -468,7 +468,7 @@ func (d *diagnosis) single(landed []Effect, refused int) (DiagnosisKind, string)
 		}
 	}
 	if most > 1 {
-		return KindRedelivery, fmt.Sprintf("delivered %d times, one effect: at-least-once delivery doing its job, no duplicate effect", most)
+		return KindRedelivery, fmt.Sprintf("delivered %s, one effect: at-least-once delivery doing its job, no duplicate effect", times(most))
 	}
 	return KindOnce, "one delivery, one effect"
 }
