@@ -229,10 +229,22 @@ func TestLessonsTenClaims(t *testing.T) {
 		}
 	}
 
+	// Lesson 9: the heartbeat timer renews during the receipt call too.
+	_, call := blockWith(t, l9, "--delay 3000 --heartbeat 300")
+	if !strings.Contains(call.Text(), "already claimed") || call.Summary[0].Effects != 1 {
+		t.Errorf("lesson 9: a heartbeat should keep the lease through a 3 s call:\n%s", call.Text())
+	}
+	if p := prose(l9); !strings.Contains(p, "renewing while the worker waits for a slow downstream call") {
+		t.Errorf("lesson 9 no longer says the heartbeat renews during the downstream call")
+	}
+
 	// Lesson 10: a stale receipt that arrives first is not refused.
 	_, first := blockWith(t, lesson(t, "10-fencing.md"), "--worker W2 --processing 3000 --fence")
 	if s := first.Summary[0]; s.Effects != 2 || s.Refused != 0 || !strings.Contains(first.Text(), "ack refused") {
 		t.Errorf("lesson 10: the stale receipt that arrives first should count, and only its ack be refused: %+v\n%s", s, first.Text())
+	}
+	if p := prose(lesson(t, "10-fencing.md")); strings.Contains(p, "seen 2 for this order") {
+		t.Errorf("lesson 10 says the token was seen for the order; it is kept per job")
 	}
 	if p := prose(lesson(t, "10-fencing.md")); !strings.Contains(p, "only protects a resource that checks the token") {
 		t.Errorf("lesson 10 no longer says that fencing needs the resource to check the token")
@@ -329,5 +341,72 @@ func TestLessonsExploreFlags(t *testing.T) {
 	}
 	if len(posts) != 2 || !strings.Contains(posts[0], "fencing token 1): the service records effect 1") || !strings.Contains(posts[1], "fencing token 2): the service records effect 2") {
 		t.Errorf("lesson 10: the shortest duplicating ordering is not token 1 then token 2: %+v", steps)
+	}
+}
+
+// TestCheckWindowHoldsTheEffect: lesson 12's check-then-act window holds
+// the effect's latency, so --delay raises the duplicates; and a retry
+// that arrives while a claimed key is still in progress waits for the
+// first answer instead of getting one that does not exist yet.
+func TestCheckWindowHoldsTheEffect(t *testing.T) {
+	l12 := lesson(t, "12-check-or-claim.md")
+	_, slow := blockWith(t, l12, "--dedupe check", "--delay 2")
+	fast := script.Run("service --dedupe check\nrace read 1000 --key job\n", script.Options{Seed: script.DefaultSeed})
+	if len(slow.Races) != 1 || len(fast.Races) != 1 || slow.Races[0].Duplicates <= 2*fast.Races[0].Duplicates {
+		t.Errorf("lesson 12: a 2 ms effect should more than double check-then-act's duplicates: %+v against %+v", slow.Races, fast.Races)
+	}
+	_, wait := blockWith(t, l12, "--dedupe claim", "--delay 400 --timeout 300")
+	if s := wait.Summary[0]; s.Effects != 1 || s.Replayed != 1 {
+		t.Errorf("lesson 12: the retry in flight should be replayed once, after waiting: %+v", s)
+	}
+	waited := false
+	for _, e := range wait.Trace {
+		waited = waited || strings.Contains(e.Step, "still in progress")
+	}
+	if !waited {
+		t.Errorf("lesson 12: the retry did not wait for the first request in progress")
+	}
+	b, _ := blockWith(t, l12, "--dedupe claim", "--delay 400 --timeout 300")
+	again := script.Run(strings.Replace(b.Script, "--dedupe claim", "--dedupe check", 1), script.Options{Seed: script.DefaultSeed})
+	if s := again.Summary[0]; s.Effects != 2 {
+		t.Errorf("lesson 12: with check, the retry inside the window should land a second effect: %+v", s)
+	}
+}
+
+// TestSentencesAnExpertSigns pins corrections of sentences that were
+// false or misleading: each entry says a lesson must not say a phrase,
+// or must say one, in its prose (whitespace folded).
+func TestSentencesAnExpertSigns(t *testing.T) {
+	for _, c := range []struct {
+		file, phrase string
+		want         bool
+		why          string
+	}{
+		{"01-one-job.md", "each statement commits as its own transaction", false, "lesson 14 runs a transaction of several statements"},
+		{"01-one-job.md", "the first field is the run id", true, "lesson 1 explains each field of the tag"},
+		{"04-claim-race.md", "two runs of a slow job can land milliseconds apart too", true, "a gap of milliseconds is a clue, not a proof"},
+		{"06-redelivery.md", "a slow job's second run can land just as close", true, "the table's milliseconds row has the same caveat"},
+		{"06-redelivery.md", "The last experiment", false, "lesson 6 is not the last of sixteen"},
+		{"06-redelivery.md", "\"exactly once\" is not a setting", true, "exactly-once is made at the effect"},
+		{"06-redelivery.md", "its message id and its receive count", true, "diagnosing in production needs the broker's delivery id and count"},
+		{"06-redelivery.md", "count the duplicate-key hits at the effect", true, "a dedupe's hit rate is a signal"},
+		{"12-check-or-claim.md", "the window is as long as the effect", true, "check-then-act's window holds the effect's latency"},
+		{"12-check-or-claim.md", "a few hundred microseconds. They rarely overlap", false, "the window is not a constant few hundred microseconds"},
+		{"12-check-or-claim.md", "answer at once with \"in progress\" (HTTP 409", true, "a request with a key still in progress"},
+		{"10-fencing.md", "seen 2 for this job", true, "fencing tokens are kept per job"},
+		{"12-check-or-claim.md", "only if taking the lock is itself one atomic step", true, "a lock that checks then sets is the same race"},
+		{"12-check-or-claim.md", "ON CONFLICT (key) DO UPDATE", true, "the lab's claim statement is named as it runs"},
+		{"13-producer-publishes-twice.md", "Every duplicate so far was made between the queue and the effect", false, "lesson 11 already showed a double publish"},
+		{"14-effect-in-the-transaction.md", "Every duplicate so far had the same anatomy", false, "false for lessons 3, 4 and 13"},
+		{"14-effect-in-the-transaction.md", "is the key, a unique row per event", true, "the key, not the shared commit, closes lessons 4 and 13"},
+		{"16-which-fix.md", "seven ways to respond", false, "the matrix has six fixes beside the column with none"},
+		{"16-which-fix.md", "perfectly valid claim. (The client retry has no second holder", true, "not every row is a second holder"},
+		{"16-which-fix.md", "the order to work in is the order of the columns", false, "the columns include a trap"},
+		{"16-which-fix.md", "dies between storing the key and the effect loses the work", true, "the claim-first hole"},
+	} {
+		p := strings.ToLower(prose(lesson(t, c.file)))
+		if got := strings.Contains(p, strings.ToLower(strings.Join(strings.Fields(c.phrase), " "))); got != c.want {
+			t.Errorf("%s: says %q = %v, want %v (%s)", c.file, c.phrase, got, c.want, c.why)
+		}
 	}
 }

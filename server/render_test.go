@@ -197,7 +197,7 @@ func TestReload(t *testing.T) {
 		t.Errorf("index without manifest not in file-name order:\n%s", index)
 	}
 	code, body := get("/lessons/a/")
-	if code != 200 || !strings.Contains(body, "job 1 order-1 event=ev-1 status=queued") {
+	if code != 200 || !strings.Contains(body, "job 1 order-1 status=queued") {
 		t.Fatalf("lesson a: %d\n%s", code, body)
 	}
 	writeFiles(t, dir, map[string]string{"a.md": "# First, edited\n\n```twice\nreset && add order-2\njobs\n```\n"})

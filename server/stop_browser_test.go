@@ -84,7 +84,7 @@ func TestBrowserStop(t *testing.T) {
 	}
 	ms := js[float64](t, ctx, `tp.until(() => tp.state(1) === "done", 20000)`)
 	t.Logf("block 1's queued run finished %.0f ms after Stop", ms)
-	if got := js[string](t, ctx, `tp.transcript(1)`); !strings.Contains(got, "job 1 order-5 event=ev-1 status=done") {
+	if got := js[string](t, ctx, `tp.transcript(1)`); !strings.Contains(got, "job 1 order-5 status=done") {
 		t.Errorf("block 1 after Stop: %q", got)
 	}
 
@@ -96,7 +96,7 @@ func TestBrowserStop(t *testing.T) {
 	}
 	took := time.Since(t0)
 	t.Logf("Stop to next result in block 0: %v (run alone %v)", time.Since(start).Round(time.Millisecond), took.Round(time.Millisecond))
-	if got := js[string](t, ctx, `tp.transcript(0)`); !strings.Contains(got, "job 1 order-9 event=ev-1 status=done") {
+	if got := js[string](t, ctx, `tp.transcript(0)`); !strings.Contains(got, "job 1 order-9 status=done") {
 		t.Errorf("block 0 after Stop: %q", got)
 	}
 	if took > 5*time.Second {

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/twice-lab/twice/runtime/script"
 )
 
 // TestREADMEExamples runs every example of twice run in README.md that
@@ -58,4 +60,116 @@ func shBlocks(md string) []string {
 		}
 	}
 	return blocks
+}
+
+// readmeTable returns the rows of README.md's command table: for each
+// row, the commands its first cell names (the first word of each code
+// span) and the whole row.
+func readmeTable(t *testing.T, md string) [][2]string {
+	t.Helper()
+	const head = "| command | what it does | what it prints |"
+	i := strings.Index(md, head)
+	if i < 0 {
+		t.Fatal("README.md has no command table")
+	}
+	var rows [][2]string
+	span := regexp.MustCompile("`([^`]*)`")
+	for _, line := range strings.Split(md[i:], "\n")[2:] {
+		if !strings.HasPrefix(line, "| ") {
+			break
+		}
+		cell := strings.SplitN(line[2:], " | ", 2)[0]
+		for _, m := range span.FindAllStringSubmatch(cell, -1) {
+			rows = append(rows, [2]string{strings.Fields(m[1])[0], line})
+		}
+	}
+	return rows
+}
+
+// TestREADMECommandTable: README.md's command table has a row for every
+// command of the command list and none for a command it lacks, and each
+// row names every flag of its command's synopsis (work's flags are listed
+// below the table, each as `--flag`).
+func TestREADMECommandTable(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(data)
+	rows := map[string][]string{}
+	for _, r := range readmeTable(t, md) {
+		rows[r[0]] = append(rows[r[0]], r[1])
+	}
+	flag := regexp.MustCompile(`--[a-z][a-z-]*`)
+	known := map[string]bool{}
+	for _, c := range script.Commands() {
+		known[c.Name] = true
+		rs, ok := rows[c.Name]
+		if !ok {
+			t.Errorf("README's command table has no row for %s", c.Name)
+			continue
+		}
+		for _, f := range flag.FindAllString(c.Usage, -1) {
+			in := strings.Contains(strings.Join(rs, "\n"), f)
+			if c.Name == "work" {
+				in = in || strings.Contains(md, "`"+f)
+			}
+			if !in {
+				t.Errorf("README's row for %s does not name its flag %s", c.Name, f)
+			}
+		}
+	}
+	for name := range rows {
+		if !known[name] {
+			t.Errorf("README's command table has a row for %s, which is no command", name)
+		}
+	}
+}
+
+// TestREADMESynopsis: the synopsis of every subcommand in README.md's
+// command-line block, in the package doc and in twice's usage is the
+// same line, and names every flag the subcommand's flag set defines.
+func TestREADMESynopsis(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	synopsis := regexp.MustCompile(`(?m)^\s*(twice (run|serve|build|bundle) .*)$`)
+	lines := func(text string) map[string]string {
+		out := map[string]string{}
+		for _, m := range synopsis.FindAllStringSubmatch(text, -1) {
+			if _, ok := out[m[2]]; !ok {
+				out[m[2]] = strings.TrimSpace(m[1])
+			}
+		}
+		return out
+	}
+	md := string(data)
+	i := strings.Index(md, "## The command line")
+	if i < 0 {
+		t.Fatal("README.md has no command-line section")
+	}
+	readme, doc, help := lines(md[i:]), lines(strings.ReplaceAll(string(src)[:strings.Index(string(src), "package main")], "//", "")), lines(usage)
+	for _, sub := range []string{"run", "serve", "build", "bundle"} {
+		if readme[sub] == "" || readme[sub] != doc[sub] || readme[sub] != help[sub] {
+			t.Errorf("twice %s: README says %q, the package doc %q, the usage %q", sub, readme[sub], doc[sub], help[sub])
+		}
+		var stderr bytes.Buffer
+		run([]string{sub, "-h"}, strings.NewReader(""), &bytes.Buffer{}, &stderr)
+		for _, m := range regexp.MustCompile(`(?m)^  -([a-z][a-z-]*)`).FindAllStringSubmatch(stderr.String(), -1) {
+			f := m[1]
+			if f == "c" || f == "o" {
+				f = "-" + f
+			} else {
+				f = "--" + f
+			}
+			if !strings.Contains(help[sub], f+" ") && !strings.Contains(help[sub], f+"]") {
+				t.Errorf("twice %s takes %s, but its synopsis %q does not name it", sub, f, help[sub])
+			}
+		}
+	}
 }

@@ -8,6 +8,7 @@ package article
 
 import (
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -50,3 +51,21 @@ func Steps(tb testing.TB) []Step {
 	}
 	return steps
 }
+
+// Shapes are the shapes of the lines the article's six steps printed, with
+// run ids, counts and times left free: a worker's line, a worker.log line
+// with or without its run, a row of the jobs table (no event id: in the
+// article every job is its own event), a race's tally, and the effects
+// line, whose tags are run, attempt and send only (one job per order).
+// The runtime's own diagnosis line comes on top of them.
+var Shapes = []*regexp.Regexp{
+	regexp.MustCompile(`^W\d run [0-9a-f]{8}: (receipt sent for order-77|killed before the (ack|receipt)|POST TimeoutError, retrying|job 1 already claimed)$`),
+	regexp.MustCompile(`^(\[run [0-9a-f]{8} attempt \d+\] )?sending receipt for order-77$`),
+	regexp.MustCompile(`^job 1 order-77 status=(queued|running|done) attempts=\d+ run=([0-9a-f]{8}|-)$`),
+	regexp.MustCompile(`^claim=(read|lock): two effects in \d+ of \d+ races$`),
+	regexp.MustCompile(`^order-77: \d+ effect\(s\) from \d+ run\(s\) over [0-9.]+ ms \[[0-9a-f]{8} a\d+ s\d+(, [0-9a-f]{8} a\d+ s\d+)*\]$`),
+}
+
+// DiagnosisPrefix starts the line the runtime adds after an effects line
+// that is not one clean effect; the article printed none.
+const DiagnosisPrefix = "  diagnosis: "

@@ -15,12 +15,14 @@ const (
 	// DedupeOff ignores the key: every request that arrives is an effect.
 	DedupeOff Dedupe = iota
 	// DedupeCheck is check-then-act: SELECT the key; if it is absent, do
-	// the effect, then INSERT the key. Three statements, each its own
-	// atomic step, so two requests with one key can both pass the SELECT.
+	// the effect, which takes the request's latency, then INSERT the key.
+	// Each is its own atomic step, so two requests with one key can both
+	// pass the SELECT, the more often the slower the effect.
 	DedupeCheck
 	// DedupeClaim claims the key first: INSERT ... ON CONFLICT DO NOTHING,
 	// and the effect only if the insert took. A request whose insert
-	// changed nothing is a replay and gets the first answer back.
+	// changed nothing is a replay and gets the first answer back; while
+	// the first request is still in progress, it waits for that answer.
 	DedupeClaim
 	numDedupes
 )

@@ -81,6 +81,10 @@ type Request struct {
 	// Event is the producer's event id; Key the Idempotency-Key, or "".
 	Event string
 	Key   string
+	// Await, when set, is how the client waits for the reply until
+	// instant t: a worker whose heartbeat timer keeps renewing its lease
+	// meanwhile. It must return at t, not before.
+	Await func(p *sim.Proc, t sim.Time)
 }
 
 // Outcome is what the client saw of one request.
@@ -119,6 +123,10 @@ type Service struct {
 	ttl     sim.Time
 	keys    *KeyStore // opened when a dedupe mode is first set
 	err     error     // the first error of the key table
+	// ready holds, for each key claimed in claim mode, the instant its
+	// first request's answer is ready: a request with the same key that
+	// comes before then finds the key in progress and waits for it.
+	ready map[string]sim.Time
 }
 
 // SetDedupe sets how the service treats the Idempotency-Key header from
@@ -165,6 +173,7 @@ func (s *Service) Effects() []Effect { return s.effects }
 func (s *Service) Reset() {
 	s.effects = s.effects[:0]
 	clear(s.fence)
+	clear(s.ready)
 	if s.keys != nil {
 		if err := s.keys.Reset(); err != nil && s.err == nil {
 			s.err = err
@@ -222,24 +231,37 @@ func (s *Service) Post(p *sim.Proc, req Request) Outcome {
 			s.fence[req.Job] = req.Token
 		}
 	}
+	ready := p.Now() + delay // when the answer leaves the service
 	if !e.Refused {
 		if s.dedupe != DedupeOff && req.Key != "" {
-			if s.deduplicate(p, &e) {
+			replayed, at := s.deduplicate(p, &e, delay)
+			if replayed {
 				outcome, status = Replayed, "200 (replayed)"
+			}
+			if at != 0 {
+				ready = at
 			}
 		} else {
 			s.land(k, e)
 		}
 	}
-	answered := p.Now() + delay + k.Between(HopMin, HopMax)
+	answered := ready + k.Between(HopMin, HopMax)
 	if deadline := sent + req.Timeout; answered > deadline {
-		p.SleepUntil(deadline)
+		req.await(p, deadline)
 		k.Record(p.Name(), event.Timeout, nil, "POST TimeoutError after %d ms", req.Timeout/sim.Millisecond)
 		return TimedOut
 	}
-	p.SleepUntil(answered)
+	req.await(p, answered)
 	k.Record(p.Name(), event.Answer, nil, "POST answered %s", status)
 	return outcome
+}
+
+// await waits for the reply until instant t, as the client does.
+func (req Request) await(p *sim.Proc, t sim.Time) {
+	if req.Await != nil {
+		req.Await(p, t)
+	}
+	p.SleepUntil(t)
 }
 
 // land records e as an effect.
@@ -259,12 +281,19 @@ func (s *Service) replay(k *sim.Kernel, e Effect, first string) {
 // deduplicate plays the service's dedupe mode for a request with a key,
 // each statement one step of the request's process, and reports whether
 // the request was a replay. The effect, when there is one, is recorded in
-// between, at its own instant.
-func (s *Service) deduplicate(p *sim.Proc, e *Effect) bool {
+// between, at its own instant. It also returns, when not zero, the instant
+// the answer is ready, when the mode decides it.
+//
+// Check mode is check-then-act as real services have it: SELECT the key,
+// do the effect, which takes the request's latency (delay), then INSERT
+// the key. The effect and the INSERT run on a handler of their own, so a
+// client that times out meanwhile and retries finds the key not yet
+// stored: the latency is inside the window.
+func (s *Service) deduplicate(p *sim.Proc, e *Effect, delay sim.Time) (bool, sim.Time) {
 	k := p.Kernel()
 	if s.keys == nil {
 		s.fail(errNoStore)
-		return false
+		return false, 0
 	}
 	stmt := func() sim.Time { return k.Between(StmtMin, StmtMax) }
 	// An observation for the evidence, not a step: was there a row at all?
@@ -281,15 +310,19 @@ func (s *Service) deduplicate(p *sim.Proc, e *Effect) bool {
 		if found {
 			p.Step(stmt(), event.KeyCheck, "SELECT key %s: stored by run %s", e.Key, first)
 			s.replay(k, *e, first)
-			return true
+			return true, 0
 		}
 		p.Step(stmt(), event.KeyCheck, "SELECT key %s: %s", e.Key, absent(state))
 		e.KeyState = state
 		s.land(k, *e)
-		p.Sleep(stmt()) // doing the effect
-		s.fail(s.keys.Insert(e.Key, p.Now(), e.Run))
-		p.Step(stmt(), event.KeyInsert, "INSERT key %s", e.Key)
-		return false
+		work, ins := stmt()+delay, stmt()
+		key, run := e.Key, e.Run
+		k.Go(p.Name(), p.Now(), func(h *sim.Proc) {
+			h.Sleep(work) // doing the effect
+			s.fail(s.keys.Insert(key, h.Now(), run))
+			h.Step(ins, event.KeyInsert, "INSERT key %s", key)
+		})
+		return false, p.Now() + work + ins
 	case DedupeClaim:
 		took, err := s.keys.Claim(e.Key, p.Now(), s.ttl, e.Run)
 		s.fail(err)
@@ -297,17 +330,29 @@ func (s *Service) deduplicate(p *sim.Proc, e *Effect) bool {
 			p.Step(stmt(), event.KeyClaim, "INSERT key %s ON CONFLICT DO NOTHING: 1 row changed (%s), the effect is mine", e.Key, absent(state))
 			e.KeyState = state
 			s.land(k, *e)
-			return false
+			if s.ready == nil {
+				s.ready = map[string]sim.Time{}
+			}
+			s.ready[e.Key] = p.Now() + delay
+			return false, 0
 		}
 		p.Step(stmt(), event.KeyClaim, "INSERT key %s ON CONFLICT DO NOTHING: 0 rows changed", e.Key)
 		first, _, err := s.keys.Check(e.Key, p.Now(), s.ttl)
 		s.fail(err)
+		if at := s.ready[e.Key]; at > p.Now() {
+			// The first request with this key is still in flight: there
+			// is no answer to replay yet. Real stores answer 409 (in
+			// progress) or hold the request until the answer exists;
+			// this one holds it.
+			p.Step(stmt(), event.KeyCheck, "SELECT key %s: stored by run %s, still in progress: waiting for its answer", e.Key, first)
+			p.SleepUntil(at)
+		}
 		p.Step(stmt(), event.KeyCheck, "SELECT key %s: stored by run %s", e.Key, first)
 		s.replay(k, *e, first)
-		return true
+		return true, 0
 	}
 	s.fail(fmt.Errorf("receipts: dedupe mode %s has no steps", s.dedupe))
-	return false
+	return false, 0
 }
 
 func absent(state string) string {

@@ -47,7 +47,7 @@ var commandTable = []commandSpec{
 	},
 	{
 		name: "race", kind: Race,
-		usage:   "race " + claimList + " [N | --all] [--workers K] [--key K] [--effect receipt|ledger] [--key-txn same|separate] [--heartbeat MS] [--fence]",
+		usage:   "race " + claimList + " [N | --all] [--workers K] [--key K] [--effect receipt|ledger] [--key-txn same|separate] [--heartbeat MS] [--fence] [--delay MS]",
 		summary: "N times, a fresh job and K workers released at one instant; --all checks every interleaving instead",
 		example: "race read 20",
 		parse:   parseRace,
@@ -103,7 +103,7 @@ var commandTable = []commandSpec{
 	},
 	{
 		name: "jobs", kind: Jobs, usage: "jobs",
-		summary: "print the jobs table: each job's event, status, attempts and the run that holds it",
+		summary: "print the jobs table: each job's status, attempts and the run that holds it, and its event id once an add named one or published one twice, or an order has jobs of two events",
 		example: "add order-77 && jobs",
 		parse:   noArgs,
 	},

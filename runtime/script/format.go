@@ -74,6 +74,9 @@ func (c Command) String() string {
 		if c.Race.Fence {
 			s += " --fence"
 		}
+		if c.Race.Delay != 0 {
+			s += fmt.Sprintf(" --delay %d", c.Race.Delay/sim.Millisecond)
+		}
 		if c.Race.Key != receipts.KeyNone {
 			s += " --key " + c.Race.Key.String()
 		}

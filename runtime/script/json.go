@@ -154,6 +154,7 @@ func (e *jsonEnc) summary(s Summary) {
 	e.intField("effects", s.Effects)
 	e.intField("refused", s.Refused)
 	e.intField("replayed", s.Replayed)
+	e.strField("count", s.Count)
 	e.intField("runs", s.Runs)
 	e.key("span_ms")
 	e.num64(s.SpanMS)

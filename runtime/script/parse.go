@@ -124,8 +124,9 @@ type WorkArgs struct {
 	// Processing is how long the job's own work takes, between the claim
 	// and the receipt.
 	Processing sim.Time
-	// Heartbeat, when not zero, renews the lease this often while
-	// processing, with an UPDATE conditional on the run id.
+	// Heartbeat, when not zero, renews the lease this often, with an
+	// UPDATE conditional on the run id: a timer for the whole handler,
+	// during processing and while the receipt call waits for its reply.
 	Heartbeat sim.Time
 	// Stall freezes the worker after its last lease check and before the
 	// receipt (a GC pause, a VM migration): no heartbeats meanwhile.
@@ -174,6 +175,7 @@ type RaceArgs struct {
 	KeyTxn    string // with the ledger: KeyTxnSame or KeyTxnSeparate
 	Heartbeat sim.Time
 	Fence     bool
+	Delay     sim.Time     // how long the receipts service takes to answer
 	Key       receipts.Key // the workers' Idempotency-Key
 }
 
@@ -720,9 +722,10 @@ func oneOf(list string) string {
 
 func parseRace(c *Command, name token, args []token) *Error {
 	claims := queue.ClaimNames("|")
-	usage := usageErr(name.pos, "usage: race %s [N | --all] [--workers N] [--key K] [--effect receipt|ledger] [--key-txn same|separate] [--heartbeat MS] [--fence]", claims)
+	usage := usageErr(name.pos, "usage: race %s [N | --all] [--workers N] [--key K] [--effect receipt|ledger] [--key-txn same|separate] [--heartbeat MS] [--fence] [--delay MS]", claims)
 	r := RaceArgs{N: DefaultRaces, Workers: DefaultWorkers, Effect: EffectReceipt, KeyTxn: KeyTxnSame}
 	var keyTxn *flagArg // --key-txn, which needs the ledger
+	var delay *flagArg  // --delay, a timing that --all does not model
 	var pos []token
 	seen := map[string]bool{}
 	for i := 0; i < len(args); i++ {
@@ -772,8 +775,18 @@ func parseRace(c *Command, name token, args []token) *Error {
 					err = usageErr(v.pos, "unknown --key-txn %q (want same or separate)", v.text)
 				}
 			}
+		case "delay":
+			ff := f
+			delay = &ff
+			var v token
+			if v, err = f.value(args, &i); err == nil {
+				var ms int64
+				ms, err = parseInt(v, 0, MaxMillis)
+				r.Delay = ms * sim.Millisecond
+				err = f.named(v, err)
+			}
 		default:
-			err = usageErr(f.tok.pos, "unknown flag %q for race (want --all, --workers, --key, --effect, --key-txn, --heartbeat, --fence)", f.tok.text)
+			err = usageErr(f.tok.pos, "unknown flag %q for race (want --all, --workers, --key, --effect, --key-txn, --heartbeat, --fence, --delay)", f.tok.text)
 		}
 		if err != nil {
 			return err
@@ -801,6 +814,9 @@ func parseRace(c *Command, name token, args []token) *Error {
 		return usageErr(keyTxn.tok.pos, "--key-txn is about the ledger's transaction: add --effect ledger")
 	}
 	if r.All {
+		if delay != nil {
+			return usageErr(delay.tok.pos, "race --all checks every ordering with timing ignored; --delay is a timing: drop it, or race N times")
+		}
 		r.N = 0
 	}
 	c.Race = r

@@ -94,6 +94,10 @@ type Summary struct {
 	Effects  int `json:"effects"`
 	Refused  int `json:"refused"`
 	Replayed int `json:"replayed"`
+	// Count says the three counts in words, as the transcript and the
+	// playground's panel and tables say them: "1 effect, 1 refused",
+	// "2 effects", "1 effect, 2 replayed".
+	Count string `json:"count"`
 	// Runs counts the distinct runs that sent a request.
 	Runs   int   `json:"runs"`
 	SpanMS int64 `json:"span_ms"`

@@ -129,12 +129,17 @@ type interp struct {
 	res   *Result
 	quiet bool // a race after the first prints nothing
 
-	runs    map[string]*runRec // evidence: every run that claimed a job, by run id
-	holder  map[int64]*runRec  // the run that last claimed each job
-	running map[string]bool    // workers whose process has not returned
-	bgErr   *Error             // the first runtime error of a background list
-	keyHits int                // ledger writes that found their key already processed
-	ledger  bool               // a worker has written (or may write) the ledger
+	runs     map[string]*runRec  // evidence: every run that claimed a job, by run id
+	holder   map[int64]*runRec   // the run that last claimed each job
+	claims   map[int64][]*runRec // every run that claimed each job, in order
+	running  map[string]bool     // workers whose process has not returned
+	bgErr    *Error              // the first runtime error of a background list
+	keyHits  int                 // ledger writes that found their key already processed
+	shownLog bool                // the script printed worker.log since the last reset
+	// eventsGiven: an add since the last reset named its event or
+	// published it more than once, so the jobs table shows event ids.
+	eventsGiven bool
+	ledger      bool // a worker has written (or may write) the ledger
 
 	events   map[string]bool // event ids given to jobs since the last reset
 	nextEv   int             // the number of the last event id add made up
@@ -169,7 +174,7 @@ func newInterp(seed uint64, res *Result) (*interp, error) {
 	k.SetTracing(true)
 	return &interp{
 		seed: seed, k: k, db: db, shell: shell, conns: map[string]*queue.Conn{}, res: res,
-		runs: map[string]*runRec{}, holder: map[int64]*runRec{}, running: map[string]bool{},
+		runs: map[string]*runRec{}, holder: map[int64]*runRec{}, claims: map[int64][]*runRec{}, running: map[string]bool{},
 		events: map[string]bool{}, redriven: map[int64]bool{},
 	}, nil
 }
@@ -210,6 +215,7 @@ func (in *interp) exec(c Command) (bool, error) {
 		if ev == "" {
 			ev = in.newEvent()
 		}
+		in.eventsGiven = in.eventsGiven || c.Add.Event != "" || c.Add.Times > 1
 		in.events[ev] = true
 		for range c.Add.Times {
 			id, err := in.shell.Add(c.Add.Order, ev)
@@ -245,6 +251,7 @@ func (in *interp) exec(c Command) (bool, error) {
 		in.background(c)
 		return true, in.runUntil(in.k.Now())
 	case Log:
+		in.shownLog = true
 		for _, l := range in.log {
 			in.print("%s", l)
 		}
@@ -257,12 +264,28 @@ func (in *interp) exec(c Command) (bool, error) {
 		if len(rows) == 0 {
 			in.print("no jobs")
 		}
+		// The event id is shown when it tells something: an add named it
+		// or published it twice, or an order has jobs of several events.
+		// Otherwise every job is its own event and the line keeps the
+		// article's shape.
+		showEvent := in.eventsGiven
+		first := map[string]string{}
+		for _, r := range rows {
+			if e, ok := first[r.Order]; ok && e != r.Event {
+				showEvent = true
+			}
+			first[r.Order] = r.Event
+		}
 		for _, r := range rows {
 			run := r.Run
 			if run == "" {
 				run = "-"
 			}
-			in.print("job %d %s event=%s status=%s attempts=%d run=%s", r.ID, r.Order, r.Event, r.Status, r.Attempts, run)
+			if showEvent {
+				in.print("job %d %s event=%s status=%s attempts=%d run=%s", r.ID, r.Order, r.Event, r.Status, r.Attempts, run)
+			} else {
+				in.print("job %d %s status=%s attempts=%d run=%s", r.ID, r.Order, r.Status, r.Attempts, run)
+			}
 		}
 		return true, nil
 	case Effects:
@@ -284,14 +307,14 @@ func (in *interp) exec(c Command) (bool, error) {
 			}
 		}
 		for _, s := range sums {
-			extra := ""
-			if s.Refused > 0 {
-				extra = fmt.Sprintf(", %d refused", s.Refused)
+			if s.Refused+s.Replayed == 0 {
+				// The article's shape.
+				in.print("%s: %d effect(s) from %d run(s) over %s [%s]", s.Order, s.Effects, s.Runs, s.Span, strings.Join(s.Tags, ", "))
+			} else if s.Effects > 1 {
+				in.print("%s: %s, from %d run(s), effects over %s [%s]", s.Order, s.Count, s.Runs, s.Span, strings.Join(s.Tags, ", "))
+			} else {
+				in.print("%s: %s, from %d run(s) [%s]", s.Order, s.Count, s.Runs, strings.Join(s.Tags, ", "))
 			}
-			if s.Replayed > 0 {
-				extra += fmt.Sprintf(", %d replayed", s.Replayed)
-			}
-			in.print("%s: %d effect(s) from %d run(s)%s over %s [%s]", s.Order, s.Effects, s.Runs, extra, s.Span, strings.Join(s.Tags, ", "))
 			if s.Kind != KindOnce {
 				in.print("  diagnosis: %s", s.Diagnosis)
 			}
@@ -417,6 +440,9 @@ func (in *interp) reset() error {
 	in.log = in.log[:0]
 	clear(in.runs)
 	clear(in.holder)
+	clear(in.claims)
+	in.shownLog = false
+	in.eventsGiven = false
 	clear(in.events)
 	clear(in.redriven)
 	in.nextEv = 0
@@ -476,7 +502,7 @@ func (in *interp) race(r RaceArgs) error {
 		for n := range r.Workers {
 			w := &worker{in: in, gate: gate, args: WorkArgs{
 				Job: id, Worker: fmt.Sprintf("W%d", n+1), Lease: DefaultLease, Claim: r.Claim, Timeout: DefaultTimeout, Key: r.Key,
-				Effect: r.Effect, KeyTxn: keyTxn, Heartbeat: r.Heartbeat, Fence: r.Fence,
+				Effect: r.Effect, KeyTxn: keyTxn, Heartbeat: r.Heartbeat, Fence: r.Fence, Delay: r.Delay,
 			}}
 			if err := in.spawn(w, in.k.Now()); err != nil {
 				return err

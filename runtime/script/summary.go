@@ -21,6 +21,7 @@ type DiagnosisKind uint8
 const (
 	KindOnce       DiagnosisKind = iota // one effect from one delivery
 	KindRedelivery                      // delivered again, one effect
+	KindRaceCaught                      // claimed twice in one delivery; the heartbeat stopped the loser
 	KindFenced                          // a stale run's receipt refused by its fencing token, one effect
 	KindDeduped                         // a request replayed on its key, one effect
 	KindSwallowed                       // one effect, but a different event was replayed on its key
@@ -29,6 +30,7 @@ const (
 	KindClaimRace    // a claim overwrote a lease that was still live
 	KindLeaseExpired // the lease ran out after the run was killed or ended without an ack
 	KindSlow         // the lease ran out while the run was still working
+	KindSlowCall     // the lease ran out while the run waited on the service's reply
 	KindStall        // the lease ran out while the run was frozen after its last heartbeat
 	KindRedone       // the job was claimed again after it was done
 	KindRedriven     // redeliver put the job back, and it ran again
@@ -45,6 +47,7 @@ var diagnosisInfo = [numDiagnosisKinds]struct {
 }{
 	KindOnce:         {"once", "Ran once", true},
 	KindRedelivery:   {"redelivery", "Redelivered, with no second effect", true},
+	KindRaceCaught:   {"race-caught", "A claim race, stopped by the heartbeat before a second effect", true},
 	KindFenced:       {"fenced", "Fenced: a stale run's receipt was refused", true},
 	KindDeduped:      {"deduped", "Deduplicated: the service replayed the first answer", true},
 	KindSwallowed:    {"swallowed", "Swallowed: a second event got the first one's answer", false},
@@ -52,6 +55,7 @@ var diagnosisInfo = [numDiagnosisKinds]struct {
 	KindClaimRace:    {"claim-race", "Claim race: two workers took one delivery", false},
 	KindLeaseExpired: {"lease-expired", "Lease expired under finished work", false},
 	KindSlow:         {"slow-processing", "Processing outlived the lease", false},
+	KindSlowCall:     {"slow-call", "A slow downstream call outlived the lease", false},
 	KindStall:        {"stall", "A stall outlived the lease", false},
 	KindRedone:       {"redone", "Claimed again after it was done", false},
 	KindRedriven:     {"redriven", "Redelivered by hand after it was done", false},
@@ -133,9 +137,11 @@ const (
 )
 
 // runRec is the evidence the lab keeps about one run that claimed a job:
-// when it claimed, its lease as last written, what it is doing, and the run
-// that held the job before it, with that run's lease and phase at the
-// moment of the claim.
+// when it claimed, every lease it wrote and every phase it went through,
+// with their instants, whether it had a heartbeat, and what the service
+// made of its receipt. The diagnosis pairs two runs whose effects landed
+// and reads, from this history, why the later one could claim the job:
+// what the earlier one was doing when its lease ran out.
 type runRec struct {
 	run, worker string
 	job         int64
@@ -147,16 +153,85 @@ type runRec struct {
 	replayed    bool   // the service answered its receipt with the first answer
 	key         string // the Idempotency-Key it sent
 	redriven    bool   // it claimed a job that redeliver had put back
+	delay       sim.Time
+	processing  sim.Time
+
+	phases []stamp // every phase, from the claim on
+	leases []stamp // every lease expiry written, from the claim on
 
 	prev      *runRec // the run that held the job when this one claimed it
 	prevLive  bool    // prev's lease had not yet passed at the claim
 	prevPhase string  // prev's phase at the claim
 }
 
+// stamp is one entry of a run's history: a phase, or a lease expiry
+// written, from instant at on.
+type stamp struct {
+	at    sim.Time
+	phase string
+	lease sim.Time
+}
+
+// setPhase records that the run entered phase at instant now.
+func (r *runRec) setPhase(now sim.Time, phase string) {
+	r.phase = phase
+	r.phases = append(r.phases, stamp{at: now, phase: phase})
+	if phase == phaseAcked {
+		r.acked = true
+	}
+}
+
+// setLease records that the run wrote a lease to expire at lease, at
+// instant now.
+func (r *runRec) setLease(now, lease sim.Time) {
+	r.lease = lease
+	r.leases = append(r.leases, stamp{at: now, lease: lease})
+}
+
+// phaseAt returns the run's phase at instant t: the last entered at or
+// before t.
+func (r *runRec) phaseAt(t sim.Time) string {
+	ph := ""
+	for _, s := range r.phases {
+		if s.at > t {
+			break
+		}
+		ph = s.phase
+	}
+	return ph
+}
+
+// leaseAt returns the run's lease expiry as written at or before instant t.
+func (r *runRec) leaseAt(t sim.Time) sim.Time {
+	var l sim.Time
+	for _, s := range r.leases {
+		if s.at > t {
+			break
+		}
+		l = s.lease
+	}
+	return l
+}
+
+// ackedBy reports whether the run had acked at or before instant t.
+func (r *runRec) ackedBy(t sim.Time) bool {
+	for _, s := range r.phases {
+		if s.at > t {
+			break
+		}
+		if s.phase == phaseAcked {
+			return true
+		}
+	}
+	return false
+}
+
 // claimedBy records that run took job at instant now with a lease to
 // expire at lease.
 func (in *interp) claimedBy(run, worker string, job int64, now, lease sim.Time) *runRec {
-	rec := &runRec{run: run, worker: worker, job: job, claimedAt: now, lease: lease, phase: phaseClaimed, redriven: in.redriven[job]}
+	rec := &runRec{run: run, worker: worker, job: job, claimedAt: now, redriven: in.redriven[job]}
+	rec.setPhase(now, phaseClaimed)
+	rec.setLease(now, lease)
 	delete(in.redriven, job)
 	if h := in.holder[job]; h != nil {
 		rec.prev, rec.prevPhase = h, h.phase
@@ -164,6 +239,7 @@ func (in *interp) claimedBy(run, worker string, job int64, now, lease sim.Time) 
 	}
 	in.holder[job] = rec
 	in.runs[run] = rec
+	in.claims[job] = append(in.claims[job], rec)
 	return rec
 }
 
@@ -182,6 +258,15 @@ func (in *interp) summarize() ([]Summary, error) {
 	idx := map[string]int{}
 	groups := map[string][]Effect{}
 	answers := map[string]Effect{} // run -> its first request that landed
+	// A tag names the job only when an order's requests come from more
+	// than one job: otherwise the job is the same in every tag.
+	jobsOf := map[string]map[int64]bool{}
+	for _, e := range in.svc.Effects() {
+		if jobsOf[e.Order] == nil {
+			jobsOf[e.Order] = map[int64]bool{}
+		}
+		jobsOf[e.Order][e.Job] = true
+	}
 	for _, e := range in.svc.Effects() {
 		i, ok := idx[e.Order]
 		if !ok {
@@ -190,7 +275,10 @@ func (in *interp) summarize() ([]Summary, error) {
 			sums = append(sums, Summary{Order: e.Order})
 		}
 		s := &sums[i]
-		tag := fmt.Sprintf("%s j%d a%d s%d", e.Run, e.Job, e.Attempt, e.Send)
+		tag := fmt.Sprintf("%s a%d s%d", e.Run, e.Attempt, e.Send)
+		if len(jobsOf[e.Order]) > 1 {
+			tag = fmt.Sprintf("%s j%d a%d s%d", e.Run, e.Job, e.Attempt, e.Send)
+		}
 		if e.Refused {
 			tag += " refused"
 		}
@@ -203,12 +291,12 @@ func (in *interp) summarize() ([]Summary, error) {
 			answers[e.Run] = effectOf(e)
 		}
 	}
-	untraced := in.untracedDuplicateLog()
+	untraced := in.shownLog && in.untracedDuplicateLog()
 	for i := range sums {
 		s := &sums[i]
 		in.diagnose(s, groups[s.Order], attempts, answers)
 		if s.Effects > 1 && untraced {
-			s.Diagnosis += "; worker.log alone could not tell: its lines carry no run id (add --trace)"
+			s.Diagnosis += "; worker.log could not tell these runs apart: its lines carry no run id (add --trace)"
 		}
 	}
 	return sums, nil
@@ -253,12 +341,18 @@ func byEvent(reqs []Effect) []*eventEvidence {
 // dupCause is one reason an event got more than one effect: its kind, the
 // event, the job it concerns (0 for a cause across jobs: a publish), the
 // run that sent again (a client retry), and how many effects it explains.
+// For a second run of one job, a is the run that claimed first and b the
+// one that claimed later, the two runs whose effects are paired, and
+// sentFirst says whether a's effect had landed before b claimed.
 type dupCause struct {
-	kind  DiagnosisKind
-	event string
-	job   int64
-	run   string
-	n     int
+	kind      DiagnosisKind
+	event     string
+	job       int64
+	run       string
+	n         int
+	a, b      *runRec
+	between   []*runRec // runs that claimed the job between a and b
+	sentFirst bool
 }
 
 // diagnose fills in the counts of s from the order's recorded requests, and
@@ -284,6 +378,7 @@ func (in *interp) diagnose(s *Summary, reqs []Effect, attempts map[int64]int, an
 	}
 	s.Runs = len(runs)
 	s.Effects = len(landed)
+	s.Count = countPhrase(s.Effects, s.Refused, s.Replayed)
 	var gap sim.Time
 	if len(landed) > 1 {
 		gap = landed[len(landed)-1].AtUS - landed[0].AtUS
@@ -291,7 +386,7 @@ func (in *interp) diagnose(s *Summary, reqs []Effect, attempts map[int64]int, an
 	s.SpanMS = gap / sim.Millisecond
 	s.Span = fmtGap(gap)
 
-	d := &diagnosis{in: in, order: s.Order, evs: byEvent(reqs), multiJob: len(jobs) > 1, attempts: attempts, answers: answers}
+	d := &diagnosis{in: in, order: s.Order, evs: byEvent(reqs), multiJob: len(jobs) > 1, attempts: attempts, answers: answers, gap: gap}
 	if len(landed) <= 1 {
 		s.Kind, s.Diagnosis = d.single(landed, s.Refused)
 		return
@@ -307,6 +402,7 @@ type diagnosis struct {
 	multiJob bool // the order's requests come from more than one job
 	attempts map[int64]int
 	answers  map[string]Effect
+	gap      sim.Time // first to last effect
 }
 
 // answerOf returns the request whose answer a replayed request got back.
@@ -354,13 +450,16 @@ func (d *diagnosis) single(landed []Effect, refused int) (DiagnosisKind, string)
 		}
 		return KindSwallowed, text
 	case len(held) > 0:
-		text := fmt.Sprintf("one effect; %d request(s) carried %s, already stored, and got the first answer back: the service's dedupe held", len(held), keysOf(held))
+		text := fmt.Sprintf("one effect; %s carried %s, already stored, and got the first answer back: the service's dedupe held", countNoun(len(held), "a later request", count(len(held))+" later requests"), keysOf(held))
 		if len(foreign) > 0 {
 			text += "; " + d.foreignWhat(foreign)
 		}
 		return KindDeduped, text
 	case refused > 0:
-		return KindFenced, fmt.Sprintf("one effect; %d late request(s) carried an older fencing token and were refused: fencing kept a stale run out", refused)
+		return KindFenced, fmt.Sprintf("one effect; %s: fencing kept a stale run out", countNoun(refused, "a late request carried an older fencing token and was refused", count(refused)+" late requests carried older fencing tokens and were refused"))
+	}
+	if text, ok := d.raceCaught(); ok {
+		return KindRaceCaught, text
 	}
 	most := 0
 	for _, ev := range d.evs {
@@ -369,9 +468,36 @@ func (d *diagnosis) single(landed []Effect, refused int) (DiagnosisKind, string)
 		}
 	}
 	if most > 1 {
-		return KindRedelivery, fmt.Sprintf("delivered %d times, one effect: at-least-once delivery doing its job, no duplicate effect", most)
+		return KindRedelivery, fmt.Sprintf("delivered %s, one effect: at-least-once delivery doing its job, no duplicate effect", times(most))
 	}
 	return KindOnce, "one delivery, one effect"
+}
+
+// raceCaught says, for an order with one effect, whether a job of it was
+// claimed twice in one delivery (a claim over a lease still live) and the
+// run that lost the lease found it out at a heartbeat and stopped: the
+// extra attempt is a claim race caught, not a redelivery.
+func (d *diagnosis) raceCaught() (string, bool) {
+	for _, ev := range d.evs {
+		for _, j := range ev.jobs {
+			runs := d.in.claims[j]
+			for i, b := range runs {
+				if i == 0 {
+					continue
+				}
+				a := runs[i-1]
+				if a.ackedBy(b.claimedAt) || b.claimedAt > a.leaseAt(b.claimedAt) || a.phase != phaseLost {
+					continue
+				}
+				job := "the job"
+				if d.multiJob {
+					job = fmt.Sprintf("job %d", j)
+				}
+				return fmt.Sprintf("one effect: %s claimed %s while %s's lease was still live (a claim race); %s's heartbeat found the lease taken and stopped it before its receipt", b.worker, job, a.worker, a.worker), true
+			}
+		}
+	}
+	return "", false
 }
 
 // swallowedWhat says which requests of other events got an earlier
@@ -476,14 +602,14 @@ func (d *diagnosis) several(s *Summary, landed []Effect) (DiagnosisKind, string)
 			landedEvents = append(landedEvents, ev)
 		}
 	}
-	if len(causes) == 1 && causes[0].kind == KindClientRetry && len(d.evs) == 1 && !d.multiJob && len(held)+len(foreign) == 0 && s.Refused == 0 {
+	if len(causes) == 1 && causes[0].kind == KindClientRetry && len(d.evs) == 1 && !d.multiJob && len(held)+len(foreign) == 0 && s.Refused == 0 && d.keyMissed(landed) == "" {
 		// One run and nothing else: the whole story is its retry.
 		only := true
 		for _, e := range landed {
 			only = only && e.Run == landed[0].Run
 		}
 		if only {
-			return kind, fmt.Sprintf("one run sent %d times: a client retry after a timeout, not the queue", s.Effects)
+			return kind, fmt.Sprintf("one run sent %s: a client retry after a timeout, not the queue", times(s.Effects))
 		}
 	}
 
@@ -555,13 +681,20 @@ func (d *diagnosis) several(s *Summary, landed []Effect) (DiagnosisKind, string)
 		parts = append(parts, why)
 	}
 	parts = append(parts, d.notes(causes, held, foreign)...)
-	return kind, fmt.Sprintf("%d runs %s apart: %s", s.Runs, s.Span, strings.Join(parts, "; "))
+	if s.Runs == 1 {
+		return kind, fmt.Sprintf("one run, its sends %s apart: %s", roundGap(d.gap), strings.Join(parts, "; "))
+	}
+	return kind, fmt.Sprintf("%d runs %s apart: %s", s.Runs, roundGap(d.gap), strings.Join(parts, "; "))
 }
 
 // causes names, for every effect of an event after its first, why it
-// could happen: the same run sent again (a client retry), another job
-// carries the event (a publish), or another run of the same job, named by
-// claimCause. Causes of one kind, event, job and run are counted together.
+// could happen. An event's effects come from its jobs, each job's from
+// its runs, each run's from its sends: a run that sent again is a client
+// retry; a second job that carries the event is a publish; and a second
+// run of one job is paired with the run of that job that did the work
+// before it, in claim order, and pairCause reads the two runs' histories.
+// So every extra effect gets one cause. Causes of one kind, event, job and
+// run are counted together.
 func (d *diagnosis) causes() []*dupCause {
 	var cs []*dupCause
 	add := func(c dupCause) {
@@ -575,30 +708,60 @@ func (d *diagnosis) causes() []*dupCause {
 		cs = append(cs, &c)
 	}
 	for _, ev := range d.evs {
-		for i, e := range ev.landed {
-			if i == 0 {
-				continue
+		var jobs []int64
+		runs := map[int64][]string{}
+		sends := map[string]int{}
+		firstAt := map[string]sim.Time{}
+		for _, e := range ev.landed {
+			if !slices.Contains(jobs, e.Job) {
+				jobs = append(jobs, e.Job)
 			}
-			sameRun, sameJob := false, false
-			other := "" // an earlier run that did the same job
-			for _, f := range ev.landed[:i] {
-				sameRun = sameRun || f.Run == e.Run
-				sameJob = sameJob || f.Job == e.Job
-				if f.Job == e.Job && f.Run != e.Run && other == "" {
-					other = f.Run
-				}
+			if sends[e.Run] == 0 {
+				runs[e.Job] = append(runs[e.Job], e.Run)
+				firstAt[e.Run] = e.AtUS
 			}
-			switch {
-			case sameRun:
-				add(dupCause{kind: KindClientRetry, event: ev.event, job: e.Job, run: e.Run})
-			case !sameJob:
+			sends[e.Run]++
+		}
+		for i, j := range jobs {
+			if i > 0 {
 				add(dupCause{kind: KindPublishTwice, event: ev.event})
-			default:
-				add(dupCause{kind: d.in.claimCause(e.Run, other), event: ev.event, job: e.Job})
+			}
+			rs := runs[j]
+			slices.SortStableFunc(rs, func(a, b string) int {
+				return cmpTime(d.in.claimedAt(a), d.in.claimedAt(b))
+			})
+			for k, r := range rs {
+				for range sends[r] - 1 {
+					add(dupCause{kind: KindClientRetry, event: ev.event, job: j, run: r})
+				}
+				if k > 0 {
+					c := d.in.pairCause(rs[k-1], r, firstAt[rs[k-1]])
+					c.event, c.job = ev.event, j
+					add(c)
+				}
 			}
 		}
 	}
 	return cs
+}
+
+func cmpTime(a, b sim.Time) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// claimedAt returns when run claimed its job, or -1 if no claim of it was
+// recorded.
+func (in *interp) claimedAt(run string) sim.Time {
+	if r := in.runs[run]; r != nil {
+		return r.claimedAt
+	}
+	return -1
 }
 
 // causeWords says the causes in the order they were found, a kind that
@@ -653,46 +816,72 @@ func (d *diagnosis) causeWords(cs []*dupCause) string {
 	return strings.Join(parts, "; and ")
 }
 
-// claimWords says why another run of one job could claim it.
+// claimWords says why another run of one job could claim it, naming the
+// two runs whose effects are paired when there is one pair.
 func (d *diagnosis) claimWords(c *dupCause) string {
-	job, ofJob, firstRun := "the job", "", "the first run"
+	job, ofJob := "the job", ""
 	if d.multiJob {
 		job = fmt.Sprintf("job %d", c.job)
 		ofJob = " of " + job
-		firstRun = "the first run of " + job
+	}
+	if c.n == 1 && c.a != nil {
+		a, b := c.a.worker, c.b.worker
+		if a == b {
+			a, b = a+" (run "+c.a.run+")", b+" (run "+c.b.run+")"
+		}
+		took := fmt.Sprintf("%s took %s", b, job)
+		if len(c.between) > 0 {
+			var ws []string
+			for _, r := range c.between {
+				ws = append(ws, r.worker)
+			}
+			took = fmt.Sprintf("%s took %s, then %s", prose(ws), job, b)
+		}
+		switch c.kind {
+		case KindRedriven:
+			if c.sentFirst {
+				return fmt.Sprintf("redeliver put %s back after %s had sent its receipt, and %s ran it again: a re-drive or manual replay", job, a, b)
+			}
+			return fmt.Sprintf("redeliver put %s back while %s was still working on it, and %s ran it again: a re-drive or manual replay", job, a, b)
+		case KindClaimRace:
+			if len(c.between) > 0 {
+				return fmt.Sprintf("%s claimed %s while %s's lease was still live, and %s did the work again: two workers claimed one delivery (a claim race)", c.between[0].worker, job, a, b)
+			}
+			return fmt.Sprintf("%s claimed %s while %s's lease was still live: two workers claimed one delivery (a claim race)", b, job, a)
+		case KindLeaseExpired:
+			return fmt.Sprintf("%s sent its receipt but never acked; its lease expired and %s: the lease expired under a run that did the work", a, took)
+		case KindSlow:
+			if c.a.processing == 0 {
+				return fmt.Sprintf("%s's lease ran out before it sent its receipt, and %s: the lease was shorter than the work", a, took)
+			}
+			return fmt.Sprintf("%s was still processing when its lease ran out, and %s: processing outlived the lease", a, took)
+		case KindSlowCall:
+			return fmt.Sprintf("%s was waiting on the service's reply when its lease ran out, and %s: a slow downstream call outlived the lease", a, took)
+		case KindStall:
+			if c.a.heartbeat {
+				return fmt.Sprintf("%s froze after its last heartbeat, past its lease, and %s: a stall past the lease", a, took)
+			}
+			return fmt.Sprintf("%s froze past its lease, and %s: a stall past the lease", a, took)
+		case KindRedone:
+			return fmt.Sprintf("%s claimed %s after %s had acked it", b, job, a)
+		}
 	}
 	lease := "the lease" + ofJob
 	switch c.kind {
 	case KindRedriven:
-		if c.n > 1 {
-			return fmt.Sprintf("redeliver put %s back in the queue %s (a dead-letter re-drive or a manual replay), and each time it ran again after a run that had already sent its receipt", job, times(c.n))
-		}
-		return fmt.Sprintf("redeliver put %s back in the queue (a dead-letter re-drive or a manual replay), and it ran again after a run that had already sent its receipt", job)
+		return fmt.Sprintf("redeliver put %s back in the queue %s (a re-drive or manual replay), and each time it ran again", job, times(c.n))
 	case KindClaimRace:
-		if c.n > 1 {
-			return fmt.Sprintf("%s workers claimed the same delivery%s (a claim race): claims overwrote a lease that had not run out", count(c.n+1), ofJob)
-		}
-		return fmt.Sprintf("two workers claimed the same delivery%s (a claim race): a claim overwrote a lease that had not run out", ofJob)
+		return fmt.Sprintf("%s workers claimed the same delivery%s (a claim race): claims overwrote a lease that had not run out", count(c.n+1), ofJob)
 	case KindLeaseExpired:
-		if c.n > 1 {
-			return fmt.Sprintf("%s expired %s under a run that did the work but never acked", lease, times(c.n))
-		}
-		return fmt.Sprintf("%s expired under a run that did the work but never acked", lease)
+		return fmt.Sprintf("%s expired %s under a run that sent its receipt but never acked", lease, times(c.n))
 	case KindSlow:
-		if c.n > 1 {
-			return fmt.Sprintf("%s ran out %s while a run was still working, and each time another worker took the job: processing outlived the lease", lease, times(c.n))
-		}
-		return fmt.Sprintf("the lease ran out while %s was still working, and another worker took the job: processing outlived the lease", firstRun)
+		return fmt.Sprintf("%s ran out %s while a run was still working, and each time another worker took the job: processing outlived the lease", lease, times(c.n))
+	case KindSlowCall:
+		return fmt.Sprintf("%s ran out %s while a run waited on the service's reply, and each time another worker took the job: a slow downstream call outlived the lease", lease, times(c.n))
 	case KindStall:
-		if c.n > 1 {
-			return fmt.Sprintf("a run%s froze after its last heartbeat and past its lease %s, and each time another worker took the job: a stall past the lease", ofJob, times(c.n))
-		}
-		return fmt.Sprintf("%s froze after its last heartbeat and past its lease, and another worker took the job: a stall past the lease", firstRun)
+		return fmt.Sprintf("a run%s froze past its lease %s, and each time another worker took the job: a stall past the lease", ofJob, times(c.n))
 	case KindRedone:
-		if c.n > 1 {
-			return fmt.Sprintf("%s was claimed again after it was done, %s", job, times(c.n))
-		}
-		return fmt.Sprintf("%s was claimed again after it was done", job)
+		return fmt.Sprintf("%s was claimed again after it was done, %s", job, times(c.n))
 	}
 	if d.multiJob {
 		return fmt.Sprintf("the evidence cannot tell why %s ran again: no claim by these runs was recorded", job)
@@ -967,37 +1156,62 @@ func pronoun(n int) string {
 	return "they"
 }
 
-// claimCause names, from the lease history, why two runs a and b both
-// did the same job: the reason the one that claimed later could claim it.
-// Their effects may land in either order, so the later claim is found from
-// the claim times, not from the order of the effects.
-func (in *interp) claimCause(a, b string) DiagnosisKind {
-	r := in.runs[a]
-	if o := in.runs[b]; r == nil || o != nil && o.claimedAt > r.claimedAt {
-		r = o
+// pairCause names, from the histories of runs a and b of one job, both of
+// which did the work (a claimed first, and its effect landed at sentAt),
+// why b could do it again: why the job was taken from a. That is read
+// from a's own history at the next claim of the job after a's: whether a
+// redeliver put the job back in between, whether a had acked, whether a's
+// lease was still live, and else what a was doing when its lease ran out:
+// processing, frozen, waiting on the service's reply, or stopped without
+// an ack. Runs in between that did no work play no part but to be named.
+func (in *interp) pairCause(ra, rb string, sentAt sim.Time) dupCause {
+	a, b := in.runs[ra], in.runs[rb]
+	if a == nil || b == nil {
+		return dupCause{kind: KindUnknown}
 	}
-	if r == nil || r.prev == nil {
-		return KindUnknown
+	c := dupCause{a: a, b: b, sentFirst: sentAt <= b.claimedAt}
+	claims := in.claims[a.job]
+	i := slices.Index(claims, a)
+	j := slices.Index(claims, b)
+	if i < 0 || j <= i {
+		c.kind = KindUnknown
+		return c
 	}
+	next := claims[i+1]
+	c.between = claims[i+1 : j]
+	for _, r := range claims[i+1 : j+1] {
+		if r.redriven {
+			// Put back by hand: whatever a was doing, the queue did
+			// not hand the job out again on its own.
+			c.kind = KindRedriven
+			return c
+		}
+	}
+	t := next.claimedAt
+	expiry := a.leaseAt(t)
 	switch {
-	case r.redriven:
-		// Put back by hand: whatever the earlier run was doing, the
-		// queue did not hand the job out again on its own.
-		return KindRedriven
-	case r.prevPhase == phaseAcked:
-		return KindRedone
-	case r.prevLive:
-		return KindClaimRace
-	case r.prevPhase == phaseProcessing || r.prevPhase == phaseSending || r.prevPhase == phaseClaimed:
-		return KindSlow
-	case r.prevPhase == phaseStalled:
-		return KindStall
+	case a.ackedBy(t):
+		c.kind = KindRedone
+	case t <= expiry:
+		c.kind = KindClaimRace
+	default:
+		switch a.phaseAt(expiry) {
+		case phaseClaimed, phaseProcessing:
+			c.kind = KindSlow
+		case phaseStalled:
+			c.kind = KindStall
+		case phaseSending:
+			c.kind = KindSlowCall
+		default: // killed, or stopped without an ack, before the lease ran out
+			c.kind = KindLeaseExpired
+		}
 	}
-	return KindLeaseExpired // killed, or ended without an ack
+	return c
 }
 
 // untracedDuplicateLog reports whether worker.log has two identical lines
-// that carry no run id: evidence that cannot tell two sends apart.
+// that carry no run id: evidence that cannot tell two sends apart. The
+// diagnosis says so only when the script printed worker.log.
 func (in *interp) untracedDuplicateLog() bool {
 	seen := map[string]bool{}
 	for _, l := range in.log {
@@ -1010,6 +1224,41 @@ func (in *interp) untracedDuplicateLog() bool {
 		seen[l] = true
 	}
 	return false
+}
+
+// countPhrase says how many of an order's requests were effects, refused
+// and replayed, each named: "1 effect, 1 refused". The one rule for the
+// transcript, the panel and the tables (render.js's countPhrase says it
+// the same way).
+func countPhrase(effects, refused, replayed int) string {
+	s := fmt.Sprintf("%d effect", effects)
+	if effects != 1 {
+		s += "s"
+	}
+	if refused > 0 {
+		s += fmt.Sprintf(", %d refused", refused)
+	}
+	if replayed > 0 {
+		s += fmt.Sprintf(", %d replayed", replayed)
+	}
+	return s
+}
+
+// roundGap prints a gap as a reader of a diagnosis needs it: below 10 ms
+// as fmtGap does, then whole milliseconds, then seconds with a tenth
+// below 10 s ("2.1 s") and whole seconds above ("120 s").
+func roundGap(d sim.Time) string {
+	switch {
+	case d < sim.Second:
+		return fmtGap(d)
+	case d < 10*sim.Second:
+		t := (d + 50*sim.Millisecond) / (100 * sim.Millisecond)
+		if t%10 == 0 {
+			return fmt.Sprintf("%d s", t/10)
+		}
+		return fmt.Sprintf("%d.%d s", t/10, t%10)
+	}
+	return fmt.Sprintf("%d s", (d+sim.Second/2)/sim.Second)
 }
 
 // fmtGap prints a gap in ms, with a tenth of a millisecond below 10 ms so

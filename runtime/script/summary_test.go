@@ -31,9 +31,10 @@ func TestFmtGap(t *testing.T) {
 	}
 }
 
-// TestGapAgrees: for one order's effects, the transcript's "over", the
-// diagnosis's "apart" and the span the playground shows (the JSON's span)
-// are one string, the gap between the first and last effect by fmtGap.
+// TestGapAgrees: for one order's effects, the transcript's "over" and the
+// span the playground shows (the JSON's span) are one string, the gap
+// between the first and last effect by fmtGap; the diagnosis's "apart" is
+// the same gap rounded for a reader by roundGap.
 func TestGapAgrees(t *testing.T) {
 	scripts := []string{
 		"race read 1\neffects\n",
@@ -74,8 +75,8 @@ func TestGapAgrees(t *testing.T) {
 			switch {
 			case !strings.Contains(text, " over "+want+" ["):
 				t.Errorf("%q at seed %d: the transcript does not say over %s:\n%s", src, seed, want, text)
-			case s.Kind != KindClientRetry && !strings.Contains(s.Diagnosis, " "+want+" apart"):
-				t.Errorf("%q at seed %d: the diagnosis does not say %s apart: %s", src, seed, want, s.Diagnosis)
+			case s.Kind != KindClientRetry && !strings.Contains(s.Diagnosis, " "+roundGap(last-first)+" apart"):
+				t.Errorf("%q at seed %d: the diagnosis does not say %s apart: %s", src, seed, roundGap(last-first), s.Diagnosis)
 			case fromJSON.Summary[0].Span != want:
 				t.Errorf("%q at seed %d: the playground is given span %q, want %q", src, seed, fromJSON.Summary[0].Span, want)
 			}
@@ -84,6 +85,28 @@ func TestGapAgrees(t *testing.T) {
 	}
 	if checked < 40 {
 		t.Errorf("only %d runs had two effects to compare", checked)
+	}
+}
+
+// TestRoundGap pins how a diagnosis rounds a gap: as fmtGap below a
+// second, then a tenth of a second below 10 s, then whole seconds.
+func TestRoundGap(t *testing.T) {
+	for _, c := range []struct {
+		us   sim.Time
+		want string
+	}{
+		{786, "0.7 ms"},
+		{494_321, "494 ms"},
+		{999_999, "999 ms"},
+		{1_000_000, "1 s"},
+		{1_433_000, "1.4 s"},
+		{2_076_000, "2.1 s"},
+		{9_960_000, "10 s"},
+		{120_077_000, "120 s"},
+	} {
+		if got := roundGap(c.us); got != c.want {
+			t.Errorf("roundGap(%d µs) = %q, want %q", c.us, got, c.want)
+		}
 	}
 }
 

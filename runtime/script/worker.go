@@ -21,8 +21,12 @@ type worker struct {
 	proc *sim.Proc
 
 	rec *runRec // what this run did, once it has claimed the job
-	ok  bool    // finished its work and acked
-	err error   // a runtime error that stops the script
+	// beat is the instant of the last renewal (or of the claim): the
+	// heartbeat timer fires every WorkArgs.Heartbeat after it.
+	beat sim.Time
+	lost bool  // a renewal found another run holding the job
+	ok   bool  // finished its work and acked
+	err  error // a runtime error that stops the script
 }
 
 // workerData is the trace payload of a worker's event.
@@ -53,7 +57,7 @@ func (w *worker) say(kind event.Kind, format string, args ...any) {
 // before its effect: no heartbeats, no work.
 func (w *worker) stall(p *sim.Proc) {
 	if d := w.args.Stall; d > 0 {
-		w.rec.phase = phaseStalled
+		w.rec.setPhase(w.in.k.Now(), phaseStalled)
 		w.step(p, d, event.Stall, false, "frozen for %d ms (a pause: no heartbeats, no work)", d/sim.Millisecond)
 	}
 }
@@ -111,7 +115,7 @@ func (w *worker) execute(p *sim.Proc) {
 		return
 	}
 	if a.CrashBeforeEffect {
-		w.rec.phase = phaseKilled
+		w.rec.setPhase(w.in.k.Now(), phaseKilled)
 		w.say(event.Kill, "killed before the receipt")
 		return
 	}
@@ -121,7 +125,7 @@ func (w *worker) execute(p *sim.Proc) {
 	w.stall(p)
 	answered, refused := w.send(p, got)
 	if !answered && !refused {
-		w.rec.phase = phaseEnded
+		w.rec.setPhase(w.in.k.Now(), phaseEnded)
 		return
 	}
 	if answered {
@@ -131,8 +135,11 @@ func (w *worker) execute(p *sim.Proc) {
 			w.say(event.Say, "receipt sent for %s", got.Order)
 		}
 	}
+	if w.lost {
+		return // the heartbeat found the lease gone during the call
+	}
 	if a.CrashBeforeAck {
-		w.rec.phase = phaseKilled
+		w.rec.setPhase(w.in.k.Now(), phaseKilled)
 		w.say(event.Kill, "killed before the ack")
 		return
 	}
@@ -213,6 +220,8 @@ func (w *worker) claimConditional(p *sim.Proc) (queue.Row, bool) {
 func (w *worker) claimed(p *sim.Proc, lease sim.Time) {
 	w.rec = w.in.claimedBy(w.run, w.args.Worker, w.args.Job, p.Now(), lease)
 	w.rec.heartbeat = w.args.Heartbeat > 0
+	w.rec.delay, w.rec.processing = w.args.Delay, w.args.Processing
+	w.beat = p.Now()
 }
 
 // process does the job's own work for WorkArgs.Processing, renewing the
@@ -226,7 +235,7 @@ func (w *worker) process(p *sim.Proc) bool {
 		return true
 	}
 	if a.Processing > 0 {
-		w.rec.phase = phaseProcessing
+		w.rec.setPhase(w.in.k.Now(), phaseProcessing)
 		p.Kernel().Record(a.Worker, event.Process, workerData{run: w.run}, "working on job %d for %d ms", a.Job, a.Processing/sim.Millisecond)
 	}
 	left := a.Processing
@@ -239,7 +248,7 @@ func (w *worker) process(p *sim.Proc) bool {
 			p.Sleep(chunk)
 			left -= chunk
 		}
-		if a.Heartbeat > 0 && !w.renew(p) {
+		if a.Heartbeat > 0 && !w.renew(p, "stopping before the receipt") {
 			return false
 		}
 		if left <= 0 {
@@ -249,18 +258,20 @@ func (w *worker) process(p *sim.Proc) bool {
 }
 
 // renew is one heartbeat: an UPDATE of the lease conditional on this run
-// still holding the job.
-func (w *worker) renew(p *sim.Proc) bool {
+// still holding the job. When it finds the lease gone it says so, and
+// next: what the worker does about it.
+func (w *worker) renew(p *sim.Proc, next string) bool {
 	k := p.Kernel()
 	a := w.args
 	now := p.ReadClock(k.Between(clockMin, clockMax))
+	w.beat = now
 	ok, err := w.conn.Renew(a.Job, w.run, now+a.Lease)
 	if err != nil {
 		w.fail(err)
 		return false
 	}
 	if ok {
-		w.rec.lease = now + a.Lease
+		w.rec.setLease(now, now+a.Lease)
 		w.step(p, w.stmt(), event.Heartbeat, true, "UPDATE job %d SET lease WHERE run %s: 1 row changed", a.Job, w.run)
 		return true
 	}
@@ -271,9 +282,22 @@ func (w *worker) renew(p *sim.Proc) bool {
 		return false
 	}
 	w.step(p, w.stmt(), event.Select, false, "SELECT job %d: status=%s run=%s", a.Job, row.Status, row.Run)
-	w.rec.phase = phaseLost
-	w.say(event.Say, "lease lost: job %d is held by run %s now; stopping before the receipt", a.Job, row.Run)
+	w.lost = true
+	w.rec.setPhase(w.in.k.Now(), phaseLost)
+	w.say(event.Say, "lease lost: job %d is held by run %s now; %s", a.Job, row.Run, next)
 	return false
+}
+
+// await is how the worker waits for the service's reply until instant t:
+// its heartbeat timer runs for the whole handler, so while the call is
+// out it goes on renewing the lease every WorkArgs.Heartbeat. A renewal
+// that finds the lease gone stops the timer; the worker will not ack.
+func (w *worker) await(p *sim.Proc, t sim.Time) {
+	a := w.args
+	for a.Heartbeat > 0 && !w.lost && w.err == nil && w.beat+a.Heartbeat < t {
+		p.SleepUntil(w.beat + a.Heartbeat)
+		w.renew(p, "the receipt is already out; no ack")
+	}
 }
 
 // send appends to worker.log and posts the receipt, retrying once on a
@@ -282,7 +306,7 @@ func (w *worker) renew(p *sim.Proc) bool {
 func (w *worker) send(p *sim.Proc, got queue.Row) (answered, refused bool) {
 	k := p.Kernel()
 	a := w.args
-	w.rec.phase = phaseSending
+	w.rec.setPhase(w.in.k.Now(), phaseSending)
 	token := 0
 	if a.Fence {
 		token = got.Attempts
@@ -307,7 +331,7 @@ func (w *worker) send(p *sim.Proc, got queue.Row) (answered, refused bool) {
 		out := w.in.svc.Post(p, receipts.Request{
 			Order: got.Order, Job: a.Job, Run: w.run, Attempt: got.Attempts, Send: send,
 			Worker: a.Worker, Delay: delay, Timeout: a.Timeout, Token: token,
-			Event: got.Event, Key: key,
+			Event: got.Event, Key: key, Await: w.await,
 		})
 		if err := w.in.svc.Err(); err != nil {
 			w.fail(err)
@@ -320,7 +344,7 @@ func (w *worker) send(p *sim.Proc, got queue.Row) (answered, refused bool) {
 			w.rec.replayed = true
 			return true, false
 		case receipts.Refused:
-			w.rec.phase = phaseRefused
+			w.rec.setPhase(w.in.k.Now(), phaseRefused)
 			w.say(event.Say, "receipt refused: fencing token %d is older than %d", token, w.in.svc.Highest(got.ID))
 			return false, true
 		}
@@ -341,7 +365,7 @@ func (w *worker) ack(p *sim.Proc) {
 			w.fail(err)
 			return
 		}
-		w.rec.phase, w.rec.acked = phaseAcked, true
+		w.rec.setPhase(w.in.k.Now(), phaseAcked)
 		w.step(p, w.stmt(), event.Ack, true, "UPDATE job %d: done", a.Job)
 		w.ok = true
 		return
@@ -352,7 +376,7 @@ func (w *worker) ack(p *sim.Proc) {
 		return
 	}
 	if ok {
-		w.rec.phase, w.rec.acked = phaseAcked, true
+		w.rec.setPhase(w.in.k.Now(), phaseAcked)
 		w.step(p, w.stmt(), event.Ack, true, "UPDATE job %d: done WHERE run %s: 1 row changed", a.Job, w.run)
 		w.ok = true
 		return
@@ -364,7 +388,7 @@ func (w *worker) ack(p *sim.Proc) {
 		return
 	}
 	w.step(p, w.stmt(), event.Select, false, "SELECT job %d: status=%s run=%s", a.Job, row.Status, row.Run)
-	w.rec.phase = phaseEnded
+	w.rec.setPhase(w.in.k.Now(), phaseEnded)
 	w.say(event.Say, "ack refused: job %d belongs to run %s", a.Job, row.Run)
 }
 
@@ -403,7 +427,7 @@ func (w *worker) ledger(p *sim.Proc, got queue.Row) {
 		}
 	}
 	if a.CrashBeforeEffect {
-		w.rec.phase = phaseKilled
+		w.rec.setPhase(w.in.k.Now(), phaseKilled)
 		if a.KeyTxn == KeyTxnSeparate {
 			w.say(event.Kill, "killed before the effect: key %s is committed and no ledger row will follow (lost work)", key)
 		} else {
@@ -415,7 +439,7 @@ func (w *worker) ledger(p *sim.Proc, got queue.Row) {
 		return
 	}
 	w.stall(p)
-	w.rec.phase = phaseSending
+	w.rec.setPhase(w.in.k.Now(), phaseSending)
 	if !w.begin(p) {
 		return
 	}
@@ -452,7 +476,7 @@ func (w *worker) ledger(p *sim.Proc, got queue.Row) {
 	if !w.commitRow(p, what, &Effect{Order: got.Order, Job: a.Job, Run: w.run, Attempt: got.Attempts, Worker: a.Worker, Event: got.Event, Key: key, Ledger: true}) {
 		return
 	}
-	w.rec.phase, w.rec.acked = phaseAcked, true
+	w.rec.setPhase(w.in.k.Now(), phaseAcked)
 	w.ok = true
 	if a.KeyTxn == KeyTxnSame {
 		w.say(event.Say, "ledger row written for %s: key, row and ack in one COMMIT", got.Order)
@@ -535,7 +559,7 @@ func (w *worker) keyHit(p *sim.Proc, key string, inTx bool) {
 	if !w.ackInTx(p) || !w.commit(p, "the ack") {
 		return
 	}
-	w.rec.phase, w.rec.acked = phaseAcked, true
+	w.rec.setPhase(w.in.k.Now(), phaseAcked)
 	w.ok = true
 }
 
@@ -571,7 +595,7 @@ func (w *worker) ackInTx(p *sim.Proc) bool {
 	if !w.rollback(p, "the ack was refused") {
 		return false
 	}
-	w.rec.phase = phaseEnded
+	w.rec.setPhase(w.in.k.Now(), phaseEnded)
 	w.say(event.Say, "ack refused: job %d belongs to run %s; rolled back, ledger row and all", a.Job, row.Run)
 	return false
 }
@@ -580,7 +604,7 @@ func (w *worker) ackInTx(p *sim.Proc) bool {
 // its connection, and SQLite discards what the transaction wrote: here, a
 // ROLLBACK on that connection.
 func (w *worker) kill(p *sim.Proc, what string) {
-	w.rec.phase = phaseKilled
+	w.rec.setPhase(w.in.k.Now(), phaseKilled)
 	if err := w.conn.Rollback(); err != nil {
 		w.fail(err)
 		return

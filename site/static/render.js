@@ -100,6 +100,44 @@ export function diagnosisPlan(res) {
   };
 }
 
+// transcriptLines is the transcript as the page shows it: the diagnosis
+// line of each order the diagnosis panel explains is left out, so that a
+// diagnosis is said once per view (the CLI prints the line; the page has
+// the panel). Every other line stays.
+export function transcriptLines(res) {
+  const lines = res.transcript || [];
+  const said = new Set(diagnosisPlan(res).shown.map((s) => s.order + "\n" + s.diagnosis));
+  let order = "";
+  return lines.filter((l) => {
+    if (l.startsWith("  diagnosis: ")) return !said.has(order + "\n" + l.slice("  diagnosis: ".length));
+    const m = /^([A-Za-z0-9_.:-]+): /.exec(l);
+    order = m ? m[1] : "";
+    return true;
+  });
+}
+
+// sentences writes a diagnosis, one line of clauses joined by "; " in the
+// transcript, as short sentences for the panel: each clause begins with a
+// capital (unless it begins with a name such as worker.log) and ends with
+// a full stop.
+export function sentences(text) {
+  return text
+    .split(/; (?:and )?/)
+    .map((c) => (/^[a-z]+[ ,:]/.test(c) ? c.charAt(0).toUpperCase() + c.slice(1) : c) + (/[.!?]$/.test(c) ? "" : "."))
+    .join(" ");
+}
+
+// countPhrase says how many requests were effects, refused and replayed,
+// each named ("1 effect, 1 refused"), the way the runtime's summaries say
+// it (script.countPhrase), so the transcript, the tables and the panel
+// count alike.
+export function countPhrase(effects, refused, replayed) {
+  let s = effects + (effects === 1 ? " effect" : " effects");
+  if (refused) s += ", " + refused + " refused";
+  if (replayed) s += ", " + replayed + " replayed";
+  return s;
+}
+
 // minFontSize returns the smallest font-size="N" of an SVG, or 0.
 export function minFontSize(svg) {
   let min = 0;
@@ -193,7 +231,7 @@ export function renderOutput(ui, res, heading, label, runCell) {
     ui.error.hidden = true;
     ui.error.textContent = "";
   }
-  const lines = res.transcript || [];
+  const lines = transcriptLines(res);
   ui.transcript.textContent = lines.length ? lines.join("\n") + "\n" : "";
   ui.transcript.hidden = lines.length === 0;
   // A matrix's text table is wider than the panel: scroll it, do not wrap it.
@@ -241,7 +279,12 @@ export function renderOutput(ui, res, heading, label, runCell) {
   const effects = res.effects || [];
   fillTable(
     ui.effects,
-    "Effects recorded by the receipts service (" + effects.length + ")",
+    "Requests recorded by the receipts service: " +
+      countPhrase(
+        effects.filter((e) => !e.refused && !e.replayed).length,
+        effects.filter((e) => e.refused).length,
+        effects.filter((e) => e.replayed).length
+      ),
     ["order", "job", "event", "run", "attempt", "send", "key", "worker", "arrival (ms)"],
     effects.map((e) => [e.order, e.job, e.event, e.run, e.attempt, "s" + e.send + (e.refused ? " refused" : "") + (e.replayed ? " replayed" : ""), e.key || "-", e.worker, formatMS(e.at_us)]),
     [false, true, false, false, true, false, false, false, true]
@@ -366,11 +409,11 @@ export function renderDiagnosis(box, res) {
     const effs = effectsOf.get(s.order) || [];
     const item = h("div", { class: "verdict kind-" + s.kind + (bad(s) ? " bad" : " good") });
     item.append(h("p", { class: "verdict-head" }, h("strong", { text: KIND_TITLE[s.kind] || s.kind }), document.createTextNode(" · " + s.order)));
-    if (s.diagnosis) item.append(h("p", { class: "verdict-words", text: s.diagnosis }));
+    if (s.diagnosis) item.append(h("p", { class: "verdict-words", text: sentences(s.diagnosis) }));
     const dl = h("dl", { class: "evidence", "aria-label": "Evidence for " + s.order });
     const add = (k, v) => dl.append(h("div", null, h("dt", { text: k }), h("dd", { text: v })));
     const runs = [...new Set(effs.map((e) => e.run))];
-    add("effects", String(s.effects) + (s.refused ? " (and " + s.refused + " refused)" : "") + (s.replayed ? " (and " + s.replayed + " replayed)" : ""));
+    add("requests", s.count || countPhrase(s.effects, s.refused, s.replayed));
     const jobIds = [...new Set(effs.map((e) => e.job))];
     if (jobIds.length > 1) add("jobs", jobIds.join(", "));
     if (jobIds.length > 1) add("events", effs.map((e) => e.event).join(", "));
