@@ -84,6 +84,18 @@ function inViewport(el) {
   return r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth;
 }
 
+// loadingText says how far the runtime's download is, in bytes over the
+// network: when the response named a size (wire) smaller than the module
+// (it came compressed), the share of the module received stands for the
+// same share of those bytes; otherwise the module's own bytes are counted.
+export function loadingText(loaded, total, wire) {
+  if (wire > 0 && total > 0 && wire < total) {
+    const got = Math.round((Math.min(loaded, total) / total) * wire);
+    return "Loading the runtime: " + formatBytes(got) + " of " + formatBytes(wire) + " transferred (" + formatBytes(total) + " unpacked; WebAssembly, once per page)";
+  }
+  return "Loading the runtime: " + formatBytes(loaded) + " of " + formatBytes(total) + " (WebAssembly, once per page)";
+}
+
 // observer starts the download when a block scrolls into view; start makes
 // it where IntersectionObserver exists.
 let observer = null;
@@ -241,7 +253,7 @@ class TwicePlayground extends HTMLElement {
       ui.tally,
       ui.chart,
       ui.matrix,
-      h("div", { class: "tables" }, ui.effectsWrap, ui.diagnosis, ui.jobsWrap, ui.ledgerWrap)
+      (ui.tables = h("div", { class: "tables" }, ui.effectsWrap, ui.diagnosis, ui.jobsWrap, ui.ledgerWrap))
     );
 
     // Timeline and step-through.
@@ -584,8 +596,7 @@ class TwicePlayground extends HTMLElement {
       ui.loading.hidden = false;
       ui.progress.max = rt.total || 1;
       ui.progress.value = Math.min(rt.loaded, rt.total || 1);
-      ui.loading.lastChild.textContent =
-        "Loading the runtime: " + formatBytes(rt.loaded) + " of " + formatBytes(rt.total) + " (WebAssembly, once per page)";
+      ui.loading.lastChild.textContent = loadingText(rt.loaded, rt.total, rt.wire);
     } else {
       ui.loading.hidden = true;
     }
@@ -639,8 +650,8 @@ class TwicePlayground extends HTMLElement {
   // request sends one run of this block to the runtime (key: which of the
   // block's runs it is; a newer one replaces a queued one) and shows Stop
   // while any is in flight.
-  request(rt, script, seed, timeline, key) {
-    const p = rt.run(script, seed, timeline, this, key);
+  request(rt, script, seed, timeline, key, auto) {
+    const p = rt.run(script, seed, timeline, this, key, auto);
     this.ui.stop.hidden = false;
     const done = () => {
       const runtime = currentRuntime();
@@ -659,13 +670,49 @@ class TwicePlayground extends HTMLElement {
     this.ui.stop.hidden = true;
   }
 
-  // stopped shows that a run was stopped.
-  stopped() {
+  // stopped shows that the run of script at seed was stopped, ms after it
+  // was sent. The output shown stays only if it is that script's at that
+  // seed; any other (the server's, or an earlier run's) would be read as
+  // this one's, so it goes, and the block says what happened instead.
+  stopped(script, seed, ms) {
     const ui = this.ui;
     ui.status.textContent = "Stopped. Run starts it again in a fresh runtime.";
     ui.run.removeAttribute("aria-busy");
     this.busy = false;
-    this.setState(this.live ? "done" : "idle");
+    const same = this.ran && this.ran.script === script && (seed === "" || seed === this.ran.seed);
+    if (same) {
+      this.setState(this.live ? "done" : "idle");
+      return;
+    }
+    const after = ms > 0 ? "Stopped after " + (ms < 1000 ? Math.round(ms) + " ms" : (ms / 1000).toFixed(1) + " s") + ", before this script finished" : "Stopped before this script ran";
+    this.blank(after + ", so it has no output to show. Run starts it again.");
+    this.setState("stopped");
+  }
+
+  // blank clears the Output panel down to heading: no transcript, tables
+  // or links of a run that is not the script in the editor.
+  blank(heading) {
+    const ui = this.ui;
+    this.result = null;
+    this.ran = null;
+    this.live = false;
+    ui.out.classList.add("empty");
+    ui.heading.textContent = heading;
+    for (const el of [ui.error, ui.transcript, ui.tally, ui.chart, ui.matrix, ui.tables, ui.share, ui.copyBox]) el.hidden = true;
+    ui.transcript.textContent = "";
+    this.renderTimeline();
+  }
+
+  // died shows that the runtime died during this block's run: in words,
+  // with the worker already freed and Run ready to start a fresh one.
+  died(message) {
+    const ui = this.ui;
+    this.blank("No output: " + message + ". Its memory has been freed; Run again starts a fresh runtime.");
+    ui.error.textContent = "The runtime stopped during this run (out of memory or a crash).";
+    ui.error.hidden = false;
+    ui.status.textContent = "The runtime stopped. Run again starts a fresh one.";
+    ui.run.textContent = "Run again";
+    this.setState("error");
   }
 
   // runIfCheap calls go unless the parser estimates script as heavy (many
@@ -674,6 +721,7 @@ class TwicePlayground extends HTMLElement {
   runIfCheap(script, go) {
     const rt = getRuntime();
     this.attach(rt);
+    this.auto = true; // the run go starts is held to the runtime's small budget
     const own = script === this.ownScript;
     if (own && this.getAttribute("cost") === "heavy") {
       this.heavy("");
@@ -684,19 +732,29 @@ class TwicePlayground extends HTMLElement {
       return;
     }
     this.ui.status.textContent = "Checking the linked script…";
-    rt.cost(script, this).then(
+    this.ui.stop.hidden = false;
+    const checked = rt.cost(script, this);
+    checked.then(() => !rt.busy(this) && (this.ui.stop.hidden = true), () => (this.ui.stop.hidden = true));
+    checked.then(
       (c) => (c.heavy ? this.heavy(c.what) : go()),
-      () => go() // the run reports what is wrong
+      (e) => (e.stopped || e.died ? this.stopped(script, "", 0) : go()) // a bad script: the run reports what is wrong
     );
   }
 
+  // heavy shows the script (in the editor), a note and the Run button,
+  // and no output: nothing ran, or a run that did not run to its end on
+  // its own (the runtime's budget for runs nobody pressed Run for) would
+  // show a part as if it were the whole.
   heavy(what) {
     const ui = this.ui;
-    ui.heading.textContent =
-      "Not run yet: this script is heavy by the parser's estimate" + (what ? " (" + what + ")" : "") + ", so it did not run on load. Press Run to run it; Stop ends it.";
+    const pre = this.getAttribute("state") === "prerendered" && this.ran && this.ran.script === ui.script.value;
+    if (!pre) this.blank("");
+    ui.heading.textContent = what
+      ? "This script is heavy (" + what + "), so it did not run on its own. Press Run to run it; Stop ends it."
+      : "This script is heavy, so it did not run on its own. Press Run to run it; Stop ends it.";
     ui.status.textContent = "Waiting for Run.";
     this.setAttribute("heavy", "");
-    this.setState(this.getAttribute("state") === "prerendered" ? "prerendered" : "idle");
+    this.setState(pre ? "prerendered" : "idle");
   }
 
   // ---- the main run ----
@@ -713,10 +771,21 @@ class TwicePlayground extends HTMLElement {
     this.setState(rt.state === "ready" ? "running" : "loading");
     ui.status.textContent = rt.state === "ready" ? "Running…" : "Loading the runtime…";
     ui.run.setAttribute("aria-busy", "true");
+    ui.run.textContent = "Run";
+    const auto = this.auto === true;
+    this.auto = false;
+    const sent = performance.now();
     try {
-      const m = await this.request(rt, script, seed, true, "main");
+      const m = await this.request(rt, script, seed, true, "main", auto);
       if (seq !== this.seq) return;
       const res = JSON.parse(m.json);
+      if (auto && res.heavy) {
+        // It ran out of the budget for runs nobody asked for: not a
+        // result, and not to be shown as one.
+        this.heavy("");
+        return;
+      }
+      this.removeAttribute("heavy");
       const ms = m.ms < 10 ? m.ms.toFixed(1) : Math.round(m.ms);
       this.live = true;
       this.ran = { script, seed: seedOf(m.json, res) };
@@ -735,7 +804,8 @@ class TwicePlayground extends HTMLElement {
       if (this.view === "interleavings") this.explore(false);
     } catch (e) {
       if (seq !== this.seq) return;
-      if (e.stopped) this.stopped();
+      if (e.stopped) this.stopped(script, seed, performance.now() - sent);
+      else if (e.died) this.died(e.message);
       else this.showError(e.message);
     } finally {
       if (seq === this.seq) {
@@ -773,6 +843,7 @@ class TwicePlayground extends HTMLElement {
   // cell's button puts its script and seed in the fields and runs them.
   render(res, heading) {
     this.result = res;
+    this.ui.tables.hidden = false;
     renderOutput(this.ui, res, heading, this.label, (script, seed) => {
       this.ui.script.value = script;
       this.ui.seed.value = String(seed);
