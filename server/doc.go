@@ -154,7 +154,9 @@
 // keeps one cache per version and deletes the old one once the new one has
 // taken over, so a page is never served with another version's assets.
 // Pages are fetched from the network first and kept; assets come from the
-// cache; the runtime is kept once a page has loaded it. Only the index,
+// cache; the runtime is kept once a page has loaded it. The page a first
+// visit starts on loaded before the worker existed, so offline.js asks
+// the worker to keep it. Only the index,
 // lesson and embed pages load offline.js, which registers the worker; a
 // page elsewhere that embeds a block by script tag never does.
 package server
