@@ -103,7 +103,8 @@
 // Accept-Encoding (brotli first on ties), with Vary: Accept-Encoding and a
 // distinct ETag per encoding. Assets carry Access-Control-Allow-Origin: *
 // so that pages elsewhere can embed the component: browsers fetch its
-// modules, like the runtime, with CORS.
+// modules, like the runtime, with CORS. So do embed pages, from which a
+// block pasted with the script tag reads its pre-rendered output.
 //
 // Brotli at quality 11 takes about 40 s for the 14 MB module, so the
 // compressed forms of large files are cached on disk by content hash

@@ -25,17 +25,24 @@
 //   Every ordering  race CLAIM --all: every interleaving counted exactly
 //
 // A link to a run (#BLOCK-ID?seed=N&script=TEXT&claim=C[&view=V&step=K])
-// replays it in any browser, with no state on the server; "Copy link" and
-// "Copy as command" (twice run --seed N -c '...') sit beside the output.
+// replays it in any browser, with no state on the server; "Copy link",
+// "Copy as command" (twice run --seed N -c '...') and "Copy as go run"
+// (go run ./cmd/twice run ...) sit beside the output. Reset puts back the
+// lesson's script, seed and pre-rendered output.
 //
 // Markup it understands (the server writes all of it; an embedder needs only
 // the element and a <pre> holding the script):
 //
-//   <twice-playground seed="1" controls="claim seed" embed="URL">
+//   <twice-playground seed="1" controls="claim seed" embed="URL" plain="SCRIPT" from="URL">
 //     <pre class="twice-script">SCRIPT</pre>
 //     <pre class="twice-output">OUTPUT</pre>                        (optional)
 //     <script type="application/json" class="twice-result">RESULT</script> (optional)
 //   </twice-playground>
+//
+// embed names the block's embed page, for the "Embed this block" snippets;
+// plain is the script those carry when the block is written as a shell
+// line; from (on a block pasted elsewhere) names the embed page whose
+// pre-rendered output the block shows before Run.
 
 import { CONFIG, assetURL } from "./config.js";
 import {
@@ -47,6 +54,7 @@ import {
   embedIframe,
   exploreScript,
   linkHash,
+  loopback,
   parseLink,
   rewriteClaim,
   seedOf,
@@ -82,6 +90,31 @@ import { currentRuntime, getRuntime, timings } from "./runtime-client.js";
 function inViewport(el) {
   const r = el.getBoundingClientRect();
   return r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth;
+}
+
+// embedData fetches an embed page once per page and reads its block: the
+// script (and its plain form), the seed and the pre-rendered Result. The
+// page is parsed as an inert document: nothing in it runs or loads.
+const embedPages = new Map();
+function embedData(url) {
+  if (!embedPages.has(url)) {
+    embedPages.set(
+      url,
+      fetch(url, { credentials: "omit" })
+        .then((r) => (r.ok ? r.text() : Promise.reject(new Error("HTTP " + r.status))))
+        .then((text) => {
+          const doc = new DOMParser().parseFromString(text, "text/html");
+          const el = doc.querySelector("twice-playground");
+          const json = el && el.querySelector("script.twice-result");
+          const pre = el && el.querySelector(".twice-script");
+          if (!json || !pre) return null;
+          const result = JSON.parse(json.textContent);
+          result.seedText = seedOf(json.textContent, result);
+          return { script: pre.textContent, plain: el.getAttribute("plain"), seed: el.getAttribute("seed") || "", result };
+        })
+    );
+  }
+  return embedPages.get(url);
 }
 
 // loadingText says how far the runtime's download is, in bytes over the
@@ -153,7 +186,8 @@ class TwicePlayground extends HTMLElement {
     ui.run = h("button", { type: "button", class: "run", text: "Run" });
     // Stop shows while this block has a run queued or under way.
     ui.stop = h("button", { type: "button", class: "stop", text: "Stop", hidden: true, "aria-label": "Stop this block's run" });
-    ui.bar = h("div", { class: "bar" }, ui.run, ui.stop);
+    ui.reset = h("button", { type: "button", class: "reset", text: "Reset", title: "Put back the lesson's script and seed" });
+    ui.bar = h("div", { class: "bar" }, ui.run, ui.stop, ui.reset);
     if (controls.includes("claim")) {
       const name = "claim";
       ui.claims = toggleClaims().map((c) => h("input", { type: "radio", name, value: c.name }));
@@ -238,7 +272,8 @@ class TwicePlayground extends HTMLElement {
     ui.link = h("a", { class: "permalink", hidden: true, text: "Link to this run" });
     ui.copyLink = h("button", { type: "button", class: "copy-link small", text: "Copy link" });
     ui.copyCmd = h("button", { type: "button", class: "copy-cmd small", text: "Copy as command", title: "twice run --seed N -c '…': the same run in a terminal" });
-    ui.share = h("div", { class: "share", hidden: true }, ui.link, ui.copyLink, ui.copyCmd);
+    ui.copyGo = h("button", { type: "button", class: "copy-go small", text: "Copy as go run", title: "go run ./cmd/twice run --seed N -c '…': the same run from a clone of the repository" });
+    ui.share = h("div", { class: "share", hidden: true }, ui.link, ui.copyLink, ui.copyCmd, ui.copyGo);
     // The fallback when the browser refuses the clipboard is a textarea,
     // not an input: an input drops the newlines of a multi-line command.
     ui.copyField = h("textarea", { class: "copy-field", readonly: true, rows: "1", spellcheck: "false", "aria-label": "Text to copy (press Ctrl+C)" });
@@ -344,7 +379,7 @@ class TwicePlayground extends HTMLElement {
 
     const box = h("div", { class: "box" }, ui.bar, ui.script, ui.loading, ui.tablist, ui.out, ui.tlPanel, ui.cmpPanel, ui.expPanel);
     const embed = this.getAttribute("embed");
-    if (embed) box.append(this.embedSnippets(embed, script, { seed: defaultSeed, controls: this.getAttribute("controls"), label: this.getAttribute("label"), id: this.id }));
+    if (embed) box.append(this.embedSnippets(embed, this.getAttribute("plain") || script, { seed: defaultSeed, controls: this.getAttribute("controls"), label: this.getAttribute("label"), id: this.id }));
     root.append(box);
     this.ui = ui;
     this.seq = 0;
@@ -354,6 +389,8 @@ class TwicePlayground extends HTMLElement {
     this.view = "output";
     this.id = this.id || "twice-" + n;
     this.ownScript = script; // what the server's cost attribute is about
+    this.defaultSeed = defaultSeed;
+    this.prerendered = prerendered;
 
     this.setClaim(claimOf(script));
     ui.workers.value = String(workersOf(script));
@@ -442,18 +479,16 @@ class TwicePlayground extends HTMLElement {
     });
     ui.copyLink.addEventListener("click", () => this.copy(ui.copyLink, ui.link.href));
     ui.copyCmd.addEventListener("click", () => this.copy(ui.copyCmd, commandFor(this.ran.script, this.ran.seed)));
+    ui.copyGo.addEventListener("click", () => this.copy(ui.copyGo, commandFor(this.ran.script, this.ran.seed, true)));
+    ui.reset.addEventListener("click", () => this.reset());
 
     this.selectTab("output");
     this.fit();
-    if (prerendered) {
-      this.ran = { script, seed: prerendered.seedText || String(defaultSeed) };
-      this.render(prerendered, "Output at seed " + this.ran.seed + ", rendered on the server. Press Run to run it in your browser.");
-      this.setState("prerendered");
-    } else {
-      ui.heading.textContent = "Press Run to run this script in your browser.";
-      ui.out.classList.add("empty");
-      this.setState("idle");
-    }
+    this.showOwn();
+    // A block pasted into a page elsewhere with the script tag names the
+    // embed page it came from: its pre-rendered output is read from there.
+    const from = this.getAttribute("from");
+    if (!prerendered && from) this.fetchPrerendered(from, script, defaultSeed);
     this.renderTimeline();
     if (currentRuntime()) this.attach(currentRuntime());
     else if (n === 1 && inViewport(this)) getRuntime();
@@ -486,6 +521,62 @@ class TwicePlayground extends HTMLElement {
     }
   }
 
+  // showOwn shows what the server rendered for the lesson's own script, or,
+  // without it, an invitation to press Run.
+  showOwn() {
+    const ui = this.ui;
+    const pre = this.prerendered;
+    if (pre) {
+      this.live = false;
+      this.ran = { script: this.ownScript, seed: pre.seedText || String(this.defaultSeed) };
+      this.render(pre, "Output at seed " + this.ran.seed + ", rendered on the server. Press Run to run it in your browser.");
+      this.setState("prerendered");
+    } else {
+      this.blank("Press Run to run this script in your browser.");
+      ui.share.hidden = true;
+      this.setState("idle");
+    }
+  }
+
+  // reset puts back the lesson's script and seed, and the output the
+  // server rendered for them; a run of this block under way is stopped.
+  reset() {
+    const ui = this.ui;
+    if (this.busy || (this.rt && this.rt.busy(this))) this.stop();
+    this.seq++;
+    this.busy = false;
+    ui.run.removeAttribute("aria-busy");
+    ui.run.textContent = "Run";
+    ui.script.value = this.ownScript;
+    ui.seed.value = this.defaultSeed;
+    this.setClaim(claimOf(this.ownScript));
+    if (!this.workersTouched) ui.workers.value = String(workersOf(this.ownScript));
+    this.removeAttribute("heavy");
+    this.fit();
+    this.step = 0;
+    this.showOwn();
+    this.renderTimeline();
+    this.selectTab("output");
+    ui.status.textContent = "Reset to the lesson's script" + (this.defaultSeed ? " and seed " + this.defaultSeed : "") + ".";
+  }
+
+  // fetchPrerendered reads the pre-rendered Result of the embed page at
+  // url (once per page, however many blocks name it) and shows it, if
+  // that page's block is this script at this seed.
+  async fetchPrerendered(url, script, seed) {
+    let data;
+    try {
+      data = await embedData(new URL(url, location.href).href);
+    } catch (e) {
+      return; // Run still works; the output just waits for it
+    }
+    const same = (a) => a.replace(/\s+$/, "") === script.replace(/\s+$/, "");
+    if (!data || !(same(data.script) || (data.plain && same(data.plain))) || (seed && seed !== data.seed)) return;
+    if (this.live || this.busy || this.ui.script.value !== script) return; // the reader got there first
+    this.prerendered = data.result;
+    this.showOwn();
+  }
+
   // embedSnippets offers the two ways to put this block in another page.
   // Both keep what the block is: the script-tag form carries an id (so
   // links to it work), its controls and its label; the iframe
@@ -510,7 +601,7 @@ class TwicePlayground extends HTMLElement {
       (o.label ? ' label="' + attr(o.label) + '"' : "");
     const tag =
       '<script src="' + assetURL("twice.js") + '" defer></script>\n' +
-      "<twice-playground" + attrs + ">\n<pre>" + esc(script) + "</pre>\n</twice-playground>";
+      "<twice-playground" + attrs + ' from="' + attr(page) + '">\n<pre>' + esc(script) + "</pre>\n</twice-playground>";
     const snippet = (title, text) => {
       // A URL breaks after its slashes and separators (<wbr>, which adds
       // no character to what is selected or copied), never inside a word.
@@ -530,10 +621,16 @@ class TwicePlayground extends HTMLElement {
       });
       return h("div", { class: "snippet-box" }, h("p", { text: title }), pre, btn);
     };
+    // A page served from this machine names an address no one else can
+    // reach: the snippet needs the site's published one.
+    const local = loopback(new URL(page).hostname)
+      ? h("p", { class: "embed-local", text: "This page is served from your own machine (" + origin + "), so these snippets name an address only it can reach. Copy them from the published site, or replace " + origin + " with its URL." })
+      : null;
     return h(
       "details",
       { class: "embed" },
       h("summary", { text: "Embed this block" }),
+      ...(local ? [local] : []),
       snippet("By iframe (it takes the height of its content)", iframe),
       snippet("By script tag (the page's CSP must allow this origin, blob: workers and 'wasm-unsafe-eval')", tag)
     );
