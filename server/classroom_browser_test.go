@@ -1,12 +1,14 @@
 package server
 
 import (
+	"fmt"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/twice-lab/twice/lessons"
 	"github.com/twice-lab/twice/runtime/script"
@@ -67,6 +69,191 @@ func TestBrowserReset(t *testing.T) {
 	}
 	if got := js[string](t, ctx, `tp.transcript(0)`); got != want {
 		t.Errorf("Run after Reset:\n%s\nwant\n%s", got, want)
+	}
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// TestBrowserPredict drives predict-then-run with the keyboard alone: a
+// block marked predict hides its output and asks; a number typed and Enter
+// run it and show the prediction beside the result; the prediction is kept
+// across a reload, which hides the output again. A first Run without a
+// prediction asks for one instead of running. The teacher's page-wide
+// switch does the same for a block not marked, and is kept too.
+func TestBrowserPredict(t *testing.T) {
+	ctx, consoleErrors := browser(t, 1280, 900)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"lessons.txt": "p.md\n",
+		"p.md":        "# Predict\n\nHow many?\n\n```twice predict\nrace read 20\n```\n\nAnd this one.\n\n```twice\nadd order-1\nwork --job 1\n```\n",
+	})
+	srv, err := NewServer(Options{LessonsDir: dir, Runtime: realRuntime(t), Brotli: BrotliNever}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	page := hs.URL + "/lessons/p/"
+	navigate(t, ctx, page)
+	js[bool](t, ctx, stopHelpers)
+	hidden := func(n int) bool {
+		return js[bool](t, ctx, fmt.Sprintf(`tp.q(%d, ".out").getClientRects().length === 0 && tp.q(%d, ".tabs").getClientRects().length === 0`, n, n))
+	}
+	if !hidden(0) {
+		t.Fatalf("the predict block shows its output before Run")
+	}
+	if hidden(1) {
+		t.Fatalf("a block not marked predict hides its output")
+	}
+	if q := js[string](t, ctx, `tp.q(0, ".predict-q").textContent`); !strings.Contains(q, "of the 20 races") {
+		t.Errorf("the question: %q", q)
+	}
+	// Run without a prediction asks for one, and runs nothing.
+	js[bool](t, ctx, `tp.q(0, "button.run").focus(), true`)
+	run(t, ctx, 5*time.Second, chromedp.KeyEvent(kb.Enter))
+	time.Sleep(300 * time.Millisecond)
+	if n := js[float64](t, ctx, `tpRuns`); n != 0 {
+		t.Errorf("Run without a prediction sent %v run(s)", n)
+	}
+	if f := js[string](t, ctx, `tp.el(0).shadowRoot.activeElement ? tp.el(0).shadowRoot.activeElement.className : ""`); f != "predict-input" {
+		t.Errorf("Run without a prediction leaves the focus on %q, want the prediction field", f)
+	}
+	// Type 7 and press Enter: it runs, and the prediction shows beside the result.
+	run(t, ctx, 5*time.Second, chromedp.KeyEvent("7"))
+	run(t, ctx, 5*time.Second, chromedp.KeyEvent(kb.Enter))
+	run(t, ctx, 120*time.Second, chromedp.Poll[bool](`tp.state(0) === "done"`))
+	if hidden(0) {
+		t.Errorf("after the run the output is still hidden")
+	}
+	dups := js[float64](t, ctx, `JSON.parse(tp.q(0, ".tally").dataset.duplicates)`)
+	if got, want := js[string](t, ctx, `tp.q(0, ".prediction").textContent`), fmt.Sprintf("You predicted 7; the run gave %v of 20", dups); !strings.HasPrefix(got, want) {
+		t.Errorf("beside the result: %q, want %q...", got, want)
+	}
+	// Kept across a reload, which asks again with the output hidden.
+	navigate(t, ctx, page)
+	js[bool](t, ctx, stopHelpers)
+	if !hidden(0) {
+		t.Errorf("after a reload the predict block shows its output")
+	}
+	if v := js[string](t, ctx, `tp.q(0, ".predict-input").value`); v != "7" {
+		t.Errorf("after a reload the prediction field holds %q, want the kept 7", v)
+	}
+
+	// The teacher's switch: every block asks first, kept across a reload.
+	js[bool](t, ctx, `document.querySelector("#twice-predict-all").focus(), true`)
+	run(t, ctx, 5*time.Second, chromedp.KeyEvent(" "))
+	if !hidden(1) {
+		t.Errorf("with the page-wide switch on, block 2 shows its output")
+	}
+	if q := js[string](t, ctx, `tp.q(1, ".predict-q").textContent`); !strings.Contains(q, "effects") {
+		t.Errorf("block 2's question: %q", q)
+	}
+	navigate(t, ctx, page)
+	if !js[bool](t, ctx, `document.querySelector("#twice-predict-all").checked`) || !hidden(1) {
+		t.Errorf("the page-wide switch was not kept across a reload")
+	}
+	js[bool](t, ctx, `document.querySelector("#twice-predict-all").click(), true`)
+	if hidden(1) {
+		t.Errorf("with the switch off again, block 2 still hides its output")
+	}
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// smallText lists the visible text of the page, in the shadow roots too,
+// set smaller than min px: each as "size px: text".
+const smallText = `((min) => {
+  const out = [];
+  const walk = (root) => {
+    for (const el of root.querySelectorAll("*")) {
+      if (el.shadowRoot) walk(el.shadowRoot);
+      if (el.getClientRects().length === 0) continue;
+      const own = Array.from(el.childNodes).some((n) => n.nodeType === 3 && n.textContent.trim() !== "");
+      // Fields show text, but a checkbox or radio button shows none.
+      const field = /^(INPUT|TEXTAREA|SELECT|BUTTON)$/.test(el.tagName) && !/^(checkbox|radio)$/.test(el.type);
+      if (!own && !field) continue;
+      const cs = getComputedStyle(el);
+      if (cs.visibility === "hidden" || cs.opacity === "0") continue;
+      const r = el.getBoundingClientRect();
+      if (r.width <= 1 || r.height <= 1) continue; // screen-reader-only text
+      const px = parseFloat(cs.fontSize);
+      if (px < min) out.push(px + " px: " + (el.textContent || el.value || el.tagName).trim().slice(0, 60));
+    }
+  };
+  walk(document);
+  return out;
+})(16)`
+
+// TestBrowserPresenter opens a lesson with ?present at 1280 px: every
+// text on the screen is at least 16 px, the timeline's included (drawn at
+// the scale that makes its smallest text 16 px); one block shows at a
+// time and Page Down / Page Up move between them; the step-through skips
+// the steps that change nothing unless Every step is checked.
+func TestBrowserPresenter(t *testing.T) {
+	ctx, consoleErrors := browser(t, 1280, 900)
+	hs := httptest.NewServer(browserSite(t))
+	defer hs.Close()
+	ls, err := lessons.Load(lessons.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := ls[3] // the claim race: prose, then blocks
+	navigate(t, ctx, hs.URL+"/lessons/"+l.Slug+"/?present")
+	js[bool](t, ctx, stopHelpers)
+	if !js[bool](t, ctx, `document.documentElement.classList.contains("present") && tp.el(0).hasAttribute("present")`) {
+		t.Fatal("?present did not turn the presenter view on")
+	}
+	shown := func() []bool {
+		return js[[]bool](t, ctx, `Array.from(document.querySelectorAll("twice-playground"), (el) => el.getClientRects().length > 0)`)
+	}
+	if s := shown(); len(s) < 2 || !s[0] || s[1] {
+		t.Fatalf("presenter view shows blocks %v, want only the first", s)
+	}
+	if small := js[[]string](t, ctx, smallText); len(small) > 0 {
+		t.Errorf("text under 16 px in the presenter view:\n%s", strings.Join(small, "\n"))
+	}
+	// The timeline of a run, and the step-through.
+	js[bool](t, ctx, `tp.q(0, "#tab-timeline").click(), true`)
+	run(t, ctx, 120*time.Second, chromedp.Poll[bool](`tp.state(0) === "done" && tp.q(0, ".tl-img").complete && tp.q(0, ".tl-img").naturalWidth > 0`))
+	scale := js[float64](t, ctx, `(() => { const img = tp.q(0, ".tl-img"); const res = tp.el(0).result; return TwicePlayground.minFontSize(res.timeline.svg) * img.getBoundingClientRect().width / res.timeline.width; })()`)
+	if scale < 16 {
+		t.Errorf("the timeline's smallest text is drawn at %.1f px, want at least 16", scale)
+	}
+	if small := js[[]string](t, ctx, smallText); len(small) > 0 {
+		t.Errorf("text under 16 px on the timeline view:\n%s", strings.Join(small, "\n"))
+	}
+	quiet := `((ev) => !ev.job && !ev.effect && ev.kind !== "reset")`
+	steps := 0
+	for ; steps < 400 && js[bool](t, ctx, `tp.q(0, ".step-btn.next").getAttribute("aria-disabled") !== "true"`); steps++ {
+		js[bool](t, ctx, `tp.q(0, ".step-btn.next").click(), true`)
+		if js[bool](t, ctx, quiet+`(tp.el(0).result.trace[tp.el(0).step]) && tp.el(0).step !== tp.el(0).result.trace.length - 1`) {
+			t.Fatalf("Next stopped at step %v, which changes nothing", js[float64](t, ctx, `tp.el(0).step + 1`))
+		}
+	}
+	total := js[float64](t, ctx, `tp.el(0).result.trace.length`)
+	quietN := js[float64](t, ctx, `tp.el(0).result.trace.filter(`+quiet+`).length`)
+	t.Logf("presenter step-through: %d presses over %v steps, %v of them quiet", steps, total, quietN)
+	if quietN > 0 && float64(steps) >= total-1 {
+		t.Errorf("Next visited every step (%d presses for %v steps)", steps, total)
+	}
+	js[bool](t, ctx, `tp.q(0, ".every-step input").click(); tp.el(0).goStep(0); tp.q(0, ".step-btn.next").click(), true`)
+	if s := js[float64](t, ctx, `tp.el(0).step`); s != 1 {
+		t.Errorf("with Every step, Next went from step 1 to step %v", s+1)
+	}
+	// Page Down and Page Up move between blocks.
+	js[bool](t, ctx, `document.activeElement && document.activeElement.blur(), true`)
+	run(t, ctx, 5*time.Second, chromedp.KeyEvent(kb.PageDown))
+	if s := shown(); s[0] || !s[1] {
+		t.Errorf("after Page Down the blocks shown are %v, want the second only", s)
+	}
+	if c := js[string](t, ctx, `document.querySelector(".present-count").textContent`); !strings.HasPrefix(c, "Block 2 of ") {
+		t.Errorf("the presenter bar says %q", c)
+	}
+	run(t, ctx, 5*time.Second, chromedp.KeyEvent(kb.PageUp))
+	if s := shown(); !s[0] || s[1] {
+		t.Errorf("after Page Up the blocks shown are %v, want the first only", s)
 	}
 	if errs := consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))

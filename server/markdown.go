@@ -203,10 +203,19 @@ func writePlayground(w textWriter, p *Playground) {
 	} else {
 		attr("cost", "light")
 	}
+	if p.Options.Predict {
+		attr("predict", "")
+	}
 	w.WriteString(">\n<p class=\"twice-label\">Script</p>\n<pre class=\"twice-script\"><code>")
 	w.WriteString(html.EscapeString(p.Script))
 	w.WriteString("</code></pre>\n")
-	w.WriteString(`<p class="twice-label">Output at seed ` + strconv.FormatUint(p.Options.Seed, 10) + "</p>\n")
+	if p.Options.Predict {
+		// Hidden, not absent: a reader without JavaScript predicts, then
+		// opens it.
+		w.WriteString(`<details class="twice-answer"><summary>Output at seed ` + strconv.FormatUint(p.Options.Seed, 10) + ": predict first, then open</summary>\n")
+	} else {
+		w.WriteString(`<p class="twice-label">Output at seed ` + strconv.FormatUint(p.Options.Seed, 10) + "</p>\n")
+	}
 	w.WriteString(`<pre class="twice-output"><code>`)
 	w.WriteString(html.EscapeString(p.Result.Text()))
 	w.WriteString("</code></pre>\n")
@@ -215,6 +224,9 @@ func writePlayground(w textWriter, p *Playground) {
 	}
 	for _, m := range p.Result.Matrices {
 		writeMatrix(w, m)
+	}
+	if p.Options.Predict {
+		w.WriteString("</details>\n")
 	}
 	slim := *p.Result
 	slim.Trace, slim.Log = nil, nil

@@ -82,6 +82,7 @@ import {
   timelineAlt,
 } from "./render.js";
 import { currentRuntime, getRuntime, timings } from "./runtime-client.js";
+import { installSwitches, loadPrediction, predictAll, question, quietStep, savePrediction, verdict } from "./classroom.js";
 
 // Blocks scrolling into view start the download, and so does the pointer
 // or the focus reaching a block's Run button, so that Run is quick. The
@@ -342,7 +343,17 @@ class TwicePlayground extends HTMLElement {
     ui.stepper = h(
       "div",
       { class: "stepper", hidden: true },
-      h("div", { class: "step-controls" }, ui.prev, ui.stepCount, ui.next, h("span", { class: "step-hint", text: "or focus the steps and use ← →" })),
+      h(
+        "div",
+        { class: "step-controls" },
+        ui.prev,
+        ui.stepCount,
+        ui.next,
+        h("span", { class: "step-hint", text: "or focus the steps and use ← →" }),
+        // In the presenter view, Back and Next skip the steps that change
+        // nothing, unless this is checked.
+        h("label", { class: "every-step" }, (ui.everyStep = h("input", { type: "checkbox" })), document.createTextNode(" Every step"))
+      ),
       ui.stepArea,
       ui.stepLive
     );
@@ -377,7 +388,21 @@ class TwicePlayground extends HTMLElement {
       ui.expBody
     );
 
-    const box = h("div", { class: "box" }, ui.bar, ui.script, ui.loading, ui.tablist, ui.out, ui.tlPanel, ui.cmpPanel, ui.expPanel);
+    // Predict, then run (see classroom.js): a question, a field and a
+    // button, shown while the output is hidden.
+    ui.predictQ = h("span", { class: "predict-q" });
+    ui.predictInput = h("input", { type: "number", min: "0", step: "1", inputmode: "numeric", class: "predict-input", autocomplete: "off" });
+    ui.predictForm = h(
+      "form",
+      { class: "predict", hidden: true },
+      h("label", { class: "predict-label" }, ui.predictQ, document.createTextNode(" "), ui.predictInput),
+      h("button", { type: "submit", class: "predict-run", text: "Predict and run" }),
+      h("p", { class: "predict-note", text: "The output stays hidden until you run the script: predict first." })
+    );
+    ui.yours = h("p", { class: "prediction", hidden: true });
+    ui.out.insertBefore(ui.yours, ui.out.children[1]);
+    const box = h("div", { class: "box" }, ui.bar, ui.script, ui.loading, ui.predictForm, ui.tablist, ui.out, ui.tlPanel, ui.cmpPanel, ui.expPanel);
+    this.box = box;
     const embed = this.getAttribute("embed");
     if (embed) box.append(this.embedSnippets(embed, this.getAttribute("plain") || script, { seed: defaultSeed, controls: this.getAttribute("controls"), label: this.getAttribute("label"), id: this.id }));
     root.append(box);
@@ -455,13 +480,19 @@ class TwicePlayground extends HTMLElement {
       this.workersTouched = true;
       this.explore(true);
     });
-    ui.prev.addEventListener("click", () => this.goStep(this.step - 1));
-    ui.next.addEventListener("click", () => this.goStep(this.step + 1));
+    ui.prev.addEventListener("click", () => this.goStep(this.stepFrom(this.step, -1)));
+    ui.next.addEventListener("click", () => this.goStep(this.stepFrom(this.step, 1)));
+    ui.predictForm.addEventListener("submit", (e) => {
+      e.preventDefault();
+      this.predicted = ui.predictInput.value.trim();
+      savePrediction(this.id, this.predicted, ui.script.value);
+      this.run();
+    });
     ui.stepArea.addEventListener("keydown", (e) => {
       // In a focused table (it scrolls on its own) the arrows scroll it.
       if (e.target !== ui.stepArea) return;
       const last = (this.result && this.result.trace ? this.result.trace.length : 1) - 1;
-      const to = { ArrowRight: this.step + 1, ArrowLeft: this.step - 1, Home: 0, End: last }[e.key];
+      const to = { ArrowRight: this.stepFrom(this.step, 1), ArrowLeft: this.stepFrom(this.step, -1), Home: 0, End: last }[e.key];
       if (to === undefined || e.altKey || e.ctrlKey || e.metaKey) return;
       e.preventDefault();
       this.goStep(to);
@@ -485,6 +516,11 @@ class TwicePlayground extends HTMLElement {
     this.selectTab("output");
     this.fit();
     this.showOwn();
+    this.question = question(prerendered);
+    const kept = loadPrediction(this.id);
+    if (kept) ui.predictInput.value = kept.value;
+    this.setPredicting(this.hasAttribute("predict") || predictAll());
+    if (n === 1) installSwitches();
     // A block pasted into a page elsewhere with the script tag names the
     // embed page it came from: its pre-rendered output is read from there.
     const from = this.getAttribute("from");
@@ -519,6 +555,32 @@ class TwicePlayground extends HTMLElement {
         });
       }
     }
+  }
+
+  // setPredicting turns predict-then-run on or off for this block. On, and
+  // until a run of the reader's shows a result, the output and the other
+  // views are hidden and the block asks for a prediction.
+  setPredicting(on) {
+    const ui = this.ui;
+    this.predicting = on;
+    const ask = on && !this.revealed;
+    this.box.classList.toggle("predicting", ask);
+    ui.predictForm.hidden = !ask;
+    ui.predictQ.textContent = this.question.text;
+    if (this.question.of) ui.predictInput.max = String(this.question.of);
+    else ui.predictInput.removeAttribute("max");
+    if (!on) ui.yours.hidden = true;
+  }
+
+  // stepFrom is the step to go to from k in direction dir: the next one,
+  // or, in the presenter view unless Every step is checked, the next one
+  // that changes the tables (the last step if none does).
+  stepFrom(k, dir) {
+    const trace = (this.result && this.result.trace) || [];
+    if (!this.hasAttribute("present") || this.ui.everyStep.checked) return k + dir;
+    let i = k + dir;
+    while (i > 0 && i < trace.length - 1 && quietStep(trace[i])) i += dir;
+    return i;
   }
 
   // showOwn shows what the server rendered for the lesson's own script, or,
@@ -557,6 +619,9 @@ class TwicePlayground extends HTMLElement {
     this.showOwn();
     this.renderTimeline();
     this.selectTab("output");
+    this.revealed = false;
+    ui.yours.hidden = true;
+    this.setPredicting(this.predicting);
     ui.status.textContent = "Reset to the lesson's script" + (this.defaultSeed ? " and seed " + this.defaultSeed : "") + ".";
   }
 
@@ -862,6 +927,13 @@ class TwicePlayground extends HTMLElement {
     const script = ui.script.value;
     const seed = ui.seed.value.trim();
     if (!this.seedOK(seed)) return;
+    if (this.predicting && !this.revealed && this.predicted === undefined && !this.auto) {
+      // Ask first; a second Run goes ahead without a prediction.
+      this.predicted = "";
+      ui.predictInput.focus();
+      ui.status.textContent = "Predict first: type your answer and press Enter. Run again runs without one.";
+      return;
+    }
     const rt = getRuntime();
     this.attach(rt);
     this.busy = true;
@@ -887,6 +959,12 @@ class TwicePlayground extends HTMLElement {
       this.live = true;
       this.ran = { script, seed: seedOf(m.json, res) };
       this.render(res, "Output at seed " + this.ran.seed + ", run in your browser.");
+      if (this.predicting && !this.revealed) {
+        this.revealed = true;
+        this.setPredicting(true);
+        ui.yours.textContent = verdict(this.question, this.predicted || "", res);
+        ui.yours.hidden = false;
+      }
       this.step = this.pendingStep > 0 ? this.pendingStep : 0;
       this.pendingStep = 0;
       this.renderTimeline();
@@ -978,6 +1056,8 @@ class TwicePlayground extends HTMLElement {
       // its smallest text 11 CSS px, and scrolls sideways.
       const font = minFontSize(tl.svg) || 10;
       ui.tlInner.style.setProperty("--tl-phone-width", Math.ceil((tl.width * 11) / font) + "px");
+      // In the presenter view, at the scale that makes it 16 px.
+      ui.tlInner.style.setProperty("--tl-present-width", Math.ceil((tl.width * 16) / font) + "px");
       ui.tlImg.alt = timelineAlt(trace);
       ui.tlFig.hidden = false;
     } else {
