@@ -222,7 +222,7 @@ func TestEveryClaimRuns(t *testing.T) {
 		}
 	}
 	// A claim outside the list is an error, not some other claim.
-	in, err := newInterp(1, &Result{})
+	in, err := newInterp(1, Budget{}, &Result{})
 	if err != nil {
 		t.Fatal(err)
 	}
