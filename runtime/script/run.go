@@ -177,11 +177,26 @@ func newInterp(seed uint64, b Budget, res *Result) (*interp, error) {
 	}
 	k := sim.New(seed)
 	k.SetTracing(true)
-	return &interp{
+	in := &interp{
 		seed: seed, k: k, db: db, shell: shell, conns: map[string]*queue.Conn{}, res: res, m: newMeter(b, k, db),
 		runs: map[string]*runRec{}, holder: map[int64]*runRec{}, running: map[string]bool{},
 		events: map[string]bool{}, redriven: map[int64]bool{},
-	}, nil
+	}
+	shell.Wait = in.shellWait
+	return in, nil
+}
+
+// shellWait is the shell's busy handling, the same as a worker's: a write
+// of the script's own (add, reset, redeliver) that finds a background
+// worker's transaction open waits a statement's time of virtual time,
+// while the workers run, and tries again.
+func (in *interp) shellWait() error {
+	if !in.k.Pending() {
+		// Nothing left to end the transaction: a wait would never end.
+		return errors.New("the database is locked by a transaction that no running worker can end")
+	}
+	in.k.Record("shell", event.Wait, nil, "database is locked by a worker's transaction: the shell waits its turn")
+	return in.runUntil(in.k.Now() + in.k.Between(stmtMin, stmtMax))
 }
 
 func (in *interp) close() {
@@ -222,8 +237,11 @@ func (in *interp) over() bool { return in.m.tooBig != nil }
 func (in *interp) exec(c Command) (bool, error) {
 	switch c.Kind {
 	case Reset:
+		if err := in.reset(); err != nil {
+			return false, err
+		}
 		in.k.Record("shell", event.Reset, nil, "reset")
-		return true, in.reset()
+		return true, nil
 	case Add:
 		ev := c.Add.Event
 		if ev == "" {
