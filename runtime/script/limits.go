@@ -47,6 +47,10 @@ const (
 	MaxSteps    = 2_000_000
 	MaxTimes    = 100 // jobs one add enqueues (--times)
 	maxOrderLen = 64
+	// MaxJobID is the highest job id a script can make (every command an
+	// add of MaxTimes jobs; emptying the table starts the ids at 1 again):
+	// --job takes nothing higher.
+	MaxJobID = MaxCommands * MaxTimes
 )
 
 // Limits of load.
@@ -143,9 +147,11 @@ func (s *Script) cost() (Cost, *Error) {
 		}
 		return nil
 	}
-	// The dedupe modes a race --all may meet: off, and every mode a service
-	// command before it sets (one that && skips leaves an earlier one in
-	// force, so the budget takes the dearest).
+	// The dedupe modes that may be in force when a race --all runs: a
+	// service command that always runs (after ';' or a new line) sets the
+	// one mode in force; one after '&&' may be skipped, which leaves an
+	// earlier mode in force, so it adds its mode to those that may be, and
+	// the budget takes the dearest of them.
 	modes := map[receipts.Dedupe]bool{receipts.DedupeOff: true}
 	var walk func(cmds []Command) *Error
 	walk = func(cmds []Command) *Error {
@@ -153,6 +159,9 @@ func (s *Script) cost() (Cost, *Error) {
 			c.Commands++
 			switch cmd.Kind {
 			case Service:
+				if cmd.Op != OpAnd {
+					clear(modes)
+				}
 				modes[cmd.Service.Dedupe] = true
 			case Background:
 				c.Commands--
