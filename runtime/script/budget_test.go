@@ -32,6 +32,9 @@ func testScripts(t *testing.T) map[string]string {
 	}
 	corpus, _ := filepath.Glob("testdata/fuzz/FuzzRun/*")
 	for _, file := range corpus {
+		if strings.HasPrefix(filepath.Base(file), "meter-") {
+			continue // a script written to pass the budget (meter_test.go)
+		}
 		b, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
