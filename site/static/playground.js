@@ -950,8 +950,8 @@ class TwicePlayground extends HTMLElement {
       const res = JSON.parse(m.json);
       if (auto && res.heavy) {
         // It ran out of the budget for runs nobody asked for: not a
-        // result, and not to be shown as one.
-        this.heavy("");
+        // result, and not to be shown as one. What ran out, briefly.
+        this.heavy(res.error && res.error.msg ? res.error.msg.replace(/\s*\(.*$/, "") : "");
         return;
       }
       this.removeAttribute("heavy");
