@@ -1,12 +1,18 @@
 package server
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -254,6 +260,75 @@ func TestBrowserPresenter(t *testing.T) {
 	run(t, ctx, 5*time.Second, chromedp.KeyEvent(kb.PageUp))
 	if s := shown(); !s[0] || s[1] {
 		t.Errorf("after Page Up the blocks shown are %v, want the first only", s)
+	}
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// TestBrowserClassroomScreenshots takes the screenshots of predict-then-run
+// (asking, then answered) and of the presenter view, at 390 and 1280 px,
+// light and dark, into the artifacts folder, and fails on a page that
+// scrolls sideways.
+func TestBrowserClassroomScreenshots(t *testing.T) {
+	ctx, consoleErrors := browser(t, 1280, 900)
+	dir := t.TempDir()
+	src, err := lessons.FS.Open("04-claim-race.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(src)
+	src.Close()
+	writeFiles(t, dir, map[string]string{
+		"lessons.txt":      "p.md\n04-claim-race.md\n",
+		"p.md":             "# Predict, then run\n\nTwo workers race for one job, twenty times.\n\n```twice predict\nrace read 20\neffects\n```\n",
+		"04-claim-race.md": string(b),
+	})
+	srv, err := NewServer(Options{LessonsDir: dir, Runtime: realRuntime(t), Brotli: BrotliNever}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	out := artifactDir(t)
+	shoot := func(name string) {
+		t.Helper()
+		if over := js[float64](t, ctx, `document.documentElement.scrollWidth - innerWidth`); over > 0 {
+			t.Errorf("%s scrolls sideways by %.0f px", name, over)
+		}
+		shot := run(t, ctx, 30*time.Second, chromedp.CaptureScreenshot())
+		file := filepath.Join(out, name+".png")
+		if err := os.WriteFile(file, shot, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot: %s", file)
+	}
+	for _, scheme := range []string{"light", "dark"} {
+		run(t, ctx, 10*time.Second, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+				Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
+			})
+			return err
+		}))
+		for _, w := range []int64{390, 1280} {
+			run(t, ctx, 10*time.Second, chromedp.EmulateViewport(w, 900))
+			navigate(t, ctx, hs.URL+"/lessons/p/")
+			js[bool](t, ctx, `localStorage.clear(), tp.el(0).scrollIntoView(), true`)
+			navigate(t, ctx, hs.URL+"/lessons/p/")
+			js[bool](t, ctx, `tp.el(0).scrollIntoView(), true`)
+			shoot(fmt.Sprintf("predict-ask-%d-%s", w, scheme))
+			js[bool](t, ctx, `tp.q(0, ".predict-input").value = "5", tp.q(0, ".predict-run").click(), true`)
+			run(t, ctx, 120*time.Second, chromedp.Poll[bool](`tp.state(0) === "done"`))
+			js[bool](t, ctx, `tp.el(0).scrollIntoView(), true`)
+			shoot(fmt.Sprintf("predict-answered-%d-%s", w, scheme))
+
+			navigate(t, ctx, hs.URL+"/lessons/claim-race/?present")
+			shoot(fmt.Sprintf("present-%d-%s", w, scheme))
+			js[bool](t, ctx, `tp.q(0, "#tab-timeline").click(), true`)
+			run(t, ctx, 120*time.Second, chromedp.Poll[bool](`tp.state(0) === "done" && tp.q(0, ".tl-img").complete && tp.q(0, ".tl-img").naturalWidth > 0`))
+			js[bool](t, ctx, `tp.q(0, ".step-btn.next").click(), tp.q(0, ".tabs").scrollIntoView(), true`)
+			shoot(fmt.Sprintf("present-timeline-%d-%s", w, scheme))
+		}
 	}
 	if errs := consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))

@@ -620,6 +620,7 @@ class TwicePlayground extends HTMLElement {
     this.renderTimeline();
     this.selectTab("output");
     this.revealed = false;
+    this.predicted = undefined; // asks again
     ui.yours.hidden = true;
     this.setPredicting(this.predicting);
     ui.status.textContent = "Reset to the lesson's script" + (this.defaultSeed ? " and seed " + this.defaultSeed : "") + ".";
