@@ -62,7 +62,10 @@
 //
 // The JSON is the pre-rendered Result without its trace, from which the
 // component draws its tables at once. Options go in the info string after
-// the word twice; see [lessons.BlockOptions]. A block whose options are wrong, or
+// the word twice; see [lessons.BlockOptions]. A block marked predict carries
+// a predict attribute and its output inside a <details> element, folded
+// until the reader opens it; a block written as the article's shell line
+// carries its plain commands in a plain attribute, for embed snippets. A block whose options are wrong, or
 // whose script fails at its seed (unless marked fails), makes its lesson
 // broken: the lesson's page becomes an error page naming the file, line and
 // column, [Render] returns the error, and twice build fails with it.

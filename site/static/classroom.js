@@ -181,10 +181,10 @@ function setPresenting(on) {
     else slides.push(slide);
   }
   bar = h("nav", { class: "present-bar", "aria-label": "Presenter view" });
-  const prev = h("button", { type: "button", class: "present-prev", text: "◀ Previous block" });
+  const prev = h("button", { type: "button", class: "present-prev", text: "◀ Previous" });
   const count = h("span", { class: "present-count", "aria-live": "polite" });
-  const next = h("button", { type: "button", class: "present-next", text: "Next block ▶" });
-  const leave = h("button", { type: "button", class: "present-leave", text: "Leave presenter view" });
+  const next = h("button", { type: "button", class: "present-next", text: "Next ▶" });
+  const leave = h("button", { type: "button", class: "present-leave", text: "Exit", title: "Leave the presenter view" });
   prev.addEventListener("click", () => show(current - 1));
   next.addEventListener("click", () => show(current + 1));
   leave.addEventListener("click", () => setPresenting(false));
