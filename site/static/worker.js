@@ -73,7 +73,12 @@ self.onmessage = async (e) => {
     try {
       await loading;
       if (go === null || go.exited) await start();
-      self.postMessage({ type: "cost", id: m.id, json: self.twiceCost(m.script) });
+      const json = self.twiceCost(m.script);
+      if (typeof json !== "string" || go.exited) {
+        self.postMessage({ type: "died", id: m.id, message: "the runtime stopped: it ran out of memory or crashed" });
+        return;
+      }
+      self.postMessage({ type: "cost", id: m.id, json });
     } catch (err) {
       self.postMessage({ type: "error", id: m.id, message: "the runtime failed: " + message(err) });
     } finally {
