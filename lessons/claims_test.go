@@ -410,3 +410,27 @@ func TestSentencesAnExpertSigns(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstLessonStartsPlain: lesson 1 opens with plain commands, one per
+// line, and keeps the article's shell line as an aside after it that runs
+// and prints the same, as its prose says.
+func TestFirstLessonStartsPlain(t *testing.T) {
+	l := lesson(t, "01-one-job.md")
+	if len(l.Blocks) < 2 {
+		t.Fatalf("lesson 1 has %d blocks", len(l.Blocks))
+	}
+	if first := l.Blocks[0].Script; strings.Contains(first, "node queue.mjs") || strings.Contains(first, "&&") || strings.Contains(first, "(") {
+		t.Errorf("lesson 1's first block is not plain commands:\n%s", first)
+	}
+	shell, res := blockWith(t, l, "node queue.mjs")
+	if shell.Line < l.Blocks[0].Line {
+		t.Errorf("the shell line comes before the plain commands")
+	}
+	opts, _ := l.Blocks[0].Options()
+	if plain := script.Run(l.Blocks[0].Script, script.Options{Seed: opts.Seed}); plain.Text() != res.Text() || res.Error != nil {
+		t.Errorf("the aside says it prints the same; the plain block prints\n%s\nthe shell line\n%s", plain.Text(), res.Text())
+	}
+	if p := prose(l); !strings.Contains(p, "this one is the block above, and prints the same thing") {
+		t.Errorf("lesson 1's aside no longer says what the test checks")
+	}
+}

@@ -42,6 +42,7 @@
 //	controls=LIST   the controls beside Run: claim, seed, both as claim,seed
 //	                (the default), or none
 //	fails           the script is meant to stop with an error, to show one
+//	predict         ask for a prediction before showing the output
 //
 // For example ```twice controls=seed hides the claim toggle, which is right
 // for a block that compares both claims on purpose: the toggle rewrites the

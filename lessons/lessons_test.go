@@ -387,6 +387,7 @@ func TestParseBlockOptions(t *testing.T) {
 		seed     uint64
 		controls string
 		fails    bool
+		predict  bool
 		err      string
 	}{
 		{info: "twice", seed: script.DefaultSeed, controls: "claim,seed"},
@@ -400,6 +401,8 @@ func TestParseBlockOptions(t *testing.T) {
 		{info: "twice seed=1 seed=2", err: "given twice"},
 		{info: "twice fails=yes", err: "takes no value"},
 		{info: "twice what", err: "unknown block option"},
+		{info: "twice predict seed=3", seed: 3, controls: "claim,seed", predict: true},
+		{info: "twice predict=yes", err: "takes no value"},
 	} {
 		o, err := ParseBlockOptions(tc.info)
 		if tc.err != "" {
@@ -412,7 +415,7 @@ func TestParseBlockOptions(t *testing.T) {
 			t.Errorf("ParseBlockOptions(%q): %v", tc.info, err)
 			continue
 		}
-		if o.Seed != tc.seed || strings.Join(o.Controls, ",") != tc.controls || o.Fails != tc.fails {
+		if o.Seed != tc.seed || strings.Join(o.Controls, ",") != tc.controls || o.Fails != tc.fails || o.Predict != tc.predict {
 			t.Errorf("ParseBlockOptions(%q) = %+v", tc.info, o)
 		}
 	}

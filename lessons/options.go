@@ -23,10 +23,16 @@ import (
 // fails marks a block whose script is meant to stop with an error, to show
 // one. Any other block whose script fails at its seed makes the lesson
 // broken, and so does a fails block that succeeds.
+//
+// predict asks the reader for a prediction before showing the output: the
+// page hides the pre-rendered output until Run (for a reader without
+// JavaScript it is folded, one click away) and shows the prediction beside
+// the result.
 type BlockOptions struct {
 	Seed     uint64
 	Controls []string
 	Fails    bool
+	Predict  bool
 }
 
 // Options parses the block's info string; see [ParseBlockOptions].
@@ -74,8 +80,13 @@ func ParseBlockOptions(info string) (BlockOptions, error) {
 				return o, fmt.Errorf("block option fails takes no value")
 			}
 			o.Fails = true
+		case "predict":
+			if hasVal {
+				return o, fmt.Errorf("block option predict takes no value")
+			}
+			o.Predict = true
 		default:
-			return o, fmt.Errorf("unknown block option %q (known: seed=N, controls=LIST, fails)", f)
+			return o, fmt.Errorf("unknown block option %q (known: seed=N, controls=LIST, fails, predict)", f)
 		}
 	}
 	return o, nil

@@ -192,6 +192,19 @@ effects</pre></twice-playground></main>`)
 	js[bool](t, ctx, `document.querySelectorAll("twice-playground").forEach((el, i) => tp.tab(i, "timeline")); true`)
 	check("blog with two unlabelled blocks", "timeline")
 
+	// Predict-then-run (the teacher's switch on: every block asks) and the
+	// presenter view, on one lesson.
+	navigate(t, ctx, hs.URL+"/lessons/claim-race/")
+	js[bool](t, ctx, exploreHelpers)
+	js[bool](t, ctx, axeJS+"\n;true")
+	js[bool](t, ctx, `document.querySelector("#twice-predict-all").click(), true`)
+	check("/lessons/claim-race/", "predict")
+	js[bool](t, ctx, `document.querySelector("#twice-predict-all").click(), true`)
+	navigate(t, ctx, hs.URL+"/lessons/claim-race/?present")
+	js[bool](t, ctx, exploreHelpers)
+	js[bool](t, ctx, axeJS+"\n;true")
+	check("/lessons/claim-race/?present", "presenter")
+
 	t.Logf("axe-core %s: %d checks of %d pages and a blog page in %v (%d CPUs), %d rule(s) off", axeVersion, checks, len(pages), time.Since(start).Round(time.Second), runtime.NumCPU(), len(axeOff))
 	if len(found) > 0 {
 		var lines []string

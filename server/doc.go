@@ -26,6 +26,7 @@
 //	assets/runtime-client.HASH.js its Web Worker client (module)
 //	assets/links.HASH.js          links to a run, commands, claim rewriting (module)
 //	assets/render.HASH.js         a run's Result drawn into the DOM (module)
+//	assets/classroom.HASH.js      predict-then-run, the presenter view (module)
 //	assets/config.HASH.js         the config the loader hands the modules
 //	assets/style.HASH.css         page styles
 //	assets/playground.HASH.css    the component's styles (shadow root)
@@ -61,7 +62,10 @@
 //
 // The JSON is the pre-rendered Result without its trace, from which the
 // component draws its tables at once. Options go in the info string after
-// the word twice; see [lessons.BlockOptions]. A block whose options are wrong, or
+// the word twice; see [lessons.BlockOptions]. A block marked predict carries
+// a predict attribute and its output inside a <details> element, folded
+// until the reader opens it; a block written as the article's shell line
+// carries its plain commands in a plain attribute, for embed snippets. A block whose options are wrong, or
 // whose script fails at its seed (unless marked fails), makes its lesson
 // broken: the lesson's page becomes an error page naming the file, line and
 // column, [Render] returns the error, and twice build fails with it.
@@ -103,7 +107,8 @@
 // Accept-Encoding (brotli first on ties), with Vary: Accept-Encoding and a
 // distinct ETag per encoding. Assets carry Access-Control-Allow-Origin: *
 // so that pages elsewhere can embed the component: browsers fetch its
-// modules, like the runtime, with CORS.
+// modules, like the runtime, with CORS. So do embed pages, from which a
+// block pasted with the script tag reads its pre-rendered output.
 //
 // Brotli at quality 11 takes about 40 s for the 14 MB module, so the
 // compressed forms of large files are cached on disk by content hash
@@ -154,7 +159,9 @@
 // keeps one cache per version and deletes the old one once the new one has
 // taken over, so a page is never served with another version's assets.
 // Pages are fetched from the network first and kept; assets come from the
-// cache; the runtime is kept once a page has loaded it. Only the index,
+// cache; the runtime is kept once a page has loaded it. The page a first
+// visit starts on loaded before the worker existed, so offline.js asks
+// the worker to keep it. Only the index,
 // lesson and embed pages load offline.js, which registers the worker; a
 // page elsewhere that embeds a block by script tag never does.
 package server

@@ -18,6 +18,7 @@ import (
 
 	"github.com/twice-lab/twice/internal/browsertest"
 	"github.com/twice-lab/twice/lessons"
+	"github.com/twice-lab/twice/runtime/script"
 )
 
 // These tests look at the playground as readers and embedders meet it: in
@@ -106,11 +107,19 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 		run(t, ctx, 10*time.Second, chromedp.EmulateViewport(390, 844))
 		defer run(t, ctx, 10*time.Second, chromedp.EmulateViewport(1280, 900))
 		// The lesson page's own iframe snippet, pasted as it is.
-		// (Lesson 1's second block has a script of several lines.)
+		// (Lesson 1's first block has a script of several lines.)
 		nav(site.URL + "/lessons/one-job/")
-		snippet := js[string](t, ctx, `tp.q(1, "pre.snippet").textContent`)
-		if !strings.Contains(snippet, `addEventListener("message"`) || !strings.Contains(snippet, "/embed/one-job/2/") {
+		snippet := js[string](t, ctx, `tp.q(0, "pre.snippet").textContent`)
+		if !strings.Contains(snippet, `addEventListener("message"`) || !strings.Contains(snippet, "/embed/one-job/1/") {
 			t.Fatalf("iframe snippet: %s", snippet)
+		}
+		if !strings.Contains(snippet, `style="border:0;width:100%"`) || !strings.Contains(snippet, ` title="twice: `) {
+			t.Errorf("the iframe snippet has a border, or no full width or title: %s", snippet)
+		}
+		// This site is served on loopback: the snippets say they need the
+		// published address.
+		if note := js[string](t, ctx, `(tp.q(0, ".embed-local") || {}).textContent || ""`); !strings.Contains(note, "published") {
+			t.Errorf("a snippet from a loopback page does not say it needs the published URL: %q", note)
 		}
 		post("<p>The lease:</p>\n" + snippet)
 		nav(blogURL)
@@ -142,7 +151,7 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
   for (let i = 0; i < 100 && root.querySelector(".copy-box").hidden; i++) await new Promise((r) => setTimeout(r, 50));
   return root.querySelector(".copy-box").hidden ? "no fallback shown" : root.querySelector(".copy-field").value;
 })()`)
-		want := "twice run --seed 1 -c '" + strings.TrimRight(ls[0].Blocks[1].Script, "\n") + "'"
+		want := "twice run --seed 1 -c '" + strings.TrimRight(ls[0].Blocks[0].Script, "\n") + "'"
 		if ran != want {
 			t.Errorf("copy fallback in a cross-origin frame gave:\n%s\nwant:\n%s", ran, want)
 		}
@@ -169,11 +178,11 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 		nav(site.URL + "/lessons/one-job/")
 		got := js[string](t, ctx, `(async () => {
   Object.defineProperty(navigator, "clipboard", { value: undefined, configurable: true });
-  tp.q(1, ".copy-cmd").click();
-  for (let i = 0; i < 100 && tp.q(1, ".copy-box").hidden; i++) await new Promise((r) => setTimeout(r, 20));
-  return tp.q(1, ".copy-field").value;
+  tp.q(0, ".copy-cmd").click();
+  for (let i = 0; i < 100 && tp.q(0, ".copy-box").hidden; i++) await new Promise((r) => setTimeout(r, 20));
+  return tp.q(0, ".copy-field").value;
 })()`)
-		if want := "twice run --seed 1 -c '" + strings.TrimRight(ls[0].Blocks[1].Script, "\n") + "'"; got != want {
+		if want := "twice run --seed 1 -c '" + strings.TrimRight(ls[0].Blocks[0].Script, "\n") + "'"; got != want {
 			t.Errorf("without a clipboard the fallback holds:\n%s\nwant:\n%s", got, want)
 		}
 	})
@@ -204,6 +213,17 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 		label := js[string](t, ctx, `tp.el(1).getAttribute("label")`)
 		post("<p>Both claims:</p>\n" + tag)
 		nav(blogURL)
+		js[bool](t, ctx, stopHelpers)
+		// The output the server rendered shows before Run, read from the
+		// embed page the snippet names; nothing is run for it.
+		run(t, ctx, 30*time.Second, chromedp.Poll[bool](`tp.state(0) === "prerendered"`))
+		opts, _ := ls[4].Blocks[1].Options()
+		if got, want := js[string](t, ctx, `tp.transcript(0)`), script.Run(ls[4].Blocks[1].Script, script.Options{Seed: opts.Seed}).Text(); got != want {
+			t.Errorf("the pasted block before Run shows:\n%s\nwant the server's output:\n%s", got, want)
+		}
+		if n := js[float64](t, ctx, `tpRuns`); n != 0 {
+			t.Errorf("showing the pasted block's output sent %v run(s) to the runtime", n)
+		}
 		if js[bool](t, ctx, `tp.q(0, "fieldset.claim") !== null`) {
 			t.Errorf("the pasted block has a claim toggle; its controls are seed only")
 		}
@@ -220,6 +240,31 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 		}
 		if l := js[string](t, ctx, `tp.q(0, "textarea.script").getAttribute("aria-label")`); !strings.HasPrefix(l, label) {
 			t.Errorf("pasted block's editor is labelled %q, want %q...", l, label)
+		}
+	})
+
+	t.Run("no shell wrapper", func(t *testing.T) {
+		// Lesson 4's block is the article's shell line; what a post gets
+		// is the plain commands, and the command to copy has both forms.
+		nav(site.URL + "/lessons/claim-race/")
+		for i, sel := range []string{"pre.snippet"} {
+			for _, s := range js[[]string](t, ctx, `Array.from(tp.el(0).shadowRoot.querySelectorAll("`+sel+`"), (p) => p.textContent)`) {
+				if strings.Contains(s, "node queue.mjs") || strings.Contains(s, "2>/dev/null") {
+					t.Errorf("snippet %d carries the shell wrapper:\n%s", i, s)
+				}
+			}
+		}
+		if got := js[string](t, ctx, `tp.el(0).getAttribute("plain")`); got != "race read 20\neffects\n" {
+			t.Errorf("lesson 4's plain form: %q", got)
+		}
+		got := js[string](t, ctx, `(async () => {
+  Object.defineProperty(navigator, "clipboard", { value: undefined, configurable: true });
+  tp.q(0, ".copy-go").click();
+  for (let i = 0; i < 100 && tp.q(0, ".copy-box").hidden; i++) await new Promise((r) => setTimeout(r, 20));
+  return tp.q(0, ".copy-field").value;
+})()`)
+		if !strings.HasPrefix(got, "go run ./cmd/twice run --seed ") {
+			t.Errorf("Copy as go run gave %q", got)
 		}
 	})
 

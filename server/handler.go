@@ -231,7 +231,10 @@ func serveSite(w http.ResponseWriter, r *http.Request, s *Site) {
 		notFound(w, r, s)
 		return
 	}
-	serveFile(w, r, f, strings.HasPrefix(key, "assets/"))
+	// Pages on other origins may load the component and its runtime, and
+	// read an embed page's pre-rendered output (a block pasted with the
+	// script tag shows it before Run).
+	serveFile(w, r, f, strings.HasPrefix(key, "assets/") || strings.HasPrefix(key, "embed/"))
 }
 
 // sitePath maps a request path to a key of Site.Files, refusing anything
@@ -273,15 +276,15 @@ func notFound(w http.ResponseWriter, r *http.Request, s *Site) {
 }
 
 // serveFile writes f with its headers, picking an encoding.
-func serveFile(w http.ResponseWriter, r *http.Request, f *File, asset bool) {
+// With cors, any origin may read it (Access-Control-Allow-Origin: *).
+func serveFile(w http.ResponseWriter, r *http.Request, f *File, cors bool) {
 	h := w.Header()
 	if f.Immutable {
 		h.Set("Cache-Control", "public, max-age=31536000, immutable")
 	} else {
 		h.Set("Cache-Control", "no-cache")
 	}
-	if asset {
-		// Pages on other origins may load the component and its runtime.
+	if cors {
 		h.Set("Access-Control-Allow-Origin", "*")
 	}
 	body, etag, disk := f.Body, f.ETag, ""

@@ -244,6 +244,14 @@ func TestHandlerEncodings(t *testing.T) {
 	if r.Header.Get("Access-Control-Allow-Origin") != "*" {
 		t.Errorf("assets should allow other origins: %v", r.Header)
 	}
+	// A block pasted with the script tag reads its embed page's
+	// pre-rendered output; the site's other pages stay its own.
+	if r := do(h, "GET", "/embed/claim-race/1/"); r.StatusCode != 200 || r.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Errorf("an embed page: %d, %v", r.StatusCode, r.Header)
+	}
+	if r := do(h, "GET", "/lessons/claim-race/"); r.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("a lesson page allows other origins to read it: %v", r.Header)
+	}
 	if !strings.Contains(wasm, "/assets/twice.") || len(wasm) != len("/assets/twice.0123456789.wasm") {
 		t.Errorf("wasm not content-hashed: %s", wasm)
 	}

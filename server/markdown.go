@@ -189,6 +189,11 @@ func writePlayground(w textWriter, p *Playground) {
 	attr("label", p.Label)
 	if p.Embed != "" {
 		attr("embed", p.Embed)
+		// What an embed snippet carries: the plain commands, never the
+		// article's shell wrapper (node queue.mjs ..., parentheses).
+		if plain := plainScript(p.Script); plain != p.Script {
+			attr("plain", plain)
+		}
 	}
 	// The parser's estimate of the script's cost: a page does not run a
 	// heavy one on load (a link to it, a view that needs a run) without a
@@ -198,10 +203,19 @@ func writePlayground(w textWriter, p *Playground) {
 	} else {
 		attr("cost", "light")
 	}
+	if p.Options.Predict {
+		attr("predict", "")
+	}
 	w.WriteString(">\n<p class=\"twice-label\">Script</p>\n<pre class=\"twice-script\"><code>")
 	w.WriteString(html.EscapeString(p.Script))
 	w.WriteString("</code></pre>\n")
-	w.WriteString(`<p class="twice-label">Output at seed ` + strconv.FormatUint(p.Options.Seed, 10) + "</p>\n")
+	if p.Options.Predict {
+		// Hidden, not absent: a reader without JavaScript predicts, then
+		// opens it.
+		w.WriteString(`<details class="twice-answer"><summary>Output at seed ` + strconv.FormatUint(p.Options.Seed, 10) + ": predict first, then open</summary>\n")
+	} else {
+		w.WriteString(`<p class="twice-label">Output at seed ` + strconv.FormatUint(p.Options.Seed, 10) + "</p>\n")
+	}
 	w.WriteString(`<pre class="twice-output"><code>`)
 	w.WriteString(html.EscapeString(p.Result.Text()))
 	w.WriteString("</code></pre>\n")
@@ -210,6 +224,9 @@ func writePlayground(w textWriter, p *Playground) {
 	}
 	for _, m := range p.Result.Matrices {
 		writeMatrix(w, m)
+	}
+	if p.Options.Predict {
+		w.WriteString("</details>\n")
 	}
 	slim := *p.Result
 	slim.Trace, slim.Log = nil, nil
@@ -220,6 +237,58 @@ func writePlayground(w textWriter, p *Playground) {
 		w.WriteString("</script>\n")
 	}
 	w.WriteString("</twice-playground>\n")
+}
+
+// plainScript returns src as plain commands when it is written the way the
+// article's shell lines are (a parenthesised chain of node queue.mjs
+// COMMAND joined by && or ;, then 2>/dev/null): each such line becomes one
+// command per line, with the words the author wrote. Other lines are kept
+// as they are, comments included. A result that does not parse, or would
+// not run as the same commands, gives src back.
+func plainScript(src string) string {
+	if !strings.Contains(src, "node queue.mjs") {
+		return src
+	}
+	var out []string
+	for line := range strings.SplitSeq(strings.TrimSuffix(src, "\n"), "\n") {
+		l := strings.TrimSpace(line)
+		if !strings.Contains(l, "node queue.mjs") || strings.HasPrefix(l, "#") {
+			out = append(out, line)
+			continue
+		}
+		l = strings.TrimSpace(strings.TrimSuffix(l, "2>/dev/null"))
+		if strings.HasPrefix(l, "(") && strings.HasSuffix(l, ")") {
+			l = l[1 : len(l)-1]
+		}
+		for _, chain := range strings.Split(l, "&&") {
+			for _, c := range strings.Split(chain, ";") {
+				if c = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(c), "node queue.mjs")); c != "" {
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	plain := strings.Join(out, "\n") + "\n"
+	a, err1 := script.Parse(src)
+	b, err2 := script.Parse(plain)
+	if err1 != nil || err2 != nil || !sameCommands(a, b) {
+		return src
+	}
+	return plain
+}
+
+// sameCommands reports whether two scripts hold the same commands, in
+// canonical form, whatever joins them.
+func sameCommands(a, b *script.Script) bool {
+	if len(a.Commands) != len(b.Commands) {
+		return false
+	}
+	for i := range a.Commands {
+		if a.Commands[i].String() != b.Commands[i].String() {
+			return false
+		}
+	}
+	return true
 }
 
 // writeMatrix writes one matrix as an HTML table, for a reader whose

@@ -208,7 +208,7 @@ func TestBrowserOffline(t *testing.T) {
 			// late, and the control then said "29 of 61" for good).
 			keepStart := time.Now()
 			run(t, ctx, 3*time.Minute, chromedp.Poll[bool](`!document.querySelector(".offline button").disabled && !/^Fetching/.test(document.querySelector(".offline-status").textContent)`))
-			if said := js[string](t, ctx, `document.querySelector(".offline-status").textContent`); !regexp.MustCompile(`^All \d+ pages are available offline\.$`).MatchString(said) {
+			if said := js[string](t, ctx, `document.querySelector(".offline-status").textContent`); !regexp.MustCompile(fmt.Sprintf(`^All %d lessons are available offline\.$`, len(ls))).MatchString(said) {
 				t.Fatalf("after Make all lessons available offline, the control says %q", said)
 			}
 			t.Logf("keeping every page took %v", time.Since(keepStart).Round(time.Millisecond))
@@ -220,6 +220,35 @@ func TestBrowserOffline(t *testing.T) {
 			}
 		})
 	}
+
+	// A reader who opens a lesson directly, on a fresh profile, has it
+	// offline once the runtime is ready: the page was loaded before the
+	// service worker existed, so it asks the worker to keep it.
+	t.Run("direct", func(t *testing.T) {
+		ctx, stop := browsertest.Start(t, path, browsertest.Options(path, t.TempDir(), 1280, 900), chromedp.WithLogf(t.Logf))
+		defer stop()
+		site := newCuttable(srv)
+		hs := httptest.NewServer(site)
+		defer hs.Close()
+		lesson := ls[len(ls)/2]
+		navigate(t, ctx, hs.URL+"/lessons/"+lesson.Slug+"/")
+		// The runtime is ready in the page, and the worker has it.
+		run(t, ctx, 90*time.Second, chromedp.Poll[bool](`window.TwicePlayground && TwicePlayground.timings() !== null`))
+		run(t, ctx, 60*time.Second, chromedp.Poll[bool](kept(`r.url.endsWith(".wasm")`)))
+		run(t, ctx, 60*time.Second, chromedp.Poll[bool](kept(`r.url === location.href`)))
+		goOffline(t, ctx)
+		site.cut.Store(true)
+		goTo(t, ctx, "reload")
+		if js[bool](t, ctx, `location.protocol === "chrome-error:"`) {
+			t.Fatalf("offline, the lesson opened directly did not load")
+		}
+		if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
+			t.Fatalf("offline, the lesson opened directly: Run ended in %q", s)
+		}
+		if got, want := js[string](t, ctx, `tp.transcript(0)`), script.Run(lesson.Blocks[0].Script, script.Options{Seed: script.DefaultSeed}).Text(); got != want {
+			t.Errorf("offline run of the lesson opened directly:\n%s\nwant:\n%s", got, want)
+		}
+	})
 
 	// A new version of the site (here: a folder with one lesson, so other
 	// pages) is picked up on the next visit: its worker takes over, keeps

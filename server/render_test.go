@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -296,5 +297,32 @@ func TestInlineCodeKeepsFlags(t *testing.T) {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("the page lacks %s:\n%s", want, page)
 		}
+	}
+}
+
+// TestPredictBlock checks what a block marked predict renders: the
+// attribute the component reads, and the output folded behind a
+// disclosure for a reader without JavaScript, still there in full.
+func TestPredictBlock(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"lessons.txt": "p.md\n",
+		"p.md":        "# P\n\n```twice predict seed=3\nrace read 20\n```\n\n```twice\nrace read 20\n```\n",
+	})
+	site, err := Render(Options{LessonsDir: dir, Runtime: fakeRuntime(), Brotli: BrotliNever})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(site.Files["lessons/p/index.html"].Body)
+	first, _, _ := strings.Cut(page, `id="block-2"`)
+	if !strings.Contains(first, ` predict=""`) || !strings.Contains(first, `<details class="twice-answer"><summary>Output at seed 3: predict first, then open</summary>`) {
+		t.Errorf("the predict block:\n%s", first)
+	}
+	out := script.Run("race read 20\n", script.Options{Seed: 3}).Text()
+	if i := strings.Index(first, `<details class="twice-answer">`); i < 0 || !strings.Contains(first[i:], html.EscapeString(out)) {
+		t.Errorf("the predict block's output is not inside its disclosure")
+	}
+	if blocks := strings.Split(page, "<twice-playground"); len(blocks) != 3 || strings.Contains(blocks[2], "predict") || strings.Contains(blocks[2], "details") {
+		t.Errorf("a block without predict is folded or marked too")
 	}
 }

@@ -1,10 +1,17 @@
 package server
 
 import (
+	"context"
 	"net/http/httptest"
+	"net/url"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
 
 	"github.com/twice-lab/twice/lessons"
 )
@@ -82,6 +89,17 @@ func TestBrowserStop(t *testing.T) {
 	if st := js[string](t, ctx, `tp.q(0, ".status").textContent`); !strings.HasPrefix(st, "Stopped") {
 		t.Errorf("status after Stop = %q", st)
 	}
+	// The edited script never finished: the output of the script block 0
+	// ran before must not stand under it as if it were this one's.
+	if got := js[string](t, ctx, `tp.transcript(0)`); got != "" {
+		t.Errorf("after Stop, the edited script shows an earlier run's transcript:\n%s", got)
+	}
+	if hd := js[string](t, ctx, `tp.q(0, ".out-heading").textContent`); !strings.HasPrefix(hd, "Stopped after ") || !strings.Contains(hd, "no output") {
+		t.Errorf("heading after Stop of an edited script = %q", hd)
+	}
+	if js[bool](t, ctx, `!tp.q(0, ".tables").hidden || !tp.q(0, ".share").hidden`) {
+		t.Errorf("after Stop, the edited script still shows an earlier run's tables or links")
+	}
 	ms := js[float64](t, ctx, `tp.until(() => tp.state(1) === "done", 20000)`)
 	t.Logf("block 1's queued run finished %.0f ms after Stop", ms)
 	if got := js[string](t, ctx, `tp.transcript(1)`); !strings.Contains(got, "job 1 order-5 status=done") {
@@ -109,7 +127,7 @@ func TestBrowserStop(t *testing.T) {
 	js[float64](t, ctx, `tp.until(() => tp.state(1) === "running", 10000)`)
 	before := js[float64](t, ctx, `tpRuns`)
 	js[bool](t, ctx, `for (const o of ["order-a", "order-b", "order-c"]) { tp.set(0, "add " + o + "\njobs\n"); tp.q(0, "button.run").click(); } true`)
-	js[float64](t, ctx, `tp.until(() => tp.state(0) === "done" && tp.state(1) === "done", 60000)`)
+	run(t, ctx, 90*time.Second, chromedp.Evaluate[float64](`tp.until(() => tp.state(0) === "done" && tp.state(1) === "done", 60000)`, chromedp.EvalAwaitPromise))
 	if got := js[string](t, ctx, `tp.transcript(0)`); !strings.Contains(got, "order-c") {
 		t.Errorf("block 0 shows %q; want the last script's output", got)
 	}
@@ -137,6 +155,213 @@ func TestBrowserStop(t *testing.T) {
 		t.Errorf("a link with seed=-1 shows %q", e)
 	}
 
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// TestBrowserWorkerDies makes the Go program in the page's worker die in
+// the middle of a run, as it does when it runs out of memory: the call
+// returns undefined and the program is gone. The block says so in words
+// (never a JSON parse error), the dead worker is terminated, Stop is not
+// left showing, and Run again gets a result from a fresh worker.
+func TestBrowserWorkerDies(t *testing.T) {
+	ctx, consoleErrors := browser(t, 1280, 900)
+	hs := httptest.NewServer(browserSite(t))
+	defer hs.Close()
+	ls, err := lessons.Load(lessons.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	navigate(t, ctx, hs.URL+"/lessons/"+ls[3].Slug+"/")
+	js[bool](t, ctx, stopHelpers)
+	if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
+		t.Fatalf("first run: state %q", s)
+	}
+	workers := func() []target.ID {
+		tctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		infos, err := chromedp.Targets(tctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []target.ID
+		for _, i := range infos {
+			if i.Type == "worker" {
+				ids = append(ids, i.TargetID)
+			}
+		}
+		return ids
+	}
+	before := workers()
+	if len(before) != 1 {
+		t.Fatalf("%d worker targets before the crash, want 1", len(before))
+	}
+	wctx, cancel := chromedp.NewContext(ctx, chromedp.WithTargetID(before[0]))
+	defer cancel()
+	tctx, tcancel := context.WithTimeout(wctx, 20*time.Second)
+	// What wasm_exec.js does when the Go program exits inside a call.
+	if _, err := chromedp.Run(tctx, chromedp.Evaluate[bool](`self.twiceRun = () => { go.exited = true; return undefined; }, true`)); err != nil {
+		tcancel()
+		t.Fatalf("evaluating in the worker: %v", err)
+	}
+	tcancel()
+
+	js[bool](t, ctx, `tp.set(0, "add a --times 100\njobs\n"); true`)
+	if s := js[string](t, ctx, `tp.run(0)`); s != "error" {
+		t.Fatalf("a run whose worker died ended in %q", s)
+	}
+	said := js[string](t, ctx, `tp.q(0, ".error").textContent + " | " + tp.q(0, ".out-heading").textContent + " | " + tp.q(0, ".status").textContent`)
+	t.Logf("the block says: %s", said)
+	for _, want := range []string{"out of memory", "freed", "Run again"} {
+		if !strings.Contains(said, want) {
+			t.Errorf("after the worker died the block says %q; want it to mention %q", said, want)
+		}
+	}
+	if strings.Contains(said, "JSON") {
+		t.Errorf("the block shows a JSON error: %q", said)
+	}
+	if got := js[string](t, ctx, `tp.q(0, "button.run").textContent`); got != "Run again" {
+		t.Errorf("Run button says %q, want Run again", got)
+	}
+	if js[bool](t, ctx, `!tp.q(0, "button.stop").hidden`) {
+		t.Errorf("Stop still shows after the run ended")
+	}
+	for _, id := range workers() {
+		if id == before[0] {
+			t.Errorf("the dead worker %s was not terminated", id)
+		}
+	}
+	if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
+		t.Fatalf("Run again: state %q", s)
+	}
+	if got := js[string](t, ctx, `tp.transcript(0)`); !strings.Contains(got, "job 100") {
+		t.Errorf("Run again shows %q", got)
+	}
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// treeRSS sums the resident memory of a process and its descendants, in
+// bytes, from /proc: the whole browser (every renderer and worker), each
+// page shared between processes counted once (the proportional set size).
+// 0 where /proc is not there.
+func treeRSS(pid int) int64 {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	parent := map[int]int{}
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so read after ')'.
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(f) > 1 {
+			parent[p], _ = strconv.Atoi(f[1])
+		}
+	}
+	in := func(p int) bool {
+		for ; p > 1; p = parent[p] {
+			if p == pid {
+				return true
+			}
+		}
+		return false
+	}
+	var sum int64
+	for p := range parent {
+		if !in(p) {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/smaps_rollup")
+		if err != nil {
+			continue
+		}
+		for line := range strings.SplitSeq(string(b), "\n") {
+			if rest, ok := strings.CutPrefix(line, "Pss:"); ok {
+				kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+				sum += kb << 10
+			}
+		}
+	}
+	return sum
+}
+
+// TestBrowserHeavyLink opens share links carrying scripts that print or
+// poll without end: they are not heavy by the parser's estimate, so the
+// page runs them on load, but only under the runtime's small budget for
+// runs nobody pressed Run for. The block then says the script is heavy and
+// offers Run, shows no partial output, and the browser (every process of
+// it) stays under 1 GB.
+func TestBrowserHeavyLink(t *testing.T) {
+	ctx, consoleErrors := browser(t, 1280, 900)
+	hs := httptest.NewServer(browserSite(t))
+	defer hs.Close()
+	ls, err := lessons.Load(lessons.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := hs.URL + "/lessons/" + ls[3].Slug + "/"
+	pid := chromedp.FromContext(ctx).Browser.Process().Pid
+	for _, tc := range []struct{ name, script string }{
+		{"printing", strings.Repeat("add a --times 100\n", 1000) + strings.Repeat("jobs\n", 60)},
+		{"polling", "load 1000 --processing fixed:2428 --lease 0.523 --workers 8 --heartbeat 938\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			link := page + "?" + tc.name + "#block-1?seed=1&script=" + url.QueryEscape(tc.script)
+			t.Logf("the link is %d bytes; the browser holds %.0f MB before it", len(link), float64(treeRSS(pid))/(1<<20))
+			var peak int64
+			done := make(chan struct{})
+			sampled := make(chan struct{})
+			go func() {
+				defer close(sampled)
+				for {
+					if m := treeRSS(pid); m > peak {
+						peak = m
+					}
+					select {
+					case <-done:
+						return
+					case <-time.After(100 * time.Millisecond):
+					}
+				}
+			}()
+			navigate(t, ctx, link)
+			js[bool](t, ctx, stopHelpers)
+			run(t, ctx, 90*time.Second, chromedp.Poll[bool](`tp.q(0, ".status").textContent === "Waiting for Run."`))
+			close(done)
+			<-sampled
+			t.Logf("peak resident memory of the browser: %.0f MB", float64(peak)/(1<<20))
+			if peak > 1<<30 {
+				t.Errorf("the browser reached %.0f MB for a link; want under 1 GB", float64(peak)/(1<<20))
+			}
+			if s := js[string](t, ctx, `tp.state(0)`); s == "done" || s == "running" || s == "error" {
+				t.Errorf("state %q after a heavy link", s)
+			}
+			hd := js[string](t, ctx, `tp.q(0, ".out-heading").textContent`)
+			t.Logf("the block says: %s (runs sent: %v)", hd, js[float64](t, ctx, `tpRuns`))
+			if !strings.Contains(hd, "heavy") || !strings.Contains(hd, "Press Run") {
+				t.Errorf("heading: %q", hd)
+			}
+			if got := js[string](t, ctx, `tp.transcript(0)`); got != "" {
+				t.Errorf("a heavy link shows part of its output: %.200q", got)
+			}
+			if got := js[string](t, ctx, `tp.q(0, "textarea").value`); got != tc.script {
+				t.Errorf("the editor does not hold the linked script")
+			}
+			if js[bool](t, ctx, `tp.q(0, "button.run").hidden || !tp.q(0, "button.stop").hidden`) {
+				t.Errorf("Run is hidden, or Stop still shows")
+			}
+		})
+	}
 	if errs := consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}

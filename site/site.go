@@ -13,6 +13,7 @@
 //	static/runtime-client.js the Web Worker client: loads the runtime, queues runs
 //	static/links.js          scripts as text: claim toggle, links, commands
 //	static/render.js         a run's Result drawn into the DOM, and its wording
+//	static/classroom.js      predict-then-run and the presenter view
 //	static/config.js         the config the loader hands the modules
 //	static/worker.js         the Web Worker that loads and calls the wasm module
 //	static/offline.js        registers the service worker on the site's pages

@@ -5,7 +5,7 @@
 // Go toolchain's wasm_exec.js, and does one thing: it installs a global
 // JavaScript function
 //
-//	twiceRun(script string, options {seed: string, timeline: bool}) string
+//	twiceRun(script string, options {seed: string, timeline: bool, auto: bool}) string
 //
 // that runs the script with [script.Run] and returns its [script.Result] as
 // JSON, the same facts `twice run --json` prints. With timeline true the
@@ -14,7 +14,10 @@
 // decimal string because JavaScript numbers cannot hold every uint64; an
 // empty or missing seed means [script.DefaultSeed]. A seed that is not a
 // decimal uint64 gives a Result whose error says so, like a usage error of
-// the CLI.
+// the CLI. With auto true the run gets [script.AutoBudget], the small
+// budget of a run nobody asked for (a page load of a share link or an
+// embed): a script that passes it stops, and its Result carries "heavy":
+// true, so the page shows a Run button instead of a partial result.
 //
 // It also installs twiceCost(script string) string, the parser's cost
 // estimate of a script (see cost).
@@ -57,6 +60,9 @@ func run(_ js.Value, args []js.Value) any {
 	if len(args) > 1 && args[1].Type() == js.TypeObject {
 		if t := args[1].Get("timeline"); t.Type() == js.TypeBoolean {
 			opts.Timeline = t.Bool()
+		}
+		if a := args[1].Get("auto"); a.Type() == js.TypeBoolean && a.Bool() {
+			opts.Budget = script.AutoBudget
 		}
 		if s := args[1].Get("seed"); s.Type() == js.TypeString && s.String() != "" {
 			n, err := strconv.ParseUint(s.String(), 10, 64)

@@ -38,6 +38,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"run", "-c", "add o && work --job 1 --crash-before-ack"}, 0}, // a killed worker is the story, not an error
 		{[]string{"run", "-c", "work --job 1"}, 1},
 		{[]string{"run", "-c", "frob"}, 2},
+		{[]string{"run", "--auto", "-c", "race read 10000 --workers 8"}, 1}, // heavy: the auto budget ran out
 		{[]string{"run", "--json", "-c", "frob"}, 2},
 		{[]string{"run", "--bogus"}, 2},
 		{[]string{"run"}, 2},

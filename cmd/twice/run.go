@@ -25,7 +25,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("run", runUsage, stderr)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, runUsage)
-		fs.PrintDefaults()
+		printShown(fs, stderr)
 		fmt.Fprint(stderr, "\n"+script.CommandHelp())
 	}
 	seed := fs.String("seed", strconv.FormatUint(script.DefaultSeed, 10), "seed for every random draw (run ids, timings)")
@@ -33,6 +33,10 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	code := fs.String("c", "", "run this script")
 	timeline := fs.String("timeline", "", "also draw the run's timeline as SVG into `FILE`")
 	chart := fs.String("chart", "", "also draw the load runs as an SVG chart into `FILE`")
+	// Hidden: run under the small budget a page gives a script nobody
+	// asked it to run, as the browser's run(script, {auto: true}) does, so
+	// that tests can hold the CLI, wazero and the browser to one another.
+	auto := fs.Bool(hiddenAuto, false, "run under the auto budget")
 	if code, done := parseFlags(fs, args, true, stderr); done {
 		return code
 	}
@@ -46,7 +50,11 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "twice run: %v\n", err)
 		return 2
 	}
-	res := script.Run(src, script.Options{Seed: n})
+	opts := script.Options{Seed: n}
+	if *auto {
+		opts.Budget = script.AutoBudget
+	}
+	res := script.Run(src, opts)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -60,8 +68,13 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if res.Error != nil {
 		fmt.Fprintf(stderr, "twice run: %s: %v\n", name, res.Error)
 	}
+	// A script that failed has said so in one line; a picture it cannot
+	// draw is not a second error.
 	if *timeline != "" {
 		tl := res.DrawTimeline()
+		if tl == nil && res.Error != nil {
+			return res.ExitCode
+		}
 		if tl == nil {
 			fmt.Fprintf(stderr, "twice run: --timeline: no worker ran, so there is no timeline to draw\n")
 			return max(res.ExitCode, 1)
@@ -73,6 +86,9 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if *chart != "" {
 		ch := res.DrawLoadChart()
+		if ch == nil && res.Error != nil {
+			return res.ExitCode
+		}
 		if ch == nil {
 			fmt.Fprintf(stderr, "twice run: --chart: the script ran no load, so there is no chart to draw\n")
 			return max(res.ExitCode, 1)
@@ -83,6 +99,21 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	return res.ExitCode
+}
+
+// hiddenAuto is the flag of twice run that --help does not list.
+const hiddenAuto = "auto"
+
+// printShown prints the defaults of every flag of fs but the hidden one.
+func printShown(fs *flag.FlagSet, w io.Writer) {
+	shown := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	shown.SetOutput(w)
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Name != hiddenAuto {
+			shown.Var(f.Value, f.Name, f.Usage)
+		}
+	})
+	shown.PrintDefaults()
 }
 
 // readScript returns the script and a name for it in error messages.

@@ -145,7 +145,7 @@ var kinds = [numKinds]struct {
 	Service:    {"service", LaneShell, NoMark, NoBar, "the service's dedupe mode set"},
 	Redeliver:  {"redeliver", LaneShell, NoMark, NoBar, "a job put back to queued (Job: the row after)"},
 	Sleep:      {"sleep", LaneShell, NoMark, NoBar, "virtual time advanced"},
-	Wait:       {"wait", LaneShell, NoMark, NoBar, "waiting for every background worker"},
+	Wait:       {"wait", LaneShell, NoMark, NoBar, "waiting for every background worker, or for a worker's transaction to end (a shell write that found the database locked)"},
 	Background: {"background", LaneShell, NoMark, NoBar, "a list of commands started in the background"},
 	Race:       {"race", LaneShell, NoMark, NoBar, "race --all: how many interleavings duplicate"},
 	Matrix:     {"matrix", LaneShell, NoMark, NoBar, "matrix: every scenario against every fix"},

@@ -78,7 +78,9 @@ CREATE TABLE ledger (
 	job      INTEGER NOT NULL,
 	run      TEXT NOT NULL,
 	attempt  INTEGER NOT NULL
-)`
+);
+CREATE INDEX jobs_status ON jobs (status, id);
+CREATE INDEX jobs_lease ON jobs (status, lease)`
 
 // The statements, one per method. The read claim is stmtRead followed, as a
 // separate statement, by stmtTake; the atomic claim is stmtClaim alone.
@@ -90,11 +92,13 @@ const (
 	stmtAck    = `UPDATE jobs SET status = 'done', lease = NULL WHERE id = ?`
 	stmtAckRun = `UPDATE jobs SET status = 'done', lease = NULL WHERE id = ? AND run = ?`
 	stmtRenew  = `UPDATE jobs SET lease = ? WHERE id = ? AND run = ? AND status = 'running'`
-	stmtNext   = `SELECT id FROM jobs WHERE status = 'queued' OR (status = 'running' AND lease < ?) ORDER BY id LIMIT 1`
-	stmtLeft   = `SELECT count(*) FROM jobs WHERE status != 'done'`
-	stmtList   = `SELECT id, order_id, status, attempts, run, lease, event FROM jobs ORDER BY id`
-	stmtQueue  = `UPDATE jobs SET status = 'queued', lease = NULL WHERE id = ?`
-	stmtReset  = `DELETE FROM jobs`
+	// A poll looks up the lowest queued id and the lowest expired lease
+	// through the indexes, so it reads a few index entries, not the table.
+	stmtNext  = `SELECT min(id) FROM (SELECT min(id) AS id FROM jobs WHERE status = 'queued' UNION ALL SELECT min(id) FROM jobs WHERE status = 'running' AND lease < ?)`
+	stmtLeft  = `SELECT count(*) FROM jobs WHERE status IN ('queued', 'running')`
+	stmtList  = `SELECT id, order_id, status, attempts, run, lease, event FROM jobs ORDER BY id`
+	stmtQueue = `UPDATE jobs SET status = 'queued', lease = NULL WHERE id = ?`
+	stmtReset = `DELETE FROM jobs`
 	// The ledger's statements.
 	stmtBegin      = `BEGIN IMMEDIATE`
 	stmtCommit     = `COMMIT`
@@ -136,7 +140,14 @@ type DB struct {
 	name  string
 	conns []*Conn
 	used  int // conns handed out since Get or Open
+	work  int64
 }
+
+// Work returns the SQLite work done on the database since Get or Open: the
+// virtual-machine steps of every statement any of its connections ran (the
+// counter SQLite keeps per statement, SQLITE_STMTSTATUS_VM_STEP). It is a
+// count of instructions, not of time, so it is the same in every build.
+func (db *DB) Work() int64 { return db.work }
 
 var dbSeq atomic.Uint64
 
@@ -179,7 +190,7 @@ func (db *DB) Conn() (*Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", db.name, err)
 	}
-	conn := &Conn{c: c, stmts: map[string]*sqlite3.Stmt{}}
+	conn := &Conn{c: c, db: db, stmts: map[string]*sqlite3.Stmt{}}
 	db.conns = append(db.conns, conn)
 	db.used++
 	return conn, nil
@@ -211,6 +222,7 @@ func Get() (*DB, error) {
 		db := pool[n-1]
 		pool = pool[:n-1]
 		poolMu.Unlock()
+		db.work = 0
 		return db, nil
 	}
 	poolMu.Unlock()
@@ -257,14 +269,23 @@ func (db *DB) Put() {
 // Conn is one connection; it caches its prepared statements.
 type Conn struct {
 	c      *sqlite3.Conn
+	db     *DB
 	stmts  map[string]*sqlite3.Stmt
 	closed bool
 	// Wait, when set, is called when a write finds the database locked by
 	// another connection's open transaction; the write is then tried
-	// again. A simulated worker sets it to spend a step of virtual time,
-	// as SQLite's busy handler would sleep. When it is nil, the write
-	// returns the error (SQLITE_BUSY).
-	Wait func()
+	// again, unless Wait returned an error, which the write then returns.
+	// A simulated worker sets it to spend a step of virtual time, as
+	// SQLite's busy handler would sleep. When it is nil, the write returns
+	// the error (SQLITE_BUSY).
+	Wait func() error
+}
+
+// done counts the work of statement s into the database's total and
+// resets it for its next use.
+func (c *Conn) done(s *sqlite3.Stmt) {
+	c.db.work += int64(s.Status(sqlite3.STMTSTATUS_VM_STEP, true))
+	s.Reset()
 }
 
 // ErrBusy is what a write returns when another connection's transaction
@@ -303,9 +324,13 @@ func (c *Conn) exec(sql string, bind func(*sqlite3.Stmt)) (int64, error) {
 	}
 	err = s.Exec()
 	for err != nil && c.Wait != nil && errors.Is(err, sqlite3.BUSY) {
-		c.Wait()
+		if werr := c.Wait(); werr != nil {
+			err = werr
+			break
+		}
 		err = s.Exec()
 	}
+	c.done(s)
 	s.ClearBindings()
 	if err != nil {
 		return 0, err
@@ -352,7 +377,7 @@ func (c *Conn) Read(id int64) (Row, error) {
 	if err != nil {
 		return Row{}, err
 	}
-	defer s.Reset()
+	defer c.done(s)
 	s.BindInt64(1, id)
 	if !s.Step() {
 		if err := s.Err(); err != nil {
@@ -431,10 +456,13 @@ func (c *Conn) Next(now int64) (int64, bool, error) {
 	if err != nil {
 		return 0, false, err
 	}
-	defer s.Reset()
+	defer c.done(s)
 	s.BindInt64(1, now)
 	if !s.Step() {
 		return 0, false, s.Err()
+	}
+	if s.ColumnType(0) == sqlite3.NULL {
+		return 0, false, nil // min() of no rows
 	}
 	return s.ColumnInt64(0), true, nil
 }
@@ -445,7 +473,7 @@ func (c *Conn) Unfinished() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer s.Reset()
+	defer c.done(s)
 	if !s.Step() {
 		return 0, s.Err()
 	}
@@ -505,7 +533,7 @@ func (c *Conn) List() ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer s.Reset()
+	defer c.done(s)
 	var rows []Row
 	for s.Step() {
 		r := Row{
@@ -571,7 +599,7 @@ func (c *Conn) KeyOwner(key string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer s.Reset()
+	defer c.done(s)
 	s.BindText(1, key)
 	if !s.Step() {
 		return "", s.Err()
@@ -607,7 +635,7 @@ func (c *Conn) Ledger() ([]LedgerRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer s.Reset()
+	defer c.done(s)
 	var rows []LedgerRow
 	for s.Step() {
 		rows = append(rows, LedgerRow{
@@ -624,7 +652,7 @@ func (c *Conn) LedgerLen() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer s.Reset()
+	defer c.done(s)
 	if !s.Step() {
 		return 0, s.Err()
 	}
@@ -644,7 +672,7 @@ func (c *Conn) Keys() ([]KeyRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer s.Reset()
+	defer c.done(s)
 	var rows []KeyRow
 	for s.Step() {
 		rows = append(rows, KeyRow{Key: s.ColumnText(0), Run: s.ColumnText(1)})

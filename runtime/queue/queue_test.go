@@ -160,13 +160,14 @@ func TestLedgerTransaction(t *testing.T) {
 	}
 	// ...and with Wait set, waits until the transaction ends.
 	waits := 0
-	w2.Wait = func() {
+	w2.Wait = func() error {
 		waits++
 		if waits == 3 {
 			if err := w1.Rollback(); err != nil {
 				t.Fatal(err)
 			}
 		}
+		return nil
 	}
 	took, err := w2.ClaimKey("ev-1", "run2")
 	if err != nil || !took || waits != 3 {

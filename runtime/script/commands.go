@@ -237,7 +237,7 @@ func parseSleep(c *Command, name token, args []token) *Error {
 	if len(args) != 1 {
 		return usageErr(name.pos, "usage: sleep SECONDS")
 	}
-	d, err := parseSeconds(args[0], MaxSleep)
+	d, err := parseSeconds(args[0], "the time", MaxSleep)
 	c.Sleep = d
 	return err
 }

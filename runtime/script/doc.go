@@ -76,7 +76,10 @@
 // is a ROLLBACK on that connection, as SQLite does for a connection that
 // dies. While a transaction is open, a write from another connection gets
 // SQLITE_BUSY; queue.Conn.Wait makes the worker spend a step and try again
-// (a "busy" event), so the lock shows in the trace. --key-txn separate
+// (a "busy" event), so the lock shows in the trace. The shell's own writes
+// (add, redeliver, reset) wait the same way: a statement's time of virtual
+// time while the workers run, then again (a "wait" event on the shell's
+// lane), so a background transaction never makes them fail. --key-txn separate
 // commits the key alone first: the lost-work mirror image.
 //
 // race N repeats N times: empty the tables, enqueue one job for RaceOrder,

@@ -31,12 +31,17 @@ func FuzzRun(f *testing.F) {
 		if len(src) > maxFuzzScript {
 			return
 		}
+		// A script the estimate calls heavy runs as a page runs a link it
+		// was not asked to: under the auto budget, which keeps each run
+		// short. Either way, the cost oracle holds it to its budget.
+		var budget Budget
 		if c, err := Estimate(src); err == nil && c.Heavy() {
-			return // valid but slow: keep each run short (limits_test covers the budget)
+			budget = AutoBudget
 		}
-		a := Run(src, Options{Seed: seed})
+		a := Run(src, Options{Seed: seed, Budget: budget})
 		checkResult(t, src, a)
-		b := Run(src, Options{Seed: seed})
+		checkSpent(t, src, a, budget)
+		b := Run(src, Options{Seed: seed, Budget: budget})
 		ja, _ := a.MarshalJSON()
 		jb, _ := b.MarshalJSON()
 		if !bytes.Equal(ja, jb) || a.Text() != b.Text() {
@@ -46,6 +51,34 @@ func FuzzRun(f *testing.F) {
 }
 
 const maxFuzzScript = 4000
+
+// How far past its budget a run may go before it stops: the meter looks
+// between steps and between commands, so one statement's SQLite work and
+// one printed line (or recorded event) may pass the limit before it stops.
+const (
+	slackWork   = 1_000_000
+	slackOutput = 64 << 10
+)
+
+// checkSpent is the cost oracle: a run spends no more than its budget
+// allows, and one that passed it stopped at once, said so in an error, and
+// was marked cut (and heavy, under the auto budget).
+func checkSpent(t *testing.T, src string, r *Result, budget Budget) {
+	t.Helper()
+	b, s := budget.orFull(), r.Spent()
+	if s.Steps > b.Steps+1 || s.Polls > b.Polls+1 || s.Work > b.Work+slackWork || s.Output > b.Output+slackOutput {
+		t.Fatalf("spent %+v, past the budget %+v, for %q", s, b, src)
+	}
+	if r.Cut == nil {
+		if s.Steps > b.Steps || s.Polls > b.Polls || s.Work > b.Work || s.Output > b.Output {
+			t.Fatalf("spent %+v, past the budget %+v, and not cut, for %q", s, b, src)
+		}
+		return
+	}
+	if r.ExitCode != 1 || r.Error == nil || !strings.HasSuffix(r.Error.Msg, "; stopped") || r.Heavy != budget.Auto {
+		t.Fatalf("a cut run: exit %d, error %v, heavy %v, for %q", r.ExitCode, r.Error, r.Heavy, src)
+	}
+}
 
 // checkResult holds a Result to the promises of twice run's exit codes and
 // errors.

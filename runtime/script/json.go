@@ -80,6 +80,20 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		e.byte('}')
 	}
 	e.intField("exit_code", r.ExitCode)
+	if c := r.Cut; c != nil {
+		e.key("cut")
+		e.byte('{')
+		e.strField("budget", c.Budget)
+		e.key("limit")
+		e.num64(c.Limit)
+		e.key("auto")
+		e.b = strconv.AppendBool(e.b, c.Auto)
+		e.byte('}')
+	}
+	if r.Heavy {
+		e.key("heavy")
+		e.b = append(e.b, "true"...)
+	}
 	e.byte('}')
 	return e.b, nil
 }

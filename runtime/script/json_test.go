@@ -94,6 +94,8 @@ func TestMarshalJSONStrings(t *testing.T) {
 			Timeline:     &Timeline{SVG: s, EventX: []int{}},
 			Error:        &Error{Kind: s, Msg: s, Line: 3},
 			ExitCode:     2,
+			Cut:          &Cut{Budget: s, Limit: -1 << 63, Auto: true},
+			Heavy:        true,
 		}
 		checkJSON(t, "hostile", r)
 	}

@@ -47,6 +47,10 @@ const (
 	MaxSteps    = 2_000_000
 	MaxTimes    = 100 // jobs one add enqueues (--times)
 	maxOrderLen = 64
+	// MaxJobID is the highest job id a script can make (every command an
+	// add of MaxTimes jobs; emptying the table starts the ids at 1 again):
+	// --job takes nothing higher.
+	MaxJobID = MaxCommands * MaxTimes
 )
 
 // Limits of load.
@@ -83,6 +87,11 @@ type Cost struct {
 	States   int // states explored by race --all
 	LoadJobs int // jobs of load, each lease counted
 	Renewals int // lease renewals the heartbeats plan
+	// Polls estimates the polls and reclaims of load's consumers: one
+	// poll per job, and where an execution can outlive its lease with no
+	// heartbeat short enough to renew it, a reclaim by every other
+	// consumer for each lease length the processing spans.
+	Polls int
 	// Steps estimates the atomic steps of the run: a few per worker
 	// execution, and one per heartbeat of a long processing time.
 	Steps int
@@ -96,12 +105,13 @@ const (
 	heavyStates      = 2_000
 	heavyLoadJobs    = 2_000
 	heavySteps       = 50_000
+	heavyPolls       = 10_000
 )
 
 // Heavy reports whether the script is expensive enough that a page should
 // show it and wait for a click rather than run it as it loads.
 func (c Cost) Heavy() bool {
-	return c.Steps > heavySteps || c.States > heavyStates || c.LoadJobs > heavyLoadJobs
+	return c.Steps > heavySteps || c.States > heavyStates || c.LoadJobs > heavyLoadJobs || c.Polls > heavyPolls
 }
 
 // Estimate parses src and returns its cost. A script that does not parse
@@ -143,9 +153,10 @@ func (s *Script) cost() (Cost, *Error) {
 		}
 		return nil
 	}
-	// The dedupe modes a race --all may meet: the mode the last service
-	// command before it set (off before any), and, for a service command
-	// after && (which a failure before it skips), the modes before it too:
+	// The dedupe modes that may be in force when a race --all runs: a
+	// service command that always runs (after ';' or a new line) sets the
+	// one mode in force; one after '&&' may be skipped, which leaves an
+	// earlier mode in force, so it adds its mode to those that may be, and
 	// the budget takes the dearest of them.
 	modes := map[receipts.Dedupe]bool{receipts.DedupeOff: true}
 	var walk func(cmds []Command) *Error
@@ -154,7 +165,7 @@ func (s *Script) cost() (Cost, *Error) {
 			c.Commands++
 			switch cmd.Kind {
 			case Service:
-				if cmd.Op == OpSeq {
+				if cmd.Op != OpAnd {
 					clear(modes)
 				}
 				modes[cmd.Service.Dedupe] = true
@@ -225,6 +236,7 @@ func (s *Script) cost() (Cost, *Error) {
 					return limitErr(cmd.Pos, "this load brings the script's load jobs to %d; the limit is %d load jobs per script, each lease counted", c.LoadJobs, MaxLoadTotal)
 				}
 				c.Steps += jobs * stepsPerRun
+				c.Polls += loadPolls(cmd.Load)
 				if hb := cmd.Load.Heartbeat; hb > 0 {
 					if err := renew(cmd.Pos, jobs*int(cmd.Load.Processing.P95/hb)); err != nil {
 						return err
@@ -235,6 +247,19 @@ func (s *Script) cost() (Cost, *Error) {
 		return nil
 	}
 	return c, walk(s.Commands)
+}
+
+// loadPolls estimates the polls and reclaims of one load (see Cost.Polls).
+func loadPolls(l LoadArgs) int {
+	n := 0
+	for _, lease := range l.Leases {
+		n += l.Jobs
+		renewed := l.Heartbeat > 0 && l.Heartbeat < lease
+		if l.Processing.P95 > lease && !renewed {
+			n += l.Jobs * l.Workers * int(l.Processing.P95/lease+1)
+		}
+	}
+	return n
 }
 
 // String says in words what makes the script cost what it does, for a page
@@ -253,6 +278,9 @@ func (c Cost) String() string {
 	}
 	if c.Renewals > 0 {
 		parts = append(parts, fmt.Sprintf("%d lease renewals", c.Renewals))
+	}
+	if c.Polls > 0 {
+		parts = append(parts, fmt.Sprintf("about %d polls and reclaims", c.Polls))
 	}
 	parts = append(parts, fmt.Sprintf("about %d steps", c.Steps))
 	return strings.Join(parts, ", ")

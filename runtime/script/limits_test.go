@@ -104,6 +104,10 @@ func TestEstimateHeavy(t *testing.T) {
 		strings.Repeat("race read --all --workers 8\n", 2):               true,
 		"add o; work --job 1 --processing 600000 --heartbeat 40":         false,
 		"load 1000 --processing fixed:1 --lease 1,2,3":                   true,
+		// A heartbeat longer than the lease: every execution is reclaimed,
+		// for ever; polls and reclaims make it heavy, not its jobs.
+		"load 1000 --processing fixed:2428 --lease 0.523 --workers 8 --heartbeat 938": true,
+		"load 1000 --processing fixed:2428 --lease 0.523 --workers 8 --heartbeat 200": false,
 	} {
 		c, err := Estimate(src)
 		if err != nil {

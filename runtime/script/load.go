@@ -69,6 +69,7 @@ func (in *interp) loadOnce(l LoadArgs, lease sim.Time) (LoadTally, error) {
 			p.Sleep(k.Between(startMin, startMax))
 			for {
 				now := p.ReadClock(k.Between(clockMin, clockMax))
+				in.m.poll()
 				id, ok, err := conn.Next(now)
 				if err == nil && !ok {
 					var left int

@@ -128,14 +128,33 @@ func cellScript(s matrixScenario, f matrixFix) string {
 }
 
 // runCell runs one cell and counts what it produced.
-func runCell(s matrixScenario, f matrixFix, seed uint64) (MatrixCell, error) {
+func runCell(s matrixScenario, f matrixFix, seed uint64, m *meter) (MatrixCell, error) {
 	c := MatrixCell{Fix: f.id, Events: s.events}
 	if f.pending {
 		c.Verdict = VerdictPending
 		return c, nil
 	}
 	c.Script = cellScript(s, f)
-	res := Run(c.Script, Options{Seed: seed})
+	// The cell spends from what is left of the budget of the run that
+	// made the matrix; its output is its own (the cell keeps none of it).
+	// A nil meter runs the cell alone, with the full budget.
+	var b Budget
+	if m != nil {
+		left := m.spent()
+		b = m.b
+		b.Steps = max(1, b.Steps-left.Steps)
+		b.Work = max(1, b.Work-left.Work)
+		b.Polls = max(1, b.Polls-left.Polls)
+	}
+	res := Run(c.Script, Options{Seed: seed, Budget: b})
+	if m != nil {
+		m.extra.Steps += res.spent.Steps
+		m.extra.Work += res.spent.Work
+		m.extra.Polls += res.spent.Polls
+		if err := m.check(); err != nil {
+			return c, err
+		}
+	}
 	if res.Error != nil {
 		return c, fmt.Errorf("matrix cell %s × %s: %v", s.id, f.id, res.Error)
 	}
@@ -175,7 +194,7 @@ func (in *interp) matrix(seed uint64) error {
 	for _, s := range matrixScenarios {
 		row := MatrixRow{ID: s.id, Title: s.title, Events: s.events}
 		for i, f := range matrixFixes {
-			c, err := runCell(s, f, seed)
+			c, err := runCell(s, f, seed, in.m)
 			if err != nil {
 				return err
 			}

@@ -33,7 +33,7 @@ func TestMatrixCellsAreLiveRuns(t *testing.T) {
 			if want := cellScript(matrixScenarios[si], f); c.Script != want {
 				t.Errorf("%s × %s: script %q, want %q", row.ID, f.id, c.Script, want)
 			}
-			again, err := runCell(matrixScenarios[si], f, 3)
+			again, err := runCell(matrixScenarios[si], f, 3, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -120,7 +120,7 @@ func TestMatrixFixesThatHold(t *testing.T) {
 				if f.pending {
 					continue
 				}
-				c, err := runCell(s, f, seed)
+				c, err := runCell(s, f, seed, nil)
 				if err != nil {
 					t.Fatal(err)
 				}

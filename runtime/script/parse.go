@@ -349,6 +349,9 @@ func Parse(src string) (*Script, error) {
 	if err := checkSize(src); err != nil {
 		return nil, err
 	}
+	// A byte-order mark, which some editors put at the start of a file,
+	// is not part of the script.
+	src = strings.TrimPrefix(src, "\ufeff")
 	toks, err := lex(src)
 	if err != nil {
 		return nil, err
@@ -535,7 +538,14 @@ func parseCommand(words []token) (Command, *Error) {
 		return c, usageErr(name.pos, "unknown command %q (want %s)", name.text, commandNames)
 	}
 	c.Kind = spec.kind
-	return c, spec.parse(&c, name, args)
+	if err := spec.parse(&c, name, args); err != nil {
+		// Every error names the command it is about.
+		if !strings.HasPrefix(err.Msg, "usage: ") && !strings.HasPrefix(err.Msg, name.text+" ") && !strings.HasPrefix(err.Msg, name.text+":") {
+			err.Msg = name.text + ": " + err.Msg
+		}
+		return c, err
+	}
+	return c, nil
 }
 
 // parseAdd reads add ORDER [--event ID] [--times N].
@@ -562,16 +572,14 @@ func parseAdd(c *Command, name token, args []token) *Error {
 				a.Event = v.text
 			}
 		case "times":
-			n, e := parseInt(v, 1, MaxTimes)
-			if e != nil {
-				err = usageErr(v.pos, "--times wants a whole number from 1 to %d (how many times the producer publishes the event), got %q", MaxTimes, v.text)
-			}
+			var n int64
+			n, err = parseInt(v, "--times", 1, MaxTimes)
 			a.Times = int(n)
 		default:
-			err = usageErr(f.tok.pos, "unknown flag %q for add (want --event, --times)", f.tok.text)
+			err = usageErr(f.tok.pos, "unknown flag %q (want --event, --times)", f.tok.text)
 		}
 		if err != nil {
-			return err
+			return f.named(v, err)
 		}
 	}
 	if len(pos) != 1 {
@@ -606,15 +614,15 @@ func parseService(c *Command, name token, args []token) *Error {
 		case "dedupe":
 			s.Dedupe, err = parseDedupe(v)
 		case "key-ttl":
-			s.KeyTTL, err = parseSeconds(v, MaxLease)
+			s.KeyTTL, err = parseSeconds(v, "--key-ttl", MaxLease)
 			if err == nil && s.KeyTTL == 0 {
 				err = usageErr(v.pos, "--key-ttl must be more than 0 seconds (leave it out to keep keys for ever)")
 			}
 		default:
-			err = usageErr(a.pos, "unknown flag %q for service (want --dedupe, --key-ttl)", a.text)
+			err = usageErr(a.pos, "unknown flag %q (want --dedupe, --key-ttl)", a.text)
 		}
 		if err != nil {
-			return err
+			return f.named(v, err)
 		}
 	}
 	if !seen["dedupe"] {
@@ -631,7 +639,7 @@ func parseService(c *Command, name token, args []token) *Error {
 func parseRedeliver(c *Command, name token, args []token) *Error {
 	seen, err := soleFlag(args, "job", "redeliver", "redeliver takes only --job N", func(v token) *Error {
 		var err *Error
-		c.Job, err = parseInt(v, 1, 1<<31)
+		c.Job, err = parseInt(v, "--job", 1, MaxJobID)
 		return err
 	})
 	if err != nil {
@@ -659,7 +667,7 @@ func soleFlag(args []token, want, cmd, notFlag string, set func(v token) *Error)
 			return false, err
 		}
 		if f.name != want {
-			return false, usageErr(a.pos, "unknown flag %q for %s (want --%s)", a.text, cmd, want)
+			return false, usageErr(a.pos, "unknown flag %q (want --%s)", a.text, want)
 		}
 		v, err := f.value(args, &i)
 		if err == nil {
@@ -737,38 +745,33 @@ func parseRace(c *Command, name token, args []token) *Error {
 		if err != nil {
 			return err
 		}
+		var v token
 		switch f.name {
 		case "all":
 			err = f.boolean(&r.All)
 		case "key":
-			var v token
 			if v, err = f.value(args, &i); err == nil {
 				r.Key, err = parseKey(v)
 			}
 		case "workers":
-			var v token
 			if v, err = f.value(args, &i); err == nil {
 				var n int64
-				n, err = parseInt(v, MinWorkers, MaxWorkers)
+				n, err = parseInt(v, "--workers", MinWorkers, MaxWorkers)
 				r.Workers = int(n)
-				err = f.named(v, err)
 			}
 		case "effect":
-			var v token
 			if v, err = f.value(args, &i); err == nil {
 				r.Effect, err = v.text, checkEffect(v)
 			}
 		case "heartbeat":
-			var v token
 			if v, err = f.value(args, &i); err == nil {
-				r.Heartbeat, err = parseMillis(v, 1)
+				r.Heartbeat, err = parseMillis(v, "--heartbeat", 1)
 			}
 		case "fence":
 			err = f.boolean(&r.Fence)
 		case "key-txn":
 			ff := f
 			keyTxn = &ff
-			var v token
 			if v, err = f.value(args, &i); err == nil {
 				r.KeyTxn = v.text
 				if v.text != KeyTxnSame && v.text != KeyTxnSeparate {
@@ -778,18 +781,14 @@ func parseRace(c *Command, name token, args []token) *Error {
 		case "delay":
 			ff := f
 			delay = &ff
-			var v token
 			if v, err = f.value(args, &i); err == nil {
-				var ms int64
-				ms, err = parseInt(v, 0, MaxMillis)
-				r.Delay = ms * sim.Millisecond
-				err = f.named(v, err)
+				r.Delay, err = parseMillis(v, "--delay", 0)
 			}
 		default:
-			err = usageErr(f.tok.pos, "unknown flag %q for race (want --all, --workers, --key, --effect, --key-txn, --heartbeat, --fence, --delay)", f.tok.text)
+			err = usageErr(f.tok.pos, "unknown flag %q (want --all, --workers, --key, --effect, --key-txn, --heartbeat, --fence, --delay)", f.tok.text)
 		}
 		if err != nil {
-			return err
+			return f.named(v, err)
 		}
 	}
 	if len(pos) < 1 || len(pos) > 2 {
@@ -804,7 +803,7 @@ func parseRace(c *Command, name token, args []token) *Error {
 		if r.All {
 			return usageErr(pos[1].pos, "race --all checks every interleaving; it takes no count")
 		}
-		n, err := parseInt(pos[1], 1, MaxRaces)
+		n, err := parseInt(pos[1], "the count", 1, MaxRaces)
 		if err != nil {
 			return err
 		}
@@ -905,7 +904,7 @@ func parseWork(c *Command, name token, args []token) *Error {
 		switch f.name {
 		case "job":
 			if v, err = value(); err == nil {
-				w.Job, err = parseInt(v, 1, 1<<31)
+				w.Job, err = parseInt(v, "--job", 1, MaxJobID)
 			}
 		case "worker":
 			if v, err = value(); err == nil {
@@ -913,7 +912,7 @@ func parseWork(c *Command, name token, args []token) *Error {
 			}
 		case "lease":
 			if v, err = value(); err == nil {
-				w.Lease, err = parseSeconds(v, MaxLease)
+				w.Lease, err = parseSeconds(v, "--lease", MaxLease)
 			}
 		case "claim":
 			if v, err = value(); err == nil {
@@ -921,15 +920,11 @@ func parseWork(c *Command, name token, args []token) *Error {
 			}
 		case "delay":
 			if v, err = value(); err == nil {
-				var ms int64
-				ms, err = parseInt(v, 0, MaxMillis)
-				w.Delay = ms * sim.Millisecond
+				w.Delay, err = parseMillis(v, "--delay", 0)
 			}
 		case "timeout":
 			if v, err = value(); err == nil {
-				var ms int64
-				ms, err = parseInt(v, 1, MaxMillis)
-				w.Timeout = ms * sim.Millisecond
+				w.Timeout, err = parseMillis(v, "--timeout", 1)
 			}
 		case "trace":
 			err = boolean(&w.Trace)
@@ -939,15 +934,15 @@ func parseWork(c *Command, name token, args []token) *Error {
 			err = boolean(&w.CrashBeforeAck)
 		case "processing":
 			if v, err = value(); err == nil {
-				w.Processing, err = parseMillis(v, 0)
+				w.Processing, err = parseMillis(v, "--processing", 0)
 			}
 		case "heartbeat":
 			if v, err = value(); err == nil {
-				w.Heartbeat, err = parseMillis(v, 1)
+				w.Heartbeat, err = parseMillis(v, "--heartbeat", 1)
 			}
 		case "stall":
 			if v, err = value(); err == nil {
-				w.Stall, err = parseMillis(v, 0)
+				w.Stall, err = parseMillis(v, "--stall", 0)
 			}
 		case "fence":
 			err = boolean(&w.Fence)
@@ -977,7 +972,7 @@ func parseWork(c *Command, name token, args []token) *Error {
 			}
 			err = boolean(&w.CrashBeforeCommit)
 		default:
-			err = usageErr(a.pos, "unknown flag %q for work (want --job, --worker, --lease, --claim, --trace, --delay, --timeout, --processing, --heartbeat, --stall, --fence, --key, --effect, --key-txn, --crash-before-effect, --crash-before-ack, --crash-before-commit)", a.text)
+			err = usageErr(a.pos, "unknown flag %q (want --job, --worker, --lease, --claim, --trace, --delay, --timeout, --processing, --heartbeat, --stall, --fence, --key, --effect, --key-txn, --crash-before-effect, --crash-before-ack, --crash-before-commit)", a.text)
 		}
 		if err != nil {
 			return f.named(v, err)
@@ -994,10 +989,10 @@ func parseWork(c *Command, name token, args []token) *Error {
 }
 
 // parseMillis reads a whole number of milliseconds from lo to MaxMillis.
-func parseMillis(t token, lo int64) (sim.Time, *Error) {
-	ms, err := strconv.ParseInt(t.text, 10, 64)
-	if err != nil || ms < lo || ms > MaxMillis {
-		return 0, usageErr(t.pos, "want a whole number of ms from %d to %d, got %q", lo, MaxMillis, t.text)
+func parseMillis(t token, what string, lo int64) (sim.Time, *Error) {
+	ms, ok := wholeNumber(t.text, lo, MaxMillis)
+	if !ok {
+		return 0, usageErr(t.pos, "%s wants a whole number of ms from %d to %d, got %s", what, lo, MaxMillis, shown(t.text))
 	}
 	return ms * sim.Millisecond, nil
 }
@@ -1023,16 +1018,13 @@ func parseDist(t token) (Dist, *Error) {
 		return Dist{}, usageErr(t.pos, "--processing %q: %s (want fixed:MS or lognormal:p50=MS,p95=MS, in milliseconds)", t.text, why)
 	}
 	kind, rest, _ := strings.Cut(t.text, ":")
-	ms := func(s string) (sim.Time, bool) {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || n < 0 || n > MaxMillis || strings.HasPrefix(s, "+") {
-			return 0, false
-		}
-		return n * sim.Millisecond, true
+	ms := func(s string, lo int64) (sim.Time, bool) {
+		n, ok := wholeNumber(s, lo, MaxMillis)
+		return n * sim.Millisecond, ok
 	}
 	switch kind {
 	case "fixed":
-		v, ok := ms(rest)
+		v, ok := ms(rest, 0)
 		if !ok {
 			return bad(fmt.Sprintf("want a whole number of ms from 0 to %d", MaxMillis))
 		}
@@ -1042,19 +1034,24 @@ func parseDist(t token) (Dist, *Error) {
 		seen := map[string]bool{}
 		for _, kv := range strings.Split(rest, ",") {
 			k, v, _ := strings.Cut(kv, "=")
-			n, ok := ms(v)
-			if !ok || n == 0 {
-				return bad(fmt.Sprintf("want %s as a whole number of ms from 1 to %d", k, MaxMillis))
-			}
-			switch k {
-			case "p50":
-				d.P50 = n
-			case "p95":
-				d.P95 = n
-			default:
+			switch {
+			case k == "":
+				return bad("a parameter is empty")
+			case k != "p50" && k != "p95":
 				return bad(fmt.Sprintf("unknown parameter %q", k))
+			case seen[k]:
+				return bad(k + " is given twice")
 			}
 			seen[k] = true
+			n, ok := ms(v, 1)
+			if !ok {
+				return bad(fmt.Sprintf("want %s as a whole number of ms from 1 to %d, got %s", k, MaxMillis, shown(v)))
+			}
+			if k == "p50" {
+				d.P50 = n
+			} else {
+				d.P95 = n
+			}
 		}
 		if !seen["p50"] || !seen["p95"] {
 			return bad("give both p50 and p95")
@@ -1093,7 +1090,7 @@ func parseLoad(c *Command, name token, args []token) *Error {
 				if j == MaxLoadLeases {
 					return usageErr(v.pos, "--lease lists at most %d lengths", MaxLoadLeases)
 				}
-				d, e := parseSeconds(token{tWord, part, v.pos}, MaxLease)
+				d, e := parseSeconds(token{tWord, part, v.pos}, "--lease", MaxLease)
 				if e == nil && d == 0 {
 					e = usageErr(v.pos, "--lease must be more than 0 seconds")
 				}
@@ -1104,16 +1101,16 @@ func parseLoad(c *Command, name token, args []token) *Error {
 			}
 		case "workers":
 			var n int64
-			n, err = parseInt(v, 1, MaxLoadWorkers)
+			n, err = parseInt(v, "--workers", 1, MaxLoadWorkers)
 			l.Workers = int(n)
 		case "heartbeat":
-			l.Heartbeat, err = parseMillis(v, 1)
+			l.Heartbeat, err = parseMillis(v, "--heartbeat", 1)
 		case "stall":
-			l.Stall, err = parseMillis(v, 0)
+			l.Stall, err = parseMillis(v, "--stall", 0)
 		case "claim":
 			l.Claim, err = parseClaim(v)
 		default:
-			err = usageErr(a.pos, "unknown flag %q for load (want --processing, --lease, --workers, --heartbeat, --stall, --claim)", a.text)
+			err = usageErr(a.pos, "unknown flag %q (want --processing, --lease, --workers, --heartbeat, --stall, --claim)", a.text)
 		}
 		if err != nil {
 			return f.named(v, err)
@@ -1123,7 +1120,7 @@ func parseLoad(c *Command, name token, args []token) *Error {
 	if len(pos) != 1 || !seen["processing"] || !seen["lease"] {
 		return usage
 	}
-	n, err := parseInt(pos[0], 1, MaxLoadJobs)
+	n, err := parseInt(pos[0], "the job count", 1, MaxLoadJobs)
 	if err != nil {
 		return err
 	}
@@ -1142,8 +1139,8 @@ func checkEffect(t token) *Error {
 func parseMatrix(c *Command, name token, args []token) *Error {
 	_, err := soleFlag(args, "seed", "matrix", "usage: matrix [--seed N]", func(v token) *Error {
 		n, perr := strconv.ParseUint(v.text, 10, 64)
-		if perr != nil || n == 0 || strings.HasPrefix(v.text, "+") {
-			return usageErr(v.pos, "want a seed from 1 to %d, got %q", uint64(1<<64-1), v.text)
+		if perr != nil || n == 0 || !digits(v.text) {
+			return usageErr(v.pos, "--seed wants a whole number from 1 to %d, got %s", uint64(1<<64-1), shown(v.text))
 		}
 		c.MatrixSeed = n
 		return nil
@@ -1163,34 +1160,75 @@ func checkWorker(t token) *Error {
 	return nil
 }
 
-func parseInt(t token, lo, hi int64) (int64, *Error) {
-	n, err := strconv.ParseInt(t.text, 10, 64)
-	if err != nil || n < lo || n > hi || strings.HasPrefix(t.text, "+") || lo >= 0 && strings.HasPrefix(t.text, "-") {
-		return 0, usageErr(t.pos, "want a whole number from %d to %d, got %q", lo, hi, t.text)
+// parseInt reads a whole number from lo to hi; what names it in the error
+// ("--job", "the count").
+func parseInt(t token, what string, lo, hi int64) (int64, *Error) {
+	n, ok := wholeNumber(t.text, lo, hi)
+	if !ok {
+		return 0, usageErr(t.pos, "%s wants a whole number from %d to %d, got %s", what, lo, hi, shown(t.text))
 	}
 	return n, nil
 }
 
+// wholeNumber is the one rule for every number of a script: decimal
+// digits only (no sign, no spaces, no point; leading zeros are fine), from
+// lo to hi. lo is never negative: nothing a script counts or waits for is.
+func wholeNumber(s string, lo, hi int64) (int64, bool) {
+	if !digits(s) {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil && n >= lo && n <= hi
+}
+
+// digits reports whether s is one or more ASCII decimal digits.
+func digits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// shown writes a value as an error quotes it: a number-like word as it is
+// ("got 99999999", "got -1"), anything else quoted ("got \"x\"", "got
+// nothing").
+func shown(s string) string {
+	if s == "" {
+		return "nothing"
+	}
+	for _, r := range s {
+		if !(r >= '0' && r <= '9' || r == '-' || r == '+' || r == '.') {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
 // parseSeconds reads a decimal number of seconds ("2", "0.5", "1.25") into
 // microseconds without going through floating point.
-func parseSeconds(t token, max int64) (sim.Time, *Error) {
-	bad := usageErr(t.pos, "want seconds from 0 to %d (like 2 or 0.5), got %q", max, t.text)
+func parseSeconds(t token, what string, max int64) (sim.Time, *Error) {
+	bad := usageErr(t.pos, "%s wants seconds from 0 to %d (like 2 or 0.5), got %s", what, max, shown(t.text))
 	whole, frac, hasFrac := strings.Cut(t.text, ".")
-	if whole == "" && !hasFrac || hasFrac && (frac == "" || len(frac) > 6) || strings.HasPrefix(whole, "-") {
+	if whole == "" && !hasFrac || hasFrac && (frac == "" || len(frac) > 6) {
 		return 0, bad
 	}
 	var w int64
 	if whole != "" {
-		n, err := strconv.ParseInt(whole, 10, 64)
-		if err != nil || n < 0 || n > max || strings.HasPrefix(whole, "+") {
+		n, ok := wholeNumber(whole, 0, max)
+		if !ok {
 			return 0, bad
 		}
 		w = n
 	}
 	var f int64
 	if hasFrac {
-		n, err := strconv.ParseInt(frac, 10, 64)
-		if err != nil || n < 0 || strings.HasPrefix(frac, "+") || strings.HasPrefix(frac, "-") {
+		n, ok := wholeNumber(frac, 0, 999_999)
+		if !ok {
 			return 0, bad
 		}
 		for i := len(frac); i < 6; i++ {

@@ -51,6 +51,15 @@ type Result struct {
 	// ExitCode is what `twice run` exits with: 0, 1 for a runtime error,
 	// 2 for a usage or parse error.
 	ExitCode int `json:"exit_code"`
+	// Cut is set when the run passed its budget (see Budget): it stopped
+	// at once, Error names what ran out and where, and the transcript and
+	// tables hold what ran before.
+	Cut *Cut `json:"cut,omitempty"`
+	// Heavy is true when the run passed AutoBudget: the script is one a
+	// page should show with a Run button rather than run as it loads.
+	Heavy bool `json:"heavy,omitempty"`
+
+	spent Spent // what the run spent, for tests and for a matrix's cells
 }
 
 // Effect is one request recorded by the receipts service on arrival.
@@ -297,6 +306,10 @@ type Options struct {
 	Seed uint64
 	// Timeline asks for Result.Timeline.
 	Timeline bool
+	// Budget bounds what the run may spend; the zero Budget is
+	// FullBudget. A page that runs a script nobody asked it to run passes
+	// AutoBudget.
+	Budget Budget
 }
 
 // DefaultSeed is the seed used when none is given, so that a lesson's

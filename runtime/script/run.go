@@ -45,7 +45,7 @@ func Run(src string, opts Options) (res *Result) {
 		res.setError(err)
 		return res
 	}
-	in, err := newInterp(opts.Seed, res)
+	in, err := newInterp(opts.Seed, opts.Budget, res)
 	if err != nil {
 		res.setError(&Error{Kind: "runtime", Msg: err.Error()})
 		return res
@@ -65,6 +65,11 @@ func Run(src string, opts Options) (res *Result) {
 		}
 		last = c
 		ok, err = in.exec(c)
+		if err == nil {
+			// The shell's own work (printing, adding, listing) is metered
+			// between commands; the workers' at every step.
+			err = in.m.check()
+		}
 		if err != nil {
 			res.setError(in.errorAt(c, err))
 			break
@@ -79,6 +84,11 @@ func Run(src string, opts Options) (res *Result) {
 	}
 	in.k.Stop()
 	in.finish()
+	if cut := in.m.cut; cut != nil {
+		res.Cut = cut
+		res.Heavy = cut.Auto
+	}
+	res.spent = in.m.spent()
 	if opts.Timeline {
 		res.Timeline = res.DrawTimeline()
 		res.Chart = res.DrawLoadChart()
@@ -127,6 +137,7 @@ type interp struct {
 	svc   receipts.Service
 	log   []string
 	res   *Result
+	m     *meter
 	quiet bool // a race after the first prints nothing
 
 	runs     map[string]*runRec  // evidence: every run that claimed a job, by run id
@@ -159,7 +170,7 @@ func (in *interp) newEvent() string {
 	}
 }
 
-func newInterp(seed uint64, res *Result) (*interp, error) {
+func newInterp(seed uint64, b Budget, res *Result) (*interp, error) {
 	db, err := queue.Get()
 	if err != nil {
 		return nil, err
@@ -170,13 +181,27 @@ func newInterp(seed uint64, res *Result) (*interp, error) {
 		return nil, err
 	}
 	k := sim.New(seed)
-	k.SetBudget(MaxSteps)
 	k.SetTracing(true)
-	return &interp{
-		seed: seed, k: k, db: db, shell: shell, conns: map[string]*queue.Conn{}, res: res,
+	in := &interp{
+		seed: seed, k: k, db: db, shell: shell, conns: map[string]*queue.Conn{}, res: res, m: newMeter(b, k, db),
 		runs: map[string]*runRec{}, holder: map[int64]*runRec{}, claims: map[int64][]*runRec{}, running: map[string]bool{},
 		events: map[string]bool{}, redriven: map[int64]bool{},
-	}, nil
+	}
+	shell.Wait = in.shellWait
+	return in, nil
+}
+
+// shellWait is the shell's busy handling, the same as a worker's: a write
+// of the script's own (add, reset, redeliver) that finds a background
+// worker's transaction open waits a statement's time of virtual time,
+// while the workers run, and tries again.
+func (in *interp) shellWait() error {
+	if !in.k.Pending() {
+		// Nothing left to end the transaction: a wait would never end.
+		return errors.New("the database is locked by a transaction that no running worker can end")
+	}
+	in.k.Record("shell", event.Wait, nil, "database is locked by a worker's transaction: the shell waits its turn")
+	return in.runUntil(in.k.Now() + in.k.Between(stmtMin, stmtMax))
 }
 
 func (in *interp) close() {
@@ -197,19 +222,31 @@ func (in *interp) conn(worker string) (*queue.Conn, error) {
 	return c, nil
 }
 
+// print adds a line to the transcript, unless the run is quiet or the
+// line would pass the output budget (see meter.print).
 func (in *interp) print(format string, args ...any) {
 	if !in.quiet {
-		in.res.Transcript = append(in.res.Transcript, fmt.Sprintf(format, args...))
+		line := fmt.Sprintf(format, args...)
+		if in.m.print(line) {
+			in.res.Transcript = append(in.res.Transcript, line)
+		}
 	}
 }
+
+// over reports whether the run has passed its budget: a command printing
+// many lines stops printing.
+func (in *interp) over() bool { return in.m.tooBig != nil }
 
 // exec runs one command and reports whether it succeeded in the shell's
 // sense (a killed worker did not). A non-nil error stops the script.
 func (in *interp) exec(c Command) (bool, error) {
 	switch c.Kind {
 	case Reset:
+		if err := in.reset(); err != nil {
+			return false, err
+		}
 		in.k.Record("shell", event.Reset, nil, "reset")
-		return true, in.reset()
+		return true, nil
 	case Add:
 		ev := c.Add.Event
 		if ev == "" {
@@ -218,6 +255,9 @@ func (in *interp) exec(c Command) (bool, error) {
 		in.eventsGiven = in.eventsGiven || c.Add.Event != "" || c.Add.Times > 1
 		in.events[ev] = true
 		for range c.Add.Times {
+			if in.over() {
+				break
+			}
 			id, err := in.shell.Add(c.Add.Order, ev)
 			if err != nil {
 				return false, err
@@ -277,6 +317,9 @@ func (in *interp) exec(c Command) (bool, error) {
 			first[r.Order] = r.Event
 		}
 		for _, r := range rows {
+			if in.over() {
+				break
+			}
 			run := r.Run
 			if run == "" {
 				run = "-"
@@ -307,6 +350,9 @@ func (in *interp) exec(c Command) (bool, error) {
 			}
 		}
 		for _, s := range sums {
+			if in.over() {
+				break
+			}
 			if s.Refused+s.Replayed == 0 {
 				// The article's shape.
 				in.print("%s: %d effect(s) from %d run(s) over %s [%s]", s.Order, s.Effects, s.Runs, s.Span, strings.Join(s.Tags, ", "))
@@ -361,7 +407,7 @@ func (in *interp) runKernel() error { return in.kernelErr(in.k.Run()) }
 func (in *interp) kernelErr(err error) error {
 	if err != nil {
 		if errors.Is(err, sim.ErrBudget) {
-			return fmt.Errorf("the run took more than %d steps; stopped", MaxSteps)
+			return in.m.stepsPassed()
 		}
 		return err
 	}
@@ -438,6 +484,7 @@ func (in *interp) reset() error {
 	in.svc.Reset()
 	in.keyHits = 0
 	in.log = in.log[:0]
+	in.m.log = 0
 	clear(in.runs)
 	clear(in.holder)
 	clear(in.claims)

@@ -3,9 +3,13 @@ package script
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/twice-lab/twice/runtime/queue"
 	"strings"
 	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/twice-lab/twice/runtime/event"
+	"github.com/twice-lab/twice/runtime/queue"
 )
 
 // The same seed gives byte-identical output, text and JSON alike.
@@ -222,7 +226,7 @@ func TestEveryClaimRuns(t *testing.T) {
 		}
 	}
 	// A claim outside the list is an error, not some other claim.
-	in, err := newInterp(1, &Result{})
+	in, err := newInterp(1, Budget{}, &Result{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,5 +237,40 @@ func TestEveryClaimRuns(t *testing.T) {
 	ok, err := in.exec(Command{Kind: Work, Work: WorkArgs{Job: 1, Worker: "W1", Lease: DefaultLease, Timeout: DefaultTimeout, Claim: queue.Claim(200)}})
 	if ok || err == nil || !strings.Contains(err.Error(), "has no steps") {
 		t.Errorf("a claim outside the list ran: ok=%v err=%v", ok, err)
+	}
+}
+
+// TestShellWaitsItsTurn: the script's own writes (add, redeliver, reset)
+// that find a background worker's ledger transaction open wait in virtual
+// time until it commits, as a worker's do, instead of failing with
+// "database is locked".
+func TestShellWaitsItsTurn(t *testing.T) {
+	ar, err := txtar.ParseFile("testdata/ledger-shell-waits.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, _ := section(ar, "script")
+	res := Run(src, Options{Seed: DefaultSeed})
+	if res.Error != nil {
+		t.Fatal(res.Error)
+	}
+	// Each wait comes right before the write it held back, and after the
+	// worker's BEGIN: the three writes each waited.
+	waited := map[event.Kind]bool{}
+	for i, e := range res.Trace {
+		if e.Proc != "shell" || e.Kind != event.Wait || !strings.Contains(e.Step, "waits its turn") {
+			continue
+		}
+		for _, f := range res.Trace[i+1:] {
+			if f.Proc == "shell" && f.Kind != event.Wait {
+				waited[f.Kind] = true
+				break
+			}
+		}
+	}
+	for _, k := range []event.Kind{event.Add, event.Redeliver, event.Reset} {
+		if !waited[k] {
+			t.Errorf("no %s waited for the worker's transaction", k)
+		}
 	}
 }

@@ -85,8 +85,9 @@ func (w *worker) execute(p *sim.Proc) {
 	a := w.args
 	// A write that finds another connection's transaction open waits a
 	// statement's time and tries again, as SQLite's busy handler would.
-	w.conn.Wait = func() {
+	w.conn.Wait = func() error {
 		w.step(p, w.stmt(), event.Busy, false, "database is locked by another connection's transaction: waiting")
+		return nil
 	}
 	row, claimed := w.claim(p)
 	if w.err != nil {
@@ -109,6 +110,9 @@ func (w *worker) execute(p *sim.Proc) {
 		return
 	}
 	w.step(p, w.stmt(), event.Select, false, "SELECT job %d: attempts=%d", a.Job, got.Attempts)
+	if got.Attempts > 1 {
+		w.in.m.poll() // a reclaim: some run claimed this job before
+	}
 
 	if a.Effect == EffectLedger {
 		w.ledger(p, got)
@@ -322,6 +326,7 @@ func (w *worker) send(p *sim.Proc, got queue.Row) (answered, refused bool) {
 			line = fmt.Sprintf("[run %s attempt %d] %s", w.run, got.Attempts, line)
 		}
 		w.in.log = append(w.in.log, line)
+		w.in.m.log += len(line) + 1
 		w.step(p, k.Between(logMin, logMax), event.Log, false, "append to worker.log: %s", line)
 		w.rec.key = key
 		delay := a.Delay

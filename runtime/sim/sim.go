@@ -24,7 +24,9 @@
 //	err := k.Run() // until every process has returned
 //
 // A run stops with [ErrBudget] when it takes more steps than the budget set
-// by [Kernel.SetBudget], so no input can make a run loop for ever.
+// by [Kernel.SetBudget], so no input can make a run loop for ever. A check
+// set by [Kernel.SetCheck] runs before every step and can stop a run for
+// any other reason (a caller's meter of work or output).
 package sim
 
 import (
@@ -75,8 +77,11 @@ type Kernel struct {
 	budget int
 	parked int // processes waiting in Join
 
+	check func() error
+
 	tracing bool
 	trace   []Event
+	traced  int // about the bytes of the recorded events, written out
 }
 
 type wake struct {
@@ -133,6 +138,27 @@ func (k *Kernel) Advance(d Time) {
 	}
 }
 
+// SetCheck sets a function that runs before every step: when it returns an
+// error, the kernel stops every process and Run (RunUntil, RunUntilDone)
+// returns that error.
+func (k *Kernel) SetCheck(check func() error) { k.check = check }
+
+// Steps returns the steps taken so far.
+func (k *Kernel) Steps() int { return k.steps }
+
+// TraceBytes returns about how many bytes the events recorded so far take
+// when written out: the words of each, its process name, and a fixed
+// allowance for its instant, kind and payload. It grows as Record does,
+// so a caller can bound what a trace costs to keep and to send.
+func (k *Kernel) TraceBytes() int { return k.traced }
+
+// Per-event allowances of TraceBytes: the instant, the kind and the field
+// names of an event as JSON, and a row or effect carried with it.
+const (
+	eventBytes   = 64
+	payloadBytes = 192
+)
+
 // SetTracing turns recording of events on or off.
 func (k *Kernel) SetTracing(on bool) { k.tracing = on }
 
@@ -154,6 +180,10 @@ func (k *Kernel) Record(proc string, kind event.Kind, data any, format string, a
 		step = fmt.Sprintf(format, args...)
 	}
 	k.trace = append(k.trace, Event{At: k.now, Proc: proc, Kind: kind, Step: step, Data: data})
+	k.traced += eventBytes + len(step) + len(proc)
+	if data != nil {
+		k.traced += payloadBytes
+	}
 }
 
 // Proc is a simulated process.
@@ -280,10 +310,16 @@ func (k *Kernel) step() error {
 	k.ready = k.ready[:last]
 
 	k.steps++
+	var err error
 	if k.steps > k.budget {
+		err = ErrBudget
+	} else if k.check != nil {
+		err = k.check()
+	}
+	if err != nil {
 		k.stopProc(w.p)
 		k.Stop()
-		return ErrBudget
+		return err
 	}
 	k.now = w.at
 	if _, ok := w.p.next(); !ok {

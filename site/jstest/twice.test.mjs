@@ -10,7 +10,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { CONFIG } from "../static/config.js";
-import { claimOf, claimsOf, commandFor, embedIframe, exploreScript, linkHash, parseLink, rewriteClaim, seedOf, serviceOf, shellQuote, workersOf } from "../static/links.js";
+import { claimOf, claimsOf, commandFor, embedIframe, loopback, exploreScript, linkHash, parseLink, rewriteClaim, seedOf, serviceOf, shellQuote, workersOf } from "../static/links.js";
 import { announce, diagnosisPlan, formatBytes, formatMS, groupDigits, matrixCellLabel, matrixCellText, minFontSize, nearestStep, replay } from "../static/render.js";
 
 // The server puts the runtime's lists of claims, dedupe modes and keys in
@@ -168,6 +168,12 @@ test("shellQuote and commandFor make a command line a shell runs as is", () => {
   assert.equal(shellQuote("race read 20"), "'race read 20'");
   assert.equal(shellQuote("echo 'hi' $HOME"), "'echo '\\''hi'\\'' $HOME'");
   assert.equal(commandFor("race read 20\neffects\n\n", "42"), "twice run --seed 42 -c 'race read 20\neffects'");
+  assert.equal(commandFor("race read 20\n", "42", true), "go run ./cmd/twice run --seed 42 -c 'race read 20'");
+});
+
+test("loopback names this machine only", () => {
+  for (const h of ["localhost", "127.0.0.1", "127.1.2.3", "[::1]", "app.localhost"]) assert.ok(loopback(h), h);
+  for (const h of ["example.com", "192.168.1.20", "10.0.0.1", "127.example.com", "localhost.example.com"]) assert.ok(!loopback(h), h);
 });
 
 test("workersOf reads the first race's --workers", () => {
@@ -314,6 +320,7 @@ test("embedIframe: a title of its own and the lines that apply the posted height
   assert.match(s, /^<iframe src="https:\/\/x\.example\/embed\/a\/1\/" title="twice: &quot;A&quot;, script 1"/);
   assert.match(s, /e\.origin !== "https:\/\/x\.example"/);
   assert.match(s, /"twice:height"/);
+  assert.match(s, /style="border:0;width:100%"/);
   assert.match(s, /<\/script>$/);
 });
 

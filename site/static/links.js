@@ -170,9 +170,18 @@ export function shellQuote(s) {
   return "'" + s.replace(/'/g, "'\\''") + "'";
 }
 
-// commandFor is the command line that prints the same run natively.
-export function commandFor(script, seed) {
-  return "twice run --seed " + seed + " -c " + shellQuote(script.replace(/\s+$/, ""));
+// commandFor is the command line that prints the same run natively; with
+// fromSource, the form a reader of the README has before installing
+// anything: go run ./cmd/twice in a clone of the repository.
+export function commandFor(script, seed, fromSource) {
+  return (fromSource ? "go run ./cmd/twice" : "twice") + " run --seed " + seed + " -c " + shellQuote(script.replace(/\s+$/, ""));
+}
+
+// loopback reports whether a host name is this machine's own (localhost,
+// 127.0.0.0/8, ::1): a snippet naming it works on no one else's page.
+export function loopback(hostname) {
+  const h = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return h === "localhost" || h.endsWith(".localhost") || h === "::1" || /^127\.\d+\.\d+\.\d+$/.test(h);
 }
 
 // workersOf reports the --workers N of the script's first race command
@@ -248,12 +257,13 @@ export function serviceOf(src) {
 }
 
 // embedIframe is the iframe snippet for an embed page: the frame, with a
-// title of its own, and the few lines that apply the height the page
+// title of its own, no border and the full width of its column (a
+// browser's default border would push it past a phone's), and the few lines that apply the height the page
 // inside posts (a message {type: "twice:height", height} from origin).
 export function embedIframe(page, title, origin) {
   const attr = (s) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
   return (
-    '<iframe src="' + attr(page) + '" title="' + attr(title) + '" width="100%" height="640" loading="lazy"></iframe>\n' +
+    '<iframe src="' + attr(page) + '" title="' + attr(title) + '" width="100%" height="640" style="border:0;width:100%" loading="lazy"></iframe>\n' +
     "<script>\n" +
     'addEventListener("message", (e) => {\n' +
     "  if (e.origin !== " + JSON.stringify(origin) + ' || !e.data || e.data.type !== "twice:height") return;\n' +

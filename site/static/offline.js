@@ -17,6 +17,11 @@
     })
     .catch(() => null);
 
+  // The page the reader is on was loaded before the worker controlled it
+  // (on a first visit) or came from the network through it; either way,
+  // ask the worker to keep it, so that a reload with no network finds it.
+  ready.then((reg) => reg && reg.active && reg.active.postMessage({ type: "twice:keep-page", url: location.href }));
+
   // nudge asks a new version's worker, once it is installed, to take over
   // now. It already calls skipWaiting as it installs, but Chromium can
   // leave it waiting behind an idle old worker indefinitely (seen: over
@@ -52,8 +57,8 @@
     }
     status.textContent =
       r.kept === r.of
-        ? "All " + r.of + " pages are available offline."
-        : r.kept + " of " + r.of + " pages are available offline" + (r.failed ? " (" + r.failed + " could not be fetched)." : ".");
+        ? "All " + r.of + " lessons are available offline."
+        : r.kept + " of " + r.of + " lessons are available offline" + (r.failed ? " (" + r.failed + " could not be fetched)." : ".");
   };
   // Only the answer to the latest question is shown: the count asked for
   // as the page loads can arrive after a press of the button has kept

@@ -25,17 +25,24 @@
 //   Every ordering  race CLAIM --all: every interleaving counted exactly
 //
 // A link to a run (#BLOCK-ID?seed=N&script=TEXT&claim=C[&view=V&step=K])
-// replays it in any browser, with no state on the server; "Copy link" and
-// "Copy as command" (twice run --seed N -c '...') sit beside the output.
+// replays it in any browser, with no state on the server; "Copy link",
+// "Copy as command" (twice run --seed N -c '...') and "Copy as go run"
+// (go run ./cmd/twice run ...) sit beside the output. Reset puts back the
+// lesson's script, seed and pre-rendered output.
 //
 // Markup it understands (the server writes all of it; an embedder needs only
 // the element and a <pre> holding the script):
 //
-//   <twice-playground seed="1" controls="claim seed" embed="URL">
+//   <twice-playground seed="1" controls="claim seed" embed="URL" plain="SCRIPT" from="URL">
 //     <pre class="twice-script">SCRIPT</pre>
 //     <pre class="twice-output">OUTPUT</pre>                        (optional)
 //     <script type="application/json" class="twice-result">RESULT</script> (optional)
 //   </twice-playground>
+//
+// embed names the block's embed page, for the "Embed this block" snippets;
+// plain is the script those carry when the block is written as a shell
+// line; from (on a block pasted elsewhere) names the embed page whose
+// pre-rendered output the block shows before Run.
 
 import { CONFIG, assetURL } from "./config.js";
 import {
@@ -47,6 +54,7 @@ import {
   embedIframe,
   exploreScript,
   linkHash,
+  loopback,
   parseLink,
   rewriteClaim,
   seedOf,
@@ -74,6 +82,7 @@ import {
   timelineAlt,
 } from "./render.js";
 import { currentRuntime, getRuntime, timings } from "./runtime-client.js";
+import { installSwitches, loadPrediction, predictAll, question, quietStep, savePrediction, verdict } from "./classroom.js";
 
 // Blocks scrolling into view start the download, and so does the pointer
 // or the focus reaching a block's Run button, so that Run is quick. The
@@ -82,6 +91,43 @@ import { currentRuntime, getRuntime, timings } from "./runtime-client.js";
 function inViewport(el) {
   const r = el.getBoundingClientRect();
   return r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth;
+}
+
+// embedData fetches an embed page once per page and reads its block: the
+// script (and its plain form), the seed and the pre-rendered Result. The
+// page is parsed as an inert document: nothing in it runs or loads.
+const embedPages = new Map();
+function embedData(url) {
+  if (!embedPages.has(url)) {
+    embedPages.set(
+      url,
+      fetch(url, { credentials: "omit" })
+        .then((r) => (r.ok ? r.text() : Promise.reject(new Error("HTTP " + r.status))))
+        .then((text) => {
+          const doc = new DOMParser().parseFromString(text, "text/html");
+          const el = doc.querySelector("twice-playground");
+          const json = el && el.querySelector("script.twice-result");
+          const pre = el && el.querySelector(".twice-script");
+          if (!json || !pre) return null;
+          const result = JSON.parse(json.textContent);
+          result.seedText = seedOf(json.textContent, result);
+          return { script: pre.textContent, plain: el.getAttribute("plain"), seed: el.getAttribute("seed") || "", result };
+        })
+    );
+  }
+  return embedPages.get(url);
+}
+
+// loadingText says how far the runtime's download is, in bytes over the
+// network: when the response named a size (wire) smaller than the module
+// (it came compressed), the share of the module received stands for the
+// same share of those bytes; otherwise the module's own bytes are counted.
+export function loadingText(loaded, total, wire) {
+  if (wire > 0 && total > 0 && wire < total) {
+    const got = Math.round((Math.min(loaded, total) / total) * wire);
+    return "Loading the runtime: " + formatBytes(got) + " of " + formatBytes(wire) + " transferred (" + formatBytes(total) + " unpacked; WebAssembly, once per page)";
+  }
+  return "Loading the runtime: " + formatBytes(loaded) + " of " + formatBytes(total) + " (WebAssembly, once per page)";
 }
 
 // observer starts the download when a block scrolls into view; start makes
@@ -141,7 +187,8 @@ class TwicePlayground extends HTMLElement {
     ui.run = h("button", { type: "button", class: "run", text: "Run" });
     // Stop shows while this block has a run queued or under way.
     ui.stop = h("button", { type: "button", class: "stop", text: "Stop", hidden: true, "aria-label": "Stop this block's run" });
-    ui.bar = h("div", { class: "bar" }, ui.run, ui.stop);
+    ui.reset = h("button", { type: "button", class: "reset", text: "Reset", title: "Put back the lesson's script and seed" });
+    ui.bar = h("div", { class: "bar" }, ui.run, ui.stop, ui.reset);
     if (controls.includes("claim")) {
       const name = "claim";
       ui.claims = toggleClaims().map((c) => h("input", { type: "radio", name, value: c.name }));
@@ -226,7 +273,8 @@ class TwicePlayground extends HTMLElement {
     ui.link = h("a", { class: "permalink", hidden: true, text: "Link to this run" });
     ui.copyLink = h("button", { type: "button", class: "copy-link small", text: "Copy link" });
     ui.copyCmd = h("button", { type: "button", class: "copy-cmd small", text: "Copy as command", title: "twice run --seed N -c '…': the same run in a terminal" });
-    ui.share = h("div", { class: "share", hidden: true }, ui.link, ui.copyLink, ui.copyCmd);
+    ui.copyGo = h("button", { type: "button", class: "copy-go small", text: "Copy as go run", title: "go run ./cmd/twice run --seed N -c '…': the same run from a clone of the repository" });
+    ui.share = h("div", { class: "share", hidden: true }, ui.link, ui.copyLink, ui.copyCmd, ui.copyGo);
     // The fallback when the browser refuses the clipboard is a textarea,
     // not an input: an input drops the newlines of a multi-line command.
     ui.copyField = h("textarea", { class: "copy-field", readonly: true, rows: "1", spellcheck: "false", "aria-label": "Text to copy (press Ctrl+C)" });
@@ -241,7 +289,7 @@ class TwicePlayground extends HTMLElement {
       ui.tally,
       ui.chart,
       ui.matrix,
-      h("div", { class: "tables" }, ui.effectsWrap, ui.diagnosis, ui.jobsWrap, ui.ledgerWrap)
+      (ui.tables = h("div", { class: "tables" }, ui.effectsWrap, ui.diagnosis, ui.jobsWrap, ui.ledgerWrap))
     );
 
     // Timeline and step-through.
@@ -295,7 +343,17 @@ class TwicePlayground extends HTMLElement {
     ui.stepper = h(
       "div",
       { class: "stepper", hidden: true },
-      h("div", { class: "step-controls" }, ui.prev, ui.stepCount, ui.next, h("span", { class: "step-hint", text: "or focus the steps and use ← →" })),
+      h(
+        "div",
+        { class: "step-controls" },
+        ui.prev,
+        ui.stepCount,
+        ui.next,
+        h("span", { class: "step-hint", text: "or focus the steps and use ← →" }),
+        // In the presenter view, Back and Next skip the steps that change
+        // nothing, unless this is checked.
+        h("label", { class: "every-step" }, (ui.everyStep = h("input", { type: "checkbox" })), document.createTextNode(" Every step"))
+      ),
       ui.stepArea,
       ui.stepLive
     );
@@ -330,9 +388,23 @@ class TwicePlayground extends HTMLElement {
       ui.expBody
     );
 
-    const box = h("div", { class: "box" }, ui.bar, ui.script, ui.loading, ui.tablist, ui.out, ui.tlPanel, ui.cmpPanel, ui.expPanel);
+    // Predict, then run (see classroom.js): a question, a field and a
+    // button, shown while the output is hidden.
+    ui.predictQ = h("span", { class: "predict-q" });
+    ui.predictInput = h("input", { type: "number", min: "0", step: "1", inputmode: "numeric", class: "predict-input", autocomplete: "off" });
+    ui.predictForm = h(
+      "form",
+      { class: "predict", hidden: true },
+      h("label", { class: "predict-label" }, ui.predictQ, document.createTextNode(" "), ui.predictInput),
+      h("button", { type: "submit", class: "predict-run", text: "Predict and run" }),
+      h("p", { class: "predict-note", text: "The output stays hidden until you run the script: predict first." })
+    );
+    ui.yours = h("p", { class: "prediction", hidden: true });
+    ui.out.insertBefore(ui.yours, ui.out.children[1]);
+    const box = h("div", { class: "box" }, ui.bar, ui.script, ui.loading, ui.predictForm, ui.tablist, ui.out, ui.tlPanel, ui.cmpPanel, ui.expPanel);
+    this.box = box;
     const embed = this.getAttribute("embed");
-    if (embed) box.append(this.embedSnippets(embed, script, { seed: defaultSeed, controls: this.getAttribute("controls"), label: this.getAttribute("label"), id: this.id }));
+    if (embed) box.append(this.embedSnippets(embed, this.getAttribute("plain") || script, { seed: defaultSeed, controls: this.getAttribute("controls"), label: this.getAttribute("label"), id: this.id }));
     root.append(box);
     this.ui = ui;
     this.seq = 0;
@@ -342,6 +414,8 @@ class TwicePlayground extends HTMLElement {
     this.view = "output";
     this.id = this.id || "twice-" + n;
     this.ownScript = script; // what the server's cost attribute is about
+    this.defaultSeed = defaultSeed;
+    this.prerendered = prerendered;
 
     this.setClaim(claimOf(script));
     ui.workers.value = String(workersOf(script));
@@ -406,13 +480,19 @@ class TwicePlayground extends HTMLElement {
       this.workersTouched = true;
       this.explore(true);
     });
-    ui.prev.addEventListener("click", () => this.goStep(this.step - 1));
-    ui.next.addEventListener("click", () => this.goStep(this.step + 1));
+    ui.prev.addEventListener("click", () => this.goStep(this.stepFrom(this.step, -1)));
+    ui.next.addEventListener("click", () => this.goStep(this.stepFrom(this.step, 1)));
+    ui.predictForm.addEventListener("submit", (e) => {
+      e.preventDefault();
+      this.predicted = ui.predictInput.value.trim();
+      savePrediction(this.id, this.predicted, ui.script.value);
+      this.run();
+    });
     ui.stepArea.addEventListener("keydown", (e) => {
       // In a focused table (it scrolls on its own) the arrows scroll it.
       if (e.target !== ui.stepArea) return;
       const last = (this.result && this.result.trace ? this.result.trace.length : 1) - 1;
-      const to = { ArrowRight: this.step + 1, ArrowLeft: this.step - 1, Home: 0, End: last }[e.key];
+      const to = { ArrowRight: this.stepFrom(this.step, 1), ArrowLeft: this.stepFrom(this.step, -1), Home: 0, End: last }[e.key];
       if (to === undefined || e.altKey || e.ctrlKey || e.metaKey) return;
       e.preventDefault();
       this.goStep(to);
@@ -430,18 +510,21 @@ class TwicePlayground extends HTMLElement {
     });
     ui.copyLink.addEventListener("click", () => this.copy(ui.copyLink, ui.link.href));
     ui.copyCmd.addEventListener("click", () => this.copy(ui.copyCmd, commandFor(this.ran.script, this.ran.seed)));
+    ui.copyGo.addEventListener("click", () => this.copy(ui.copyGo, commandFor(this.ran.script, this.ran.seed, true)));
+    ui.reset.addEventListener("click", () => this.reset());
 
     this.selectTab("output");
     this.fit();
-    if (prerendered) {
-      this.ran = { script, seed: prerendered.seedText || String(defaultSeed) };
-      this.render(prerendered, "Output at seed " + this.ran.seed + ", rendered on the server. Press Run to run it in your browser.");
-      this.setState("prerendered");
-    } else {
-      ui.heading.textContent = "Press Run to run this script in your browser.";
-      ui.out.classList.add("empty");
-      this.setState("idle");
-    }
+    this.showOwn();
+    this.question = question(prerendered);
+    const kept = loadPrediction(this.id);
+    if (kept) ui.predictInput.value = kept.value;
+    this.setPredicting(this.hasAttribute("predict") || predictAll());
+    if (n === 1) installSwitches();
+    // A block pasted into a page elsewhere with the script tag names the
+    // embed page it came from: its pre-rendered output is read from there.
+    const from = this.getAttribute("from");
+    if (!prerendered && from) this.fetchPrerendered(from, script, defaultSeed);
     this.renderTimeline();
     if (currentRuntime()) this.attach(currentRuntime());
     else if (n === 1 && inViewport(this)) getRuntime();
@@ -474,6 +557,92 @@ class TwicePlayground extends HTMLElement {
     }
   }
 
+  // setPredicting turns predict-then-run on or off for this block. On, and
+  // until a run of the reader's shows a result, the output and the other
+  // views are hidden and the block asks for a prediction.
+  setPredicting(on) {
+    const ui = this.ui;
+    this.predicting = on;
+    const ask = on && !this.revealed;
+    this.box.classList.toggle("predicting", ask);
+    ui.predictForm.hidden = !ask;
+    ui.predictQ.textContent = this.question.text;
+    if (this.question.of) ui.predictInput.max = String(this.question.of);
+    else ui.predictInput.removeAttribute("max");
+    if (!on) ui.yours.hidden = true;
+  }
+
+  // stepFrom is the step to go to from k in direction dir: the next one,
+  // or, in the presenter view unless Every step is checked, the next one
+  // that changes the tables (the last step if none does).
+  stepFrom(k, dir) {
+    const trace = (this.result && this.result.trace) || [];
+    if (!this.hasAttribute("present") || this.ui.everyStep.checked) return k + dir;
+    let i = k + dir;
+    while (i > 0 && i < trace.length - 1 && quietStep(trace[i])) i += dir;
+    return i;
+  }
+
+  // showOwn shows what the server rendered for the lesson's own script, or,
+  // without it, an invitation to press Run.
+  showOwn() {
+    const ui = this.ui;
+    const pre = this.prerendered;
+    if (pre) {
+      this.live = false;
+      this.ran = { script: this.ownScript, seed: pre.seedText || String(this.defaultSeed) };
+      this.render(pre, "Output at seed " + this.ran.seed + ", rendered on the server. Press Run to run it in your browser.");
+      this.setState("prerendered");
+    } else {
+      this.blank("Press Run to run this script in your browser.");
+      ui.share.hidden = true;
+      this.setState("idle");
+    }
+  }
+
+  // reset puts back the lesson's script and seed, and the output the
+  // server rendered for them; a run of this block under way is stopped.
+  reset() {
+    const ui = this.ui;
+    if (this.busy || (this.rt && this.rt.busy(this))) this.stop();
+    this.seq++;
+    this.busy = false;
+    ui.run.removeAttribute("aria-busy");
+    ui.run.textContent = "Run";
+    ui.script.value = this.ownScript;
+    ui.seed.value = this.defaultSeed;
+    this.setClaim(claimOf(this.ownScript));
+    if (!this.workersTouched) ui.workers.value = String(workersOf(this.ownScript));
+    this.removeAttribute("heavy");
+    this.fit();
+    this.step = 0;
+    this.showOwn();
+    this.renderTimeline();
+    this.selectTab("output");
+    this.revealed = false;
+    this.predicted = undefined; // asks again
+    ui.yours.hidden = true;
+    this.setPredicting(this.predicting);
+    ui.status.textContent = "Reset to the lesson's script" + (this.defaultSeed ? " and seed " + this.defaultSeed : "") + ".";
+  }
+
+  // fetchPrerendered reads the pre-rendered Result of the embed page at
+  // url (once per page, however many blocks name it) and shows it, if
+  // that page's block is this script at this seed.
+  async fetchPrerendered(url, script, seed) {
+    let data;
+    try {
+      data = await embedData(new URL(url, location.href).href);
+    } catch (e) {
+      return; // Run still works; the output just waits for it
+    }
+    const same = (a) => a.replace(/\s+$/, "") === script.replace(/\s+$/, "");
+    if (!data || !(same(data.script) || (data.plain && same(data.plain))) || (seed && seed !== data.seed)) return;
+    if (this.live || this.busy || this.ui.script.value !== script) return; // the reader got there first
+    this.prerendered = data.result;
+    this.showOwn();
+  }
+
   // embedSnippets offers the two ways to put this block in another page.
   // Both keep what the block is: the script-tag form carries an id (so
   // links to it work), its controls and its label; the iframe
@@ -498,7 +667,7 @@ class TwicePlayground extends HTMLElement {
       (o.label ? ' label="' + attr(o.label) + '"' : "");
     const tag =
       '<script src="' + assetURL("twice.js") + '" defer></script>\n' +
-      "<twice-playground" + attrs + ">\n<pre>" + esc(script) + "</pre>\n</twice-playground>";
+      "<twice-playground" + attrs + ' from="' + attr(page) + '">\n<pre>' + esc(script) + "</pre>\n</twice-playground>";
     const snippet = (title, text) => {
       // A URL breaks after its slashes and separators (<wbr>, which adds
       // no character to what is selected or copied), never inside a word.
@@ -518,10 +687,16 @@ class TwicePlayground extends HTMLElement {
       });
       return h("div", { class: "snippet-box" }, h("p", { text: title }), pre, btn);
     };
+    // A page served from this machine names an address no one else can
+    // reach: the snippet needs the site's published one.
+    const local = loopback(new URL(page).hostname)
+      ? h("p", { class: "embed-local", text: "This page is served from your own machine (" + origin + "), so these snippets name an address only it can reach. Copy them from the published site, or replace " + origin + " with its URL." })
+      : null;
     return h(
       "details",
       { class: "embed" },
       h("summary", { text: "Embed this block" }),
+      ...(local ? [local] : []),
       snippet("By iframe (it takes the height of its content)", iframe),
       snippet("By script tag (the page's CSP must allow this origin, blob: workers and 'wasm-unsafe-eval')", tag)
     );
@@ -584,8 +759,7 @@ class TwicePlayground extends HTMLElement {
       ui.loading.hidden = false;
       ui.progress.max = rt.total || 1;
       ui.progress.value = Math.min(rt.loaded, rt.total || 1);
-      ui.loading.lastChild.textContent =
-        "Loading the runtime: " + formatBytes(rt.loaded) + " of " + formatBytes(rt.total) + " (WebAssembly, once per page)";
+      ui.loading.lastChild.textContent = loadingText(rt.loaded, rt.total, rt.wire);
     } else {
       ui.loading.hidden = true;
     }
@@ -639,8 +813,8 @@ class TwicePlayground extends HTMLElement {
   // request sends one run of this block to the runtime (key: which of the
   // block's runs it is; a newer one replaces a queued one) and shows Stop
   // while any is in flight.
-  request(rt, script, seed, timeline, key) {
-    const p = rt.run(script, seed, timeline, this, key);
+  request(rt, script, seed, timeline, key, auto) {
+    const p = rt.run(script, seed, timeline, this, key, auto);
     this.ui.stop.hidden = false;
     const done = () => {
       const runtime = currentRuntime();
@@ -659,13 +833,49 @@ class TwicePlayground extends HTMLElement {
     this.ui.stop.hidden = true;
   }
 
-  // stopped shows that a run was stopped.
-  stopped() {
+  // stopped shows that the run of script at seed was stopped, ms after it
+  // was sent. The output shown stays only if it is that script's at that
+  // seed; any other (the server's, or an earlier run's) would be read as
+  // this one's, so it goes, and the block says what happened instead.
+  stopped(script, seed, ms) {
     const ui = this.ui;
     ui.status.textContent = "Stopped. Run starts it again in a fresh runtime.";
     ui.run.removeAttribute("aria-busy");
     this.busy = false;
-    this.setState(this.live ? "done" : "idle");
+    const same = this.ran && this.ran.script === script && (seed === "" || seed === this.ran.seed);
+    if (same) {
+      this.setState(this.live ? "done" : "idle");
+      return;
+    }
+    const after = ms > 0 ? "Stopped after " + (ms < 1000 ? Math.round(ms) + " ms" : (ms / 1000).toFixed(1) + " s") + ", before this script finished" : "Stopped before this script ran";
+    this.blank(after + ", so it has no output to show. Run starts it again.");
+    this.setState("stopped");
+  }
+
+  // blank clears the Output panel down to heading: no transcript, tables
+  // or links of a run that is not the script in the editor.
+  blank(heading) {
+    const ui = this.ui;
+    this.result = null;
+    this.ran = null;
+    this.live = false;
+    ui.out.classList.add("empty");
+    ui.heading.textContent = heading;
+    for (const el of [ui.error, ui.transcript, ui.tally, ui.chart, ui.matrix, ui.tables, ui.share, ui.copyBox]) el.hidden = true;
+    ui.transcript.textContent = "";
+    this.renderTimeline();
+  }
+
+  // died shows that the runtime died during this block's run: in words,
+  // with the worker already freed and Run ready to start a fresh one.
+  died(message) {
+    const ui = this.ui;
+    this.blank("No output: " + message + ". Its memory has been freed; Run again starts a fresh runtime.");
+    ui.error.textContent = "The runtime stopped during this run (out of memory or a crash).";
+    ui.error.hidden = false;
+    ui.status.textContent = "The runtime stopped. Run again starts a fresh one.";
+    ui.run.textContent = "Run again";
+    this.setState("error");
   }
 
   // runIfCheap calls go unless the parser estimates script as heavy (many
@@ -674,6 +884,7 @@ class TwicePlayground extends HTMLElement {
   runIfCheap(script, go) {
     const rt = getRuntime();
     this.attach(rt);
+    this.auto = true; // the run go starts is held to the runtime's small budget
     const own = script === this.ownScript;
     if (own && this.getAttribute("cost") === "heavy") {
       this.heavy("");
@@ -684,19 +895,29 @@ class TwicePlayground extends HTMLElement {
       return;
     }
     this.ui.status.textContent = "Checking the linked script…";
-    rt.cost(script, this).then(
+    this.ui.stop.hidden = false;
+    const checked = rt.cost(script, this);
+    checked.then(() => !rt.busy(this) && (this.ui.stop.hidden = true), () => (this.ui.stop.hidden = true));
+    checked.then(
       (c) => (c.heavy ? this.heavy(c.what) : go()),
-      () => go() // the run reports what is wrong
+      (e) => (e.stopped || e.died ? this.stopped(script, "", 0) : go()) // a bad script: the run reports what is wrong
     );
   }
 
+  // heavy shows the script (in the editor), a note and the Run button,
+  // and no output: nothing ran, or a run that did not run to its end on
+  // its own (the runtime's budget for runs nobody pressed Run for) would
+  // show a part as if it were the whole.
   heavy(what) {
     const ui = this.ui;
-    ui.heading.textContent =
-      "Not run yet: this script is heavy by the parser's estimate" + (what ? " (" + what + ")" : "") + ", so it did not run on load. Press Run to run it; Stop ends it.";
+    const pre = this.getAttribute("state") === "prerendered" && this.ran && this.ran.script === ui.script.value;
+    if (!pre) this.blank("");
+    ui.heading.textContent = what
+      ? "This script is heavy (" + what + "), so it did not run on its own. Press Run to run it; Stop ends it."
+      : "This script is heavy, so it did not run on its own. Press Run to run it; Stop ends it.";
     ui.status.textContent = "Waiting for Run.";
     this.setAttribute("heavy", "");
-    this.setState(this.getAttribute("state") === "prerendered" ? "prerendered" : "idle");
+    this.setState(pre ? "prerendered" : "idle");
   }
 
   // ---- the main run ----
@@ -707,20 +928,44 @@ class TwicePlayground extends HTMLElement {
     const script = ui.script.value;
     const seed = ui.seed.value.trim();
     if (!this.seedOK(seed)) return;
+    if (this.predicting && !this.revealed && this.predicted === undefined && !this.auto) {
+      // Ask first; a second Run goes ahead without a prediction.
+      this.predicted = "";
+      ui.predictInput.focus();
+      ui.status.textContent = "Predict first: type your answer and press Enter. Run again runs without one.";
+      return;
+    }
     const rt = getRuntime();
     this.attach(rt);
     this.busy = true;
     this.setState(rt.state === "ready" ? "running" : "loading");
     ui.status.textContent = rt.state === "ready" ? "Running…" : "Loading the runtime…";
     ui.run.setAttribute("aria-busy", "true");
+    ui.run.textContent = "Run";
+    const auto = this.auto === true;
+    this.auto = false;
+    const sent = performance.now();
     try {
-      const m = await this.request(rt, script, seed, true, "main");
+      const m = await this.request(rt, script, seed, true, "main", auto);
       if (seq !== this.seq) return;
       const res = JSON.parse(m.json);
+      if (auto && res.heavy) {
+        // It ran out of the budget for runs nobody asked for: not a
+        // result, and not to be shown as one. What ran out, briefly.
+        this.heavy(res.error && res.error.msg ? res.error.msg.replace(/\s*\(.*$/, "") : "");
+        return;
+      }
+      this.removeAttribute("heavy");
       const ms = m.ms < 10 ? m.ms.toFixed(1) : Math.round(m.ms);
       this.live = true;
       this.ran = { script, seed: seedOf(m.json, res) };
       this.render(res, "Output at seed " + this.ran.seed + ", run in your browser.");
+      if (this.predicting && !this.revealed) {
+        this.revealed = true;
+        this.setPredicting(true);
+        ui.yours.textContent = verdict(this.question, this.predicted || "", res);
+        ui.yours.hidden = false;
+      }
       this.step = this.pendingStep > 0 ? this.pendingStep : 0;
       this.pendingStep = 0;
       this.renderTimeline();
@@ -735,7 +980,8 @@ class TwicePlayground extends HTMLElement {
       if (this.view === "interleavings") this.explore(false);
     } catch (e) {
       if (seq !== this.seq) return;
-      if (e.stopped) this.stopped();
+      if (e.stopped) this.stopped(script, seed, performance.now() - sent);
+      else if (e.died) this.died(e.message);
       else this.showError(e.message);
     } finally {
       if (seq === this.seq) {
@@ -773,6 +1019,7 @@ class TwicePlayground extends HTMLElement {
   // cell's button puts its script and seed in the fields and runs them.
   render(res, heading) {
     this.result = res;
+    this.ui.tables.hidden = false;
     renderOutput(this.ui, res, heading, this.label, (script, seed) => {
       this.ui.script.value = script;
       this.ui.seed.value = String(seed);
@@ -810,6 +1057,8 @@ class TwicePlayground extends HTMLElement {
       // its smallest text 11 CSS px, and scrolls sideways.
       const font = minFontSize(tl.svg) || 10;
       ui.tlInner.style.setProperty("--tl-phone-width", Math.ceil((tl.width * 11) / font) + "px");
+      // In the presenter view, at the scale that makes it 16 px.
+      ui.tlInner.style.setProperty("--tl-present-width", Math.ceil((tl.width * 16) / font) + "px");
       ui.tlImg.alt = timelineAlt(trace);
       ui.tlFig.hidden = false;
     } else {

@@ -3,7 +3,10 @@
 // Runtime class starts the worker, reports the download's progress to its
 // listeners, and keeps the queue of runs: one at a time, a newer Run
 // replacing a queued one, Stop terminating the worker and handing the other
-// blocks' runs to a fresh one.
+// blocks' runs to a fresh one. A worker whose Go program died in a run
+// (out of memory, a crash) is dropped the same way: its memory is freed,
+// the run that killed it fails with a message in words ({died: true}), and
+// the other blocks' runs go on in a fresh worker.
 //
 // Nothing happens at import time: the worker starts on the first
 // getRuntime().
@@ -34,6 +37,7 @@ export class Runtime {
     this.state = "loading";
     this.loaded = 0;
     this.total = CONFIG.wasmSize;
+    this.wire = 0; // the module's size over the network, when the response says
     this.error = "";
     this.marks = null;
     this.created = performance.timeOrigin + performance.now();
@@ -51,7 +55,8 @@ export class Runtime {
     worker.onmessage = (e) => this.onMessage(e.data);
     worker.onerror = (e) => {
       e.preventDefault();
-      this.fail("the runtime worker failed: " + (e.message || "unknown error"));
+      if (this.state === "ready" && this.current) this.died(this.current.id, "the runtime worker failed in the middle of this run: " + (e.message || "it crashed"));
+      else this.fail("the runtime worker failed: " + (e.message || "unknown error"));
     };
     worker.postMessage({ type: "init", wasmExec: assetURL(CONFIG.wasmExec), wasm: assetURL(CONFIG.wasm) });
   }
@@ -60,6 +65,7 @@ export class Runtime {
     switch (m.type) {
       case "progress":
         this.loaded = m.loaded;
+        this.wire = m.wire || 0;
         this.notify();
         break;
       case "ready":
@@ -72,6 +78,9 @@ export class Runtime {
         break;
       case "fatal":
         this.fail(m.message);
+        break;
+      case "died":
+        this.died(m.id, m.message);
         break;
       case "result":
       case "cost":
@@ -114,8 +123,10 @@ export class Runtime {
   // terminates the worker and gives the runs of every other block to a
   // fresh runtime, which starts loading at once for the next Run.
 
-  run(script, seed, timeline, owner, key) {
-    return this.send({ type: "run", script, seed, timeline: !!timeline }, owner, key);
+  // run sends a run; auto marks one nobody pressed Run for (a link opened),
+  // which the runtime holds to its small budget for those.
+  run(script, seed, timeline, owner, key, auto) {
+    return this.send({ type: "run", script, seed, timeline: !!timeline, auto: !!auto }, owner, key);
   }
 
   // cost asks the parser's estimate of a script: {heavy, what}.
@@ -165,6 +176,21 @@ export class Runtime {
     for (const j of mine) j.reject(stopped());
     const running = this.current;
     if (!running || running.owner !== owner) return;
+    this.replace(running, stopped());
+  }
+
+  // died drops this worker when the Go program in it ended during run id
+  // (it ran out of memory, or crashed): that run fails with err's message
+  // and {died: true}, and the rest go on in a fresh worker.
+  died(id, message) {
+    const running = this.current;
+    if (!running || running.id !== id) return;
+    this.replace(running, Object.assign(new Error(message), { died: true }));
+  }
+
+  // replace terminates the worker (freeing its memory), hands every run
+  // but running to a fresh runtime, and rejects running with err.
+  replace(running, err) {
     const others = this.drain().filter((j) => j !== running);
     this.state = "stopped";
     this.worker.terminate();
@@ -173,7 +199,7 @@ export class Runtime {
     for (const j of others) next.queue.push(j);
     next.pump();
     // Rejected last, once its block is attached to the new runtime.
-    running.reject(stopped());
+    running.reject(err);
   }
 }
 

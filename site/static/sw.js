@@ -25,7 +25,11 @@
 //   anything else                        left to the network
 //
 // A message {type: "twice:cache-all"} keeps every page and the runtime;
-// {type: "twice:status"} reports how many pages are kept. Both answer on
+// {type: "twice:status"} reports how many lessons are kept (the embed
+// pages are kept with them but not counted: a reader counts lessons);
+// {type: "twice:keep-page", url} keeps the page at url, which is how the
+// page a reader first opens is kept: it was loaded before this worker
+// controlled it, so no fetch of it came through here. Both answer on
 // the message's port, when the message has one. {type: "twice:activate"},
 // sent by a page to a new version's worker once it is installed, makes it
 // take over now (see offline.js).
@@ -49,6 +53,7 @@ function rel(href) {
 }
 
 const isPage = (p) => SW.pages.includes(p);
+const lessons = () => SW.pages.filter((p) => /^lessons\/[^/]+\/$/.test(p));
 
 self.addEventListener("install", (e) => {
   e.waitUntil(
@@ -136,21 +141,28 @@ self.addEventListener("message", (e) => {
       await keepRuntime(cache);
       return { kept: true };
     }
+    if (e.data.type === "twice:keep-page") {
+      const p = rel(String(e.data.url));
+      if (p === null || !isPage(p)) return { kept: false };
+      const key = new URL(p, scope).href;
+      if (!(await cache.match(key, { ignoreVary: true }))) await cache.add(key);
+      return { kept: true };
+    }
+    const counted = new Set(lessons());
+    let failed = 0;
     if (e.data.type === "twice:cache-all") {
-      let failed = 0;
       await keepRuntime(cache).catch(() => failed++);
       await Promise.all(
         SW.pages.map((p) =>
           cache.add(new URL(p, scope).href).catch(() => {
-            failed++;
+            if (counted.has(p)) failed++;
           })
         )
       );
-      return { kept: SW.pages.length - Math.min(failed, SW.pages.length), of: SW.pages.length, failed };
     }
     let kept = 0;
-    for (const p of SW.pages) if (await cache.match(new URL(p, scope).href)) kept++;
-    return { kept, of: SW.pages.length, failed: 0 };
+    for (const p of counted) if (await cache.match(new URL(p, scope).href, { ignoreVary: true })) kept++;
+    return { kept, of: counted.size, failed };
   };
   if (e.data.type === "twice:activate") {
     // Sent by a page to a worker left waiting (see offline.js).

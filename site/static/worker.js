@@ -2,12 +2,22 @@
 // main thread. twice.js starts it and talks to it by messages:
 //
 //   in:  {type: "init", wasmExec: URL, wasm: URL}
-//   out: {type: "progress", loaded: BYTES}   while the module downloads
+//   out: {type: "progress", loaded, wire}   while the module downloads: loaded
+//                                           counts the module's bytes, wire is
+//                                           the response's Content-Length (the
+//                                           compressed size, when it came
+//                                           compressed; 0 when unknown)
 //        {type: "ready", marks, info}         once the Go program is running
 //        {type: "fatal", message}             when it cannot load
-//   in:  {type: "run", id, script, seed, timeline}   timeline: draw the SVG
+//   in:  {type: "run", id, script, seed, timeline, auto}   timeline: draw the SVG;
+//                                           auto: a run nobody pressed Run for
+//                                           (a link), under the runtime's small
+//                                           budget for those
 //   out: {type: "result", id, json, ms, marks, info} json is the Result as JSON text
 //        {type: "error", id, message}
+//        {type: "died", id, message}        the Go program ended during the run
+//                                           (out of memory, a crash): this worker
+//                                           is of no further use
 //   in:  {type: "cost", id, script}      the parser's cost estimate, no run
 //   out: {type: "cost", id, json}        json: {"heavy": bool, "what": TEXT}
 //
@@ -63,7 +73,12 @@ self.onmessage = async (e) => {
     try {
       await loading;
       if (go === null || go.exited) await start();
-      self.postMessage({ type: "cost", id: m.id, json: self.twiceCost(m.script) });
+      const json = self.twiceCost(m.script);
+      if (typeof json !== "string" || go.exited) {
+        self.postMessage({ type: "died", id: m.id, message: "the runtime stopped: it ran out of memory or crashed" });
+        return;
+      }
+      self.postMessage({ type: "cost", id: m.id, json });
     } catch (err) {
       self.postMessage({ type: "error", id: m.id, message: "the runtime failed: " + message(err) });
     } finally {
@@ -78,8 +93,14 @@ self.onmessage = async (e) => {
       if (go === null || go.exited) await start();
       mark("run");
       const t0 = performance.now();
-      const json = self.twiceRun(m.script, { seed: m.seed, timeline: !!m.timeline });
+      const json = self.twiceRun(m.script, { seed: m.seed, timeline: !!m.timeline, auto: !!m.auto });
       const ms = performance.now() - t0;
+      if (typeof json !== "string" || go.exited) {
+        // When the Go program dies inside a call (it ran out of memory, or
+        // crashed), the call returns undefined and the program is gone.
+        self.postMessage({ type: "died", id: m.id, message: "the runtime stopped in the middle of this run: it ran out of memory or crashed" });
+        return;
+      }
       mark("ran");
       info.wasmMemory = memory.buffer.byteLength;
       self.postMessage({ type: "result", id: m.id, json, ms, marks, info });
@@ -143,6 +164,7 @@ async function load(m) {
     [counted, compiling] = resp.body.tee();
     source = new Response(compiling, { headers: { "Content-Type": "application/wasm" } });
   }
+  const wire = Number(resp.headers.get("Content-Length")) || 0;
   const counting = (async () => {
     const reader = counted.getReader();
     let loaded = 0;
@@ -154,10 +176,10 @@ async function load(m) {
       const now = performance.now();
       if (now - last > 100) {
         last = now;
-        self.postMessage({ type: "progress", loaded });
+        self.postMessage({ type: "progress", loaded, wire });
       }
     }
-    self.postMessage({ type: "progress", loaded });
+    self.postMessage({ type: "progress", loaded, wire });
     mark("downloaded");
   })();
   [compiled] = await Promise.all([WebAssembly.compileStreaming(source).then((c) => (mark("compiled"), c)), counting]);

@@ -1,0 +1,224 @@
+// classroom.js holds what a teacher reaches for in front of a class:
+// predict-then-run and the presenter view. playground.js asks it what to
+// ask and where things are kept; the page-wide switches (on a lesson page
+// only) live here too.
+//
+// Predict, then run. A block marked predict (the fence's info string), or
+// every block once a teacher turns on "Predict before running", hides its
+// output until Run and asks for a prediction first: a number, worded from
+// the block's own result (races with a duplicate, jobs run twice, or
+// effects recorded). The prediction is shown beside the result and kept in
+// the browser's local storage, per page and block, as is the switch.
+//
+// Presenter view. The switch, or ?present in the page's URL, sets large
+// type for the prose and the blocks (every text at least 16 px, the
+// timeline drawn at that size too), shows one block at a time with the
+// prose before it, and moves between blocks with Page Down / Page Up (or
+// the arrow keys outside a block) and the buttons of a bar at the foot of
+// the screen. There the step-through skips steps that change nothing,
+// unless the reader asks for every step.
+//
+// Nothing here runs at import time but reading these functions.
+
+import { h } from "./render.js";
+
+const ALL = "twice:predict-all";
+
+// store is localStorage, or null where the browser refuses it (a private
+// window with storage off, a sandboxed frame).
+function store() {
+  try {
+    return window.localStorage || null;
+  } catch (e) {
+    return null;
+  }
+}
+
+// predictAll reports whether the teacher's page-wide switch is on.
+export function predictAll() {
+  const s = store();
+  return !!s && s.getItem(ALL) === "on";
+}
+
+function setPredictAll(on) {
+  const s = store();
+  if (s) on ? s.setItem(ALL, "on") : s.removeItem(ALL);
+}
+
+// predictionKey names a block's prediction in storage: the page and the
+// block, so that two lessons' blocks never share one.
+export function predictionKey(id) {
+  return "twice:prediction:" + location.pathname + "#" + id;
+}
+
+// loadPrediction returns the kept prediction {value, script}, or null.
+export function loadPrediction(id) {
+  const s = store();
+  try {
+    const v = s && JSON.parse(s.getItem(predictionKey(id)) || "null");
+    return v && typeof v.value === "string" ? v : null;
+  } catch (e) {
+    return null;
+  }
+}
+
+export function savePrediction(id, value, script) {
+  const s = store();
+  if (s) s.setItem(predictionKey(id), JSON.stringify({ value, script }));
+}
+
+const sum = (xs, f) => xs.reduce((n, x) => n + (f(x) || 0), 0);
+
+// question is what a block asks before it runs, worded from a result of
+// its script (the pre-rendered one): {kind, text, of}. answer(kind, res)
+// is the same count in a result.
+export function question(res) {
+  const races = (res && res.races) || [];
+  const loads = (res && res.loads) || [];
+  if (races.length) {
+    const of = sum(races, (r) => r.races);
+    return { kind: "races", of, text: "In how many of the " + of + " races will an effect happen twice?" };
+  }
+  if (loads.length) {
+    const of = sum(loads, (l) => l.jobs);
+    return { kind: "loads", of, text: "How many of the " + of + " jobs will have their effect twice?" };
+  }
+  return { kind: "effects", of: 0, text: "How many effects will the receipts service record?" };
+}
+
+export function answer(kind, res) {
+  if (!res) return null;
+  if (kind === "races") return (res.races || []).length ? sum(res.races, (r) => r.duplicates) : null;
+  if (kind === "loads") return (res.loads || []).length ? sum(res.loads, (l) => l.duplicates) : null;
+  return (res.effects || []).filter((e) => !e.refused && !e.replayed).length;
+}
+
+// verdict says a prediction beside the result, in one sentence.
+export function verdict(q, value, res) {
+  const got = answer(q.kind, res);
+  if (got === null) return "You predicted " + value + "; this run has no count to compare it with.";
+  const of = q.kind === "effects" ? "" : " of " + (q.kind === "races" ? sum(res.races, (r) => r.races) : sum(res.loads, (l) => l.jobs));
+  const said = value === "" ? "You made no prediction" : "You predicted " + value;
+  return said + "; the run gave " + got + of + (value !== "" && Number(value) === got ? ": right." : ".");
+}
+
+// quietStep reports whether a trace event changes nothing in the tables
+// (a clock read, a lease check that found nothing): the presenter's
+// step-through skips those.
+export function quietStep(ev) {
+  return !!ev && !ev.job && !ev.effect && ev.kind !== "reset";
+}
+
+// ---- the page-wide switches ----------------------------------------------
+
+// presenting reports whether the presenter view is on.
+export function presenting() {
+  return document.documentElement.classList.contains("present");
+}
+
+// installSwitches puts the teacher's two switches at the top of a lesson
+// page, and turns the presenter view on when the URL asks for it.
+export function installSwitches() {
+  const html = document.documentElement;
+  const main = document.getElementById("main");
+  if (html.dataset.twicePage !== "lesson" || !main || document.querySelector(".teacher")) return;
+  const predict = h("input", { type: "checkbox", id: "twice-predict-all" });
+  predict.checked = predictAll();
+  const present = h("input", { type: "checkbox", id: "twice-present" });
+  const box = h(
+    "div",
+    { class: "teacher", role: "group", "aria-label": "For teachers" },
+    h("label", { for: "twice-predict-all" }, predict, document.createTextNode(" Predict before running: every block hides its output until Run")),
+    h("label", { for: "twice-present" }, present, document.createTextNode(" Presenter view (one block at a time, large type)"))
+  );
+  main.prepend(box);
+  predict.addEventListener("change", () => {
+    setPredictAll(predict.checked);
+    for (const el of document.querySelectorAll("twice-playground")) if (el.setPredicting) el.setPredicting(predict.checked || el.hasAttribute("predict"));
+  });
+  present.addEventListener("change", () => setPresenting(present.checked));
+  if (new URLSearchParams(location.search).has("present")) {
+    present.checked = true;
+    setPresenting(true);
+  }
+}
+
+// The presenter view's state: its slides (the prose before a block and
+// the block), the one shown, and its bar.
+let slides = null;
+let current = 0;
+let bar = null;
+
+function setPresenting(on) {
+  const html = document.documentElement;
+  const main = document.getElementById("main");
+  html.classList.toggle("present", on);
+  for (const el of document.querySelectorAll("twice-playground")) el.toggleAttribute("present", on);
+  const box = document.getElementById("twice-present");
+  if (box) box.checked = on;
+  if (!on) {
+    for (const el of main.children) el.hidden = false;
+    if (bar) bar.remove();
+    bar = null;
+    slides = null;
+    document.removeEventListener("keydown", onKey);
+    return;
+  }
+  // Slide i holds the prose before block i and the block; what follows the
+  // last block belongs to it as well. The switches stay on every slide.
+  slides = [];
+  let slide = [];
+  for (const el of main.children) {
+    if (el.classList.contains("teacher")) continue;
+    slide.push(el);
+    if (el.tagName === "TWICE-PLAYGROUND") {
+      slides.push(slide);
+      slide = [];
+    }
+  }
+  if (slide.length) {
+    if (slides.length) slides[slides.length - 1].push(...slide);
+    else slides.push(slide);
+  }
+  bar = h("nav", { class: "present-bar", "aria-label": "Presenter view" });
+  const prev = h("button", { type: "button", class: "present-prev", text: "◀ Previous" });
+  const count = h("span", { class: "present-count", "aria-live": "polite" });
+  const next = h("button", { type: "button", class: "present-next", text: "Next ▶" });
+  const leave = h("button", { type: "button", class: "present-leave", text: "Exit", title: "Leave the presenter view" });
+  prev.addEventListener("click", () => show(current - 1));
+  next.addEventListener("click", () => show(current + 1));
+  leave.addEventListener("click", () => setPresenting(false));
+  bar.append(prev, count, next, leave);
+  document.body.append(bar);
+  document.addEventListener("keydown", onKey);
+  show(0);
+}
+
+// show shows slide i (clamped) alone, from its top.
+function show(i) {
+  if (!slides || !slides.length) return;
+  current = Math.max(0, Math.min(slides.length - 1, i));
+  slides.forEach((els, j) => els.forEach((el) => (el.hidden = j !== current)));
+  bar.querySelector(".present-count").textContent = "Block " + (current + 1) + " of " + slides.length;
+  bar.querySelector(".present-prev").disabled = current === 0;
+  bar.querySelector(".present-next").disabled = current === slides.length - 1;
+  window.scrollTo(0, 0);
+}
+
+// onKey moves between slides: Page Down / Page Up anywhere but in a text
+// field, the arrow keys only outside the blocks (inside, they step and
+// switch tabs).
+function onKey(e) {
+  if (e.altKey || e.ctrlKey || e.metaKey || !slides) return;
+  const target = e.composedPath()[0];
+  const typing = target && (target.tagName === "TEXTAREA" || target.tagName === "INPUT" || target.tagName === "SELECT");
+  const inBlock = e.target && e.target.closest && e.target.closest("twice-playground");
+  let to = null;
+  if (e.key === "PageDown" && !typing) to = current + 1;
+  else if (e.key === "PageUp" && !typing) to = current - 1;
+  else if (e.key === "ArrowRight" && !typing && !inBlock) to = current + 1;
+  else if (e.key === "ArrowLeft" && !typing && !inBlock) to = current - 1;
+  if (to === null) return;
+  e.preventDefault();
+  show(to);
+}
