@@ -59,7 +59,7 @@ got=$("$CLANG" --version | head -n1)
 
 mkdir -p "$TOOLS"
 WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+trap 'rm -rf "$WORK"' EXIT INT TERM
 
 # The amalgamation, from the npm package's tarball.
 TGZ="$TOOLS/better-sqlite3-$BETTER_SQLITE3_VERSION.tgz"
