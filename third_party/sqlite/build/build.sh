@@ -5,7 +5,7 @@
 #
 #	third_party/sqlite/build/build.sh
 #
-# It needs clang-19 and lld-19 (Debian packages), node and npm, and Go; it
+# It needs clang-19, lld-19 and llvm-19 (Debian packages), node, npm and Go; it
 # fetches the rest into $TOOLS (default: .tools-sqlite at the repository's
 # root, git-ignored): the amalgamation from the better-sqlite3 npm package,
 # binaryen's wasm-opt from npm, wasm2go and libc-gen from the Go module
