@@ -21,3 +21,5 @@ require (
 	github.com/ncruces/julianday v1.0.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 )
+
+replace github.com/ncruces/go-sqlite3-wasm/v6 => ./third_party/sqlite
