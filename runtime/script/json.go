@@ -48,6 +48,16 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 	e.intField("key_hits", r.KeyHits)
 	e.key("matrices")
 	jsonList(&e, r.Matrices, (*jsonEnc).matrix)
+	e.key("views")
+	e.views(&r.Views)
+	e.key("outcome")
+	e.byte('{')
+	e.intField("duplicates", r.Outcome.Duplicates)
+	e.intField("effects", r.Outcome.Effects)
+	e.intField("refused", r.Outcome.Refused)
+	e.intField("replayed", r.Outcome.Replayed)
+	e.strField("headline", r.Outcome.Headline)
+	e.byte('}')
 	e.key("trace")
 	jsonList(&e, r.Trace, (*jsonEnc).event)
 	if t := r.Timeline; t != nil {
@@ -59,6 +69,7 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		e.intField("height", t.Height)
 		e.key("event_x")
 		jsonList(&e, t.EventX, (*jsonEnc).num)
+		e.intField("first_duplicate", t.FirstDuplicate)
 		e.byte('}')
 	}
 	if c := r.Chart; c != nil {
@@ -256,6 +267,45 @@ func (e *jsonEnc) load(t LoadTally) {
 	e.num64(t.P95US)
 	e.intField("duplicates", t.Duplicates)
 	e.intField("overran", t.Overran)
+	e.byte('}')
+}
+
+func (e *jsonEnc) views(v *Views) {
+	x := &v.Explore
+	e.byte('{')
+	e.key("explore")
+	e.byte('{')
+	e.boolField("own", x.Own)
+	e.strField("note", x.Note)
+	e.strField("script", x.Script)
+	e.intField("workers", x.Workers)
+	e.strField("refused", x.Refused)
+	e.key("by_workers")
+	jsonList(e, x.ByWorkers, func(e *jsonEnc, r ExploreRun) {
+		e.byte('{')
+		e.intField("workers", r.Workers)
+		e.strField("script", r.Script)
+		e.strField("refused", r.Refused)
+		e.byte('}')
+	})
+	e.byte('}')
+	e.key("compare")
+	e.byte('{')
+	e.key("sides")
+	jsonList(e, v.Compare.Sides, func(e *jsonEnc, s CompareSide) {
+		e.byte('{')
+		e.strField("claim", s.Claim)
+		e.strField("script", s.Script)
+		e.byte('}')
+	})
+	e.strField("note", v.Compare.Note)
+	e.byte('}')
+	e.key("timeline")
+	e.byte('{')
+	e.strField("note", v.Timeline.Note)
+	e.boolField("chart", v.Timeline.Chart)
+	e.boolField("trace", v.Timeline.Trace)
+	e.byte('}')
 	e.byte('}')
 }
 

@@ -36,6 +36,11 @@ type Result struct {
 	KeyHits int `json:"key_hits"`
 	// Matrices has one table for each matrix command, in order.
 	Matrices []MatrixTable `json:"matrices"`
+	// Views says what each view of the block shows for this script, or
+	// why it does not apply (see ViewsOf); empty when it did not parse.
+	Views Views `json:"views"`
+	// Outcome counts what the run ended with, as every view counts it.
+	Outcome Outcome `json:"outcome"`
 	// Trace lists the atomic steps of the simulated processes. A race
 	// command traces its first race only (the one whose lines it prints).
 	Trace []Event `json:"trace"`

@@ -45,6 +45,7 @@ func Run(src string, opts Options) (res *Result) {
 		res.setError(err)
 		return res
 	}
+	res.Views = ViewsOf(s)
 	in, err := newInterp(opts.Seed, res)
 	if err != nil {
 		res.setError(&Error{Kind: "runtime", Msg: err.Error()})
@@ -79,6 +80,7 @@ func Run(src string, opts Options) (res *Result) {
 	}
 	in.k.Stop()
 	in.finish()
+	res.Outcome = res.outcome()
 	if opts.Timeline {
 		res.Timeline = res.DrawTimeline()
 		res.Chart = res.DrawLoadChart()
@@ -668,6 +670,12 @@ func (r *Result) emptyNotNull() {
 	}
 	if r.Matrices == nil {
 		r.Matrices = []MatrixTable{}
+	}
+	if r.Views.Explore.ByWorkers == nil {
+		r.Views.Explore.ByWorkers = []ExploreRun{}
+	}
+	if r.Views.Compare.Sides == nil {
+		r.Views.Compare.Sides = []CompareSide{}
 	}
 	if r.Trace == nil {
 		r.Trace = []Event{}
