@@ -539,24 +539,28 @@ export function pane(claim, res, label) {
     const e = res.error;
     sec.append(h("p", { class: "error", text: (e.line ? "line " + e.line + ":" + e.col + ": " : "") + e.msg }));
   }
-  let dups = 0;
+  // The runtime counts the outcome one way for every view: races, load
+  // jobs, or events with two effects; ledger rows are effects.
+  const o = res.outcome || { duplicates: 0, effects: 0, headline: "" };
   for (const r of res.races || []) {
-    dups += r.duplicates;
     const p = h("p", { class: "tally-item " + (r.duplicates ? "bad" : "good") });
     p.append("duplicate effects in ", h("strong", { text: r.duplicates + " of " + r.races }), " races");
     sec.append(p);
   }
-  const effects = res.effects || [];
-  const runs = new Set(effects.map((e) => e.run)).size;
+  for (const l of res.loads || []) {
+    const p = h("p", { class: "tally-item " + (l.duplicates ? "bad" : "good") });
+    p.append("lease " + l.lease_us / 1e6 + " s: duplicate effects in ", h("strong", { text: l.duplicates + " of " + l.jobs }), " jobs");
+    sec.append(p);
+  }
+  // Outside races and loads, a duplicate is titled by its diagnosis.
+  const tallied = (res.races || []).length + (res.loads || []).length > 0;
   const bad = (res.summary || []).filter((s) => !GOOD_KINDS.has(s.kind));
-  dups += bad.length;
-  const verdict = h("p", { class: "pane-verdict " + (bad.length ? "bad" : "good") });
-  verdict.append(
-    h("strong", { text: bad.length ? KIND_TITLE[bad[0].kind] || bad[0].kind : effects.length ? "No duplicate effect" : "No effects" }),
-    document.createTextNode(" · " + effects.length + " effect(s) from " + runs + " run(s) at the end")
-  );
+  let title = o.effects ? "No duplicate effect" : "No effects";
+  if (o.duplicates) title = !tallied && bad.length ? KIND_TITLE[bad[0].kind] || bad[0].kind : "Duplicate effects";
+  const verdict = h("p", { class: "pane-verdict " + (o.duplicates ? "bad" : "good") });
+  verdict.append(h("strong", { text: title }), document.createTextNode(" · " + o.headline));
   sec.append(verdict);
-  sec.dataset.duplicates = String(dups);
+  sec.dataset.duplicates = String(o.duplicates);
   const lines = res.transcript || [];
   sec.append(h("pre", { class: "transcript compact", tabindex: "0", role: "region", "aria-label": "Transcript with claim=" + claim + ", " + label, text: lines.join("\n") + (lines.length ? "\n" : "") }));
   return sec;
