@@ -83,6 +83,26 @@ func checkOutcome(t *testing.T, r *script.Result) {
 	if got := r.Outcome.Duplicates; got != want {
 		t.Errorf("outcome counts %d duplicate(s); the transcript has %d\n%s", got, want, r.Text())
 	}
+	// A load's lease picker shows each lease run's own tables: their
+	// diagnoses count every job once and name as many duplicates as the
+	// tally line.
+	for _, l := range r.Loads {
+		all, dups, listed := 0, 0, 0
+		for _, k := range l.KindCounts {
+			all += k.N
+			if !k.Kind.Good() {
+				dups += k.N
+			}
+		}
+		for _, s := range l.Summary {
+			if !s.Kind.Good() {
+				listed++
+			}
+		}
+		if all != l.Jobs || dups != l.Duplicates || listed > dups || listed+l.More < dups {
+			t.Errorf("lease %d µs: the tally says %d of %d jobs duplicated; its tables count %d of %d and list %d (%d more)", l.LeaseUS, l.Duplicates, l.Jobs, dups, all, listed, l.More)
+		}
+	}
 	if len(r.Ledger) > 0 && r.Outcome.Effects == 0 {
 		t.Errorf("outcome counts no effect though the ledger holds %d row(s)", len(r.Ledger))
 	}

@@ -267,6 +267,21 @@ func (e *jsonEnc) load(t LoadTally) {
 	e.num64(t.P95US)
 	e.intField("duplicates", t.Duplicates)
 	e.intField("overran", t.Overran)
+	e.key("summary")
+	jsonList(e, t.Summary, (*jsonEnc).summary)
+	e.key("effects")
+	jsonList(e, t.Effects, func(e *jsonEnc, f Effect) { e.effect(&f) })
+	e.key("job_rows")
+	jsonList(e, t.JobRows, func(e *jsonEnc, j Job) { e.job(&j) })
+	e.intField("ran_once", t.RanOnce)
+	e.intField("more", t.More)
+	e.key("kind_counts")
+	jsonList(e, t.KindCounts, func(e *jsonEnc, k KindCount) {
+		e.byte('{')
+		e.strField("kind", k.Kind.String())
+		e.intField("n", k.N)
+		e.byte('}')
+	})
 	e.byte('}')
 }
 

@@ -219,6 +219,25 @@ type LoadTally struct {
 	// Overran counts executions whose processing alone took longer than
 	// the lease.
 	Overran int `json:"overran"`
+	// The tables as this lease run left them, for the page to show the
+	// lease a reader picks: the jobs that did not simply run once,
+	// duplicates first (at most 30; More counts the rest), with their
+	// diagnosis, effects and job rows; RanOnce counts the jobs that ran
+	// once.
+	Summary []Summary `json:"summary"`
+	Effects []Effect  `json:"effects"`
+	JobRows []Job     `json:"job_rows"`
+	RanOnce int       `json:"ran_once"`
+	More    int       `json:"more"`
+	// KindCounts counts the jobs of this lease run by diagnosis, in order
+	// of first appearance.
+	KindCounts []KindCount `json:"kind_counts"`
+}
+
+// KindCount is how many orders one diagnosis names.
+type KindCount struct {
+	Kind DiagnosisKind `json:"kind"`
+	N    int           `json:"n"`
 }
 
 // Exploration is what race --all found: every interleaving of the

@@ -208,7 +208,9 @@ class TwicePlayground extends HTMLElement {
     ui.transcript = h("pre", { class: "transcript", tabindex: "0", "aria-label": of("Transcript") });
     ui.tally = h("p", { class: "tally", hidden: true });
     ui.chartImg = h("img", { alt: "" });
-    ui.chartScroll = h("div", { class: "chart-scroll", tabindex: "0", role: "region", "aria-label": of("Load chart (scrolls sideways on narrow screens)") }, ui.chartImg);
+    // The chart fits a phone's width (one row per lease), so it needs no
+    // box that scrolls.
+    ui.chartScroll = h("div", { class: "chart-box" }, ui.chartImg);
     ui.chart = h("figure", { class: "load-chart", hidden: true }, ui.chartScroll);
     ui.matrix = h("div", { class: "matrix-wrap", hidden: true });
     ui.diagnosis = h("section", { class: "diagnosis", "aria-label": of("Diagnosis"), hidden: true });

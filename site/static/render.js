@@ -91,6 +91,11 @@ export function diagnosisPlan(res) {
   const shown = telling.slice(0, 3);
   const n = new Map();
   for (const s of ordered) n.set(s.kind, (n.get(s.kind) || 0) + 1);
+  // A lease run's detail lists only some jobs: the runtime counts them all.
+  if (res.kind_counts) {
+    n.clear();
+    for (const k of res.kind_counts) n.set(k.kind, k.n);
+  }
   const last = loads[loads.length - 1];
   return {
     shown,
@@ -210,14 +215,26 @@ export function renderOutput(ui, res, heading, label, runCell) {
     span.append("claim=" + r.claim + (r.dedupe && r.dedupe !== "off" ? ", dedupe=" + r.dedupe : "") + (r.key && r.key !== "none" ? ", key=" + r.key : "") + ": duplicate effects in ", strong, " races");
     ui.tally.append(span);
   }
-  for (const l of res.loads || []) {
+  // A load's tally is one line per lease, and each line picks the lease
+  // whose tables and diagnosis are shown below it.
+  const loads = res.loads || [];
+  const lease = loads.length ? chosenLease(res, ui.lease) : -1;
+  ui.tally.classList.toggle("per-lease", loads.length > 0);
+  loads.forEach((l, i) => {
     dups += l.duplicates;
     const strong = h("strong", { text: l.duplicates + " of " + l.jobs });
-    const span = h("span", { class: "tally-item" + (l.duplicates ? " bad" : " good") });
-    span.append("lease " + l.lease_us / 1e6 + " s: duplicate effects in ", strong, " jobs");
-    ui.tally.append(span);
-  }
-  ui.tally.hidden = races.length === 0 && (res.loads || []).length === 0;
+    const radio = h("input", { type: "radio", name: "lease", value: String(i), "aria-label": "Show the tables of lease " + l.lease_us / 1e6 + " s" });
+    radio.checked = i === lease;
+    radio.addEventListener("change", () => {
+      if (!radio.checked) return;
+      ui.lease = i;
+      renderLease(ui, res, i);
+    });
+    const item = h("label", { class: "tally-item lease-pick" + (l.duplicates ? " bad" : " good") }, radio);
+    item.append(" lease " + l.lease_us / 1e6 + " s: duplicate effects in ", strong, " jobs");
+    ui.tally.append(item);
+  });
+  ui.tally.hidden = races.length === 0 && loads.length === 0;
   ui.tally.dataset.duplicates = String(dups);
   const chart = res.chart;
   ui.chart.hidden = !chart;
@@ -226,17 +243,19 @@ export function renderOutput(ui, res, heading, label, runCell) {
     ui.chartImg.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(chart.svg);
     ui.chartImg.width = chart.width;
     ui.chartImg.height = chart.height;
-    // On a phone, as the timeline, at least at the scale that makes its
-    // smallest text 11 CSS px, scrolling sideways.
-    ui.chartImg.style.setProperty("--chart-phone-width", Math.ceil((chart.width * 11) / (minFontSize(chart.svg) || 10)) + "px");
+    // The runtime draws it narrow enough for a phone: one row per lease.
     const desc = /<desc[^>]*>([^<]*)<\/desc>/.exec(chart.svg);
     ui.chartImg.alt = "Chart of jobs with two effects by lease length: " + (desc ? desc[1] : "");
   } else {
     ui.chartImg.removeAttribute("src");
   }
 
-  renderDiagnosis(ui.diagnosis, res);
   renderMatrices(ui.matrix, res, label, runCell);
+  if (loads.length) {
+    renderLease(ui, res, lease);
+    return;
+  }
+  renderDiagnosis(ui.diagnosis, res);
 
   const effects = res.effects || [];
   fillTable(
@@ -272,6 +291,61 @@ export function renderOutput(ui, res, heading, label, runCell) {
   ui.ledgerWrap.hidden = ledger.length === 0 && keys.length === 0;
   // A run whose effects are ledger rows has no receipts to list.
   if (effects.length === 0 && !ui.ledgerWrap.hidden) ui.effectsWrap.hidden = true;
+}
+
+// chosenLease is the lease whose tables are shown: the reader's pick
+// (kept across runs while the script has as many leases), else the
+// shortest lease with duplicates, else the last one.
+export function chosenLease(res, picked) {
+  const loads = res.loads || [];
+  if (Number.isInteger(picked) && picked >= 0 && picked < loads.length) return picked;
+  let best = -1;
+  loads.forEach((l, i) => {
+    if (l.duplicates > 0 && (best < 0 || l.lease_us < loads[best].lease_us)) best = i;
+  });
+  return best >= 0 ? best : loads.length - 1;
+}
+
+// leaseView is a Result cut down to one lease run of a load: the jobs
+// that did not simply run once, duplicates first, their effects (in that
+// order of jobs) and their diagnosis, and how many ran once.
+export function leaseView(res, i) {
+  const l = res.loads[i];
+  const rank = new Map((l.summary || []).map((s, k) => [s.order, k]));
+  const effects = (l.effects || []).slice().sort((a, b) => rank.get(a.order) - rank.get(b.order));
+  const jobs = (l.job_rows || []).slice().sort((a, b) => rank.get(a.order) - rank.get(b.order));
+  return { summary: l.summary || [], effects, jobs, loads: [l], ran_once: l.ran_once || 0, more: l.more || 0, kind_counts: l.kind_counts || [] };
+}
+
+// renderLease fills the diagnosis and the effects and jobs tables with
+// lease run i of the load; the jobs that ran once are counted in the
+// captions, not listed.
+export function renderLease(ui, res, i) {
+  const v = leaseView(res, i);
+  const l = v.loads[0];
+  renderDiagnosis(ui.diagnosis, v);
+  const fold = [];
+  if (v.more) fold.push(v.more + " more that did not simply run once");
+  if (v.ran_once) fold.push(v.ran_once + " " + (v.ran_once === 1 ? "job" : "jobs") + " that ran once");
+  const rest = fold.length ? "; and " + fold.join(", and ") + ", not listed" : "";
+  const where = "lease " + l.lease_us / 1e6 + " s";
+  fillTable(
+    ui.effects,
+    "Effects at " + where + ", of the jobs that did not simply run once (" + v.effects.length + ")" + rest,
+    ["order", "job", "event", "run", "attempt", "send", "key", "worker", "arrival (ms)"],
+    v.effects.map((e) => [e.order, e.job, e.event, e.run, e.attempt, "s" + e.send + (e.refused ? " refused" : "") + (e.replayed ? " replayed" : ""), e.key || "-", e.worker, formatMS(e.at_us)]),
+    [false, true, false, false, true, false, false, false, true]
+  );
+  fillTable(
+    ui.jobs,
+    "Jobs at " + where + " (" + v.jobs.length + " of " + l.jobs + ")" + rest,
+    ["id", "order", "event", "status", "attempts", "run", "lease (ms)"],
+    v.jobs.map((j) => [j.id, j.order, j.event, j.status, j.attempts, j.run || "-", formatMS(j.lease_us)]),
+    [true, false, false, false, true, false, true]
+  );
+  ui.effectsWrap.hidden = false;
+  ui.jobsWrap.hidden = false;
+  ui.ledgerWrap.hidden = true;
 }
 
 // renderMatrices draws each matrix of the run as a table: a row per
@@ -355,7 +429,7 @@ export function renderDiagnosis(box, res) {
   const shown = plan.shown;
   box.append(h("p", { class: "diag-title", text: "Diagnosis" }));
   if (plan.counts.length) {
-    box.append(h("p", { class: "diag-scope", text: "Of the last lease run (" + plan.scope + "), whose effects and jobs the tables list:" }));
+    box.append(h("p", { class: "diag-scope", text: "Of the lease run the tables show (" + plan.scope + "):" }));
     const ul = h("ul", { class: "diag-counts" });
     for (const c of plan.counts) {
       ul.append(h("li", { class: GOOD_KINDS.has(c.kind) ? "good" : "bad" }, h("strong", { text: KIND_TITLE[c.kind] || c.kind }), ": " + c.n + (c.n === 1 ? " order" : " orders")));
