@@ -105,7 +105,10 @@
 // matrixFixes (matrix.go). A cell is a live run: cellScript writes the
 // fix into the scenario's script (a claim, flags added to every work and
 // race line that lacks them, service lines first), Run runs it like any
-// other script, and runCell counts the effects that landed in its Result.
+// other script at each of matrixSeeds seeds, and runCell counts the
+// trials (races, or runs) that did not end with one effect per event: a
+// cell is closed only when none did, and narrows when it fails less often
+// than the scenario's no-fix cell.
 // The table goes into Result.Matrices with each cell's script, and prints
 // as fixed-width text (MatrixTable.Lines).
 //

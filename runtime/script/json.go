@@ -223,6 +223,7 @@ func (e *jsonEnc) matrix(m MatrixTable) {
 	e.byte('{')
 	e.key("seed")
 	e.b = strconv.AppendUint(e.b, m.Seed, 10)
+	e.intField("seeds", m.Seeds)
 	e.key("fixes")
 	jsonList(e, m.Fixes, func(e *jsonEnc, f MatrixFix) {
 		e.byte('{')
@@ -246,7 +247,10 @@ func (e *jsonEnc) matrix(m MatrixTable) {
 			e.strField("script", c.Script)
 			e.intField("events", c.Events)
 			e.intField("effects", c.Effects)
+			e.intField("trials", c.Trials)
+			e.intField("failed", c.Failed)
 			e.strField("verdict", c.Verdict)
+			e.strField("label", c.Label)
 			e.byte('}')
 		})
 		e.byte('}')

@@ -147,7 +147,9 @@ type RaceTally struct {
 // MatrixTable is what one matrix command found: every duplicate scenario run
 // against every fix, each cell a live run of a script.
 type MatrixTable struct {
+	// Seed is the first of the Seeds seeds every cell ran at.
 	Seed      uint64      `json:"seed"`
+	Seeds     int         `json:"seeds"`
 	Fixes     []MatrixFix `json:"fixes"`
 	Scenarios []MatrixRow `json:"scenarios"`
 }
@@ -160,7 +162,8 @@ type MatrixFix struct {
 	Change string `json:"change"`
 	// Pending marks a fix the lab cannot run yet; its cells are empty.
 	Pending bool `json:"pending"`
-	// Closes counts the scenarios whose every event had one effect.
+	// Closes counts the scenarios whose every event had one effect at
+	// every seed.
 	Closes int `json:"closes"`
 }
 
@@ -180,11 +183,19 @@ type MatrixCell struct {
 	// the playground to see the run.
 	Script string `json:"script"`
 	// Events is how many effects would be right; Effects how many landed
-	// (receipts not refused, and ledger rows).
+	// (receipts not refused, and ledger rows), at the matrix's seed.
 	Events  int `json:"events"`
 	Effects int `json:"effects"`
-	// Verdict is "closed", "duplicate", "lost" or "pending".
+	// Trials counts the races (or, for a one-run scenario, the runs) over
+	// every seed, and Failed those that did not end with one effect per
+	// event.
+	Trials int `json:"trials"`
+	Failed int `json:"failed"`
+	// Verdict is "closed" (at every seed), "narrows" (fails, less often
+	// than with no fix), "duplicate", "lost" or "pending".
 	Verdict string `json:"verdict"`
+	// Label is the cell as the text table prints it (MatrixCell.Text).
+	Label string `json:"label"`
 }
 
 // LedgerRow is one committed row of the ledger.
@@ -310,6 +321,8 @@ type Options struct {
 	Seed uint64
 	// Timeline asks for Result.Timeline.
 	Timeline bool
+	// noViews leaves Result.Views empty: a matrix cell's run shows none.
+	noViews bool
 }
 
 // DefaultSeed is the seed used when none is given, so that a lesson's

@@ -45,7 +45,9 @@ func Run(src string, opts Options) (res *Result) {
 		res.setError(err)
 		return res
 	}
-	res.Views = ViewsOf(s)
+	if !opts.noViews {
+		res.Views = ViewsOf(s)
+	}
 	in, err := newInterp(opts.Seed, res)
 	if err != nil {
 		res.setError(&Error{Kind: "runtime", Msg: err.Error()})
