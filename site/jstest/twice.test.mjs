@@ -231,15 +231,17 @@ test("nearestStep picks the nearest event and cycles through ties", () => {
 });
 
 test("matrixCellText and matrixCellLabel: a cell as the text table prints it, and in words", () => {
-  assert.equal(matrixCellText({ verdict: "duplicate", effects: 40, events: 20 }), "40 dup");
-  assert.equal(matrixCellText({ verdict: "closed", effects: 1, events: 1 }), "1 ok");
-  assert.equal(matrixCellText({ verdict: "lost", effects: 0, events: 1 }), "0 lost");
-  assert.equal(matrixCellText({ verdict: "pending", effects: 0, events: 1 }), "pending");
+  assert.equal(matrixCellText({ verdict: "narrows", label: "narrows 2/1000", failed: 2, trials: 1000 }), "narrows 2/1000", "the runtime's label");
+  assert.equal(matrixCellText({ verdict: "duplicate", failed: 20, trials: 20 }), "dup 20/20");
+  assert.equal(matrixCellText({ verdict: "closed", failed: 0, trials: 20 }), "ok");
+  assert.equal(matrixCellText({ verdict: "lost", failed: 3, trials: 20 }), "lost 3/20");
+  assert.equal(matrixCellText({ verdict: "pending" }), "pending");
   const sc = { title: "claim race" };
   assert.equal(
-    matrixCellLabel(sc, { title: "atomic claim" }, { verdict: "duplicate", effects: 3, events: 2 }),
-    "claim race with atomic claim: 3 effect(s) for 2 event(s), duplicate"
+    matrixCellLabel(sc, { title: "heartbeat" }, { verdict: "narrows", failed: 2, trials: 1000 }, "1-20"),
+    "claim race with heartbeat: narrows, still duplicates in 2 of 1000 trials over seeds 1-20"
   );
+  assert.equal(matrixCellLabel(sc, { title: "atomic claim" }, { verdict: "closed", failed: 0, trials: 1000 }, "1-20"), "claim race with atomic claim: closed, one effect per event in every trial over seeds 1-20");
   assert.equal(matrixCellLabel(sc, { title: "x" }, { verdict: "pending" }), "claim race with x: pending, not runnable yet");
 });
 

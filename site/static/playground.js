@@ -213,6 +213,10 @@ class TwicePlayground extends HTMLElement {
     ui.chartScroll = h("div", { class: "chart-box" }, ui.chartImg);
     ui.chart = h("figure", { class: "load-chart", hidden: true }, ui.chartScroll);
     ui.matrix = h("div", { class: "matrix-wrap", hidden: true });
+    // A matrix's text copy, folded: the table below says the same.
+    ui.textCopy = h("details", { class: "text-copy", hidden: true }, h("summary", { text: "Text copy of the matrix, as twice run prints it" }));
+    // A matrix cell opens here, under the matrix, as a block of its own.
+    ui.cellBox = h("section", { class: "cell-box", hidden: true, "aria-label": of("Matrix cell") });
     ui.diagnosis = h("section", { class: "diagnosis", "aria-label": of("Diagnosis"), hidden: true });
     ui.effects = h("table", { class: "effects" });
     ui.jobs = h("table", { class: "jobs" });
@@ -236,9 +240,11 @@ class TwicePlayground extends HTMLElement {
       ui.copyBox,
       ui.error,
       ui.transcript,
+      ui.textCopy,
       ui.tally,
       ui.chart,
       ui.matrix,
+      ui.cellBox,
       h("div", { class: "tables" }, ui.effectsWrap, ui.diagnosis, ui.jobsWrap, ui.ledgerWrap)
     );
 
@@ -436,6 +442,7 @@ class TwicePlayground extends HTMLElement {
       const k = nearestStep(tl.event_x, ((e.clientX - rect.left) / rect.width) * tl.width, this.step);
       this.goStep(k);
     });
+    addEventListener("popstate", (e) => this.fromHistory(e.state));
     ui.copyLink.addEventListener("click", () => this.copy(ui.copyLink, ui.link.href));
     ui.copyCmd.addEventListener("click", () => this.copy(ui.copyCmd, commandFor(this.ran.script, this.ran.seed)));
 
@@ -451,6 +458,8 @@ class TwicePlayground extends HTMLElement {
       this.setState("idle");
     }
     this.renderTimeline();
+    // A reload or a return to the page keeps the cell its history entry had open.
+    if (prerendered && (prerendered.matrices || []).length && history.state) this.fromHistory(history.state);
     if (currentRuntime()) this.attach(currentRuntime());
     else if (n === 1 && inViewport(this)) getRuntime();
     else if (observer) observer.observe(this);
@@ -779,15 +788,71 @@ class TwicePlayground extends HTMLElement {
   }
 
   // render shows a Result in the Output panel (see renderOutput); a matrix
-  // cell's button puts its script and seed in the fields and runs them.
+  // cell's button opens its script in a block of its own under the matrix.
   render(res, heading) {
     this.result = res;
-    renderOutput(this.ui, res, heading, this.label, (script, seed) => {
-      this.ui.script.value = script;
-      this.ui.seed.value = String(seed);
-      this.run();
-    });
+    if (!(res.matrices || []).length) this.closeCell(true);
+    renderOutput(this.ui, res, heading, this.label, (script, seed, what, button) => this.openCell({ script, seed: String(seed), what }, button));
     this.updateLink();
+  }
+
+  // ---- a matrix cell, opened under the matrix ----
+
+  // openCell shows a cell's script as a block of its own under the matrix,
+  // and runs it; the matrix stays as it is. Opening is a step in the
+  // browser's history (Back closes the cell, Forward opens it again),
+  // unless it comes from that history (fromHistory).
+  openCell(cell, button, fromHistory) {
+    const ui = this.ui;
+    this.closeCell(true);
+    this.cell = cell;
+    this.cellButton = button || null;
+    const block = document.createElement("twice-playground");
+    block.setAttribute("controls", "seed");
+    block.setAttribute("seed", cell.seed);
+    block.setAttribute("label", cell.what + ", a cell of " + this.label);
+    block.id = this.id + "-cell";
+    block.append(h("pre", { class: "twice-script", text: cell.script }));
+    const close = h("button", { type: "button", class: "cell-close small", text: "Close this cell" });
+    close.addEventListener("click", () => {
+      if (history.state && history.state.twiceCell && history.state.twiceCell.block === this.id) history.back();
+      else this.closeCell();
+    });
+    ui.cellBox.replaceChildren(
+      h("div", { class: "cell-head" }, h("p", { class: "cell-title", text: "Cell: " + cell.what + ", its script at seed " + cell.seed + " (the matrix ran it at every seed of its range)" }), close),
+      block
+    );
+    ui.cellBox.hidden = false;
+    if (!fromHistory) {
+      const state = Object.assign({}, history.state || {}, { twiceCell: { block: this.id, script: cell.script, seed: cell.seed, what: cell.what } });
+      history.pushState(state, "");
+    }
+    if (block.run) block.run();
+    ui.cellBox.scrollIntoView({ block: "nearest" });
+  }
+
+  // closeCell removes the open cell's block, and gives the focus back to
+  // the cell it came from (quiet: neither).
+  closeCell(quiet) {
+    const ui = this.ui;
+    if (!this.cell) return;
+    this.cell = null;
+    const block = ui.cellBox.querySelector("twice-playground");
+    if (block && block.stop) block.stop();
+    ui.cellBox.replaceChildren();
+    ui.cellBox.hidden = true;
+    if (!quiet && this.cellButton && this.cellButton.isConnected) this.cellButton.focus();
+  }
+
+  // fromHistory follows Back and Forward: the cell the history entry
+  // names for this block is open, and no other.
+  fromHistory(state) {
+    const c = state && state.twiceCell;
+    if (c && c.block === this.id) {
+      if (!this.cell || this.cell.script !== c.script || this.cell.seed !== c.seed) this.openCell({ script: c.script, seed: c.seed, what: c.what }, null, true);
+    } else if (this.cell) {
+      this.closeCell();
+    }
   }
 
   // ---- timeline and step-through ----

@@ -121,19 +121,22 @@ export function groupDigits(s) {
   return /^[0-9]+$/.test(s) ? BigInt(s).toLocaleString("en-US") : String(s);
 }
 
-// matrixCellText is one cell of a matrix as the text table prints it:
-// the effects that landed and the verdict ("40 dup", "1 ok", "pending").
+// matrixCellText is one cell of a matrix as the text table prints it,
+// the runtime's own label ("ok", "dup 20/20", "narrows 2/1000").
 export function matrixCellText(c) {
+  if (c.label) return c.label;
   if (c.verdict === "pending") return "pending";
-  const word = { duplicate: "dup", lost: "lost", closed: "ok" }[c.verdict] || c.verdict;
-  return c.effects + " " + word;
+  if (c.verdict === "closed") return "ok";
+  return (c.verdict === "duplicate" ? "dup" : c.verdict) + " " + c.failed + "/" + c.trials;
 }
 
 // matrixCellLabel says a cell in words, for its accessible name.
-export function matrixCellLabel(scenario, fix, c) {
+export function matrixCellLabel(scenario, fix, c, seeds) {
   if (c.verdict === "pending") return scenario.title + " with " + fix.title + ": pending, not runnable yet";
-  const verdict = { duplicate: "duplicate", lost: "work lost", closed: "closed" }[c.verdict] || c.verdict;
-  return scenario.title + " with " + fix.title + ": " + c.effects + " effect(s) for " + c.events + " event(s), " + verdict;
+  const over = seeds ? " over seeds " + seeds : "";
+  if (c.verdict === "closed") return scenario.title + " with " + fix.title + ": closed, one effect per event in every trial" + over;
+  const verdict = { duplicate: "duplicates", lost: "loses work", narrows: "narrows, still duplicates" }[c.verdict] || c.verdict;
+  return scenario.title + " with " + fix.title + ": " + verdict + " in " + c.failed + " of " + c.trials + " trials" + over;
 }
 
 // replay applies the first k+1 events of a trace, as result.go documents
@@ -186,8 +189,8 @@ export function nearestStep(xs, x, current) {
 // renderOutput fills the Output panel from a Result: the error line, the
 // transcript, the tally, the load chart, the diagnosis, the matrices and
 // the effects, jobs and ledger tables. A matrix cell's button calls
-// runCell(script, seed).
-export function renderOutput(ui, res, heading, label, runCell) {
+// openCell(script, seed, what, button).
+export function renderOutput(ui, res, heading, label, openCell) {
   ui.out.classList.remove("empty");
   ui.heading.textContent = heading;
   if (res.error) {
@@ -201,8 +204,13 @@ export function renderOutput(ui, res, heading, label, runCell) {
   const lines = res.transcript || [];
   ui.transcript.textContent = lines.length ? lines.join("\n") + "\n" : "";
   ui.transcript.hidden = lines.length === 0;
-  // A matrix's text table is wider than the panel: scroll it, do not wrap it.
-  ui.transcript.classList.toggle("wide", (res.matrices || []).length > 0);
+  // A matrix is drawn as a table below: its text copy, wider than the
+  // panel, is folded (and scrolls, not wraps, when opened).
+  const matrix = (res.matrices || []).length > 0;
+  ui.transcript.classList.toggle("wide", matrix);
+  if (matrix && ui.transcript.parentElement !== ui.textCopy) ui.textCopy.append(ui.transcript);
+  if (!matrix && ui.transcript.parentElement === ui.textCopy) ui.textCopy.before(ui.transcript);
+  ui.textCopy.hidden = !matrix || lines.length === 0;
 
   const races = res.races || [];
   ui.tally.replaceChildren();
@@ -250,7 +258,7 @@ export function renderOutput(ui, res, heading, label, runCell) {
     ui.chartImg.removeAttribute("src");
   }
 
-  renderMatrices(ui.matrix, res, label, runCell);
+  renderMatrices(ui.matrix, res, label, openCell);
   if (loads.length) {
     renderLease(ui, res, lease);
     return;
@@ -349,14 +357,16 @@ export function renderLease(ui, res, i) {
 }
 
 // renderMatrices draws each matrix of the run as a table: a row per
-// scenario, a column per fix, each cell the effects of one live run
-// with its verdict. A cell's button puts the script that cell ran into
-// the editor and runs it (runCell).
-export function renderMatrices(box, res, label, runCell) {
+// scenario, a column per fix, each cell the verdict of live runs at every
+// seed of the matrix. A cell's button opens the script that cell ran
+// (openCell(script, seed, what)); on a narrow screen the table turns into
+// one card per scenario (the CSS reads each cell's data-label).
+export function renderMatrices(box, res, label, openCell) {
   const ms = res.matrices || [];
   box.replaceChildren();
   box.hidden = ms.length === 0;
   for (const m of ms) {
+    const seeds = m.seeds > 1 ? m.seed + "-" + (m.seed + m.seeds - 1) : String(m.seed);
     const head = h(
       "tr",
       null,
@@ -369,13 +379,13 @@ export function renderMatrices(box, res, label, runCell) {
         "tr",
         null,
         h("th", { scope: "row", text: r.title }),
-        h("td", { class: "num", text: String(r.events) }),
+        h("td", { class: "num", "data-label": "events", text: String(r.events) }),
         ...r.cells.map((c, i) => {
-          const what = matrixCellLabel(r, m.fixes[i], c);
-          const td = h("td", { class: "cell " + c.verdict, "data-fix": c.fix, "data-scenario": r.id, "data-effects": String(c.effects) });
+          const what = matrixCellLabel(r, m.fixes[i], c, seeds);
+          const td = h("td", { class: "cell " + c.verdict, "data-fix": c.fix, "data-label": c.fix, "data-scenario": r.id, "data-effects": String(c.effects) });
           if (c.script) {
-            const btn = h("button", { type: "button", class: "cell-run", title: c.script + "(click to run this cell)", "aria-label": matrixCellText(c) + ": " + what + ". Run this cell", text: matrixCellText(c) });
-            btn.addEventListener("click", () => runCell(c.script, m.seed));
+            const btn = h("button", { type: "button", class: "cell-run", title: c.script + "(opens this cell's script below the matrix)", "aria-label": matrixCellText(c) + ": " + what + ". Open this cell", text: matrixCellText(c) });
+            btn.addEventListener("click", () => openCell(c.script, m.seed, r.title + " with " + m.fixes[i].title, btn));
             td.append(btn);
           } else {
             td.append(h("span", { "aria-label": what, text: matrixCellText(c) }));
@@ -388,13 +398,13 @@ export function renderMatrices(box, res, label, runCell) {
       "tr",
       null,
       h("th", { scope: "row", text: "closes" }),
-      h("td", null),
-      ...m.fixes.map((f) => h("td", { class: "closes", text: f.pending ? "-" : f.closes + " of " + m.scenarios.length }))
+      h("td", { class: "num empty" }),
+      ...m.fixes.map((f) => h("td", { class: "closes", "data-label": f.id, text: f.pending ? "-" : f.closes + " of " + m.scenarios.length }))
     );
     const table = h(
       "table",
       { class: "matrix" },
-      h("caption", { text: "Which fix closes which duplicate, at seed " + m.seed + ": effects per scenario and fix, each cell a live run; one effect per event is right" }),
+      h("caption", { text: "Which fix closes which duplicate, at seeds " + seeds + ": each cell live runs at every seed; ok means one effect per event in every trial, otherwise the failed trials of all" }),
       h("thead", null, head),
       h("tbody", null, ...rows),
       h("tfoot", null, foot)
@@ -403,7 +413,7 @@ export function renderMatrices(box, res, label, runCell) {
     for (const f of m.fixes) {
       key.append(h("div", null, h("dt", { text: f.id }), h("dd", { text: f.title + " (" + f.change + ")" + (f.pending ? ": pending" : "") })));
     }
-    box.append(h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": "Matrix of fixes and duplicates, " + label }, table), key);
+    box.append(h("div", { class: "table-wrap matrix-box", tabindex: "0", role: "region", "aria-label": "Matrix of fixes and duplicates, " + label }, table), key);
   }
 }
 
