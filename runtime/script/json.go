@@ -325,6 +325,8 @@ func (e *jsonEnc) views(v *Views) {
 	e.boolField("chart", v.Timeline.Chart)
 	e.boolField("trace", v.Timeline.Trace)
 	e.byte('}')
+	e.key("columns")
+	jsonList(e, v.Columns, (*jsonEnc).str)
 	e.byte('}')
 }
 

@@ -679,6 +679,9 @@ func (r *Result) emptyNotNull() {
 	if r.Views.Compare.Sides == nil {
 		r.Views.Compare.Sides = []CompareSide{}
 	}
+	if r.Views.Columns == nil {
+		r.Views.Columns = []string{}
+	}
 	if r.Trace == nil {
 		r.Trace = []Event{}
 	}

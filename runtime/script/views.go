@@ -17,6 +17,13 @@ type Views struct {
 	Explore  ExploreView  `json:"explore"`
 	Compare  CompareView  `json:"compare"`
 	Timeline TimelineView `json:"timeline"`
+	// Columns names the columns of the effects table this block is about,
+	// most telling first, for the page to show right after the order
+	// (the first, pinned column) where the screen is narrow: the key for
+	// a block that sends keys, the send and attempt for fencing, the event
+	// and job for a double publish; none for any other block, whose first
+	// columns (order, job, event, run) are the telling ones.
+	Columns []string `json:"columns"`
 }
 
 // ExploreView is what Every ordering checks: the block's own races made
@@ -113,7 +120,35 @@ func shapeScript(shapes []raceShape, workers int) string {
 
 // ViewsOf decides the views of a parsed script.
 func ViewsOf(s *Script) Views {
-	return Views{Explore: exploreView(s), Compare: compareView(s), Timeline: timelineView(s)}
+	return Views{Explore: exploreView(s), Compare: compareView(s), Timeline: timelineView(s), Columns: columnsOf(s)}
+}
+
+// columnsOf picks the effects table's telling columns (see Views.Columns).
+func columnsOf(s *Script) []string {
+	keys, fence, publish := false, false, false
+	walk(s, func(c Command, dedupe receipts.Dedupe) {
+		switch c.Kind {
+		case Service:
+			keys = keys || c.Service.Dedupe != receipts.DedupeOff
+		case Work:
+			keys = keys || c.Work.Key != receipts.KeyNone
+			fence = fence || c.Work.Fence
+		case Race:
+			keys = keys || c.Race.Key != receipts.KeyNone
+			fence = fence || c.Race.Fence
+		case Add:
+			publish = publish || c.Add.Times > 1 || c.Add.Event != ""
+		}
+	})
+	switch {
+	case keys:
+		return []string{"key", "send", "event"}
+	case fence:
+		return []string{"send", "attempt", "run"}
+	case publish:
+		return []string{"event", "job", "run"}
+	}
+	return nil // the table's own order: order, job, event, run come first
 }
 
 // walk calls f for every command of s, the commands of a background list

@@ -266,13 +266,7 @@ export function renderOutput(ui, res, heading, label, openCell) {
   renderDiagnosis(ui.diagnosis, res);
 
   const effects = res.effects || [];
-  fillTable(
-    ui.effects,
-    "Effects recorded by the receipts service (" + effects.length + ")",
-    ["order", "job", "event", "run", "attempt", "send", "key", "worker", "arrival (ms)"],
-    effects.map((e) => [e.order, e.job, e.event, e.run, e.attempt, "s" + e.send + (e.refused ? " refused" : "") + (e.replayed ? " replayed" : ""), e.key || "-", e.worker, formatMS(e.at_us)]),
-    [false, true, false, false, true, false, false, false, true]
-  );
+  effectsTable(ui.effects, "Effects recorded by the receipts service (" + effects.length + ")", effects, res.views && res.views.columns);
   const jobs = res.jobs || [];
   fillTable(
     ui.jobs,
@@ -337,13 +331,7 @@ export function renderLease(ui, res, i) {
   if (v.ran_once) fold.push(v.ran_once + " " + (v.ran_once === 1 ? "job" : "jobs") + " that ran once");
   const rest = fold.length ? "; and " + fold.join(", and ") + ", not listed" : "";
   const where = "lease " + l.lease_us / 1e6 + " s";
-  fillTable(
-    ui.effects,
-    "Effects at " + where + ", of the jobs that did not simply run once (" + v.effects.length + ")" + rest,
-    ["order", "job", "event", "run", "attempt", "send", "key", "worker", "arrival (ms)"],
-    v.effects.map((e) => [e.order, e.job, e.event, e.run, e.attempt, "s" + e.send + (e.refused ? " refused" : "") + (e.replayed ? " replayed" : ""), e.key || "-", e.worker, formatMS(e.at_us)]),
-    [false, true, false, false, true, false, false, false, true]
-  );
+  effectsTable(ui.effects, "Effects at " + where + ", of the jobs that did not simply run once (" + v.effects.length + ")" + rest, v.effects, res.views && res.views.columns);
   fillTable(
     ui.jobs,
     "Jobs at " + where + " (" + v.jobs.length + " of " + l.jobs + ")" + rest,
@@ -354,6 +342,34 @@ export function renderLease(ui, res, i) {
   ui.effectsWrap.hidden = false;
   ui.jobsWrap.hidden = false;
   ui.ledgerWrap.hidden = true;
+}
+
+// EFFECT_COLUMNS are the effects table's columns: name, cell, numeric.
+const EFFECT_COLUMNS = [
+  ["order", (e) => e.order, false],
+  ["job", (e) => e.job, true],
+  ["event", (e) => e.event, false],
+  ["run", (e) => e.run, false],
+  ["attempt", (e) => e.attempt, true],
+  ["send", (e) => "s" + e.send + (e.refused ? " refused" : "") + (e.replayed ? " replayed" : ""), false],
+  ["key", (e) => e.key || "-", false],
+  ["worker", (e) => e.worker, false],
+  ["arrival (ms)", (e) => formatMS(e.at_us), true],
+];
+
+// effectsTable fills the effects table with the order first (pinned on a
+// narrow screen), then the columns the runtime says the block is about
+// (views.columns), then the rest.
+export function effectsTable(table, caption, effects, telling) {
+  const first = ["order", ...(telling || [])];
+  const cols = [...first.map((n) => EFFECT_COLUMNS.find((c) => c[0] === n)).filter(Boolean), ...EFFECT_COLUMNS.filter((c) => !first.includes(c[0]))];
+  fillTable(
+    table,
+    caption,
+    cols.map((c) => c[0]),
+    effects.map((e) => cols.map((c) => c[1](e))),
+    cols.map((c) => c[2])
+  );
 }
 
 // renderMatrices draws each matrix of the run as a table: a row per
@@ -404,7 +420,7 @@ export function renderMatrices(box, res, label, openCell) {
     const table = h(
       "table",
       { class: "matrix" },
-      h("caption", { text: "Which fix closes which duplicate, at seeds " + seeds + ": each cell live runs at every seed; ok means one effect per event in every trial, otherwise the failed trials of all" }),
+      h("caption", { text: "Which fix closes which duplicate, at seeds " + seeds + ": each cell is a live run at every seed; ok means one effect per event in every trial, otherwise the failed trials of all" }),
       h("thead", null, head),
       h("tbody", null, ...rows),
       h("tfoot", null, foot)
