@@ -104,7 +104,8 @@ func (r *Result) DrawLoadChart() *Chart {
 				}
 			}
 		}
-		p(`<line class="p95" x1="4" y1="%d" x2="%d" y2="%d"/>`, y, chWidth-4, y)
+		// From the bars' edge, so that it crosses no lease label.
+		p(`<line class="p95" x1="%d" y1="%d" x2="%d" y2="%d"/>`, chBar-4, y, chWidth-4, y)
 		p(`<line class="p95" x1="4" y1="%d" x2="28" y2="%d"/>`, legendY-4, legendY-4)
 		p(`<text class="p95t" x="34" y="%d" font-size="12">p95 of processing: %s</text>`, legendY, fmtGap(p95))
 	} else {

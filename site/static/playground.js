@@ -18,11 +18,22 @@
 //
 //   Output          transcript, tally, effects and jobs tables, and beside
 //                   the effects the diagnosis with the evidence behind it
+//                   (for a load, of the lease its tally line picks; for a
+//                   matrix, a cell opens as a block of its own below it)
 //   Timeline        the run drawn as SVG by the runtime, and a step-through
 //                   of its event trace (buttons, or Left/Right/Home/End in
-//                   the step area) showing the tables as they stood
+//                   the step area) showing the tables as they stood; the
+//                   load chart for a load
 //   Compare         the same script and seed run with each claim
-//   Every ordering  race CLAIM --all: every interleaving counted exactly
+//   Every ordering  the block's races with --all: every interleaving
+//                   counted exactly
+//
+// What each view shows for a script is the runtime's decision, carried in
+// the Result's views (script.ViewsOf): the race to explore with the
+// block's flags, or the sentence saying there is none and the race its
+// work would run; the script with each claim; the sentence above the
+// timeline. The page renders it and guesses nothing from the script's
+// text.
 //
 // A link to a run (#BLOCK-ID?seed=N&script=TEXT&claim=C[&view=V&step=K])
 // replays it in any browser, with no state on the server; "Copy link" and
@@ -643,7 +654,9 @@ class TwicePlayground extends HTMLElement {
     this.selectTab(view);
     this.updateLink();
     if (view === "timeline") {
-      if (!this.live && !this.busy) this.run();
+      // Only a traced run needs a live run for its picture.
+      const traced = !(this.result && this.result.views && !this.result.views.timeline.trace);
+      if (!this.live && !this.busy && traced) this.run();
       else this.renderTimeline();
     } else if (view === "compare") {
       this.compare(false);
@@ -871,7 +884,9 @@ class TwicePlayground extends HTMLElement {
       ui.tlChartImg.alt = ui.chartImg.alt;
     }
     if (!this.live || !res) {
-      ui.tlNote.textContent = (view && view.note ? view.note + " " : "") + "The timeline and the step-through come from a run in your browser: press Run.";
+      // A load's chart is here already; a traced run needs a live one.
+      const live = view && !view.trace ? "" : "The timeline and the step-through come from a run in your browser: press Run.";
+      ui.tlNote.textContent = (view && view.note ? view.note + " " : "") + live;
       ui.tlFig.hidden = true;
       ui.stepper.hidden = true;
       return;
