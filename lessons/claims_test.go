@@ -346,3 +346,38 @@ func TestLessonSevenFigures(t *testing.T) {
 		t.Errorf("the read claim has %s orderings with eight workers (%d digits); the lesson says twenty-three", c, len(c))
 	}
 }
+
+// TestLessonsExploreFlags holds lessons 9, 10 and 14 to the counts they
+// quote from race --all with a heartbeat, a fence and the ledger.
+func TestLessonsExploreFlags(t *testing.T) {
+	for _, tc := range []struct {
+		file, flag, says string
+		dup, total       string
+	}{
+		{"09-heartbeats.md", "--heartbeat 300", "52 of the 84 interleavings still give two effects", "52", "84"},
+		{"10-fencing.md", "--fence", "128 of the 148 interleavings still give two effects", "128", "148"},
+		{"14-effect-in-the-transaction.md", "--effect ledger", "None of the interleavings writes two rows", "0", "24"},
+	} {
+		l := lesson(t, tc.file)
+		_, r := blockWith(t, l, "--all", tc.flag)
+		if len(r.Explorations) != 1 {
+			t.Fatalf("%s: %d explorations: %v", tc.file, len(r.Explorations), r.Error)
+		}
+		x := r.Explorations[0]
+		if x.Duplicating != tc.dup || x.Orderings != tc.total || !strings.Contains(prose(l), tc.says) {
+			t.Errorf("%s: the block explores %s of %s; the lesson says %q", tc.file, x.Duplicating, x.Orderings, tc.says)
+		}
+	}
+	// Lesson 10's shortest ordering: token 1 accepted, then token 2.
+	_, r := blockWith(t, lesson(t, "10-fencing.md"), "--all", "--fence")
+	steps := r.Explorations[0].Shortest
+	var posts []string
+	for _, s := range steps {
+		if strings.Contains(s.What, "POST receipt") {
+			posts = append(posts, s.What)
+		}
+	}
+	if len(posts) != 2 || !strings.Contains(posts[0], "fencing token 1): the service records effect 1") || !strings.Contains(posts[1], "fencing token 2): the service records effect 2") {
+		t.Errorf("lesson 10: the shortest duplicating ordering is not token 1 then token 2: %+v", steps)
+	}
+}

@@ -45,6 +45,7 @@ func parityCases(t *testing.T) []parityCase {
 		parityCase{name: "step3-stdin", args: []string{"-"}, stdin: steps["step3-client-retry"] + "\n"},
 		parityCase{name: "step6-file", args: []string{"script.sh"}, file: steps["step6-redelivery"] + "\n"},
 		parityCase{name: "race-read-all", args: []string{"-c", "race read --all && effects"}},
+		parityCase{name: "race-all-flags-json", args: []string{"--json", "-c", "race read --all --heartbeat 300 --fence\nrace read --all --effect ledger --key event --workers 3 --fence"}},
 		parityCase{name: "race-atomic-workers-3", args: []string{"-c", "race atomic 20 --workers 3 && effects"}},
 		parityCase{name: "step2-timeline", args: []string{"--timeline", "tl.svg", "-c", steps["step2-lease-expiry"]}, out: "tl.svg"},
 		parityCase{name: "race-read-timeline", args: []string{"--timeline", "tl.svg", "-c", "race read 20 && effects"}, out: "tl.svg"},

@@ -50,6 +50,50 @@
 // insert, the attempt it read back (the attempt key is made from it). A
 // run key is left out of the state: each worker's is its own and no other
 // step ever reads it, so it cannot change an outcome.
+//
+// The worker flags of race ([Flags]) add steps of their own:
+//
+//	heartbeat:  after the claim (and the fence's read-back), one lease
+//	            renewal, UPDATE ... WHERE id = ? AND run = ? AND status =
+//	            'running'; if it changes no row another run holds the job,
+//	            and the worker stops before its effect (lease lost)
+//	fence:      the attempt read back after the claim is a step of its own
+//	            (it is the fencing token); the service compares the token
+//	            on the receipt's arrival, in the receipt's step, refuses one
+//	            lower than the highest it has seen (no effect) and otherwise
+//	            raises the highest; the ack is UPDATE ... WHERE run = ?, and
+//	            changes no row for a worker whose job another run took
+//	ledger:     the effect is no receipt: BEGIN IMMEDIATE; INSERT the event's
+//	            key into processed_keys ON CONFLICT DO NOTHING; if it took,
+//	            INSERT the ledger row; the ack (fenced with --fence: if it
+//	            is refused, ROLLBACK); COMMIT, where the row, the key and
+//	            the ack land together. Each is a step on the worker's own
+//	            connection, inside one real transaction.
+//
+// Why one renewal, there: timing is ignored, so a renewal can only fall
+// between two steps, and the place that matters is between the claim and
+// the effect, the worker's last check before it acts. More renewals
+// there could not change which orderings of the other steps duplicate,
+// only how many times each is counted: once a renewal's condition is
+// false it stays false (the run never returns to a worker once another
+// take has replaced it, and the status leaves running only by an ack or
+// by another take), so the last renewal alone decides whether the worker
+// goes on. It is also what race --heartbeat does with
+// no processing time: one renewal between the read-back and the receipt,
+// whatever the period. Without a fence the attempt is read at the receipt,
+// as before, since it only labels the effect or makes an attempt key.
+//
+// While a worker's ledger transaction is open, BEGIN IMMEDIATE holds the
+// database's write lock: a write from another worker's connection (a
+// claim's UPDATE, a renewal, an ack, another BEGIN) would get SQLITE_BUSY
+// and wait. Waiting changes nothing, so a blocked write is no step: the
+// search moves only the workers that can move (reads still can), and a
+// test checks on SQLite that each write the search holds back is one
+// SQLite refuses. The state then also holds which worker's run the row
+// carries (with a heartbeat or a fence, whose statements read it), the
+// highest token, the ledger's committed keys and what the open
+// transaction has written; the transaction is put back, before a step,
+// by replaying its writes on its worker's connection.
 package explore
 
 import (
@@ -69,8 +113,9 @@ const (
 )
 
 // errTooMany is returned if a count would not fit in a Count, which the
-// worker limit rules out (see Count); it is there so that a future change
-// of limits fails loudly instead of counting wrong.
+// worker limit rules out without flags and the script's state budget
+// with them (see Count); it is there so that a future change of limits
+// fails loudly instead of counting wrong.
 var errTooMany = errors.New("too many orderings to count in 128 bits")
 
 // Method names the reductions used, for the report.
@@ -81,6 +126,7 @@ type Report struct {
 	Claim   queue.Claim
 	Workers int
 	Service Service
+	Flags   Flags
 	// Orderings is the number of distinct complete orderings of the
 	// workers' steps; Duplicating counts those that end with two or more
 	// effects.
@@ -115,34 +161,68 @@ func (v Service) active() bool {
 	return v.Dedupe != receipts.DedupeOff && v.Key != receipts.KeyNone
 }
 
+// Flags are the worker flags a race explores with, as race --heartbeat,
+// --fence and --effect ledger set them (see the package doc for the steps
+// each adds).
+type Flags struct {
+	// Heartbeat: one lease renewal, conditional on the run, between the
+	// claim and the effect; a renewal that changes no row stops the worker.
+	Heartbeat bool
+	// Fence: the receipt carries the attempt the worker read back as a
+	// fencing token, and the ack is conditional on the run.
+	Fence bool
+	// Ledger: the effect is a ledger row, written with the event's key
+	// and the ack in one transaction on the worker's own connection.
+	Ledger bool
+}
+
 // worker program counters.
 const (
 	pcClaim    = iota // read: SELECT next; atomic: conditional UPDATE next
 	pcTake            // read claim only: the unconditional UPDATE next
+	pcReadBack        // fence with a receipt: read the attempt back (the token) next
+	pcRenew           // heartbeat: the lease renewal next
 	pcReceipt         // send the receipt next (with a dedupe: the key's SELECT or claim)
 	pcEffect          // with a dedupe, the key let it through: the effect next
 	pcRemember        // dedupe check: INSERT the key next
 	pcAck             // ack next
-	pcDone            // finished (acked, or found the job taken)
+	pcBegin           // ledger: BEGIN IMMEDIATE next
+	pcKey             // ledger: INSERT the key in the transaction next
+	pcRow             // ledger: INSERT the ledger row next
+	pcAckTx           // ledger: the ack inside the transaction next
+	pcCommit          // ledger: COMMIT next
+	pcRollback        // ledger, fenced ack refused: ROLLBACK next
+	pcDone            // finished (acked, or found the job taken, or lost it)
 )
+
+// inTx reports whether a worker at pc has a transaction open.
+func inTx(pc uint8) bool { return pc >= pcKey && pc <= pcRollback }
 
 // wstate is a worker's place in its protocol. What it read back before
 // the receipt (the attempt number) only labels the effect, unless it makes
-// the key (an attempt key a worker inserts after its effect): then it is
-// kept in attempt until the insert, and is 0 otherwise.
+// the key (an attempt key a worker inserts after its effect) or the
+// fencing token: then it is kept in attempt until the receipt or the
+// insert, and is 0 otherwise. holds says the row's run is this worker's
+// (kept only with a heartbeat or a fence, whose statements are conditional
+// on it); keyIn and row say what the worker's open ledger transaction has
+// written.
 type wstate struct {
 	pc      uint8
 	attempt uint8
+	holds   bool
+	keyIn   bool
+	row     bool
 }
 
 // state is what the future of a race depends on. The row's run column is
-// left out: no step's outcome depends on it.
+// kept as the workers' holds flags, and only when a step reads it.
 type state struct {
 	status   string
 	attempts int
 	effects  int // effects recorded, counted up to 2: beyond that nothing changes
+	high     int // fence: the highest token the service has seen
 	ws       []wstate
-	keys     []string // the service's stored keys, sorted (see the package doc for run keys)
+	keys     []string // the stored keys, sorted: the service's (see the package doc for run keys), or the ledger's committed ones
 }
 
 // key returns the state's canonical form: workers sorted, so that states
@@ -150,12 +230,23 @@ type state struct {
 func (s state) key() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s/%d/%d/%s/", s.status, s.attempts, s.effects, strings.Join(s.keys, ","))
+	if s.high > 0 {
+		fmt.Fprintf(&b, "h%d/", s.high)
+	}
 	ws := slices.Clone(s.ws)
 	slices.SortFunc(ws, cmpW)
 	for _, w := range ws {
-		b.WriteByte('0' + w.pc)
+		b.WriteByte('a' + w.pc)
 		if w.attempt > 0 {
 			fmt.Fprintf(&b, "a%d", w.attempt)
+		}
+		for _, f := range [...]struct {
+			on bool
+			c  byte
+		}{{w.holds, 'H'}, {w.keyIn, 'K'}, {w.row, 'R'}} {
+			if f.on {
+				b.WriteByte(f.c)
+			}
 		}
 		b.WriteByte(' ')
 	}
@@ -166,7 +257,19 @@ func cmpW(a, b wstate) int {
 	if a.pc != b.pc {
 		return int(a.pc) - int(b.pc)
 	}
-	return int(a.attempt) - int(b.attempt)
+	if a.attempt != b.attempt {
+		return int(a.attempt) - int(b.attempt)
+	}
+	bit := func(w wstate) int {
+		n := 0
+		for i, f := range [...]bool{w.holds, w.keyIn, w.row} {
+			if f {
+				n |= 1 << i
+			}
+		}
+		return n
+	}
+	return bit(a) - bit(b)
 }
 
 func (s state) twice() bool { return s.effects >= 2 }
@@ -180,6 +283,16 @@ func (s state) done() bool {
 	return true
 }
 
+// holder returns the worker with a transaction open, or -1.
+func (s state) holder() int {
+	for i, w := range s.ws {
+		if inTx(w.pc) {
+			return i
+		}
+	}
+	return -1
+}
+
 type result struct {
 	total, dup Count
 	// toTwice is the fewest steps from this state to a second effect, or
@@ -191,6 +304,7 @@ type explorer struct {
 	claim  queue.Claim
 	atomic bool
 	svc    Service
+	flags  Flags
 	keys   *receipts.KeyStore
 	db     *queue.DB
 	shell  *queue.Conn
@@ -198,6 +312,10 @@ type explorer struct {
 	id     int64
 	memo   map[string]result
 	stmts  int
+	// busyChecked counts, when not nil, the blocked steps tried on
+	// SQLite to check that it answers SQLITE_BUSY (a test's, not the
+	// search's: the search never tries a blocked step).
+	busyChecked *int
 }
 
 // Explore counts every ordering of a race between workers workers using
@@ -209,6 +327,18 @@ func Explore(claim queue.Claim, workers int) (*Report, error) {
 // ExploreService counts every ordering of a race between workers workers
 // using claim, with the service's key steps (svc) as steps of their own.
 func ExploreService(claim queue.Claim, workers int, svc Service) (*Report, error) {
+	return ExploreRace(claim, workers, svc, Flags{})
+}
+
+// ExploreRace counts every ordering of a race between workers workers
+// using claim, with the service's key steps (svc) and the steps the worker
+// flags add. With the ledger the effect is no receipt, and svc takes no
+// part.
+func ExploreRace(claim queue.Claim, workers int, svc Service, flags Flags) (*Report, error) {
+	return exploreRace(claim, workers, svc, flags, nil)
+}
+
+func exploreRace(claim queue.Claim, workers int, svc Service, flags Flags, busyChecked *int) (*Report, error) {
 	if !svc.Dedupe.Valid() || !svc.Key.Valid() {
 		return nil, fmt.Errorf("explore: dedupe %s with key %s is not one of the lists", svc.Dedupe, svc.Key)
 	}
@@ -228,8 +358,8 @@ func ExploreService(claim queue.Claim, workers int, svc Service) (*Report, error
 		return nil, err
 	}
 	defer db.Put()
-	x := &explorer{claim: claim, atomic: atomic, svc: svc, db: db, memo: map[string]result{}}
-	if svc.active() {
+	x := &explorer{claim: claim, atomic: atomic, svc: svc, flags: flags, db: db, memo: map[string]result{}, busyChecked: busyChecked}
+	if svc.active() && !flags.Ledger {
 		if x.keys, err = receipts.OpenKeys(); err != nil {
 			return nil, err
 		}
@@ -245,6 +375,12 @@ func ExploreService(claim queue.Claim, workers int, svc Service) (*Report, error
 		}
 		x.conns = append(x.conns, c)
 	}
+	// A transaction left open would keep the database out of the pool.
+	defer func() {
+		for _, c := range x.conns {
+			c.Rollback()
+		}
+	}()
 	if x.id, err = x.shell.Add(order, event); err != nil {
 		return nil, err
 	}
@@ -254,7 +390,7 @@ func ExploreService(claim queue.Claim, workers int, svc Service) (*Report, error
 		return nil, err
 	}
 	rep := &Report{
-		Claim: claim, Workers: workers, Service: svc,
+		Claim: claim, Workers: workers, Service: svc, Flags: flags,
 		Orderings: r.total, Duplicating: r.dup,
 		States: len(x.memo),
 	}
@@ -265,6 +401,25 @@ func ExploreService(claim queue.Claim, workers int, svc Service) (*Report, error
 	}
 	rep.Statements = x.stmts
 	return rep, nil
+}
+
+// blocked reports whether worker i cannot take its next step in s: it is a
+// write, and another worker's ledger transaction holds the database
+// (BEGIN IMMEDIATE took its write lock). SQLite would answer the write
+// SQLITE_BUSY, and the worker waits; waiting changes nothing, so it is no
+// step of an ordering.
+func (x *explorer) blocked(s state, i int) bool {
+	h := s.holder()
+	if h < 0 || h == i {
+		return false
+	}
+	switch s.ws[i].pc {
+	case pcTake, pcRenew, pcAck, pcBegin:
+		return true
+	case pcClaim:
+		return x.atomic
+	}
+	return false
 }
 
 // count returns the number of complete orderings from s, and how many of
@@ -296,12 +451,24 @@ func (x *explorer) count(s state) (result, error) {
 		if w.pc == pcDone {
 			continue
 		}
+		if x.blocked(s, i) {
+			if x.busyChecked != nil {
+				if _, _, err := x.step(s, i); !errors.Is(err, queue.ErrBusy) {
+					return r, fmt.Errorf("explore: W%d's step from %s is blocked, but SQLite answered %v", i+1, k, err)
+				}
+				*x.busyChecked++
+			}
+			continue
+		}
 		j := slices.Index(places, w)
 		if j < 0 {
 			places, first, many = append(places, w), append(first, i), append(many, 0)
 			j = len(places) - 1
 		}
 		many[j]++
+	}
+	if len(places) == 0 {
+		return r, fmt.Errorf("explore: every unfinished worker waits for another in state %s", k)
 	}
 	for j := range places {
 		next, _, err := x.step(s, first[j])
@@ -328,12 +495,35 @@ func (x *explorer) count(s state) (result, error) {
 	return r, nil
 }
 
-// step executes worker i's next step from state s on SQLite and returns the
-// state after it and a description.
-func (x *explorer) step(s state, i int) (state, string, error) {
-	// Put the row back as s has it, then run the real statement.
-	if err := x.shell.Set(x.id, s.status, s.attempts); err != nil {
-		return s, "", err
+// runOf names worker i's run: the run column holds it while the worker
+// holds the job.
+func runOf(i int) string { return fmt.Sprintf("W%d", i+1) }
+
+// trackRun reports whether a step reads the row's run column: the
+// renewal and the fenced ack do.
+func (x *explorer) trackRun() bool { return x.flags.Heartbeat || x.flags.Fence }
+
+// restore puts the databases back as s has them: the job row, the
+// service's keys, and with the ledger the committed keys and the open
+// transaction with what it has written, on its worker's own connection.
+func (x *explorer) restore(s state) error {
+	if x.flags.Ledger {
+		for _, c := range x.conns {
+			if err := c.Rollback(); err != nil {
+				return err
+			}
+		}
+	}
+	run := ""
+	if x.trackRun() {
+		for i, w := range s.ws {
+			if w.holds {
+				run = runOf(i)
+			}
+		}
+	}
+	if err := x.shell.Set(x.id, s.status, s.attempts, run); err != nil {
+		return err
 	}
 	x.stmts++
 	if x.keys != nil {
@@ -342,25 +532,90 @@ func (x *explorer) step(s state, i int) (state, string, error) {
 			rows[i] = receipts.StoredKey{Key: k, FirstRun: "first"}
 		}
 		if err := x.keys.Restore(rows); err != nil {
-			return s, "", err
+			return err
 		}
 		x.stmts += 1 + len(rows)
+	}
+	if !x.flags.Ledger {
+		return nil
+	}
+	if err := x.shell.SetKeys(s.keys); err != nil {
+		return err
+	}
+	x.stmts += 2 + len(s.keys)
+	h := s.holder()
+	if h < 0 {
+		return nil
+	}
+	w, c := s.ws[h], x.conns[h]
+	if err := c.Begin(); err != nil {
+		return err
+	}
+	x.stmts++
+	if w.keyIn {
+		if _, err := c.ClaimKey(event, runOf(h)); err != nil {
+			return err
+		}
+		x.stmts++
+	}
+	if w.row {
+		if err := c.AddLedger(queue.LedgerRow{Key: event, Order: order, Job: x.id, Run: runOf(h)}); err != nil {
+			return err
+		}
+		x.stmts++
+	}
+	if w.pc == pcCommit {
+		if err := c.Ack(x.id); err != nil {
+			return err
+		}
+		x.stmts++
+	}
+	return nil
+}
+
+// afterClaim is where a worker goes once the job is its own.
+func (x *explorer) afterClaim() uint8 {
+	switch {
+	case x.flags.Fence && !x.flags.Ledger:
+		return pcReadBack
+	case x.flags.Heartbeat:
+		return pcRenew
+	}
+	return x.toEffect()
+}
+
+// toEffect is the first step of the effect: the receipt, or the ledger's
+// transaction.
+func (x *explorer) toEffect() uint8 {
+	if x.flags.Ledger {
+		return pcBegin
+	}
+	return pcReceipt
+}
+
+// step executes worker i's next step from state s on SQLite and returns the
+// state after it and a description.
+func (x *explorer) step(s state, i int) (state, string, error) {
+	// Put the tables back as s has them, then run the real statement.
+	if err := x.restore(s); err != nil {
+		return s, "", err
 	}
 	next := s
 	next.ws = slices.Clone(s.ws)
 	w := &next.ws[i]
 	conn := x.conns[i]
+	run := runOf(i)
 	var what string
 	switch w.pc {
 	case pcClaim:
 		if x.atomic {
-			ok, err := conn.Claim(x.id, "run", 0, 1)
+			ok, err := conn.Claim(x.id, run, 0, 1)
 			x.stmts++
 			if err != nil {
 				return s, "", err
 			}
 			if ok {
-				w.pc = pcReceipt
+				w.pc = x.afterClaim()
 				what = fmt.Sprintf("UPDATE job %d WHERE queued: 1 row changed, the job is mine", x.id)
 			} else {
 				w.pc = pcDone
@@ -381,24 +636,69 @@ func (x *explorer) step(s state, i int) (state, string, error) {
 			}
 		}
 	case pcTake:
-		if err := conn.Take(x.id, "run", 1); err != nil {
+		if err := conn.Take(x.id, run, 1); err != nil {
 			return s, "", err
 		}
 		x.stmts++
-		w.pc = pcReceipt
+		w.pc = x.afterClaim()
 		what = fmt.Sprintf("UPDATE job %d: running (no condition), the job is mine", x.id)
-	case pcReceipt:
+	case pcReadBack:
 		row, err := conn.Read(x.id)
 		x.stmts++
 		if err != nil {
 			return s, "", err
 		}
+		w.attempt = uint8(row.Attempts)
+		w.pc = pcReceipt
+		if x.flags.Heartbeat {
+			w.pc = pcRenew
+		}
+		what = fmt.Sprintf("SELECT job %d: attempts=%d, the fencing token", x.id, row.Attempts)
+	case pcRenew:
+		ok, err := conn.Renew(x.id, run, 1)
+		x.stmts++
+		if err != nil {
+			return s, "", err
+		}
+		if ok {
+			w.pc = x.toEffect()
+			what = fmt.Sprintf("UPDATE job %d SET lease WHERE run %s: 1 row changed, the lease is renewed", x.id, run)
+		} else {
+			w.pc, w.attempt = pcDone, 0
+			what = fmt.Sprintf("UPDATE job %d SET lease WHERE run %s: 0 rows changed, lease lost: stops before the effect", x.id, run)
+		}
+	case pcReceipt:
+		attempt := int(w.attempt)
+		if !x.flags.Fence {
+			row, err := conn.Read(x.id)
+			x.stmts++
+			if err != nil {
+				return s, "", err
+			}
+			attempt = row.Attempts
+		}
+		var head string
+		if x.flags.Fence {
+			// The service compares the token on arrival, before anything
+			// else, in the same step as the key's first statement.
+			if attempt < s.high {
+				w.pc, w.attempt = pcAck, 0
+				what = fmt.Sprintf("POST receipt (fencing token %d): refused, the service has seen token %d", attempt, s.high)
+				break
+			}
+			next.high = attempt
+			head = fmt.Sprintf("fencing token %d", attempt)
+		}
+		w.attempt = 0
 		if x.keys != nil {
-			return x.keyStep(next, i, row)
+			return x.keyStep(next, i, attempt, head)
 		}
 		w.pc = pcAck
 		next.effects = min(s.effects+1, 2)
-		what = fmt.Sprintf("POST receipt (attempt %d): the service records effect %d", row.Attempts, next.effects)
+		if head == "" {
+			head = fmt.Sprintf("attempt %d", attempt)
+		}
+		what = fmt.Sprintf("POST receipt (%s): the service records effect %d", head, next.effects)
 	case pcEffect:
 		next.effects = min(s.effects+1, 2)
 		what = fmt.Sprintf("receipt let through: the service records effect %d", next.effects)
@@ -424,19 +724,121 @@ func (x *explorer) step(s state, i int) (state, string, error) {
 		w.pc, w.attempt = pcAck, 0
 		what = fmt.Sprintf("receipt done: the service INSERTs key %s", key)
 	case pcAck:
-		if err := conn.Ack(x.id); err != nil {
+		w.pc = pcDone
+		if !x.flags.Fence {
+			if err := conn.Ack(x.id); err != nil {
+				return s, "", err
+			}
+			x.stmts++
+			what = fmt.Sprintf("UPDATE job %d: done (ack)", x.id)
+			break
+		}
+		ok, err := conn.AckRun(x.id, run)
+		x.stmts++
+		if err != nil {
+			return s, "", err
+		}
+		if ok {
+			what = fmt.Sprintf("UPDATE job %d: done WHERE run %s: 1 row changed (ack)", x.id, run)
+		} else {
+			what = fmt.Sprintf("UPDATE job %d: done WHERE run %s: 0 rows changed, the ack is refused", x.id, run)
+		}
+	case pcBegin:
+		if err := conn.Begin(); err != nil {
 			return s, "", err
 		}
 		x.stmts++
-		w.pc = pcDone
-		what = fmt.Sprintf("UPDATE job %d: done (ack)", x.id)
+		w.pc = pcKey
+		what = "BEGIN IMMEDIATE: the database's write lock is mine"
+	case pcKey:
+		took, err := conn.ClaimKey(event, run)
+		x.stmts++
+		if err != nil {
+			return s, "", err
+		}
+		if took {
+			w.pc, w.keyIn = pcRow, true
+			what = fmt.Sprintf("INSERT INTO processed_keys %s ON CONFLICT DO NOTHING: 1 row changed (not yet committed)", event)
+		} else {
+			w.pc = pcAckTx
+			what = fmt.Sprintf("INSERT INTO processed_keys %s ON CONFLICT DO NOTHING: 0 rows changed, the key is taken: no ledger row", event)
+		}
+	case pcRow:
+		// The worker's own connection sees its own claim: the attempt
+		// only labels the row.
+		row, err := conn.Read(x.id)
+		x.stmts++
+		if err != nil {
+			return s, "", err
+		}
+		if err := conn.AddLedger(queue.LedgerRow{Key: event, Order: order, Job: x.id, Run: run, Attempt: row.Attempts}); err != nil {
+			return s, "", err
+		}
+		x.stmts++
+		w.pc, w.row = pcAckTx, true
+		what = fmt.Sprintf("INSERT INTO ledger: %s, attempt %d (not yet committed)", order, row.Attempts)
+	case pcAckTx:
+		if !x.flags.Fence {
+			if err := conn.Ack(x.id); err != nil {
+				return s, "", err
+			}
+			x.stmts++
+			w.pc = pcCommit
+			what = fmt.Sprintf("UPDATE job %d: done (not yet committed)", x.id)
+			break
+		}
+		ok, err := conn.AckRun(x.id, run)
+		x.stmts++
+		if err != nil {
+			return s, "", err
+		}
+		if ok {
+			w.pc = pcCommit
+			what = fmt.Sprintf("UPDATE job %d: done WHERE run %s: 1 row changed (not yet committed)", x.id, run)
+		} else {
+			w.pc = pcRollback
+			what = fmt.Sprintf("UPDATE job %d: done WHERE run %s: 0 rows changed, the ack is refused", x.id, run)
+		}
+	case pcCommit:
+		if err := conn.Commit(); err != nil {
+			return s, "", err
+		}
+		x.stmts++
+		if w.keyIn {
+			next.keys = addKey(s.keys, event)
+		}
+		if w.row {
+			next.effects = min(s.effects+1, 2)
+			what = fmt.Sprintf("COMMIT: the key, the ledger row and the ack land together, effect %d", next.effects)
+		} else {
+			what = "COMMIT: the ack alone"
+		}
+		w.pc, w.keyIn, w.row = pcDone, false, false
+	case pcRollback:
+		if err := conn.Rollback(); err != nil {
+			return s, "", err
+		}
+		x.stmts++
+		w.pc, w.keyIn, w.row = pcDone, false, false
+		what = "ROLLBACK: the key and the ledger row go with the refused ack"
 	}
+	return x.observe(next, what)
+}
+
+// observe reads the committed row back into next after a step: its status
+// and attempts, and with a heartbeat or a fence which worker's run it holds.
+func (x *explorer) observe(next state, what string) (state, string, error) {
 	row, err := x.shell.Read(x.id)
 	x.stmts++
 	if err != nil {
-		return s, "", err
+		return next, "", err
 	}
 	next.status, next.attempts = row.Status, row.Attempts
+	if x.trackRun() {
+		for i := range next.ws {
+			next.ws[i].holds = row.Run == runOf(i)
+		}
+	}
 	return next, what, nil
 }
 
@@ -448,11 +850,15 @@ func (x *explorer) keyOf(i, attempt int) (string, bool) {
 }
 
 // keyStep is the service's first statement on worker i's key, at its
-// receipt: the check's SELECT or the claim's INSERT.
-func (x *explorer) keyStep(next state, i int, row queue.Row) (state, string, error) {
+// receipt of attempt: the check's SELECT or the claim's INSERT. token,
+// when not empty, names the fencing token the receipt carried.
+func (x *explorer) keyStep(next state, i, attempt int, token string) (state, string, error) {
 	w := &next.ws[i]
-	key, store := x.keyOf(i, row.Attempts)
-	head := fmt.Sprintf("POST receipt (attempt %d, key %s): ", row.Attempts, key)
+	key, store := x.keyOf(i, attempt)
+	if token == "" {
+		token = fmt.Sprintf("attempt %d", attempt)
+	}
+	head := fmt.Sprintf("POST receipt (%s, key %s): ", token, key)
 	switch x.svc.Dedupe {
 	case receipts.DedupeCheck:
 		_, found, err := x.keys.Check(key, 0, 0)
@@ -464,7 +870,7 @@ func (x *explorer) keyStep(next state, i int, row queue.Row) (state, string, err
 			w.pc = pcAck
 			return next, head + "the service SELECTs the key: stored, so it replays the first answer", nil
 		}
-		w.pc, w.attempt = pcEffect, uint8(row.Attempts)
+		w.pc, w.attempt = pcEffect, uint8(attempt)
 		return next, head + "the service SELECTs the key: absent", nil
 	case receipts.DedupeClaim:
 		took, err := x.keys.Claim(key, 0, 0, "first")
@@ -543,27 +949,81 @@ const ManyStates = 1 << 30
 // than a count above it is not run to be counted, and is ManyStates.
 const StatesTabled = 12_000
 
-// statesOf is how many states ExploreService executes steps from, for
+// statesOf is how many states ExploreRace executes steps from, for
 // MinWorkers up to MaxWorkers workers, by the claim's protocol, the
-// service's dedupe mode and the kind of key the workers send. The search
-// is deterministic, so these are known before it runs; a test holds the
-// table to what ExploreService reports. Keys that are the same for every
-// worker of a race (the event's, the job's, the order's) explore alike.
+// service's dedupe mode, the kind of key the workers send and the worker
+// flags. The search is deterministic, so these are known before it runs;
+// a test holds the table to what ExploreRace reports. Keys that are the
+// same for every worker of a race (the event's, the job's, the order's)
+// explore alike; with the ledger the service takes no part. The table is
+// written by exploring (about ten minutes on two cores):
+//
+//	go test ./runtime/explore -run PrintStates -states -v
 var statesOf = map[statesKey][MaxWorkers - MinWorkers + 1]int{
-	{queue.ReadThenWrite, receipts.DedupeOff, keySame}:   {18, 58, 148, 323, 631, 1135, 1915},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keySame}: {45, 282, 1579, 8580, 46965, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keyRun}:  {45, 278, 1595, 9027, 51470, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keyTry}:  {55, 489, 4118, 34251, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keySame}: {24, 81, 215, 485, 974, 1793, 3085},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keyRun}:  {26, 93, 260, 617, 1303, 2521, 4555},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keyTry}:  {33, 181, 833, 3352, 12170, ManyStates, ManyStates},
-	{queue.Conditional, receipts.DedupeOff, keySame}:     {6, 9, 12, 15, 18, 21, 24},
-	{queue.Conditional, receipts.DedupeCheck, keySame}:   {10, 15, 20, 25, 30, 35, 40},
-	{queue.Conditional, receipts.DedupeCheck, keyRun}:    {10, 15, 20, 25, 30, 35, 40},
-	{queue.Conditional, receipts.DedupeCheck, keyTry}:    {10, 15, 20, 25, 30, 35, 40},
-	{queue.Conditional, receipts.DedupeClaim, keySame}:   {8, 12, 16, 20, 24, 28, 32},
-	{queue.Conditional, receipts.DedupeClaim, keyRun}:    {8, 12, 16, 20, 24, 28, 32},
-	{queue.Conditional, receipts.DedupeClaim, keyTry}:    {8, 12, 16, 20, 24, 28, 32},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{}}:                                           {18, 58, 148, 323, 631, 1135, 1915},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keySame, Flags{}}:                                         {45, 282, 1579, 8580, 46965, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keyRun, Flags{}}:                                          {45, 278, 1595, 9027, 51470, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keyTry, Flags{}}:                                          {55, 489, 4118, 34251, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keySame, Flags{}}:                                         {24, 81, 215, 485, 974, 1793, 3085},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keyRun, Flags{}}:                                          {26, 93, 260, 617, 1303, 2521, 4555},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keyTry, Flags{}}:                                          {33, 181, 833, 3352, 12170, ManyStates, ManyStates},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{}}:                                             {6, 9, 12, 15, 18, 21, 24},
+	{queue.Conditional, receipts.DedupeCheck, keySame, Flags{}}:                                           {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeCheck, keyRun, Flags{}}:                                            {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeCheck, keyTry, Flags{}}:                                            {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeClaim, keySame, Flags{}}:                                           {8, 12, 16, 20, 24, 28, 32},
+	{queue.Conditional, receipts.DedupeClaim, keyRun, Flags{}}:                                            {8, 12, 16, 20, 24, 28, 32},
+	{queue.Conditional, receipts.DedupeClaim, keyTry, Flags{}}:                                            {8, 12, 16, 20, 24, 28, 32},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                            {35, 162, 538, 1439, 3314, 6841, 12990},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                          {77, 629, 4273, 26753, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                           {77, 628, 4261, 26624, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                           {91, 1031, 10172, 93654, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                          {46, 212, 708, 1919, 4495, 9451, 18283},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                           {49, 255, 945, 2799, 7082, 15943, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                           {62, 483, 2870, 14067, ManyStates, ManyStates, ManyStates},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                              {8, 12, 16, 20, 24, 28, 32},
+	{queue.Conditional, receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                            {12, 18, 24, 30, 36, 42, 48},
+	{queue.Conditional, receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                             {12, 18, 24, 30, 36, 42, 48},
+	{queue.Conditional, receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                             {12, 18, 24, 30, 36, 42, 48},
+	{queue.Conditional, receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                            {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                             {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                             {10, 15, 20, 25, 30, 35, 40},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Fence: true}}:                                {40, 255, 1334, 6241, 27384, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keySame, Flags{Fence: true}}:                              {84, 826, 7172, 59354, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                               {84, 820, 7010, 56775, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keyTry, Flags{Fence: true}}:                               {91, 1075, 11736, 125248, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keySame, Flags{Fence: true}}:                              {51, 312, 1576, 7178, 30857, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keyRun, Flags{Fence: true}}:                               {57, 406, 2315, 11593, 53682, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keyTry, Flags{Fence: true}}:                               {59, 486, 3515, 23643, ManyStates, ManyStates, ManyStates},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Fence: true}}:                                  {8, 12, 16, 20, 24, 28, 32},
+	{queue.Conditional, receipts.DedupeCheck, keySame, Flags{Fence: true}}:                                {12, 18, 24, 30, 36, 42, 48},
+	{queue.Conditional, receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                                 {12, 18, 24, 30, 36, 42, 48},
+	{queue.Conditional, receipts.DedupeCheck, keyTry, Flags{Fence: true}}:                                 {12, 18, 24, 30, 36, 42, 48},
+	{queue.Conditional, receipts.DedupeClaim, keySame, Flags{Fence: true}}:                                {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeClaim, keyRun, Flags{Fence: true}}:                                 {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeClaim, keyTry, Flags{Fence: true}}:                                 {10, 15, 20, 25, 30, 35, 40},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true}}:               {52, 384, 2534, 15845, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keySame, Flags{Heartbeat: true, Fence: true}}:             {88, 835, 7287, 61253, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keyRun, Flags{Heartbeat: true, Fence: true}}:              {88, 831, 7190, 59748, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true}}:              {88, 886, 8660, 84303, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:             {63, 458, 2987, 18471, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:              {69, 560, 3983, 26389, ManyStates, ManyStates, ManyStates},
+	{queue.ReadThenWrite, receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:              {69, 606, 4985, 39737, ManyStates, ManyStates, ManyStates},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true}}:                 {10, 15, 20, 25, 30, 35, 40},
+	{queue.Conditional, receipts.DedupeCheck, keySame, Flags{Heartbeat: true, Fence: true}}:               {14, 21, 28, 35, 42, 49, 56},
+	{queue.Conditional, receipts.DedupeCheck, keyRun, Flags{Heartbeat: true, Fence: true}}:                {14, 21, 28, 35, 42, 49, 56},
+	{queue.Conditional, receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true}}:                {14, 21, 28, 35, 42, 49, 56},
+	{queue.Conditional, receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:               {12, 18, 24, 30, 36, 42, 48},
+	{queue.Conditional, receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:                {12, 18, 24, 30, 36, 42, 48},
+	{queue.Conditional, receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:                {12, 18, 24, 30, 36, 42, 48},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Ledger: true}}:                               {33, 101, 241, 491, 897, 1513, 2401},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Ledger: true}}:                                 {12, 18, 24, 30, 36, 42, 48},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:              {64, 286, 906, 2311, 5083, 10039, 18271},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:                {14, 21, 28, 35, 42, 49, 56},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                  {42, 149, 391, 851, 1632, 2857, 4669},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                    {12, 18, 24, 30, 36, 42, 48},
+	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}: {59, 250, 765, 1905, 4117, 8023, 14449},
+	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}:   {14, 21, 28, 35, 42, 49, 56},
 }
 
 // statesKey indexes statesOf.
@@ -571,6 +1031,7 @@ type statesKey struct {
 	protocol queue.Protocol
 	dedupe   receipts.Dedupe
 	key      keyKind
+	flags    Flags
 }
 
 // keyKind groups the key choices by how they shape the search.
@@ -582,9 +1043,12 @@ const (
 	keyTry                 // the job and the attempt the run claimed with: attempt
 )
 
-func (v Service) statesKey(p queue.Protocol) statesKey {
-	if !v.active() {
-		return statesKey{p, receipts.DedupeOff, keySame}
+// statesKey is the row of statesOf for a race of protocol p with the
+// service v and the worker flags: with the ledger or without the
+// service's key steps, the service makes no difference.
+func (v Service) statesKey(p queue.Protocol, flags Flags) statesKey {
+	if !v.active() || flags.Ledger {
+		return statesKey{p, receipts.DedupeOff, keySame, flags}
 	}
 	k := keySame
 	switch v.Key {
@@ -593,18 +1057,18 @@ func (v Service) statesKey(p queue.Protocol) statesKey {
 	case receipts.KeyAttempt:
 		k = keyTry
 	}
-	return statesKey{p, v.Dedupe, k}
+	return statesKey{p, v.Dedupe, k, flags}
 }
 
-// States returns how many states ExploreService(claim, workers, svc)
+// States returns how many states ExploreRace(claim, workers, svc, flags)
 // explores, without exploring: what a caller can budget before running
 // anything. It is ManyStates for a search known to pass StatesTabled, and 0
-// for a race ExploreService refuses.
-func States(claim queue.Claim, workers int, svc Service) int {
+// for a race ExploreRace refuses.
+func States(claim queue.Claim, workers int, svc Service, flags Flags) int {
 	if workers < MinWorkers || workers > MaxWorkers || !svc.Dedupe.Valid() || !svc.Key.Valid() {
 		return 0
 	}
-	row, ok := statesOf[svc.statesKey(claim.Protocol())]
+	row, ok := statesOf[svc.statesKey(claim.Protocol(), flags)]
 	if !ok {
 		return 0
 	}

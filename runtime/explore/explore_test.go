@@ -27,34 +27,56 @@ func TestTwoWorkersReadClaim(t *testing.T) {
 	}
 }
 
-// The orderings are counted exactly: check every claim, with and without
-// each of the service's dedupe modes and keys, against a count by
-// brute-force enumeration of the workers' programs.
-func TestCountsMatchBruteForce(t *testing.T) {
-	services := []Service{{}}
-	for _, d := range receipts.Dedupes() {
-		for _, k := range receipts.Keys() {
-			if d != receipts.DedupeOff && k != receipts.KeyNone {
-				services = append(services, Service{d, k})
+// flagSets is every combination of the worker flags.
+func flagSets() []Flags {
+	var out []Flags
+	for _, l := range []bool{false, true} {
+		for _, f := range []bool{false, true} {
+			for _, h := range []bool{false, true} {
+				out = append(out, Flags{Heartbeat: h, Fence: f, Ledger: l})
 			}
 		}
 	}
+	return out
+}
+
+// services is no service, and every dedupe mode with every key.
+func services() []Service {
+	out := []Service{{}}
+	for _, d := range receipts.Dedupes() {
+		for _, k := range receipts.Keys() {
+			if d != receipts.DedupeOff && k != receipts.KeyNone {
+				out = append(out, Service{d, k})
+			}
+		}
+	}
+	return out
+}
+
+// The orderings are counted exactly: check every claim, with and without
+// each of the service's dedupe modes and keys, and with every combination
+// of the worker flags, against a count by brute-force enumeration of the
+// workers' programs.
+func TestCountsMatchBruteForce(t *testing.T) {
 	for _, workers := range []int{2, 3} {
 		for _, claim := range queue.Claims() {
-			for _, svc := range services {
-				// Three workers with the service's steps are millions of
-				// orderings for the brute force: only the job key, and
-				// not under -short.
-				if workers == 3 && svc != (Service{}) && (testing.Short() || svc.Key != receipts.KeyJob) {
-					continue
-				}
-				r, err := ExploreService(claim, workers, svc)
-				if err != nil {
-					t.Fatal(err)
-				}
-				total, dup := brute(claim, workers, svc)
-				if r.Orderings != CountOf(uint64(total)) || r.Duplicating != CountOf(uint64(dup)) {
-					t.Errorf("%s with %d workers, dedupe %s key %s: explorer %s of %s, brute force %d of %d", claim, workers, svc.Dedupe, svc.Key, r.Duplicating, r.Orderings, dup, total)
+			for _, svc := range services() {
+				for _, flags := range flagSets() {
+					// Three workers with the service's steps or the
+					// flags' are millions of orderings for the brute
+					// force: not under -short, and the service's steps
+					// only with the job key and no flags.
+					if workers == 3 && (svc != (Service{}) || flags != (Flags{})) && (testing.Short() || svc != (Service{}) && (svc.Key != receipts.KeyJob || flags != (Flags{}))) {
+						continue
+					}
+					r, err := ExploreRace(claim, workers, svc, flags)
+					if err != nil {
+						t.Fatal(err)
+					}
+					total, dup := brute(claim, workers, svc, flags)
+					if r.Orderings != CountOf(uint64(total)) || r.Duplicating != CountOf(uint64(dup)) {
+						t.Errorf("%s with %d workers, dedupe %s key %s, %+v: explorer %s of %s, brute force %d of %d", claim, workers, svc.Dedupe, svc.Key, flags, r.Duplicating, r.Orderings, dup, total)
+					}
 				}
 			}
 		}
@@ -63,10 +85,22 @@ func TestCountsMatchBruteForce(t *testing.T) {
 
 // brute enumerates every ordering of an abstract model of the protocol in
 // plain Go, independent of SQLite and of the explorer's state merging: it
-// keeps every key, run keys included, by worker.
-func brute(claim queue.Claim, workers int, svc Service) (total, dup int64) {
-	type w struct{ pc, attempt int }
-	keyed := svc.Dedupe != receipts.DedupeOff && svc.Key != receipts.KeyNone
+// keeps every key, run keys included, by worker, the row's run, and the
+// open transaction's writes.
+func brute(claim queue.Claim, workers int, svc Service, flags Flags) (total, dup int64) {
+	type w struct {
+		pc, attempt int
+		keyIn, row  bool
+	}
+	type st struct {
+		status        string
+		attempts, run int // run: the worker whose run the row holds, -1 for none
+		high, effects int
+		keys          map[string]bool // the service's stored keys
+		ledgerKey     bool            // the event's key committed in processed_keys
+		holder        int             // the worker with a ledger transaction open, -1 for none
+	}
+	keyed := svc.Dedupe != receipts.DedupeOff && svc.Key != receipts.KeyNone && !flags.Ledger
 	keyOf := func(i, attempt int) string {
 		switch svc.Key {
 		case receipts.KeyRun:
@@ -76,82 +110,184 @@ func brute(claim queue.Claim, workers int, svc Service) (total, dup int64) {
 		}
 		return "shared"
 	}
-	var rec func(status string, attempts, effects int, keys map[string]bool, ws []w)
-	rec = func(status string, attempts, effects int, keys map[string]bool, ws []w) {
+	effect := pcReceipt
+	if flags.Ledger {
+		effect = pcBegin
+	}
+	claimed := func(me *w) {
+		switch {
+		case flags.Fence && !flags.Ledger:
+			me.pc = pcReadBack
+		case flags.Heartbeat:
+			me.pc = pcRenew
+		default:
+			me.pc = effect
+		}
+	}
+	writes := func(pc int) bool {
+		return pc == pcTake || pc == pcRenew || pc == pcAck || pc == pcBegin || pc == pcClaim && claim.Protocol() == queue.Conditional
+	}
+	var rec func(s st, ws []w)
+	rec = func(s st, ws []w) {
 		moved := false
 		for i := range ws {
-			if ws[i].pc == pcDone {
+			if ws[i].pc == pcDone || s.holder >= 0 && s.holder != i && writes(ws[i].pc) {
 				continue
 			}
 			moved = true
-			st, att, eff := status, attempts, effects
-			ks := maps.Clone(keys)
+			n := s
+			n.keys = maps.Clone(s.keys)
 			next := append([]w(nil), ws...)
 			me := &next[i]
+			take := func() {
+				n.status, n.attempts, n.run = "running", n.attempts+1, i
+				claimed(me)
+			}
 			switch me.pc {
 			case pcClaim:
 				switch {
-				case status != "queued":
+				case s.status != "queued":
 					me.pc = pcDone
 				case claim.Protocol() == queue.ReadThenWrite:
 					me.pc = pcTake
 				case claim.Protocol() == queue.Conditional:
-					st, att = "running", att+1
-					me.pc = pcReceipt
+					take()
 				default:
 					panic("no model for claim " + claim.String())
 				}
 			case pcTake:
-				st, att = "running", att+1
+				take()
+			case pcReadBack:
+				me.attempt = s.attempts
 				me.pc = pcReceipt
+				if flags.Heartbeat {
+					me.pc = pcRenew
+				}
+			case pcRenew:
+				if s.run == i && s.status == "running" {
+					me.pc = effect
+				} else {
+					me.pc, me.attempt = pcDone, 0
+				}
 			case pcReceipt:
+				att := s.attempts
+				if flags.Fence {
+					att = me.attempt
+					if att < s.high {
+						me.pc, me.attempt = pcAck, 0
+						break
+					}
+					n.high = att
+				}
+				me.attempt = 0
 				if !keyed {
-					eff++
+					n.effects++
 					me.pc = pcAck
 					break
 				}
-				k := keyOf(i, attempts)
+				k := keyOf(i, att)
 				switch svc.Dedupe {
 				case receipts.DedupeCheck:
-					if keys[k] {
+					if s.keys[k] {
 						me.pc = pcAck
 					} else {
-						me.pc, me.attempt = pcEffect, attempts
+						me.pc, me.attempt = pcEffect, att
 					}
 				case receipts.DedupeClaim:
-					if keys[k] {
+					if s.keys[k] {
 						me.pc = pcAck
 					} else {
-						ks[k] = true
+						n.keys[k] = true
 						me.pc = pcEffect
 					}
 				default:
 					panic("no model for dedupe " + svc.Dedupe.String())
 				}
 			case pcEffect:
-				eff++
+				n.effects++
 				me.pc = pcAck
 				if svc.Dedupe == receipts.DedupeCheck {
 					me.pc = pcRemember
 				}
 			case pcRemember:
-				ks[keyOf(i, me.attempt)] = true
-				me.pc = pcAck
+				n.keys[keyOf(i, me.attempt)] = true
+				me.pc, me.attempt = pcAck, 0
 			case pcAck:
-				st = "done"
+				if !flags.Fence || s.run == i {
+					n.status = "done"
+				}
 				me.pc = pcDone
+			case pcBegin:
+				n.holder = i
+				me.pc = pcKey
+			case pcKey:
+				if s.ledgerKey {
+					me.pc = pcAckTx
+				} else {
+					me.keyIn, me.pc = true, pcRow
+				}
+			case pcRow:
+				me.row, me.pc = true, pcAckTx
+			case pcAckTx:
+				me.pc = pcCommit
+				if flags.Fence && s.run != i {
+					me.pc = pcRollback
+				}
+			case pcCommit:
+				// The ack, the key and the row become visible together.
+				n.status = "done"
+				n.ledgerKey = s.ledgerKey || me.keyIn
+				if me.row {
+					n.effects++
+				}
+				n.holder = -1
+				*me = w{pc: pcDone}
+			case pcRollback:
+				n.holder = -1
+				*me = w{pc: pcDone}
 			}
-			rec(st, att, eff, ks, next)
+			rec(n, next)
 		}
 		if !moved {
+			for _, x := range ws {
+				if x.pc != pcDone {
+					panic("brute: a worker waits for ever")
+				}
+			}
 			total++
-			if effects >= 2 {
+			if s.effects >= 2 {
 				dup++
 			}
 		}
 	}
-	rec("queued", 0, 0, map[string]bool{}, make([]w, workers))
+	rec(st{status: "queued", run: -1, holder: -1, keys: map[string]bool{}}, make([]w, workers))
 	return total, dup
+}
+
+// BEGIN IMMEDIATE serialises: the search takes a write by a worker while
+// another's ledger transaction is open for no step, and SQLite must agree
+// that the write would wait (SQLITE_BUSY), for every such state. And with
+// the event's key claimed in the effect's transaction, no ordering writes
+// two ledger rows.
+func TestLedgerWritesWaitAndNeverDuplicate(t *testing.T) {
+	for _, claim := range queue.Claims() {
+		for _, flags := range flagSets() {
+			if !flags.Ledger {
+				continue
+			}
+			n := 0
+			r, err := exploreRace(claim, 3, Service{}, flags, &n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n == 0 {
+				t.Errorf("%s, %+v: no write ever waited for a transaction", claim, flags)
+			}
+			if !r.Duplicating.IsZero() || r.Orderings.IsZero() {
+				t.Errorf("%s, %+v: %s of %s orderings write two ledger rows", claim, flags, r.Duplicating, r.Orderings)
+			}
+		}
+	}
 }
 
 // The service's check-then-act has the read claim's race: with the job
@@ -261,42 +397,53 @@ func BenchmarkExplore(b *testing.B) {
 	}
 }
 
-// States must say, before exploring, what Explore then reports: the
+// States must say, before exploring, what ExploreRace then reports: the
 // script's budget of explored states is checked with it at parse time.
+// Without worker flags every entry of the table is checked (those above
+// 5,000 states not under -short); with flags, a grid of up to four
+// workers, entries up to 5,000 states (under -short, three workers and
+// one claim of each protocol).
 func TestStatesKnownBeforehand(t *testing.T) {
-	for _, claim := range queue.Claims() {
-		for _, d := range receipts.Dedupes() {
-			for _, k := range receipts.Keys() {
-				svc := Service{d, k}
-				prev := 0
-				for w := MinWorkers; w <= MaxWorkers; w++ {
-					want := States(claim, w, svc)
-					if want == ManyStates {
-						// Not counted: the search with one worker fewer
-						// must already be past the table's reach.
-						if prev <= StatesTabled {
-							t.Errorf("States(%s, %d, %v) = ManyStates, but %d workers explore only %d", claim, w, svc, w-1, prev)
+	for _, flags := range flagSets() {
+		for _, claim := range queue.Claims() {
+			for _, d := range receipts.Dedupes() {
+				for _, k := range receipts.Keys() {
+					svc := Service{d, k}
+					prev := 0
+					for w := MinWorkers; w <= MaxWorkers; w++ {
+						want := States(claim, w, svc, flags)
+						if want == 0 {
+							t.Fatalf("States(%s, %d, %v, %+v) has no entry", claim, w, svc, flags)
 						}
-						prev = ManyStates
-						continue
-					}
-					if testing.Short() && want > 5000 {
+						if want == ManyStates {
+							// Not counted: the search with one worker fewer
+							// must already be past the table's reach.
+							if prev <= StatesTabled {
+								t.Errorf("States(%s, %d, %v, %+v) = ManyStates, but %d workers explore only %d", claim, w, svc, flags, w-1, prev)
+							}
+							prev = ManyStates
+							continue
+						}
 						prev = want
-						continue // seconds each; the full suite counts them
+						switch {
+						case flags == (Flags{}) && testing.Short() && want > 5000:
+							continue // seconds each; the full suite counts them
+						case flags != (Flags{}) && (w > 4 || want > 5000 || testing.Short() && (w > 3 || claim == queue.ClaimLock)):
+							continue
+						}
+						r, err := ExploreRace(claim, w, svc, flags)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if r.States != want {
+							t.Errorf("States(%s, %d, %v, %+v) = %d; ExploreRace explored %d", claim, w, svc, flags, want, r.States)
+						}
 					}
-					r, err := ExploreService(claim, w, svc)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if r.States != want {
-						t.Errorf("States(%s, %d, %v) = %d; ExploreService explored %d", claim, w, svc, want, r.States)
-					}
-					prev = r.States
 				}
 			}
 		}
 	}
-	if States(queue.ClaimRead, MaxWorkers+1, Service{}) != 0 {
+	if States(queue.ClaimRead, MaxWorkers+1, Service{}, Flags{}) != 0 {
 		t.Error("States of a refused race is not 0")
 	}
 }

@@ -107,7 +107,7 @@ const (
 	stmtLedgerLen  = `SELECT count(*) FROM ledger`
 	stmtResetKeys  = `DELETE FROM processed_keys`
 	stmtResetLedg  = `DELETE FROM ledger`
-	stmtSet        = `UPDATE jobs SET status = ?, attempts = ?, run = NULL, lease = NULL WHERE id = ?`
+	stmtSet        = `UPDATE jobs SET status = ?, attempts = ?, run = ?, lease = NULL WHERE id = ?`
 )
 
 // ErrNoJob is returned when a job id names no row.
@@ -452,16 +452,40 @@ func (c *Conn) Unfinished() (int, error) {
 	return s.ColumnInt(0), nil
 }
 
-// Set puts the job row into a given status and attempt count, with no run
-// and no lease. It is not part of any worker's protocol: the explorer of
-// interleavings uses it to return the table to a state it saw before.
-func (c *Conn) Set(id int64, status string, attempts int) error {
+// Set puts the job row into a given status and attempt count, held by run
+// ("" for none, a NULL run), with no lease. It is not part of any worker's
+// protocol: the explorer of interleavings uses it to return the table to a
+// state it saw before.
+func (c *Conn) Set(id int64, status string, attempts int, run string) error {
 	_, err := c.exec(stmtSet, func(s *sqlite3.Stmt) {
 		s.BindText(1, status)
 		s.BindInt64(2, int64(attempts))
-		s.BindInt64(3, id)
+		if run == "" {
+			s.BindNull(3)
+		} else {
+			s.BindText(3, run)
+		}
+		s.BindInt64(4, id)
 	})
 	return err
+}
+
+// SetKeys empties the ledger and processed_keys, then stores keys as
+// committed processed keys, each claimed by a run named "first". Like Set,
+// it is the explorer's, to put the tables back as a state it saw had them.
+func (c *Conn) SetKeys(keys []string) error {
+	if _, err := c.exec(stmtResetLedg, nil); err != nil {
+		return err
+	}
+	if _, err := c.exec(stmtResetKeys, nil); err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if _, err := c.ClaimKey(k, "first"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Requeue puts a job back to queued with no lease, keeping its attempts

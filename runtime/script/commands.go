@@ -47,7 +47,7 @@ var commandTable = []commandSpec{
 	},
 	{
 		name: "race", kind: Race,
-		usage:   "race " + claimList + " [N] [--workers K] [--key K] [--effect receipt|ledger] [--heartbeat MS] [--fence] | race " + claimList + " --all [--workers K] [--key K]",
+		usage:   "race " + claimList + " [N | --all] [--workers K] [--key K] [--effect receipt|ledger] [--heartbeat MS] [--fence]",
 		summary: "N times, a fresh job and K workers released at one instant; --all checks every interleaving instead",
 		example: "race read 20",
 		parse:   parseRace,

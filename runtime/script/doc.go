@@ -99,7 +99,10 @@
 // landed (receipts not refused or replayed, and ledger rows). Only the
 // first race prints its lines and is traced. race --all does not sample:
 // package explore counts every ordering of the workers' steps on a
-// database of its own.
+// database of its own, with the steps its worker flags add (a heartbeat's
+// renewal, the fence's token and fenced ack, the ledger's transaction);
+// its states are budgeted at parse time with the dedupe mode in force
+// where it runs.
 //
 // matrix runs every scenario of matrixScenarios against every fix of
 // matrixFixes (matrix.go). A cell is a live run: cellScript writes the

@@ -341,6 +341,15 @@ func (e *jsonEnc) exploration(x Exploration) {
 	e.intField("workers", x.Workers)
 	e.strField("dedupe", x.Dedupe)
 	e.strField("key", x.Key)
+	if x.HeartbeatMS != 0 {
+		e.intField("heartbeat_ms", x.HeartbeatMS)
+	}
+	if x.Fence {
+		e.boolField("fence", x.Fence)
+	}
+	if x.Effect != "" {
+		e.strField("effect", x.Effect)
+	}
 	e.strField("orderings", x.Orderings)
 	e.strField("duplicating", x.Duplicating)
 	e.intField("states", x.States)

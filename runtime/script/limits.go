@@ -143,9 +143,10 @@ func (s *Script) cost() (Cost, *Error) {
 		}
 		return nil
 	}
-	// The dedupe modes a race --all may meet: off, and every mode a service
-	// command before it sets (one that && skips leaves an earlier one in
-	// force, so the budget takes the dearest).
+	// The dedupe modes a race --all may meet: the mode the last service
+	// command before it set (off before any), and, for a service command
+	// after && (which a failure before it skips), the modes before it too:
+	// the budget takes the dearest of them.
 	modes := map[receipts.Dedupe]bool{receipts.DedupeOff: true}
 	var walk func(cmds []Command) *Error
 	walk = func(cmds []Command) *Error {
@@ -153,6 +154,9 @@ func (s *Script) cost() (Cost, *Error) {
 			c.Commands++
 			switch cmd.Kind {
 			case Service:
+				if cmd.Op == OpSeq {
+					clear(modes)
+				}
 				modes[cmd.Service.Dedupe] = true
 			case Background:
 				c.Commands--
@@ -185,13 +189,18 @@ func (s *Script) cost() (Cost, *Error) {
 				}
 				if cmd.Race.All {
 					n := 0
+					flags := exploreFlags(cmd.Race)
 					for _, d := range receipts.Dedupes() {
 						if modes[d] {
-							n = max(n, explore.States(cmd.Race.Claim, cmd.Race.Workers, explore.Service{Dedupe: d, Key: cmd.Race.Key}))
+							n = max(n, explore.States(cmd.Race.Claim, cmd.Race.Workers, explore.Service{Dedupe: d, Key: cmd.Race.Key}, flags))
 						}
 					}
 					if n == explore.ManyStates {
-						return limitErr(cmd.Pos, "this race --all would explore more than %d states (the service's dedupe steps multiply them); the limit is %d states explored by race --all per script: use fewer workers", explore.StatesTabled, MaxExploreStates)
+						why := "the service's dedupe steps multiply them"
+						if flags != (explore.Flags{}) {
+							why = "the steps of the service's dedupe and of the worker flags multiply them"
+						}
+						return limitErr(cmd.Pos, "this race --all would explore more than %d states (%s); the limit is %d states explored by race --all per script: use fewer workers", explore.StatesTabled, why, MaxExploreStates)
 					}
 					c.States += n
 					if c.States > MaxExploreStates {

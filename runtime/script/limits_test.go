@@ -117,3 +117,72 @@ func TestEstimateHeavy(t *testing.T) {
 		t.Error("Estimate of a script that does not parse gave no error")
 	}
 }
+
+// The states budget counts what race --all will explore: with the dedupe
+// mode in force when it runs (a mode set and turned off again costs
+// nothing; one that && may skip leaves the dearest in force) and with its
+// worker flags.
+func TestExploreBudgetCountsWhatRuns(t *testing.T) {
+	for _, tc := range []struct {
+		src    string
+		states int
+	}{
+		{"service --dedupe claim; service --dedupe off; race read --all --workers 6 --key attempt", 631},
+		{"service --dedupe claim\nservice --dedupe off\nrace read --all --workers 6 --key attempt", 631},
+		{"service --dedupe check\nservice --dedupe claim\nrace read --all --workers 4 --key job", 215},
+		{"service --dedupe check\nadd a && service --dedupe claim\nrace read --all --workers 4 --key job", 1579},
+		{"race read --all --heartbeat 300 --workers 4", 538},
+		{"race read --all --effect ledger --workers 8", 2401},
+		{"service --dedupe claim\nrace read --all --fence --key job --workers 3", 312},
+	} {
+		c, err := Estimate(tc.src)
+		if err != nil {
+			t.Errorf("%q: %v", tc.src, err)
+			continue
+		}
+		if c.States != tc.states {
+			t.Errorf("%q: estimated %d states, want %d", tc.src, c.States, tc.states)
+		}
+	}
+	// Over the limit with the flags' steps: refused before anything runs.
+	_, err := Parse("race read --all --heartbeat 300 --workers 8")
+	if err == nil || !strings.Contains(err.Error(), "brings the states explored to 12990") {
+		t.Errorf("eight heartbeating workers: %v", err)
+	}
+	_, err = Parse("service --dedupe check\nrace read --all --fence --key job --workers 6")
+	if err == nil || !strings.Contains(err.Error(), "the steps of the service's dedupe and of the worker flags multiply them") {
+		t.Errorf("six fenced workers against check-then-act: %v", err)
+	}
+}
+
+// The estimate is the count: for every claim, dedupe mode, key and
+// combination of worker flags, with two and three workers, what Estimate
+// says race --all will explore is what it explores when the script runs.
+func TestExploreEstimateIsExact(t *testing.T) {
+	workers := []int{2, 3}
+	if testing.Short() {
+		workers = workers[:1]
+	}
+	for _, claim := range []string{"read", "atomic"} {
+		for _, dedupe := range []string{"off", "check", "claim"} {
+			for _, key := range []string{"none", "event", "run", "attempt"} {
+				for _, flags := range []string{"", " --heartbeat 300", " --fence", " --heartbeat 300 --fence", " --effect ledger", " --effect ledger --heartbeat 300 --fence"} {
+					for _, w := range workers {
+						src := fmt.Sprintf("service --dedupe %s\nrace %s --all --workers %d --key %s%s", dedupe, claim, w, key, flags)
+						c, err := Estimate(src)
+						if err != nil {
+							t.Fatalf("%q: %v", src, err)
+						}
+						res := Run(src, Options{Seed: 1})
+						if res.Error != nil || len(res.Explorations) != 1 {
+							t.Fatalf("%q: %v, %d explorations", src, res.Error, len(res.Explorations))
+						}
+						if got := res.Explorations[0].States; got != c.States {
+							t.Errorf("%q: estimated %d states, explored %d", src, c.States, got)
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -167,7 +167,9 @@ type RaceArgs struct {
 	N       int  // races to run; 0 with All
 	All     bool // check every interleaving instead of timed races
 	Workers int
-	// Worker flags every racing worker gets (not with All).
+	// Worker flags every racing worker gets; with All, the steps they add
+	// are explored too (package explore: a heartbeat's one renewal, the
+	// fenced receipt and ack, the ledger's transaction).
 	Effect    string
 	Heartbeat sim.Time
 	Fence     bool
@@ -717,9 +719,8 @@ func oneOf(list string) string {
 
 func parseRace(c *Command, name token, args []token) *Error {
 	claims := queue.ClaimNames("|")
-	usage := usageErr(name.pos, "usage: race %s [N] [--workers N] [--key K] [--effect receipt|ledger] [--heartbeat MS] [--fence] | race %s --all [--workers N] [--key K]", claims, claims)
+	usage := usageErr(name.pos, "usage: race %s [N | --all] [--workers N] [--key K] [--effect receipt|ledger] [--heartbeat MS] [--fence]", claims)
 	r := RaceArgs{N: DefaultRaces, Workers: DefaultWorkers, Effect: EffectReceipt}
-	var workerFlag *flagArg // the first worker flag, which --all refuses
 	var pos []token
 	seen := map[string]bool{}
 	for i := 0; i < len(args); i++ {
@@ -747,24 +748,18 @@ func parseRace(c *Command, name token, args []token) *Error {
 				r.Workers = int(n)
 				err = f.named(v, err)
 			}
-		case "effect", "heartbeat", "fence":
-			if workerFlag == nil {
-				ff := f
-				workerFlag = &ff
-			}
+		case "effect":
 			var v token
-			switch f.name {
-			case "effect":
-				if v, err = f.value(args, &i); err == nil {
-					r.Effect, err = v.text, checkEffect(v)
-				}
-			case "heartbeat":
-				if v, err = f.value(args, &i); err == nil {
-					r.Heartbeat, err = parseMillis(v, 1)
-				}
-			case "fence":
-				err = f.boolean(&r.Fence)
+			if v, err = f.value(args, &i); err == nil {
+				r.Effect, err = v.text, checkEffect(v)
 			}
+		case "heartbeat":
+			var v token
+			if v, err = f.value(args, &i); err == nil {
+				r.Heartbeat, err = parseMillis(v, 1)
+			}
+		case "fence":
+			err = f.boolean(&r.Fence)
 		default:
 			err = usageErr(f.tok.pos, "unknown flag %q for race (want --all, --workers, --key, --effect, --heartbeat, --fence)", f.tok.text)
 		}
@@ -791,9 +786,6 @@ func parseRace(c *Command, name token, args []token) *Error {
 		r.N = int(n)
 	}
 	if r.All {
-		if workerFlag != nil {
-			return usageErr(workerFlag.tok.pos, "race --all explores the claim alone; it takes no --%s", workerFlag.name)
-		}
 		r.N = 0
 	}
 	c.Race = r

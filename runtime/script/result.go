@@ -260,6 +260,12 @@ type Exploration struct {
 	// choice; with dedupe off or key none the receipt is one step.
 	Dedupe string `json:"dedupe"`
 	Key    string `json:"key"`
+	// HeartbeatMS, Fence and Effect are the race's worker flags, absent
+	// when not given: a heartbeat's renewal, the fenced receipt and ack,
+	// and the ledger's transaction are steps of their own.
+	HeartbeatMS int    `json:"heartbeat_ms,omitempty"`
+	Fence       bool   `json:"fence,omitempty"`
+	Effect      string `json:"effect,omitempty"`
 	// Orderings and Duplicating are decimal strings: with many workers
 	// they exceed what a JavaScript number holds exactly.
 	Orderings   string `json:"orderings"`

@@ -522,7 +522,8 @@ func raceLabel(claim queue.Claim, dedupe receipts.Dedupe, key receipts.Key) stri
 // database of its own and leaves the script's tables as they were.
 func (in *interp) explore(r RaceArgs) error {
 	dedupe, _ := in.svc.Dedupe()
-	rep, err := explore.ExploreService(r.Claim, r.Workers, explore.Service{Dedupe: dedupe, Key: r.Key})
+	flags := exploreFlags(r)
+	rep, err := explore.ExploreRace(r.Claim, r.Workers, explore.Service{Dedupe: dedupe, Key: r.Key}, flags)
 	if err != nil {
 		return err
 	}
@@ -530,14 +531,22 @@ func (in *interp) explore(r RaceArgs) error {
 		Claim: r.Claim.String(), Workers: r.Workers, Dedupe: dedupe.String(), Key: r.Key.String(),
 		Orderings: rep.Orderings.String(), Duplicating: rep.Duplicating.String(),
 		States: rep.States, Method: explore.Method, Shortest: []ExploreStep{},
+		HeartbeatMS: int(r.Heartbeat / sim.Millisecond), Fence: r.Fence,
+	}
+	if r.Effect != EffectReceipt {
+		x.Effect = r.Effect
 	}
 	for _, s := range rep.Shortest {
 		x.Shortest = append(x.Shortest, ExploreStep{Worker: s.Worker, What: s.What})
 	}
 	in.res.Explorations = append(in.res.Explorations, x)
-	in.k.Record("shell", event.Race, nil, "race %s --all --workers %d: %s of %s interleavings duplicate", r.Claim, r.Workers, x.Duplicating, x.Orderings)
+	label := raceLabel(r.Claim, dedupe, r.Key) + flagsLabel(r)
+	in.k.Record("shell", event.Race, nil, "race %s --all --workers %d%s: %s of %s interleavings duplicate", r.Claim, r.Workers, flagsLabel(r), x.Duplicating, x.Orderings)
 
-	in.print("%s: two effects in %s of %s interleavings of %d workers", raceLabel(r.Claim, dedupe, r.Key), x.Duplicating, x.Orderings, r.Workers)
+	in.print("%s: two effects in %s of %s interleavings of %d workers", label, x.Duplicating, x.Orderings, r.Workers)
+	if flags.Heartbeat {
+		in.print("  each worker renews its lease once, between its claim and its effect: timing is ignored, --heartbeat's period with it")
+	}
 	if len(x.Shortest) == 0 {
 		in.print("  every interleaving checked, none gives two effects (exact count over %d states)", x.States)
 		return nil
@@ -547,6 +556,28 @@ func (in *interp) explore(r RaceArgs) error {
 		in.print("  %d. %s %s", i+1, s.Worker, s.What)
 	}
 	return nil
+}
+
+// exploreFlags are the worker flags of a race --all, as package explore
+// takes them.
+func exploreFlags(r RaceArgs) explore.Flags {
+	return explore.Flags{Heartbeat: r.Heartbeat > 0, Fence: r.Fence, Ledger: r.Effect == EffectLedger}
+}
+
+// flagsLabel names the worker flags of a race --all after its claim:
+// ", effect=ledger, heartbeat, fence", or "" with none.
+func flagsLabel(r RaceArgs) string {
+	s := ""
+	if r.Effect != EffectReceipt {
+		s += ", effect=" + r.Effect
+	}
+	if r.Heartbeat > 0 {
+		s += fmt.Sprintf(", heartbeat=%dms", r.Heartbeat/sim.Millisecond)
+	}
+	if r.Fence {
+		s += ", fence"
+	}
+	return s
 }
 
 // landed counts the effects that landed since the last reset: receipts

@@ -1116,6 +1116,7 @@ export function start(config) {
     linkHash,
     shellQuote,
     commandFor,
+    renderExplorations,
     announce,
     diagnosisPlan,
     embedIframe,

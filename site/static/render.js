@@ -666,6 +666,16 @@ export function pane(claim, res, label) {
   return sec;
 }
 
+// exploreFlags names the worker flags an exploration ran with, as the
+// runtime's JSON gives them (absent when not set).
+function exploreFlags(x) {
+  let s = "";
+  if (x.heartbeat_ms) s += ", a heartbeat (one lease renewal each)";
+  if (x.fence) s += ", a fencing token and a fenced ack";
+  if (x.effect === "ledger") s += ", the effect a ledger row in one transaction";
+  return s;
+}
+
 // renderExplorations fills Every ordering from the runtime's explorations.
 export function renderExplorations(ui, xs, ms) {
   const heads = [];
@@ -676,12 +686,12 @@ export function renderExplorations(ui, xs, ms) {
     head.append(
       h("strong", { class: none ? "good" : "bad", text: groupDigits(x.duplicating) + " of " + groupDigits(x.orderings) }),
       document.createTextNode(
-        " interleavings of " + x.workers + " workers give two effects with claim=" + x.claim + (x.dedupe && x.dedupe !== "off" && x.key && x.key !== "none" ? ", the service's dedupe=" + x.dedupe + " and key=" + x.key : "") + "."
+        " interleavings of " + x.workers + " workers give two effects with claim=" + x.claim + (x.dedupe && x.dedupe !== "off" && x.key && x.key !== "none" && x.effect !== "ledger" ? ", the service's dedupe=" + x.dedupe + " and key=" + x.key : "") + exploreFlags(x) + "."
       )
     );
     heads.push(head);
     const part = h("div", { class: "exp-claim", "data-claim": x.claim });
-    if (xs.length > 1) part.append(h("p", { class: "exp-claim-title", text: "claim=" + x.claim }));
+    if (xs.length > 1) part.append(h("p", { class: "exp-claim-title", text: "claim=" + x.claim + (x.effect === "ledger" ? ", effect=ledger" : "") + (x.heartbeat_ms ? ", heartbeat=" + x.heartbeat_ms + "ms" : "") + (x.fence ? ", fence" : "") }));
     if (none) {
       part.append(
         h("p", { class: "proof good", text: "Every ordering was checked, none duplicates: for " + x.workers + " workers this is a proof, not a sample." })

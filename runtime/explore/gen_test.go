@@ -1,0 +1,100 @@
+package explore
+
+import (
+	"flag"
+	"fmt"
+	"testing"
+
+	"github.com/twice-lab/twice/runtime/queue"
+	"github.com/twice-lab/twice/runtime/receipts"
+)
+
+var printStates = flag.Bool("states", false, "print the statesOf table as Go, measured by exploring")
+
+// TestPrintStates writes the statesOf table from real searches:
+//
+//	go test ./runtime/explore -run PrintStates -states
+func TestPrintStates(t *testing.T) {
+	if !*printStates {
+		t.Skip("only with -states")
+	}
+	seen := map[statesKey]bool{}
+	for _, flags := range flagSets() {
+		for _, p := range []queue.Protocol{queue.ReadThenWrite, queue.Conditional} {
+			var claim queue.Claim
+			for _, c := range queue.Claims() {
+				if c.Protocol() == p {
+					claim = c
+					break
+				}
+			}
+			for _, svc := range services() {
+				k := svc.statesKey(p, flags)
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				var row [MaxWorkers - MinWorkers + 1]int
+				prev := 0
+				for w := MinWorkers; w <= MaxWorkers; w++ {
+					if prev > StatesTabled {
+						row[w-MinWorkers] = ManyStates
+						continue
+					}
+					r, err := ExploreRace(claim, w, svc, flags)
+					if err != nil {
+						t.Fatal(err)
+					}
+					row[w-MinWorkers], prev = r.States, r.States
+				}
+				cells := ""
+				for i, n := range row {
+					if i > 0 {
+						cells += ", "
+					}
+					if n == ManyStates {
+						cells += "ManyStates"
+					} else {
+						cells += fmt.Sprint(n)
+					}
+				}
+				fmt.Printf("\t{%s, %s, %s, %s}: {%s},\n", protoName(p), dedupeName(k.dedupe), kindName(k.key), flagsName(flags), cells)
+			}
+		}
+	}
+}
+
+func protoName(p queue.Protocol) string {
+	if p == queue.ReadThenWrite {
+		return "queue.ReadThenWrite"
+	}
+	return "queue.Conditional"
+}
+
+func dedupeName(d receipts.Dedupe) string {
+	switch d {
+	case receipts.DedupeCheck:
+		return "receipts.DedupeCheck"
+	case receipts.DedupeClaim:
+		return "receipts.DedupeClaim"
+	}
+	return "receipts.DedupeOff"
+}
+
+func kindName(k keyKind) string { return [...]string{"keySame", "keyRun", "keyTry"}[k] }
+
+func flagsName(f Flags) string {
+	s := ""
+	add := func(on bool, n string) {
+		if on {
+			if s != "" {
+				s += ", "
+			}
+			s += n + ": true"
+		}
+	}
+	add(f.Heartbeat, "Heartbeat")
+	add(f.Fence, "Fence")
+	add(f.Ledger, "Ledger")
+	return "Flags{" + s + "}"
+}
