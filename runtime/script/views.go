@@ -266,12 +266,19 @@ func exploreView(s *Script) ExploreView {
 	return v
 }
 
-// refusal says why the runtime would refuse src, or "" when it parses.
+// refusal says why the runtime would refuse src, or "" when it parses:
+// a limit (too many states for the page to explore), or flags the
+// explorer does not take.
 func refusal(src string) string {
-	if _, err := Parse(src); err != nil {
-		return "this combination cannot be explored yet: " + err.(*Error).Msg
+	_, err := Parse(src)
+	if err == nil {
+		return ""
 	}
-	return ""
+	e := err.(*Error)
+	if e.Kind == "limit" {
+		return "this race is too large to explore here: " + e.Msg
+	}
+	return "this combination cannot be explored yet: " + e.Msg
 }
 
 func plural(n int, one, more string) string {
