@@ -28,7 +28,9 @@ func TestBrowserMatrix(t *testing.T) {
 	const seed = 5
 	want := script.Run("matrix\n", script.Options{Seed: seed})
 	m := want.Matrices[0]
-	s := js[string](t, ctx, fmt.Sprintf(`tp.run(0, () => { tp.q(0, "textarea").value = "matrix\n"; tp.q(0, ".seed input").value = "%d"; tp.q(0, "button.run").click(); })`, seed))
+	// Every cell runs at twenty seeds: on a busy machine the matrix takes
+	// longer than js's 30 s, so it gets the page helper's own 120 s.
+	s := run(t, ctx, 150*time.Second, chromedp.Evaluate[string](fmt.Sprintf(`tp.run(0, () => { tp.q(0, "textarea").value = "matrix\n"; tp.q(0, ".seed input").value = "%d"; tp.q(0, "button.run").click(); })`, seed), chromedp.EvalAwaitPromise))
 	if s != "done" {
 		t.Fatalf("matrix run ended in state %q: %s", s, js[string](t, ctx, `tp.q(0, ".error").textContent`))
 	}
