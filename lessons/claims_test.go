@@ -103,10 +103,60 @@ func TestCorrectionsStayIn(t *testing.T) {
 		{"06-redelivery.md", "The lessons on idempotency that follow"},
 		{"07-every-interleaving.md", "the orderings are not run one by one"},
 		{"10-fencing.md", "The lessons on idempotency that follow"},
+		{"16-which-fix.md", "That narrows the race, from most races to a handful in a thousand; it does not close it"},
+		{"16-which-fix.md", "at every one of the twenty seeds"},
 	} {
 		if !strings.Contains(prose(lesson(t, c.file)), c.phrase) {
 			t.Errorf("%s no longer says %q", c.file, c.phrase)
 		}
+	}
+}
+
+// TestWhichFixAgreesWithItsMatrix holds lesson 16's prose to the matrix
+// its block prints: each fix closes the rows the prose says it closes and
+// no other, and the heartbeat and fencing narrow the claim race without
+// closing it, as the race block beside it shows.
+func TestWhichFixAgreesWithItsMatrix(t *testing.T) {
+	l := lesson(t, "16-which-fix.md")
+	_, r := blockWith(t, l, "matrix")
+	if len(r.Matrices) != 1 {
+		t.Fatalf("%d matrices", len(r.Matrices))
+	}
+	m := r.Matrices[0]
+	closes := map[string][]string{ // as the prose says, row by row
+		"none":      nil,
+		"atomic":    {"claim-race"},
+		"heartbeat": {"slow"},
+		"fence":     {"slow", "stall"},
+		"check":     {"lost-ack", "slow", "stall", "double-publish"},
+		"claim":     {"claim-race", "lost-ack", "slow", "stall", "client-retry", "double-publish"},
+		"ledger":    {"claim-race", "lost-ack", "slow", "stall", "client-retry", "double-publish"},
+	}
+	for fi, f := range m.Fixes {
+		want, ok := closes[f.ID]
+		if !ok {
+			t.Errorf("the matrix has a fix %q the lesson does not discuss", f.ID)
+			continue
+		}
+		var got []string
+		for _, row := range m.Scenarios {
+			if row.Cells[fi].Verdict == script.VerdictClosed {
+				got = append(got, row.ID)
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("the %s column closes %v; the lesson says %v", f.ID, got, want)
+		}
+	}
+	for fi, f := range m.Fixes {
+		c := m.Scenarios[0].Cells[fi]
+		if (f.ID == "heartbeat" || f.ID == "fence" || f.ID == "check") && (c.Verdict != script.VerdictNarrows || c.Failed == 0) {
+			t.Errorf("the claim race with %s: %s %d/%d; the lesson says it narrows the race", f.ID, c.Verdict, c.Failed, c.Trials)
+		}
+	}
+	_, race := blockWith(t, l, "--heartbeat 300")
+	if len(race.Races) != 1 || race.Races[0].Duplicates == 0 {
+		t.Errorf("the heartbeat race block shows no duplicate: %v", race.Races)
 	}
 }
 

@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/twice-lab/twice/runtime/event"
 	"github.com/twice-lab/twice/runtime/script"
@@ -25,7 +28,9 @@ func TestBrowserMatrix(t *testing.T) {
 	const seed = 5
 	want := script.Run("matrix\n", script.Options{Seed: seed})
 	m := want.Matrices[0]
-	s := js[string](t, ctx, fmt.Sprintf(`tp.run(0, () => { tp.q(0, "textarea").value = "matrix\n"; tp.q(0, ".seed input").value = "%d"; tp.q(0, "button.run").click(); })`, seed))
+	// Every cell runs at twenty seeds: on a busy machine the matrix takes
+	// longer than js's 30 s, so it gets the page helper's own 120 s.
+	s := run(t, ctx, 150*time.Second, chromedp.Evaluate[string](fmt.Sprintf(`tp.run(0, () => { tp.q(0, "textarea").value = "matrix\n"; tp.q(0, ".seed input").value = "%d"; tp.q(0, "button.run").click(); })`, seed), chromedp.EvalAwaitPromise))
 	if s != "done" {
 		t.Fatalf("matrix run ended in state %q: %s", s, js[string](t, ctx, `tp.q(0, ".error").textContent`))
 	}
@@ -33,7 +38,11 @@ func TestBrowserMatrix(t *testing.T) {
 	if got := js[string](t, ctx, `tp.transcript(0)`); got != want.Text() {
 		t.Errorf("transcript differs from native:\n%s\nwant:\n%s", got, want.Text())
 	}
-	if c := js[string](t, ctx, `tp.q(0, "table.matrix caption").textContent`); !strings.Contains(c, "Which fix closes which duplicate, at seed "+strconv.Itoa(seed)) {
+	// The text copy is folded, not shown a second time beside the table.
+	if open := js[bool](t, ctx, `(() => { const d = tp.q(0, "details.text-copy"); return !d || d.hidden || d.open || !d.contains(tp.q(0, "pre.transcript")); })()`); open {
+		t.Error("the matrix's text copy is not folded in its own closed details")
+	}
+	if c := js[string](t, ctx, `tp.q(0, "table.matrix caption").textContent`); !strings.Contains(c, fmt.Sprintf("Which fix closes which duplicate, at seeds %d-%d", seed, seed+m.Seeds-1)) {
 		t.Errorf("caption %q", c)
 	}
 	heads := js[[]string](t, ctx, `Array.from(tp.q(0, "table.matrix thead tr").cells).map((c) => c.getAttribute("scope") + ":" + c.textContent)`)
@@ -64,17 +73,37 @@ func TestBrowserMatrix(t *testing.T) {
 		}
 	}
 
-	// A cell is a button that runs its own script.
+	// A cell is a button that opens its own script in a block under the
+	// matrix and runs it there; the matrix and the editor stay as they are.
 	cell := m.Scenarios[2].Cells[0]
-	s = js[string](t, ctx, `tp.run(0, () => tp.q(0, 'table.matrix td[data-scenario="`+m.Scenarios[2].ID+`"][data-fix="none"] button').click())`)
-	if s != "done" {
-		t.Fatalf("cell run ended in state %q", s)
+	cellRun := `(() => { const b = tp.q(0, ".cell-box twice-playground"); return b && b.shadowRoot && b.getAttribute("state"); })()`
+	openCell := func() {
+		t.Helper()
+		js[bool](t, ctx, `tp.q(0, 'table.matrix td[data-scenario="`+m.Scenarios[2].ID+`"][data-fix="none"] button').click(), true`)
+		run(t, ctx, 60*time.Second, chromedp.Poll[bool](cellRun+` === "done"`))
 	}
-	if got := js[string](t, ctx, `tp.q(0, "textarea").value`); got != cell.Script {
-		t.Errorf("the cell put %q in the editor, want %q", got, cell.Script)
+	openCell()
+	if got := js[string](t, ctx, `tp.q(0, ".cell-box twice-playground").shadowRoot.querySelector("textarea").value`); got != cell.Script {
+		t.Errorf("the cell's block holds %q, want %q", got, cell.Script)
 	}
-	if got, w := js[string](t, ctx, `tp.transcript(0)`), script.Run(cell.Script, script.Options{Seed: seed}).Text(); got != w {
+	if got, w := js[string](t, ctx, `tp.q(0, ".cell-box twice-playground").shadowRoot.querySelector("pre.transcript").textContent`), script.Run(cell.Script, script.Options{Seed: seed}).Text(); got != w {
 		t.Errorf("cell transcript:\n%s\nwant:\n%s", got, w)
+	}
+	if got := js[string](t, ctx, `tp.q(0, "textarea").value`); got != "matrix\n" {
+		t.Errorf("opening a cell changed the matrix's editor to %q", got)
+	}
+	if n := js[int](t, ctx, `tp.q(0, "table.matrix tbody").rows.length`); n != len(m.Scenarios) {
+		t.Errorf("with a cell open the matrix has %d rows", n)
+	}
+	// Back closes the cell, Forward opens it again, Close closes it.
+	js[bool](t, ctx, `history.back(), true`)
+	run(t, ctx, 10*time.Second, chromedp.Poll[bool](`tp.q(0, ".cell-box").hidden`))
+	js[bool](t, ctx, `history.forward(), true`)
+	run(t, ctx, 60*time.Second, chromedp.Poll[bool](cellRun+` === "done"`))
+	js[bool](t, ctx, `tp.q(0, ".cell-close").click(), true`)
+	run(t, ctx, 10*time.Second, chromedp.Poll[bool](`tp.q(0, ".cell-box").hidden`))
+	if n := js[int](t, ctx, `tp.q(0, "table.matrix tbody").rows.length`); n != len(m.Scenarios) {
+		t.Errorf("after the cell closed the matrix has %d rows", n)
 	}
 	// The step-through of a ledger race: the row lands at its COMMIT, and
 	// the step names it as a committed ledger row.

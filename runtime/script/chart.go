@@ -14,18 +14,23 @@ type Chart struct {
 	Height int    `json:"height"`
 }
 
-// Layout of the chart, in SVG user units.
+// Layout of the chart, in SVG user units: one row per lease, its bar
+// running to the right, narrow enough to be drawn at full size on a
+// phone (a 390 px screen less its margins), so that no text shrinks and
+// nothing scrolls sideways.
 const (
-	chWidth  = 640
-	chHeight = 300
-	chLeft   = 56
-	chRight  = 20
-	chTop    = 40
-	chBottom = 56
+	chWidth  = 320
+	chTop    = 34 // below the title
+	chRow    = 28
+	chLabel  = 40 // right edge of the lease labels
+	chBar    = 48 // where the bars start
+	chBarMax = 180
+	chBottom = 46 // the legend
 )
 
-// DrawLoadChart draws r.Loads as bars, one per lease length, and marks
-// where the drawn p95 falls among the lease lengths. It returns nil when
+// DrawLoadChart draws r.Loads as horizontal bars, one row per lease
+// length, and marks where the drawn p95 of processing falls among the
+// lease lengths with a dashed line across the rows. It returns nil when
 // the script ran no load.
 func (r *Result) DrawLoadChart() *Chart {
 	ls := r.Loads
@@ -34,11 +39,9 @@ func (r *Result) DrawLoadChart() *Chart {
 	}
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	plotW, plotH := chWidth-chLeft-chRight, chHeight-chTop-chBottom
-	slot := plotW / len(ls)
-	barW := min(slot*3/5, 80)
+	height := chTop + chRow*len(ls) + chBottom
 	pct := func(t LoadTally) int { return (t.Duplicates*100 + t.Jobs/2) / t.Jobs }
-	// The scale's top: the smallest of 20, 40 and 100% that fits.
+	// The scale's end: the smallest of 20, 40 and 100% that fits.
 	top := 20
 	for _, t := range ls {
 		if pct(t) > top {
@@ -48,9 +51,9 @@ func (r *Result) DrawLoadChart() *Chart {
 			top = 100
 		}
 	}
-	y := func(pct int) int { return chTop + plotH - plotH*pct/top }
+	rowY := func(i int) int { return chTop + chRow*i + chRow/2 }
 
-	p(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-labelledby="ch-title ch-desc" class="twice-chart">`, chWidth, chHeight, chWidth, chHeight)
+	p(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-labelledby="ch-title ch-desc" class="twice-chart">`, chWidth, height, chWidth, height)
 	p(`<title id="ch-title">Jobs with two effects, by lease length</title>`)
 	p(`<style>
 .twice-chart{font:12px system-ui,sans-serif;--fg:#1d2433;--muted:#667085;--grid:#e4e7ec;--bar:#d92d20;--ok:#12b76a;--p95:#3b5bdb;--halo:#ffffff}
@@ -60,64 +63,56 @@ func (r *Result) DrawLoadChart() *Chart {
 .twice-chart .p95t{fill:var(--p95);font-weight:600}
 .twice-chart .v,.twice-chart .p95t{paint-order:stroke;stroke:var(--halo);stroke-width:4px;stroke-linejoin:round}
 </style>`)
-	p(`<text x="%d" y="20" font-weight="600">Jobs with two effects, by lease length</text>`, chLeft)
-	for _, g := range []int{0, top / 4, top / 2, top * 3 / 4, top} {
-		p(`<line class="grid" x1="%d" y1="%d" x2="%d" y2="%d"/>`, chLeft, y(g), chWidth-chRight, y(g))
-		p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="end">%d%%</text>`, chLeft-6, y(g)+4, g)
-	}
+	p(`<text x="4" y="18" font-size="12" font-weight="600">Jobs with two effects, by lease</text>`)
+	p(`<line class="grid" x1="%d" y1="%d" x2="%d" y2="%d"/>`, chBar, chTop, chBar, chTop+chRow*len(ls))
 	var desc []string
-	center := func(i int) int { return chLeft + slot*i + slot/2 }
-	p95Label := ""
-	// Where the drawn p95 falls: between the bars of the leases around it,
-	// when the leases are given in increasing order.
+	for i, t := range ls {
+		v := pct(t)
+		y := rowY(i)
+		class := "bar"
+		if t.Duplicates == 0 {
+			class = "zero"
+		}
+		w := max(chBarMax*v/top, 2)
+		p(`<text class="m" x="%d" y="%d" font-size="12" text-anchor="end">%s s</text>`, chLabel, y+4, formatSeconds(t.LeaseUS))
+		p(`<rect class="%s" x="%d" y="%d" width="%d" height="16" rx="2"><title>lease %s s: %d of %d jobs with two effects</title></rect>`,
+			class, chBar, y-8, w, formatSeconds(t.LeaseUS), t.Duplicates, t.Jobs)
+		p(`<text class="v" x="%d" y="%d" font-size="12">%d of %d</text>`, chBar+w+6, y+4, t.Duplicates, t.Jobs)
+		desc = append(desc, fmt.Sprintf("lease %s s: %d of %d", formatSeconds(t.LeaseUS), t.Duplicates, t.Jobs))
+	}
+	// Where the drawn p95 falls: between the rows of the leases around
+	// it, when the leases are given in increasing order.
 	p95 := ls[0].P95US
 	increasing := true
 	for i := 1; i < len(ls); i++ {
 		increasing = increasing && ls[i].LeaseUS > ls[i-1].LeaseUS
 	}
+	legendY := chTop + chRow*len(ls) + 20
 	if increasing && len(ls) > 1 {
-		x := -1
+		y := -1
 		switch {
 		case p95 <= ls[0].LeaseUS:
-			x = center(0) - slot/2 + 4
+			y = chTop + 2
 		case p95 >= ls[len(ls)-1].LeaseUS:
-			x = center(len(ls)-1) + slot/2 - 4
+			y = chTop + chRow*len(ls) - 2
 		default:
 			for i := 1; i < len(ls); i++ {
 				if p95 <= ls[i].LeaseUS {
 					a, c := ls[i-1].LeaseUS, ls[i].LeaseUS
-					x = center(i-1) + int(int64(slot)*(p95-a)/(c-a))
+					y = rowY(i-1) + int(int64(chRow)*(p95-a)/(c-a))
 					break
 				}
 			}
 		}
-		// The line goes under the bars and their labels, its label over
-		// them, each label with a halo so that no line crosses its text.
-		p(`<line class="p95" x1="%d" y1="%d" x2="%d" y2="%d"/>`, x, chTop-4, x, y(0))
-		tx, anchor := x+5, "start"
-		if x > chWidth-170 {
-			tx, anchor = x-5, "end"
-		}
-		p95Label = fmt.Sprintf(`<text class="p95t" x="%d" y="%d" font-size="11" text-anchor="%s">p95 of processing: %s</text>`, tx, chTop+8, anchor, fmtGap(p95))
+		// From the bars' edge, so that it crosses no lease label.
+		p(`<line class="p95" x1="%d" y1="%d" x2="%d" y2="%d"/>`, chBar-4, y, chWidth-4, y)
+		p(`<line class="p95" x1="4" y1="%d" x2="28" y2="%d"/>`, legendY-4, legendY-4)
+		p(`<text class="p95t" x="34" y="%d" font-size="12">p95 of processing: %s</text>`, legendY, fmtGap(p95))
+	} else {
+		p(`<text class="p95t" x="4" y="%d" font-size="12">p95 of processing: %s</text>`, legendY, fmtGap(p95))
 	}
-	for i, t := range ls {
-		v := pct(t)
-		x := center(i)
-		class := "bar"
-		if t.Duplicates == 0 {
-			class = "zero"
-		}
-		h := max(y(0)-y(v), 2)
-		p(`<rect class="%s" x="%d" y="%d" width="%d" height="%d" rx="2"><title>lease %s s: %d of %d jobs with two effects</title></rect>`,
-			class, x-barW/2, y(0)-h, barW, h, formatSeconds(t.LeaseUS), t.Duplicates, t.Jobs)
-		p(`<text class="v" x="%d" y="%d" font-size="11" text-anchor="middle">%d of %d</text>`, x, y(0)-h-6, t.Duplicates, t.Jobs)
-		p(`<text class="m" x="%d" y="%d" font-size="11" text-anchor="middle">%s s</text>`, x, y(0)+16, formatSeconds(t.LeaseUS))
-		desc = append(desc, fmt.Sprintf("lease %s s: %d of %d", formatSeconds(t.LeaseUS), t.Duplicates, t.Jobs))
-	}
-	p(`<text class="m" x="%d" y="%d" font-size="11" text-anchor="middle">lease (visibility timeout)</text>`, chLeft+plotW/2, chHeight-12)
-
-	b.WriteString(p95Label)
+	p(`<text class="m" x="4" y="%d" font-size="12">Rows: lease; bars: jobs with two effects</text>`, legendY+18)
 	p(`<desc id="ch-desc">%s; processing p95 %s</desc>`, escapeXML(strings.Join(desc, ", ")), fmtGap(p95))
 	p(`</svg>`)
-	return &Chart{SVG: b.String(), Width: chWidth, Height: chHeight}
+	return &Chart{SVG: b.String(), Width: chWidth, Height: height}
 }

@@ -9,6 +9,7 @@
 //	Result.Text()          → string      the transcript, as twice run prints it
 //	Result.MarshalJSON()   → []byte      the Result as twice run --json and the browser see it
 //	Result.DrawTimeline()  → *Timeline   the run as SVG (Options.Timeline asks Run for it)
+//	ViewsOf(*Script)       → Views       what each view of a block shows, or why it does not apply
 //
 // [Parse] lexes the script (words, &&, ;, parentheses, newlines, # comments,
 // trailing-backslash continuations) and turns each command's words into a
@@ -38,6 +39,19 @@
 // [Event] trace of every atomic step. An [Error] says what went wrong and
 // where: parse, usage and limit errors exit 2, runtime errors exit 1
 // (Result.ExitCode), as twice run does.
+//
+// Run also fills Result.Views from the parsed script ([ViewsOf]), so that
+// every view of a block beside its output describes the block's own
+// commands and the page only renders what it is given: Every ordering gets
+// the block's races made exhaustive with their claim, workers, key,
+// dedupe, heartbeat, fence and effect (or, for a block with no race, a
+// sentence and the race its work would run, marked as not its own; a
+// combination the explorer refuses is carried with the parser's reason),
+// Compare gets the script with each claim of race, work and load set, and
+// Timeline gets the sentence for what it can draw (the load chart for a
+// load, which traces nothing). Result.Outcome counts duplicates and
+// effects one way for every view: races, load jobs, or events with two
+// landed effects, ledger rows counted as effects.
 //
 // The JSON encoder is written by hand so that the browser build links no
 // encoding/json; a test holds it to encoding/json's bytes. The timeline is
@@ -97,7 +111,10 @@
 // matrixFixes (matrix.go). A cell is a live run: cellScript writes the
 // fix into the scenario's script (a claim, flags added to every work and
 // race line that lacks them, service lines first), Run runs it like any
-// other script, and runCell counts the effects that landed in its Result.
+// other script at each of matrixSeeds seeds, and runCell counts the
+// trials (races, or runs) that did not end with one effect per event: a
+// cell is closed only when none did, and narrows when it fails less often
+// than the scenario's no-fix cell.
 // The table goes into Result.Matrices with each cell's script, and prints
 // as fixed-width text (MatrixTable.Lines).
 //

@@ -191,7 +191,7 @@ func (s *Script) cost() (Cost, *Error) {
 				if c.Races > MaxRaces {
 					return limitErr(cmd.Pos, "this matrix brings the script to %d races (a matrix runs %d); the limit is %d races per script", c.Races, matrixRaces(), MaxRaces)
 				}
-				c.Steps += matrixRaces()*2*stepsPerRun + len(matrixScenarios)*len(matrixFixes)*3*stepsPerRun
+				c.Steps += matrixRaces()*2*stepsPerRun + len(matrixScenarios)*len(matrixFixes)*matrixSeeds*3*stepsPerRun
 			case Race:
 				for n := range cmd.Race.Workers {
 					if err := name(cmd.Pos, fmt.Sprintf("W%d", n+1)); err != nil {

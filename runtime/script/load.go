@@ -34,6 +34,9 @@ func (in *interp) load(l LoadArgs) error {
 		if err != nil {
 			return err
 		}
+		if err := in.loadDetail(&t); err != nil {
+			return err
+		}
 		tallies = append(tallies, t)
 	}
 	in.quiet = false
@@ -131,4 +134,64 @@ func (in *interp) loadOnce(l LoadArgs, lease sim.Time) (LoadTally, error) {
 		t.P95US = drawn[(len(drawn)-1)*95/100]
 	}
 	return t, nil
+}
+
+// maxLoadDetail is how many jobs of one lease run a LoadTally details:
+// the page lists them and counts the rest.
+const maxLoadDetail = 30
+
+// loadDetail fills in what the tables held at the end of one lease run,
+// before the next run empties them: the jobs that did not simply run
+// once (a duplicate, a redelivery, a refused receipt), their effects and
+// their diagnosis, at most maxLoadDetail of them, duplicates first, how
+// many ran once, and how many jobs each diagnosis names.
+func (in *interp) loadDetail(t *LoadTally) error {
+	sums, err := in.summarize()
+	if err != nil {
+		return err
+	}
+	var bad, other []Summary
+	at := map[DiagnosisKind]int{}
+	for _, s := range sums {
+		if i, ok := at[s.Kind]; ok {
+			t.KindCounts[i].N++
+		} else {
+			at[s.Kind] = len(t.KindCounts)
+			t.KindCounts = append(t.KindCounts, KindCount{Kind: s.Kind, N: 1})
+		}
+		switch {
+		case s.Kind == KindOnce:
+			t.RanOnce++
+		case !s.Kind.Good():
+			bad = append(bad, s)
+		default:
+			other = append(other, s)
+		}
+	}
+	shown := append(append([]Summary{}, bad...), other...)
+	if len(shown) > maxLoadDetail {
+		t.More = len(shown) - maxLoadDetail
+		shown = shown[:maxLoadDetail]
+	}
+	t.Summary = shown
+	orders := map[string]bool{}
+	for _, s := range shown {
+		orders[s.Order] = true
+	}
+	t.Effects, t.JobRows = []Effect{}, []Job{}
+	for _, e := range in.svc.Effects() {
+		if orders[e.Order] {
+			t.Effects = append(t.Effects, effectOf(e))
+		}
+	}
+	rows, err := in.shell.List()
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if orders[r.Order] {
+			t.JobRows = append(t.JobRows, Job{ID: r.ID, Order: r.Order, Event: r.Event, Status: r.Status, Attempts: r.Attempts, Run: r.Run, LeaseUS: r.Lease})
+		}
+	}
+	return nil
 }

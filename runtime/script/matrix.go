@@ -39,8 +39,14 @@ type matrixFix struct {
 	pending bool
 }
 
-// matrixRaceN is how many races the claim-race scenario runs.
-const matrixRaceN = 100
+// matrixRaceN is how many races the claim-race scenario runs at each
+// seed.
+const matrixRaceN = 50
+
+// matrixSeeds is how many seeds every cell is run at, from the matrix's
+// own seed on: a fix closes a scenario only if it closes it at each of
+// them.
+const matrixSeeds = 20
 
 var matrixScenarios = []matrixScenario{
 	{id: "claim-race", title: "claim race", events: matrixRaceN,
@@ -69,11 +75,12 @@ var matrixFixes = []matrixFix{
 
 // matrixRaces is how many races one matrix command runs, for the limit on
 // races per script.
-func matrixRaces() int { return matrixRaceN * len(matrixFixes) }
+func matrixRaces() int { return matrixRaceN * matrixSeeds * len(matrixFixes) }
 
 // Verdicts of a matrix cell.
 const (
-	VerdictClosed    = "closed"    // every event had exactly one effect
+	VerdictClosed    = "closed"    // every event had exactly one effect, at every seed
+	VerdictNarrows   = "narrows"   // duplicates remain, but fewer than with no fix
 	VerdictDuplicate = "duplicate" // some event had two or more
 	VerdictLost      = "lost"      // some event had none
 	VerdictPending   = "pending"   // the fix cannot run yet
@@ -127,7 +134,13 @@ func cellScript(s matrixScenario, f matrixFix) string {
 	return b.String()
 }
 
-// runCell runs one cell and counts what it produced.
+// runCell runs one cell at matrixSeeds seeds from seed on and counts
+// what it produced: the effects and verdict at the first seed, and over
+// all the seeds how many trials (races, or runs of a one-run scenario)
+// did not end with one effect per event. Its verdict is closed only when
+// none did. Every run spends from what is left of the budget of the run
+// that made the matrix (m); a nil meter runs each alone, with the full
+// budget.
 func runCell(s matrixScenario, f matrixFix, seed uint64, m *meter) (MatrixCell, error) {
 	c := MatrixCell{Fix: f.id, Events: s.events}
 	if f.pending {
@@ -135,9 +148,34 @@ func runCell(s matrixScenario, f matrixFix, seed uint64, m *meter) (MatrixCell, 
 		return c, nil
 	}
 	c.Script = cellScript(s, f)
-	// The cell spends from what is left of the budget of the run that
-	// made the matrix; its output is its own (the cell keeps none of it).
-	// A nil meter runs the cell alone, with the full budget.
+	worst := ""
+	for i := range uint64(matrixSeeds) {
+		effects, verdict, trials, failed, err := runCellOnce(s, c.Script, seed+i, m)
+		if err != nil {
+			return c, fmt.Errorf("matrix cell %s × %s at seed %d: %v", s.id, f.id, seed+i, err)
+		}
+		if i == 0 {
+			c.Effects = effects
+		}
+		c.Trials += trials
+		c.Failed += failed
+		if worst == "" && verdict != VerdictClosed {
+			worst = verdict
+		}
+	}
+	c.Verdict = VerdictClosed
+	if c.Failed > 0 {
+		c.Verdict = worst
+	}
+	return c, nil
+}
+
+// runCellOnce runs a cell's script at one seed: the effects that landed
+// (receipts neither refused nor replayed, and ledger rows; over all the
+// races of a race scenario), its verdict, and how many trials it made and
+// how many of them failed. The run spends from m's budget, as runCell
+// says; its output is its own (the cell keeps none of it).
+func runCellOnce(s matrixScenario, src string, seed uint64, m *meter) (effects int, verdict string, trials, failed int, err error) {
 	var b Budget
 	if m != nil {
 		left := m.spent()
@@ -146,48 +184,57 @@ func runCell(s matrixScenario, f matrixFix, seed uint64, m *meter) (MatrixCell, 
 		b.Work = max(1, b.Work-left.Work)
 		b.Polls = max(1, b.Polls-left.Polls)
 	}
-	res := Run(c.Script, Options{Seed: seed, Budget: b})
+	res := Run(src, Options{Seed: seed, Budget: b, noViews: true})
 	if m != nil {
 		m.extra.Steps += res.spent.Steps
 		m.extra.Work += res.spent.Work
 		m.extra.Polls += res.spent.Polls
 		if err := m.check(); err != nil {
-			return c, err
+			return 0, "", 0, 0, err
 		}
 	}
 	if res.Error != nil {
-		return c, fmt.Errorf("matrix cell %s × %s: %v", s.id, f.id, res.Error)
+		return 0, "", 0, 0, res.Error
 	}
 	dup := false
 	if len(res.Races) > 0 {
 		for _, t := range res.Races {
-			c.Effects += t.Effects
+			effects += t.Effects
+			trials += t.Races
+			failed += t.Duplicates
 			dup = dup || t.Duplicates > 0
 		}
 	} else {
 		for _, e := range res.Effects {
 			if !e.Refused && !e.Replayed {
-				c.Effects++
+				effects++
 			}
 		}
-		c.Effects += len(res.Ledger)
-		dup = c.Effects > s.events
+		effects += len(res.Ledger)
+		dup = effects > s.events
+		trials = 1
 	}
 	switch {
 	case dup:
-		c.Verdict = VerdictDuplicate
-	case c.Effects < s.events:
-		c.Verdict = VerdictLost
+		verdict = VerdictDuplicate
+	case effects < s.events:
+		verdict = VerdictLost
+		if len(res.Races) > 0 {
+			failed += s.events - effects
+		}
 	default:
-		c.Verdict = VerdictClosed
+		verdict = VerdictClosed
 	}
-	return c, nil
+	if trials == 1 && verdict != VerdictClosed {
+		failed = 1
+	}
+	return effects, verdict, trials, failed, nil
 }
 
 // matrix runs every scenario against every fix at seed, records the table
 // in the Result and prints it.
 func (in *interp) matrix(seed uint64) error {
-	m := MatrixTable{Seed: seed}
+	m := MatrixTable{Seed: seed, Seeds: matrixSeeds}
 	for _, f := range matrixFixes {
 		m.Fixes = append(m.Fixes, MatrixFix{ID: f.id, Title: f.title, Change: fixChange(f), Pending: f.pending})
 	}
@@ -198,9 +245,15 @@ func (in *interp) matrix(seed uint64) error {
 			if err != nil {
 				return err
 			}
+			// A fix that still duplicates, but less often than the
+			// scenario with no fix, narrows it.
+			if i > 0 && c.Verdict == VerdictDuplicate && c.Failed < row.Cells[0].Failed {
+				c.Verdict = VerdictNarrows
+			}
 			if c.Verdict == VerdictClosed {
 				m.Fixes[i].Closes++
 			}
+			c.Label = c.Text()
 			row.Cells = append(row.Cells, c)
 		}
 		m.Scenarios = append(m.Scenarios, row)
@@ -231,17 +284,19 @@ func fixChange(f matrixFix) string {
 	return strings.Join(parts, "; ")
 }
 
-// Text is a cell as the text table prints it: "2 dup", "1 ok".
+// Text is a cell as the text table prints it: "ok" for closed at every
+// seed, else the verdict and how many trials of how many failed ("dup
+// 20/20", "narrows 3/400").
 func (c MatrixCell) Text() string {
 	switch c.Verdict {
 	case VerdictPending:
 		return "pending"
+	case VerdictClosed:
+		return "ok"
 	case VerdictDuplicate:
-		return strconv.Itoa(c.Effects) + " dup"
-	case VerdictLost:
-		return strconv.Itoa(c.Effects) + " lost"
+		return fmt.Sprintf("dup %d/%d", c.Failed, c.Trials)
 	}
-	return strconv.Itoa(c.Effects) + " ok"
+	return fmt.Sprintf("%s %d/%d", c.Verdict, c.Failed, c.Trials)
 }
 
 // Lines prints the matrix as a fixed-width table, with a key to the
@@ -270,13 +325,13 @@ func (m MatrixTable) Lines() []string {
 		}
 		return strings.TrimRight(b.String(), " ")
 	}
-	out := []string{fmt.Sprintf("matrix (seed %d): effects per cell, each cell a live run; one per event is right", m.Seed)}
+	out := []string{fmt.Sprintf("matrix (seeds %s): each cell a live run at every seed; one effect per event is right", m.SeedRange())}
 	out = append(out, line("scenario", "events", func(i int) string { return m.Fixes[i].ID }))
 	for _, r := range m.Scenarios {
 		out = append(out, line(r.Title, strconv.Itoa(r.Events), func(i int) string { return r.Cells[i].Text() }))
 	}
 	out = append(out, line("closes", "", func(i int) string { return m.Fixes[i].ClosesText(len(m.Scenarios)) }))
-	out = append(out, "ok: one effect per event; dup: a duplicate effect; lost: an event with no effect")
+	out = append(out, "ok: one effect per event at every seed; dup: failed trials of all (races, or runs of a one-run scenario); narrows: still fails, less often than with no fix; lost: an event with no effect")
 	for _, f := range m.Fixes {
 		s := fmt.Sprintf("  %s: %s (%s)", f.ID, f.Title, f.Change)
 		if f.Pending {
@@ -285,6 +340,11 @@ func (m MatrixTable) Lines() []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// SeedRange is the seeds every cell ran at, as "1-20".
+func (m MatrixTable) SeedRange() string {
+	return fmt.Sprintf("%d-%d", m.Seed, m.Seed+uint64(max(m.Seeds, 1))-1)
 }
 
 // ClosesText is the matrix's last line for a fix: how many of n

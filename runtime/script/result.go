@@ -36,6 +36,11 @@ type Result struct {
 	KeyHits int `json:"key_hits"`
 	// Matrices has one table for each matrix command, in order.
 	Matrices []MatrixTable `json:"matrices"`
+	// Views says what each view of the block shows for this script, or
+	// why it does not apply (see ViewsOf); empty when it did not parse.
+	Views Views `json:"views"`
+	// Outcome counts what the run ended with, as every view counts it.
+	Outcome Outcome `json:"outcome"`
 	// Trace lists the atomic steps of the simulated processes. A race
 	// command traces its first race only (the one whose lines it prints).
 	Trace []Event `json:"trace"`
@@ -155,7 +160,9 @@ type RaceTally struct {
 // MatrixTable is what one matrix command found: every duplicate scenario run
 // against every fix, each cell a live run of a script.
 type MatrixTable struct {
+	// Seed is the first of the Seeds seeds every cell ran at.
 	Seed      uint64      `json:"seed"`
+	Seeds     int         `json:"seeds"`
 	Fixes     []MatrixFix `json:"fixes"`
 	Scenarios []MatrixRow `json:"scenarios"`
 }
@@ -168,7 +175,8 @@ type MatrixFix struct {
 	Change string `json:"change"`
 	// Pending marks a fix the lab cannot run yet; its cells are empty.
 	Pending bool `json:"pending"`
-	// Closes counts the scenarios whose every event had one effect.
+	// Closes counts the scenarios whose every event had one effect at
+	// every seed.
 	Closes int `json:"closes"`
 }
 
@@ -188,11 +196,19 @@ type MatrixCell struct {
 	// the playground to see the run.
 	Script string `json:"script"`
 	// Events is how many effects would be right; Effects how many landed
-	// (receipts not refused, and ledger rows).
+	// (receipts not refused, and ledger rows), at the matrix's seed.
 	Events  int `json:"events"`
 	Effects int `json:"effects"`
-	// Verdict is "closed", "duplicate", "lost" or "pending".
+	// Trials counts the races (or, for a one-run scenario, the runs) over
+	// every seed, and Failed those that did not end with one effect per
+	// event.
+	Trials int `json:"trials"`
+	Failed int `json:"failed"`
+	// Verdict is "closed" (at every seed), "narrows" (fails, less often
+	// than with no fix), "duplicate", "lost" or "pending".
 	Verdict string `json:"verdict"`
+	// Label is the cell as the text table prints it (MatrixCell.Text).
+	Label string `json:"label"`
 }
 
 // LedgerRow is one committed row of the ledger.
@@ -227,6 +243,25 @@ type LoadTally struct {
 	// Overran counts executions whose processing alone took longer than
 	// the lease.
 	Overran int `json:"overran"`
+	// The tables as this lease run left them, for the page to show the
+	// lease a reader picks: the jobs that did not simply run once,
+	// duplicates first (at most 30; More counts the rest), with their
+	// diagnosis, effects and job rows; RanOnce counts the jobs that ran
+	// once.
+	Summary []Summary `json:"summary"`
+	Effects []Effect  `json:"effects"`
+	JobRows []Job     `json:"job_rows"`
+	RanOnce int       `json:"ran_once"`
+	More    int       `json:"more"`
+	// KindCounts counts the jobs of this lease run by diagnosis, in order
+	// of first appearance.
+	KindCounts []KindCount `json:"kind_counts"`
+}
+
+// KindCount is how many orders one diagnosis names.
+type KindCount struct {
+	Kind DiagnosisKind `json:"kind"`
+	N    int           `json:"n"`
 }
 
 // Exploration is what race --all found: every interleaving of the
@@ -310,6 +345,8 @@ type Options struct {
 	// FullBudget. A page that runs a script nobody asked it to run passes
 	// AutoBudget.
 	Budget Budget
+	// noViews leaves Result.Views empty: a matrix cell's run shows none.
+	noViews bool
 }
 
 // DefaultSeed is the seed used when none is given, so that a lesson's

@@ -45,6 +45,9 @@ func Run(src string, opts Options) (res *Result) {
 		res.setError(err)
 		return res
 	}
+	if !opts.noViews {
+		res.Views = ViewsOf(s)
+	}
 	in, err := newInterp(opts.Seed, opts.Budget, res)
 	if err != nil {
 		res.setError(&Error{Kind: "runtime", Msg: err.Error()})
@@ -89,6 +92,7 @@ func Run(src string, opts Options) (res *Result) {
 		res.Heavy = cut.Auto
 	}
 	res.spent = in.m.spent()
+	res.Outcome = res.outcome()
 	if opts.Timeline {
 		res.Timeline = res.DrawTimeline()
 		res.Chart = res.DrawLoadChart()
@@ -783,6 +787,15 @@ func (r *Result) emptyNotNull() {
 	}
 	if r.Matrices == nil {
 		r.Matrices = []MatrixTable{}
+	}
+	if r.Views.Explore.ByWorkers == nil {
+		r.Views.Explore.ByWorkers = []ExploreRun{}
+	}
+	if r.Views.Compare.Sides == nil {
+		r.Views.Compare.Sides = []CompareSide{}
+	}
+	if r.Views.Columns == nil {
+		r.Views.Columns = []string{}
 	}
 	if r.Trace == nil {
 		r.Trace = []Event{}

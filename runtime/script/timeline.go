@@ -23,6 +23,10 @@ type Timeline struct {
 	// EventX is the x coordinate, in SVG units, of each event of
 	// Result.Trace, for drawing a cursor while stepping through it.
 	EventX []int `json:"event_x"`
+	// FirstDuplicate is the index in Result.Trace of the first effect
+	// drawn as a duplicate (a second effect for one event), or -1: where
+	// a narrow screen starts the picture.
+	FirstDuplicate int `json:"first_duplicate"`
 }
 
 // Layout constants, in SVG user units.
@@ -263,8 +267,15 @@ func (r *Result) DrawTimeline() *Timeline {
 
 	// Statements, sends, effects and kills.
 	sends := map[string]int{} // run -> x of its last send
-	seen := map[string]int{}  // order -> effects so far
-	for _, e := range r.Trace {
+	seen := map[string]int{}  // order and event -> effects so far
+	firstDup := -1
+	dupAt := func(i int) {
+		dups++
+		if firstDup < 0 {
+			firstDup = i
+		}
+	}
+	for i, e := range r.Trace {
 		if e.Kind.Lane() == event.LaneShell {
 			if e.Kind == event.Reset {
 				seen = map[string]int{}
@@ -275,11 +286,12 @@ func (r *Result) DrawTimeline() *Timeline {
 		if e.Kind == event.Commit && e.Effect != nil {
 			// A ledger row lands at its COMMIT, on the worker's own lane.
 			ef := e.Effect
-			seen[ef.Order]++
-			class, label := "eff", fmt.Sprintf("effect %d (ledger row)", seen[ef.Order])
-			if seen[ef.Order] > 1 {
+			k := ef.Order + "\x00" + ef.Event
+			seen[k]++
+			class, label := "eff", fmt.Sprintf("effect %d (ledger row)", seen[k])
+			if seen[k] > 1 {
 				class, label = "dup", "duplicate effect (ledger row)"
-				dups++
+				dupAt(i)
 			}
 			p(`<line class="tick" x1="%d" y1="%d" x2="%d" y2="%d"/>`, x, y-11, x, y+11)
 			p(`<circle class="%s" cx="%d" cy="%d" r="7"><title>%s: %s from run %s a%d, committed at %s</title></circle>`,
@@ -309,11 +321,12 @@ func (r *Result) DrawTimeline() *Timeline {
 			sends[e.Run] = x
 		case event.Dot:
 			ef := e.Effect
-			seen[ef.Order]++
-			class, label := "eff", fmt.Sprintf("effect %d", seen[ef.Order])
-			if seen[ef.Order] > 1 {
+			k := ef.Order + "\x00" + ef.Event
+			seen[k]++
+			class, label := "eff", fmt.Sprintf("effect %d", seen[k])
+			if seen[k] > 1 {
 				class, label = "dup", "duplicate effect"
-				dups++
+				dupAt(i)
 			}
 			if sx, ok := sends[ef.Run]; ok {
 				sy := laneY(ef.Worker)
@@ -321,7 +334,7 @@ func (r *Result) DrawTimeline() *Timeline {
 			}
 			p(`<circle class="%s" cx="%d" cy="%d" r="7"><title>%s: %s from run %s a%d s%d at %s</title></circle>`,
 				class, x, y, label, esc(ef.Order), esc(ef.Run), ef.Attempt, ef.Send, fmtTime(ef.AtUS))
-			if class == "dup" && seen[ef.Order] == 2 {
+			if class == "dup" && seen[k] == 2 {
 				p(`<text x="%d" y="%d" font-size="11" font-weight="600" text-anchor="middle" class="dupl">duplicate</text>`, x, y+20)
 			}
 		case event.Cross:
@@ -335,7 +348,7 @@ func (r *Result) DrawTimeline() *Timeline {
 	p(`<desc id="tl-desc">%d lanes; %d effect(s), %d duplicate(s)</desc>`, len(lanes), effects, dups)
 	p(`</svg>`)
 
-	t := &Timeline{SVG: b.String(), Width: tlWidth, Height: height}
+	t := &Timeline{SVG: b.String(), Width: tlWidth, Height: height, FirstDuplicate: firstDup}
 	for _, e := range r.Trace {
 		t.EventX = append(t.EventX, ax.x(e.AtUS))
 	}

@@ -10,7 +10,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { CONFIG } from "../static/config.js";
-import { claimOf, claimsOf, commandFor, embedIframe, loopback, exploreScript, linkHash, parseLink, rewriteClaim, seedOf, serviceOf, shellQuote, workersOf } from "../static/links.js";
+import { claimOf, commandFor, embedIframe, linkHash, loopback, parseLink, rewriteClaim, seedOf, shellQuote } from "../static/links.js";
 import { announce, diagnosisPlan, formatBytes, formatMS, groupDigits, matrixCellLabel, matrixCellText, minFontSize, nearestStep, replay } from "../static/render.js";
 
 // The server puts the runtime's lists of claims, dedupe modes and keys in
@@ -176,32 +176,6 @@ test("loopback names this machine only", () => {
   for (const h of ["example.com", "192.168.1.20", "10.0.0.1", "127.example.com", "localhost.example.com"]) assert.ok(!loopback(h), h);
 });
 
-test("workersOf reads the first race's --workers", () => {
-  assert.equal(workersOf("race read 20"), 2);
-  assert.equal(workersOf("race read --all --workers 5"), 5);
-  assert.equal(workersOf("reset\nrace atomic 3 --workers=8 && effects"), 8);
-  assert.equal(workersOf("race read --workers 9"), 2, "out of range");
-  assert.equal(workersOf("race read 3 # --workers 4"), 2, "in a comment");
-  assert.equal(workersOf("work --job 1 --workers 4"), 2, "not a race");
-  assert.equal(workersOf("race read 1 --workers 3\nrace read 1 --workers 6"), 3);
-});
-
-test("serviceOf and exploreScript with the service's key steps", () => {
-  assert.deepEqual(serviceOf("race read 20"), { dedupe: "", key: "" });
-  assert.deepEqual(serviceOf("service --dedupe check\nrace read 20 --key job"), { dedupe: "check", key: "job" });
-  assert.deepEqual(serviceOf("service --dedupe=claim --key-ttl 5 && work --job 1 --key=event"), { dedupe: "claim", key: "event" });
-  assert.deepEqual(serviceOf("service --dedupe claim\nservice --dedupe off\nrace read 2 --key none"), { dedupe: "", key: "" });
-  assert.deepEqual(serviceOf("# service --dedupe check\nrace read 2 --key job"), { dedupe: "", key: "job" }, "a comment does not count");
-  assert.equal(exploreScript("read", 2, { dedupe: "check", key: "job" }), "service --dedupe check\nrace read --all --key job\n");
-  assert.equal(exploreScript("read", 3, { dedupe: "", key: "job" }), "race read --all --workers 3\n", "a key with no dedupe explores as none");
-});
-
-test("exploreScript", () => {
-  assert.equal(exploreScript("read", 2), "race read --all\n");
-  assert.equal(exploreScript("atomic", 0), "race atomic --all\n");
-  assert.equal(exploreScript("atomic", 6), "race atomic --all --workers 6\n");
-});
-
 test("replay rebuilds the tables event by event", () => {
   const job = (id, status, attempts) => ({ id, order: "o" + id, status, attempts });
   const trace = [
@@ -263,15 +237,17 @@ test("nearestStep picks the nearest event and cycles through ties", () => {
 });
 
 test("matrixCellText and matrixCellLabel: a cell as the text table prints it, and in words", () => {
-  assert.equal(matrixCellText({ verdict: "duplicate", effects: 40, events: 20 }), "40 dup");
-  assert.equal(matrixCellText({ verdict: "closed", effects: 1, events: 1 }), "1 ok");
-  assert.equal(matrixCellText({ verdict: "lost", effects: 0, events: 1 }), "0 lost");
-  assert.equal(matrixCellText({ verdict: "pending", effects: 0, events: 1 }), "pending");
+  assert.equal(matrixCellText({ verdict: "narrows", label: "narrows 2/1000", failed: 2, trials: 1000 }), "narrows 2/1000", "the runtime's label");
+  assert.equal(matrixCellText({ verdict: "duplicate", failed: 20, trials: 20 }), "dup 20/20");
+  assert.equal(matrixCellText({ verdict: "closed", failed: 0, trials: 20 }), "ok");
+  assert.equal(matrixCellText({ verdict: "lost", failed: 3, trials: 20 }), "lost 3/20");
+  assert.equal(matrixCellText({ verdict: "pending" }), "pending");
   const sc = { title: "claim race" };
   assert.equal(
-    matrixCellLabel(sc, { title: "atomic claim" }, { verdict: "duplicate", effects: 3, events: 2 }),
-    "claim race with atomic claim: 3 effect(s) for 2 event(s), duplicate"
+    matrixCellLabel(sc, { title: "heartbeat" }, { verdict: "narrows", failed: 2, trials: 1000 }, "1-20"),
+    "claim race with heartbeat: narrows, still duplicates in 2 of 1000 trials over seeds 1-20"
   );
+  assert.equal(matrixCellLabel(sc, { title: "atomic claim" }, { verdict: "closed", failed: 0, trials: 1000 }, "1-20"), "claim race with atomic claim: closed, one effect per event in every trial over seeds 1-20");
   assert.equal(matrixCellLabel(sc, { title: "x" }, { verdict: "pending" }), "claim race with x: pending, not runnable yet");
 });
 
@@ -290,15 +266,6 @@ test("a claim added to the runtime's list needs nothing in twice.js", () => {
   } finally {
     CONFIG.claims = claims;
   }
-});
-
-test("claimsOf: every claim a script races or works with, lock as atomic", () => {
-  assert.deepEqual(claimsOf("race read 50\nrace atomic 50\n"), ["read", "atomic"]);
-  assert.deepEqual(claimsOf("race lock 5; race atomic 2"), ["atomic"]);
-  assert.deepEqual(claimsOf("work --job 1 && work --job 1 --claim=lock"), ["read", "atomic"]);
-  assert.deepEqual(claimsOf("# race atomic 3\njobs"), ["read"], "comments and scripts without a claim: the default");
-  assert.deepEqual(claimsOf("( node queue.mjs race atomic 20 && node queue.mjs effects ) 2>/dev/null"), ["atomic"]);
-  assert.equal(exploreScript(["read", "atomic"], 3), "race read --all --workers 3\nrace atomic --all --workers 3\n");
 });
 
 test("announce: the status says the tally and the diagnosis, not only the time", () => {

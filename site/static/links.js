@@ -1,9 +1,10 @@
 // links.js owns what a block says in text rather than in the DOM: the claim
 // toggle's rewriting of scripts (claimOf, rewriteClaim), the links that
 // replay a run from the fragment alone (linkHash, parseLink), the command
-// line that prints the same run natively (commandFor, shellQuote), the
-// script that "Check every interleaving" runs (exploreScript, claimsOf,
-// workersOf, serviceOf), and the iframe snippet of "Embed this block".
+// line that prints the same run natively (commandFor, shellQuote) and the
+// iframe snippet of "Embed this block". The scripts the other views run
+// (Every ordering's race, Compare's sides) are the runtime's to write:
+// they come in the Result's views.
 //
 // Pure functions of their arguments and of CONFIG's lists: no browser
 // global is touched, at import time or after, so tests import them as is.
@@ -182,78 +183,6 @@ export function commandFor(script, seed, fromSource) {
 export function loopback(hostname) {
   const h = hostname.replace(/^\[|\]$/g, "").toLowerCase();
   return h === "localhost" || h.endsWith(".localhost") || h === "::1" || /^127\.\d+\.\d+\.\d+$/.test(h);
-}
-
-// workersOf reports the --workers N of the script's first race command
-// that has one, else 2.
-export function workersOf(src) {
-  for (const line of src.split("\n")) {
-    const m = /(?:^|[\s(;&])race\s[^;&#]*--workers(?:\s+|=)([2-8])\b/.exec(stripComment(line));
-    if (m) return Number(m[1]);
-  }
-  return 2;
-}
-
-// claimsOf lists the claims a script's race and work commands use, in
-// the order they first appear, from the runtime's list: an alias counts
-// as the claim it names (lock as atomic). A work command without --claim
-// uses the default claim, and so does a script with neither.
-export function claimsOf(src) {
-  const def = toggleClaims().length ? toggleClaims()[0].name : "";
-  const seen = [];
-  const add = (name) => {
-    const c = CONFIG.claims.find((c) => c.name === name);
-    const alias = c ? c.alias : def;
-    if (!seen.includes(alias)) seen.push(alias);
-  };
-  const isClaim = new RegExp("^" + claimAlt() + "$");
-  const flag = new RegExp("--claim(?:\\s+|=)" + claimAlt() + "\\b");
-  for (const line of src.split("\n")) {
-    for (const cmd of stripComment(line).split(/&&|;|&/)) {
-      const head = /^\s*\(?\s*(?:node\s+queue\.mjs\s+|twice\s+)?(\S+)(?:\s+(\S+))?/.exec(cmd);
-      if (!head) continue;
-      if (head[1] === "race" && isClaim.test(head[2] || "")) add(head[2]);
-      if (head[1] === "work") {
-        const m = flag.exec(cmd);
-        add(m ? m[1] : def);
-      }
-    }
-  }
-  return seen.length ? seen : [def];
-}
-
-// exploreScript is what "Check every interleaving" runs for a script: a
-// race of each claim the script uses (claimsOf), explored exhaustively
-// with the given number of workers. It is derived, not the script's own
-// race lines with --all appended, because a script may have no race at
-// all (a work command still has a claim), several, or race lines wrapped
-// in the article's shell syntax; the question "can this claim duplicate
-// under any ordering?" depends on the claim only. claims is a claim or a
-// list of them. With svc (from serviceOf) naming a dedupe mode and a key,
-// the service's key steps are explored too.
-export function exploreScript(claims, workers, svc) {
-  const list = Array.isArray(claims) ? claims : [claims];
-  const keyed = svc && svc.dedupe && svc.key;
-  const w = workers && workers !== 2 ? " --workers " + workers : "";
-  const k = keyed ? " --key " + svc.key : "";
-  return (keyed ? "service --dedupe " + svc.dedupe + "\n" : "") + list.map((c) => "race " + c + " --all" + w + k + "\n").join("");
-}
-
-// serviceOf reports the service's dedupe mode the script sets last
-// (other than off) and the first key a race or work command sends (other
-// than none), from the runtime's lists; "" for either when there is none.
-export function serviceOf(src) {
-  const alt = (list) => "(" + list.map((c) => c.name).join("|") + ")";
-  const modeRe = new RegExp("(?:^|[\\s(;&])service\\s[^;&#]*--dedupe(?:\\s+|=)" + alt(CONFIG.dedupes) + "(?![\\w-])", "g");
-  const keyRe = new RegExp("(?:^|[\\s(;&])(?:race|work)\\s[^;&#]*--key(?:\\s+|=)" + alt(CONFIG.keys) + "(?![\\w-])", "g");
-  let dedupe = "";
-  let key = "";
-  for (const line of src.split("\n")) {
-    const code = stripComment(line);
-    for (const m of code.matchAll(modeRe)) dedupe = m[1] === CONFIG.dedupes[0].name ? "" : m[1];
-    for (const m of code.matchAll(keyRe)) if (!key && m[1] !== CONFIG.keys[0].name) key = m[1];
-  }
-  return { dedupe, key };
 }
 
 // embedIframe is the iframe snippet for an embed page: the frame, with a

@@ -18,11 +18,22 @@
 //
 //   Output          transcript, tally, effects and jobs tables, and beside
 //                   the effects the diagnosis with the evidence behind it
+//                   (for a load, of the lease its tally line picks; for a
+//                   matrix, a cell opens as a block of its own below it)
 //   Timeline        the run drawn as SVG by the runtime, and a step-through
 //                   of its event trace (buttons, or Left/Right/Home/End in
-//                   the step area) showing the tables as they stood
+//                   the step area) showing the tables as they stood; the
+//                   load chart for a load
 //   Compare         the same script and seed run with each claim
-//   Every ordering  race CLAIM --all: every interleaving counted exactly
+//   Every ordering  the block's races with --all: every interleaving
+//                   counted exactly
+//
+// What each view shows for a script is the runtime's decision, carried in
+// the Result's views (script.ViewsOf): the race to explore with the
+// block's flags, or the sentence saying there is none and the race its
+// work would run; the script with each claim; the sentence above the
+// timeline. The page renders it and guesses nothing from the script's
+// text.
 //
 // A link to a run (#BLOCK-ID?seed=N&script=TEXT&claim=C[&view=V&step=K])
 // replays it in any browser, with no state on the server; "Copy link",
@@ -48,20 +59,16 @@ import { CONFIG, assetURL } from "./config.js";
 import {
   MAX_SEED,
   claimOf,
-  claimsOf,
   claimWords,
   commandFor,
   embedIframe,
-  exploreScript,
   linkHash,
   loopback,
   parseLink,
   rewriteClaim,
   seedOf,
-  serviceOf,
   shellQuote,
   toggleClaims,
-  workersOf,
 } from "./links.js";
 import {
   announce,
@@ -259,9 +266,15 @@ class TwicePlayground extends HTMLElement {
     ui.transcript = h("pre", { class: "transcript", tabindex: "0", "aria-label": of("Transcript") });
     ui.tally = h("p", { class: "tally", hidden: true });
     ui.chartImg = h("img", { alt: "" });
-    ui.chartScroll = h("div", { class: "chart-scroll", tabindex: "0", role: "region", "aria-label": of("Load chart (scrolls sideways on narrow screens)") }, ui.chartImg);
+    // The chart fits a phone's width (one row per lease), so it needs no
+    // box that scrolls.
+    ui.chartScroll = h("div", { class: "chart-box" }, ui.chartImg);
     ui.chart = h("figure", { class: "load-chart", hidden: true }, ui.chartScroll);
     ui.matrix = h("div", { class: "matrix-wrap", hidden: true });
+    // A matrix's text copy, folded: the table below says the same.
+    ui.textCopy = h("details", { class: "text-copy", hidden: true }, h("summary", { text: "Text copy of the matrix, as twice run prints it" }));
+    // A matrix cell opens here, under the matrix, as a block of its own.
+    ui.cellBox = h("section", { class: "cell-box", hidden: true, "aria-label": of("Matrix cell") });
     ui.diagnosis = h("section", { class: "diagnosis", "aria-label": of("Diagnosis"), hidden: true });
     ui.effects = h("table", { class: "effects" });
     ui.jobs = h("table", { class: "jobs" });
@@ -286,9 +299,11 @@ class TwicePlayground extends HTMLElement {
       ui.copyBox,
       ui.error,
       ui.transcript,
+      ui.textCopy,
       ui.tally,
       ui.chart,
       ui.matrix,
+      ui.cellBox,
       (ui.tables = h("div", { class: "tables" }, ui.effectsWrap, ui.diagnosis, ui.jobsWrap, ui.ledgerWrap))
     );
 
@@ -357,11 +372,15 @@ class TwicePlayground extends HTMLElement {
       ui.stepArea,
       ui.stepLive
     );
+    // A load traces nothing: the tab shows its chart, per lease.
+    ui.tlChartImg = h("img", { alt: "" });
+    ui.tlChart = h("figure", { class: "load-chart", hidden: true }, ui.tlChartImg);
     ui.tlPanel = h(
       "section",
       { class: "panel tl-panel", id: "panel-timeline", role: "tabpanel", "aria-labelledby": "tab-timeline", hidden: true },
       ui.tlNote,
       ui.tlFig,
+      ui.tlChart,
       ui.stepper
     );
 
@@ -378,12 +397,17 @@ class TwicePlayground extends HTMLElement {
     // Every ordering.
     ui.workers = h("select", { class: "workers" }, ...[2, 3, 4, 5, 6, 7, 8].map((w) => h("option", { value: String(w), text: String(w) })));
     ui.expCmd = h("code", { class: "exp-cmd" });
+    ui.expNote = h("p", { class: "note exp-note" });
+    // A block with no race of its own is offered the race its work would
+    // run; it runs on this button, not on opening the tab.
+    ui.expGo = h("button", { type: "button", class: "exp-go small", text: "Check this race", hidden: true });
     ui.expHead = h("p", { class: "exp-head", "aria-live": "polite" });
     ui.expBody = h("div", { class: "exp-body" });
     ui.expPanel = h(
       "section",
       { class: "panel exp-panel", id: "panel-interleavings", role: "tabpanel", "aria-labelledby": "tab-interleavings", hidden: true },
-      h("div", { class: "exp-controls" }, h("label", { class: "workers-label" }, document.createTextNode("Workers "), ui.workers), ui.expCmd),
+      ui.expNote,
+      h("div", { class: "exp-controls" }, h("label", { class: "workers-label" }, document.createTextNode("Workers "), ui.workers), ui.expCmd, ui.expGo),
       ui.expHead,
       ui.expBody
     );
@@ -418,7 +442,8 @@ class TwicePlayground extends HTMLElement {
     this.prerendered = prerendered;
 
     this.setClaim(claimOf(script));
-    ui.workers.value = String(workersOf(script));
+    const views = prerendered && prerendered.views;
+    ui.workers.value = String((views && views.explore.workers) || 2);
     ui.run.addEventListener("click", () => this.run());
     ui.stop.addEventListener("click", () => this.stop());
     ui.script.addEventListener("keydown", (e) => {
@@ -472,10 +497,10 @@ class TwicePlayground extends HTMLElement {
       ui.tabs[keys[i]].focus();
     });
     ui.explore.addEventListener("click", () => {
-      if (!this.workersTouched) ui.workers.value = String(workersOf(ui.script.value));
       this.select("interleavings", true);
-      this.explore(true);
+      this.explore(true, true);
     });
+    ui.expGo.addEventListener("click", () => this.explore(true, true));
     ui.workers.addEventListener("change", () => {
       this.workersTouched = true;
       this.explore(true);
@@ -508,6 +533,7 @@ class TwicePlayground extends HTMLElement {
       const k = nearestStep(tl.event_x, ((e.clientX - rect.left) / rect.width) * tl.width, this.step);
       this.goStep(k);
     });
+    addEventListener("popstate", (e) => this.fromHistory(e.state));
     ui.copyLink.addEventListener("click", () => this.copy(ui.copyLink, ui.link.href));
     ui.copyCmd.addEventListener("click", () => this.copy(ui.copyCmd, commandFor(this.ran.script, this.ran.seed)));
     ui.copyGo.addEventListener("click", () => this.copy(ui.copyGo, commandFor(this.ran.script, this.ran.seed, true)));
@@ -526,6 +552,8 @@ class TwicePlayground extends HTMLElement {
     const from = this.getAttribute("from");
     if (!prerendered && from) this.fetchPrerendered(from, script, defaultSeed);
     this.renderTimeline();
+    // A reload or a return to the page keeps the cell its history entry had open.
+    if (prerendered && (prerendered.matrices || []).length && history.state) this.fromHistory(history.state);
     if (currentRuntime()) this.attach(currentRuntime());
     else if (n === 1 && inViewport(this)) getRuntime();
     else if (observer) observer.observe(this);
@@ -788,6 +816,7 @@ class TwicePlayground extends HTMLElement {
     ui.out.hidden = view !== "output";
     ui.tlPanel.hidden = view !== "timeline";
     if (view === "timeline" && this.tlSrc && ui.tlImg.getAttribute("src") !== this.tlSrc) ui.tlImg.src = this.tlSrc;
+    if (view === "timeline") this.showDuplicate();
     ui.cmpPanel.hidden = view !== "compare";
     ui.expPanel.hidden = view !== "interleavings";
   }
@@ -799,7 +828,9 @@ class TwicePlayground extends HTMLElement {
     this.selectTab(view);
     this.updateLink();
     if (view === "timeline") {
-      if (!this.live && !this.busy) this.run();
+      // Only a traced run needs a live run for its picture.
+      const traced = !(this.result && this.result.views && !this.result.views.timeline.trace);
+      if (!this.live && !this.busy && traced) this.run();
       else this.renderTimeline();
     } else if (view === "compare") {
       this.compare(false);
@@ -1016,16 +1047,72 @@ class TwicePlayground extends HTMLElement {
   }
 
   // render shows a Result in the Output panel (see renderOutput); a matrix
-  // cell's button puts its script and seed in the fields and runs them.
+  // cell's button opens its script in a block of its own under the matrix.
   render(res, heading) {
     this.result = res;
     this.ui.tables.hidden = false;
-    renderOutput(this.ui, res, heading, this.label, (script, seed) => {
-      this.ui.script.value = script;
-      this.ui.seed.value = String(seed);
-      this.run();
-    });
+    if (!(res.matrices || []).length) this.closeCell(true);
+    renderOutput(this.ui, res, heading, this.label, (script, seed, what, button) => this.openCell({ script, seed: String(seed), what }, button));
     this.updateLink();
+  }
+
+  // ---- a matrix cell, opened under the matrix ----
+
+  // openCell shows a cell's script as a block of its own under the matrix,
+  // and runs it; the matrix stays as it is. Opening is a step in the
+  // browser's history (Back closes the cell, Forward opens it again),
+  // unless it comes from that history (fromHistory).
+  openCell(cell, button, fromHistory) {
+    const ui = this.ui;
+    this.closeCell(true);
+    this.cell = cell;
+    this.cellButton = button || null;
+    const block = document.createElement("twice-playground");
+    block.setAttribute("controls", "seed");
+    block.setAttribute("seed", cell.seed);
+    block.setAttribute("label", cell.what + ", a cell of " + this.label);
+    block.id = this.id + "-cell";
+    block.append(h("pre", { class: "twice-script", text: cell.script }));
+    const close = h("button", { type: "button", class: "cell-close small", text: "Close this cell" });
+    close.addEventListener("click", () => {
+      if (history.state && history.state.twiceCell && history.state.twiceCell.block === this.id) history.back();
+      else this.closeCell();
+    });
+    ui.cellBox.replaceChildren(
+      h("div", { class: "cell-head" }, h("p", { class: "cell-title", text: "Cell: " + cell.what + ", its script at seed " + cell.seed + " (the matrix ran it at every seed of its range)" }), close),
+      block
+    );
+    ui.cellBox.hidden = false;
+    if (!fromHistory) {
+      const state = Object.assign({}, history.state || {}, { twiceCell: { block: this.id, script: cell.script, seed: cell.seed, what: cell.what } });
+      history.pushState(state, "");
+    }
+    if (block.run) block.run();
+    ui.cellBox.scrollIntoView({ block: "nearest" });
+  }
+
+  // closeCell removes the open cell's block, and gives the focus back to
+  // the cell it came from (quiet: neither).
+  closeCell(quiet) {
+    const ui = this.ui;
+    if (!this.cell) return;
+    this.cell = null;
+    const block = ui.cellBox.querySelector("twice-playground");
+    if (block && block.stop) block.stop();
+    ui.cellBox.replaceChildren();
+    ui.cellBox.hidden = true;
+    if (!quiet && this.cellButton && this.cellButton.isConnected) this.cellButton.focus();
+  }
+
+  // fromHistory follows Back and Forward: the cell the history entry
+  // names for this block is open, and no other.
+  fromHistory(state) {
+    const c = state && state.twiceCell;
+    if (c && c.block === this.id) {
+      if (!this.cell || this.cell.script !== c.script || this.cell.seed !== c.seed) this.openCell({ script: c.script, seed: c.seed, what: c.what }, null, true);
+    } else if (this.cell) {
+      this.closeCell();
+    }
   }
 
   // ---- timeline and step-through ----
@@ -1033,17 +1120,27 @@ class TwicePlayground extends HTMLElement {
   renderTimeline() {
     const ui = this.ui;
     const res = this.result;
+    // What the tab can draw for this script is the runtime's to say.
+    const view = res && res.views ? res.views.timeline : null;
+    const chart = res && res.chart;
+    ui.tlChart.hidden = !(view && view.chart && chart);
+    if (!ui.tlChart.hidden) {
+      ui.tlChartImg.src = ui.chartImg.src;
+      ui.tlChartImg.width = chart.width;
+      ui.tlChartImg.height = chart.height;
+      ui.tlChartImg.alt = ui.chartImg.alt;
+    }
     if (!this.live || !res) {
-      ui.tlNote.textContent = "The timeline and the step-through come from a run in your browser: press Run.";
+      // A load's chart is here already; a traced run needs a live one.
+      const live = view && !view.trace ? "" : "The timeline and the step-through come from a run in your browser: press Run.";
+      ui.tlNote.textContent = (view && view.note ? view.note + " " : "") + live;
       ui.tlFig.hidden = true;
       ui.stepper.hidden = true;
       return;
     }
     const trace = res.trace || [];
     const tl = res.timeline;
-    const notes = [];
-    if ((res.races || []).length) notes.push("A race command is drawn and stepped through for its first race, the one whose lines the transcript prints.");
-    if ((res.explorations || []).length) notes.push("race --all explores orderings, not timings: see Every ordering.");
+    const notes = view && view.note ? [view.note] : [];
     if (tl && typeof tl.svg === "string" && /^<svg[\s>]/.test(tl.svg) && tl.width > 0) {
       // The picture is decoded only once its tab is shown: decoding the
       // first SVG image of a page blocks the main thread for hundreds of
@@ -1065,13 +1162,30 @@ class TwicePlayground extends HTMLElement {
       this.tlSrc = "";
       ui.tlImg.removeAttribute("src");
       ui.tlFig.hidden = true;
-      notes.push("No worker ran in this script, so there is no timeline to draw.");
+      if (!notes.length) notes.push("No worker ran in this script, so there is no timeline to draw.");
     }
     ui.tlNote.textContent = notes.join(" ");
     ui.tlNote.hidden = notes.length === 0;
     ui.stepper.hidden = trace.length === 0;
+    this.dupShown = false;
     if (trace.length) this.goStep(this.step);
     else ui.tlCursor.hidden = true;
+    this.showDuplicate();
+  }
+
+  // showDuplicate scrolls a picture wider than its box (a phone) so that
+  // the first duplicate is in view, once per run, when the tab is shown.
+  showDuplicate() {
+    const ui = this.ui;
+    const tl = this.result && this.result.timeline;
+    if (this.dupShown || !tl || !(tl.first_duplicate >= 0) || ui.tlPanel.hidden || ui.tlFig.hidden) return;
+    const sc = ui.tlScroll;
+    if (sc.clientWidth === 0) return;
+    this.dupShown = true;
+    const x = tl.event_x[tl.first_duplicate];
+    if (typeof x !== "number") return;
+    const px = (x / tl.width) * ui.tlInner.clientWidth;
+    if (px > sc.scrollLeft + sc.clientWidth - 24 || px < sc.scrollLeft + 24) sc.scrollLeft = Math.max(0, px - sc.clientWidth / 2);
   }
 
   // goStep shows step k of the trace (clamped to it) and keeps the link to
@@ -1085,6 +1199,17 @@ class TwicePlayground extends HTMLElement {
     if (this.view === "timeline") this.updateLink();
   }
 
+  // ---- the views of the script ----
+
+  // viewsFor returns what the runtime decided each view shows for the
+  // script in the editor (Result.views): from the run shown when it ran
+  // this script, else from a run of it now.
+  async viewsFor(script) {
+    const fresh = () => this.result && this.result.views && this.ran && this.ran.script === script;
+    if (!fresh()) await this.run();
+    return fresh() ? this.result.views : null;
+  }
+
   // ---- compare claims ----
 
   async compare(force) {
@@ -1096,21 +1221,29 @@ class TwicePlayground extends HTMLElement {
     if (!this.seedOK(seed)) return;
     this.cmpKey = key;
     const seq = ++this.cmpSeq;
-    const claims = toggleClaims().map((c) => c.name);
-    const scripts = claims.map((c) => rewriteClaim(script, c));
     ui.cmpPanel.dataset.state = "running";
     ui.cmpPanel.setAttribute("aria-busy", "true");
     ui.cmpNote.textContent = "Running the script with each claim…";
-    const rt = getRuntime();
-    this.attach(rt);
     try {
-      const outs = await Promise.all(scripts.map((s, i) => this.request(rt, s, seed, false, "cmp-" + claims[i])));
+      const views = await this.viewsFor(script);
+      if (seq !== this.cmpSeq) return;
+      if (!views) throw new Error("the script did not run");
+      const sides = views.compare.sides || [];
+      if (sides.length === 0) {
+        ui.cmpNote.textContent = views.compare.note;
+        ui.cmpPanes.replaceChildren();
+        ui.cmpPanel.dataset.state = "done";
+        return;
+      }
+      const rt = getRuntime();
+      this.attach(rt);
+      const outs = await Promise.all(sides.map((side) => this.request(rt, side.script, seed, false, "cmp-" + side.claim)));
       if (seq !== this.cmpSeq) return;
       const results = outs.map((o) => JSON.parse(o.json));
-      ui.cmpNote.textContent = scripts.every((s) => s === scripts[0])
-        ? "This script has no race or work command, so the claim changes nothing: both sides ran the same script."
-        : "The same script at seed " + seedOf(outs[0].json, results[0]) + ", once with each claim. Same seed, same draws: only the claim differs.";
-      ui.cmpPanes.replaceChildren(...claims.map((c, i) => pane(c, results[i], this.label)));
+      ui.cmpNote.textContent =
+        (views.compare.note ? views.compare.note + " " : "") +
+        "The same script at seed " + seedOf(outs[0].json, results[0]) + ", once with each claim. Same seed, same draws: only the claim differs.";
+      ui.cmpPanes.replaceChildren(...sides.map((side, i) => pane(side.claim, results[i], this.label)));
       ui.cmpPanel.dataset.state = "done";
     } catch (e) {
       if (seq !== this.cmpSeq) return;
@@ -1124,35 +1257,67 @@ class TwicePlayground extends HTMLElement {
 
   // ---- every ordering ----
 
-  async explore(force) {
+  // explore fills Every ordering with the race the runtime says this
+  // block has (views.explore): its own races made exhaustive, or for a
+  // block with no race, a sentence and the race its work would run, which
+  // runs only when asked (go). A combination the runtime refuses is said,
+  // not run.
+  async explore(force, go) {
     const ui = this.ui;
-    // Every claim the script uses is checked: a block that races both
-    // claims gets both counts, each under its claim's name.
-    const claims = claimsOf(ui.script.value);
+    const script = ui.script.value;
     const workers = Number(ui.workers.value) || 2;
-    const svc = serviceOf(ui.script.value);
-    const key = claims.join(",") + "/" + workers + "/" + svc.dedupe + "/" + svc.key;
+    const key = script + "\u0000" + (this.workersTouched ? workers : "own");
     if (!force && key === this.expKey) return;
     this.expKey = key;
     const seq = ++this.expSeq;
-    const src = exploreScript(claims, workers, svc);
-    ui.expCmd.textContent = src.trim().replace(/\n/g, "; ");
     ui.expPanel.dataset.state = "running";
     ui.expPanel.setAttribute("aria-busy", "true");
-    ui.expHead.textContent = "Checking every ordering of " + workers + " workers with " + claims.map((c) => "claim=" + c).join(" and ") + "…";
     ui.expBody.replaceChildren();
-    const rt = getRuntime();
-    this.attach(rt);
+    ui.expHead.textContent = "";
     try {
-      const m = await this.request(rt, src, "", false, "explore");
+      const views = await this.viewsFor(script);
+      if (seq !== this.expSeq) return;
+      if (!views) throw new Error("the script did not run");
+      const v = views.explore;
+      ui.expNote.textContent = v.note;
+      ui.expPanel.dataset.own = v.own ? "true" : "false";
+      const runs = v.by_workers || [];
+      const chosen = this.workersTouched ? runs.find((r) => r.workers === workers) : { script: v.script, refused: v.refused, workers: v.workers };
+      if (!this.workersTouched && v.workers) ui.workers.value = String(v.workers);
+      ui.workers.disabled = runs.length === 0;
+      if (!v.script || !chosen) {
+        ui.expCmd.textContent = "";
+        ui.expGo.hidden = true;
+        ui.expPanel.dataset.state = "done";
+        ui.expPanel.dataset.explored = "none";
+        return;
+      }
+      ui.expCmd.textContent = chosen.script.trim().replace(/\n/g, "; ");
+      if (chosen.refused) {
+        ui.expGo.hidden = true;
+        ui.expHead.textContent = "Not checked: " + chosen.refused + ".";
+        ui.expPanel.dataset.state = "done";
+        ui.expPanel.dataset.explored = "refused";
+        return;
+      }
+      if (!v.own && !go) {
+        ui.expGo.hidden = false;
+        ui.expPanel.dataset.state = "done";
+        ui.expPanel.dataset.explored = "offered";
+        return;
+      }
+      ui.expGo.hidden = true;
+      ui.expHead.textContent = "Checking every ordering of " + chosen.workers + " workers…";
+      const rt = getRuntime();
+      this.attach(rt);
+      const m = await this.request(rt, chosen.script, "", false, "explore");
       if (seq !== this.expSeq) return;
       const res = JSON.parse(m.json);
       const xs = res.explorations || [];
-      if (res.error || xs.length !== claims.length) {
-        throw new Error(res.error ? res.error.msg : "the runtime reported " + xs.length + " exploration(s) for " + claims.length + " claim(s)");
-      }
+      if (res.error || xs.length === 0) throw new Error(res.error ? res.error.msg : "the runtime reported no exploration");
       renderExplorations(ui, xs, m.ms);
       ui.expPanel.dataset.state = "done";
+      ui.expPanel.dataset.explored = "explored";
     } catch (e) {
       if (seq !== this.expSeq) return;
       this.expKey = null;
@@ -1200,11 +1365,7 @@ export function start(config) {
     linkHash,
     shellQuote,
     commandFor,
-    workersOf,
-    exploreScript,
     renderExplorations,
-    serviceOf,
-    claimsOf,
     announce,
     diagnosisPlan,
     embedIframe,

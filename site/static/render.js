@@ -91,6 +91,11 @@ export function diagnosisPlan(res) {
   const shown = telling.slice(0, 3);
   const n = new Map();
   for (const s of ordered) n.set(s.kind, (n.get(s.kind) || 0) + 1);
+  // A lease run's detail lists only some jobs: the runtime counts them all.
+  if (res.kind_counts) {
+    n.clear();
+    for (const k of res.kind_counts) n.set(k.kind, k.n);
+  }
   const last = loads[loads.length - 1];
   return {
     shown,
@@ -154,19 +159,22 @@ export function groupDigits(s) {
   return /^[0-9]+$/.test(s) ? BigInt(s).toLocaleString("en-US") : String(s);
 }
 
-// matrixCellText is one cell of a matrix as the text table prints it:
-// the effects that landed and the verdict ("40 dup", "1 ok", "pending").
+// matrixCellText is one cell of a matrix as the text table prints it,
+// the runtime's own label ("ok", "dup 20/20", "narrows 2/1000").
 export function matrixCellText(c) {
+  if (c.label) return c.label;
   if (c.verdict === "pending") return "pending";
-  const word = { duplicate: "dup", lost: "lost", closed: "ok" }[c.verdict] || c.verdict;
-  return c.effects + " " + word;
+  if (c.verdict === "closed") return "ok";
+  return (c.verdict === "duplicate" ? "dup" : c.verdict) + " " + c.failed + "/" + c.trials;
 }
 
 // matrixCellLabel says a cell in words, for its accessible name.
-export function matrixCellLabel(scenario, fix, c) {
+export function matrixCellLabel(scenario, fix, c, seeds) {
   if (c.verdict === "pending") return scenario.title + " with " + fix.title + ": pending, not runnable yet";
-  const verdict = { duplicate: "duplicate", lost: "work lost", closed: "closed" }[c.verdict] || c.verdict;
-  return scenario.title + " with " + fix.title + ": " + c.effects + " effect(s) for " + c.events + " event(s), " + verdict;
+  const over = seeds ? " over seeds " + seeds : "";
+  if (c.verdict === "closed") return scenario.title + " with " + fix.title + ": closed, one effect per event in every trial" + over;
+  const verdict = { duplicate: "duplicates", lost: "loses work", narrows: "narrows, still duplicates" }[c.verdict] || c.verdict;
+  return scenario.title + " with " + fix.title + ": " + verdict + " in " + c.failed + " of " + c.trials + " trials" + over;
 }
 
 // replay applies the first k+1 events of a trace, as result.go documents
@@ -219,8 +227,8 @@ export function nearestStep(xs, x, current) {
 // renderOutput fills the Output panel from a Result: the error line, the
 // transcript, the tally, the load chart, the diagnosis, the matrices and
 // the effects, jobs and ledger tables. A matrix cell's button calls
-// runCell(script, seed).
-export function renderOutput(ui, res, heading, label, runCell) {
+// openCell(script, seed, what, button).
+export function renderOutput(ui, res, heading, label, openCell) {
   ui.out.classList.remove("empty");
   ui.heading.textContent = heading;
   if (res.error) {
@@ -234,8 +242,13 @@ export function renderOutput(ui, res, heading, label, runCell) {
   const lines = transcriptLines(res);
   ui.transcript.textContent = lines.length ? lines.join("\n") + "\n" : "";
   ui.transcript.hidden = lines.length === 0;
-  // A matrix's text table is wider than the panel: scroll it, do not wrap it.
-  ui.transcript.classList.toggle("wide", (res.matrices || []).length > 0);
+  // A matrix is drawn as a table below: its text copy, wider than the
+  // panel, is folded (and scrolls, not wraps, when opened).
+  const matrix = (res.matrices || []).length > 0;
+  ui.transcript.classList.toggle("wide", matrix);
+  if (matrix && ui.transcript.parentElement !== ui.textCopy) ui.textCopy.append(ui.transcript);
+  if (!matrix && ui.transcript.parentElement === ui.textCopy) ui.textCopy.before(ui.transcript);
+  ui.textCopy.hidden = !matrix || lines.length === 0;
 
   const races = res.races || [];
   ui.tally.replaceChildren();
@@ -248,14 +261,26 @@ export function renderOutput(ui, res, heading, label, runCell) {
     span.append("claim=" + r.claim + (r.dedupe && r.dedupe !== "off" ? ", dedupe=" + r.dedupe : "") + (r.key && r.key !== "none" ? ", key=" + r.key : "") + ": duplicate effects in ", strong, " races");
     ui.tally.append(span);
   }
-  for (const l of res.loads || []) {
+  // A load's tally is one line per lease, and each line picks the lease
+  // whose tables and diagnosis are shown below it.
+  const loads = res.loads || [];
+  const lease = loads.length ? chosenLease(res, ui.lease) : -1;
+  ui.tally.classList.toggle("per-lease", loads.length > 0);
+  loads.forEach((l, i) => {
     dups += l.duplicates;
     const strong = h("strong", { text: l.duplicates + " of " + l.jobs });
-    const span = h("span", { class: "tally-item" + (l.duplicates ? " bad" : " good") });
-    span.append("lease " + l.lease_us / 1e6 + " s: duplicate effects in ", strong, " jobs");
-    ui.tally.append(span);
-  }
-  ui.tally.hidden = races.length === 0 && (res.loads || []).length === 0;
+    const radio = h("input", { type: "radio", name: "lease", value: String(i), "aria-label": "Show the tables of lease " + l.lease_us / 1e6 + " s" });
+    radio.checked = i === lease;
+    radio.addEventListener("change", () => {
+      if (!radio.checked) return;
+      ui.lease = i;
+      renderLease(ui, res, i);
+    });
+    const item = h("label", { class: "tally-item lease-pick" + (l.duplicates ? " bad" : " good") }, radio);
+    item.append(" lease " + l.lease_us / 1e6 + " s: duplicate effects in ", strong, " jobs");
+    ui.tally.append(item);
+  });
+  ui.tally.hidden = races.length === 0 && loads.length === 0;
   ui.tally.dataset.duplicates = String(dups);
   const chart = res.chart;
   ui.chart.hidden = !chart;
@@ -264,20 +289,22 @@ export function renderOutput(ui, res, heading, label, runCell) {
     ui.chartImg.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(chart.svg);
     ui.chartImg.width = chart.width;
     ui.chartImg.height = chart.height;
-    // On a phone, as the timeline, at least at the scale that makes its
-    // smallest text 11 CSS px, scrolling sideways.
-    ui.chartImg.style.setProperty("--chart-phone-width", Math.ceil((chart.width * 11) / (minFontSize(chart.svg) || 10)) + "px");
+    // The runtime draws it narrow enough for a phone: one row per lease.
     const desc = /<desc[^>]*>([^<]*)<\/desc>/.exec(chart.svg);
     ui.chartImg.alt = "Chart of jobs with two effects by lease length: " + (desc ? desc[1] : "");
   } else {
     ui.chartImg.removeAttribute("src");
   }
 
+  renderMatrices(ui.matrix, res, label, openCell);
+  if (loads.length) {
+    renderLease(ui, res, lease);
+    return;
+  }
   renderDiagnosis(ui.diagnosis, res);
-  renderMatrices(ui.matrix, res, label, runCell);
 
   const effects = res.effects || [];
-  fillTable(
+  effectsTable(
     ui.effects,
     "Requests recorded by the receipts service: " +
       countPhrase(
@@ -285,9 +312,8 @@ export function renderOutput(ui, res, heading, label, runCell) {
         effects.filter((e) => e.refused).length,
         effects.filter((e) => e.replayed).length
       ),
-    ["order", "job", "event", "run", "attempt", "send", "key", "worker", "arrival (ms)"],
-    effects.map((e) => [e.order, e.job, e.event, e.run, e.attempt, "s" + e.send + (e.refused ? " refused" : "") + (e.replayed ? " replayed" : ""), e.key || "-", e.worker, formatMS(e.at_us)]),
-    [false, true, false, false, true, false, false, false, true]
+    effects,
+    res.views && res.views.columns
   );
   const jobs = res.jobs || [];
   fillTable(
@@ -317,15 +343,94 @@ export function renderOutput(ui, res, heading, label, runCell) {
   if (effects.length === 0 && !ui.ledgerWrap.hidden) ui.effectsWrap.hidden = true;
 }
 
+// chosenLease is the lease whose tables are shown: the reader's pick
+// (kept across runs while the script has as many leases), else the
+// shortest lease with duplicates, else the last one.
+export function chosenLease(res, picked) {
+  const loads = res.loads || [];
+  if (Number.isInteger(picked) && picked >= 0 && picked < loads.length) return picked;
+  let best = -1;
+  loads.forEach((l, i) => {
+    if (l.duplicates > 0 && (best < 0 || l.lease_us < loads[best].lease_us)) best = i;
+  });
+  return best >= 0 ? best : loads.length - 1;
+}
+
+// leaseView is a Result cut down to one lease run of a load: the jobs
+// that did not simply run once, duplicates first, their effects (in that
+// order of jobs) and their diagnosis, and how many ran once.
+export function leaseView(res, i) {
+  const l = res.loads[i];
+  const rank = new Map((l.summary || []).map((s, k) => [s.order, k]));
+  const effects = (l.effects || []).slice().sort((a, b) => rank.get(a.order) - rank.get(b.order));
+  const jobs = (l.job_rows || []).slice().sort((a, b) => rank.get(a.order) - rank.get(b.order));
+  return { summary: l.summary || [], effects, jobs, loads: [l], ran_once: l.ran_once || 0, more: l.more || 0, kind_counts: l.kind_counts || [] };
+}
+
+// renderLease fills the diagnosis and the effects and jobs tables with
+// lease run i of the load; the jobs that ran once are counted in the
+// captions, not listed.
+export function renderLease(ui, res, i) {
+  const v = leaseView(res, i);
+  const l = v.loads[0];
+  renderDiagnosis(ui.diagnosis, v);
+  const fold = [];
+  if (v.more) fold.push(v.more + " more that did not simply run once");
+  if (v.ran_once) fold.push(v.ran_once + " " + (v.ran_once === 1 ? "job" : "jobs") + " that ran once");
+  const rest = fold.length ? "; and " + fold.join(", and ") + ", not listed" : "";
+  const where = "lease " + l.lease_us / 1e6 + " s";
+  effectsTable(ui.effects, "Effects at " + where + ", of the jobs that did not simply run once (" + v.effects.length + ")" + rest, v.effects, res.views && res.views.columns);
+  fillTable(
+    ui.jobs,
+    "Jobs at " + where + " (" + v.jobs.length + " of " + l.jobs + ")" + rest,
+    ["id", "order", "event", "status", "attempts", "run", "lease (ms)"],
+    v.jobs.map((j) => [j.id, j.order, j.event, j.status, j.attempts, j.run || "-", formatMS(j.lease_us)]),
+    [true, false, false, false, true, false, true]
+  );
+  ui.effectsWrap.hidden = false;
+  ui.jobsWrap.hidden = false;
+  ui.ledgerWrap.hidden = true;
+}
+
+// EFFECT_COLUMNS are the effects table's columns: name, cell, numeric.
+const EFFECT_COLUMNS = [
+  ["order", (e) => e.order, false],
+  ["job", (e) => e.job, true],
+  ["event", (e) => e.event, false],
+  ["run", (e) => e.run, false],
+  ["attempt", (e) => e.attempt, true],
+  ["send", (e) => "s" + e.send + (e.refused ? " refused" : "") + (e.replayed ? " replayed" : ""), false],
+  ["key", (e) => e.key || "-", false],
+  ["worker", (e) => e.worker, false],
+  ["arrival (ms)", (e) => formatMS(e.at_us), true],
+];
+
+// effectsTable fills the effects table with the order first (pinned on a
+// narrow screen), then the columns the runtime says the block is about
+// (views.columns), then the rest.
+export function effectsTable(table, caption, effects, telling) {
+  const first = ["order", ...(telling || [])];
+  const cols = [...first.map((n) => EFFECT_COLUMNS.find((c) => c[0] === n)).filter(Boolean), ...EFFECT_COLUMNS.filter((c) => !first.includes(c[0]))];
+  fillTable(
+    table,
+    caption,
+    cols.map((c) => c[0]),
+    effects.map((e) => cols.map((c) => c[1](e))),
+    cols.map((c) => c[2])
+  );
+}
+
 // renderMatrices draws each matrix of the run as a table: a row per
-// scenario, a column per fix, each cell the effects of one live run
-// with its verdict. A cell's button puts the script that cell ran into
-// the editor and runs it (runCell).
-export function renderMatrices(box, res, label, runCell) {
+// scenario, a column per fix, each cell the verdict of live runs at every
+// seed of the matrix. A cell's button opens the script that cell ran
+// (openCell(script, seed, what)); on a narrow screen the table turns into
+// one card per scenario (the CSS reads each cell's data-label).
+export function renderMatrices(box, res, label, openCell) {
   const ms = res.matrices || [];
   box.replaceChildren();
   box.hidden = ms.length === 0;
   for (const m of ms) {
+    const seeds = m.seeds > 1 ? m.seed + "-" + (m.seed + m.seeds - 1) : String(m.seed);
     const head = h(
       "tr",
       null,
@@ -338,13 +443,13 @@ export function renderMatrices(box, res, label, runCell) {
         "tr",
         null,
         h("th", { scope: "row", text: r.title }),
-        h("td", { class: "num", text: String(r.events) }),
+        h("td", { class: "num", "data-label": "events", text: String(r.events) }),
         ...r.cells.map((c, i) => {
-          const what = matrixCellLabel(r, m.fixes[i], c);
-          const td = h("td", { class: "cell " + c.verdict, "data-fix": c.fix, "data-scenario": r.id, "data-effects": String(c.effects) });
+          const what = matrixCellLabel(r, m.fixes[i], c, seeds);
+          const td = h("td", { class: "cell " + c.verdict, "data-fix": c.fix, "data-label": c.fix, "data-scenario": r.id, "data-effects": String(c.effects) });
           if (c.script) {
-            const btn = h("button", { type: "button", class: "cell-run", title: c.script + "(click to run this cell)", "aria-label": matrixCellText(c) + ": " + what + ". Run this cell", text: matrixCellText(c) });
-            btn.addEventListener("click", () => runCell(c.script, m.seed));
+            const btn = h("button", { type: "button", class: "cell-run", title: c.script + "(opens this cell's script below the matrix)", "aria-label": matrixCellText(c) + ": " + what + ". Open this cell", text: matrixCellText(c) });
+            btn.addEventListener("click", () => openCell(c.script, m.seed, r.title + " with " + m.fixes[i].title, btn));
             td.append(btn);
           } else {
             td.append(h("span", { "aria-label": what, text: matrixCellText(c) }));
@@ -357,13 +462,13 @@ export function renderMatrices(box, res, label, runCell) {
       "tr",
       null,
       h("th", { scope: "row", text: "closes" }),
-      h("td", null),
-      ...m.fixes.map((f) => h("td", { class: "closes", text: f.pending ? "-" : f.closes + " of " + m.scenarios.length }))
+      h("td", { class: "num empty" }),
+      ...m.fixes.map((f) => h("td", { class: "closes", "data-label": f.id, text: f.pending ? "-" : f.closes + " of " + m.scenarios.length }))
     );
     const table = h(
       "table",
       { class: "matrix" },
-      h("caption", { text: "Which fix closes which duplicate, at seed " + m.seed + ": effects per scenario and fix, each cell a live run; one effect per event is right" }),
+      h("caption", { text: "Which fix closes which duplicate, at seeds " + seeds + ": each cell is a live run at every seed; ok means one effect per event in every trial, otherwise the failed trials of all" }),
       h("thead", null, head),
       h("tbody", null, ...rows),
       h("tfoot", null, foot)
@@ -372,7 +477,7 @@ export function renderMatrices(box, res, label, runCell) {
     for (const f of m.fixes) {
       key.append(h("div", null, h("dt", { text: f.id }), h("dd", { text: f.title + " (" + f.change + ")" + (f.pending ? ": pending" : "") })));
     }
-    box.append(h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": "Matrix of fixes and duplicates, " + label }, table), key);
+    box.append(h("div", { class: "table-wrap matrix-box", tabindex: "0", role: "region", "aria-label": "Matrix of fixes and duplicates, " + label }, table), key);
   }
 }
 
@@ -398,7 +503,7 @@ export function renderDiagnosis(box, res) {
   const shown = plan.shown;
   box.append(h("p", { class: "diag-title", text: "Diagnosis" }));
   if (plan.counts.length) {
-    box.append(h("p", { class: "diag-scope", text: "Of the last lease run (" + plan.scope + "), whose effects and jobs the tables list:" }));
+    box.append(h("p", { class: "diag-scope", text: "Of the lease run the tables show (" + plan.scope + "):" }));
     const ul = h("ul", { class: "diag-counts" });
     for (const c of plan.counts) {
       ul.append(h("li", { class: GOOD_KINDS.has(c.kind) ? "good" : "bad" }, h("strong", { text: KIND_TITLE[c.kind] || c.kind }), ": " + c.n + (c.n === 1 ? " order" : " orders")));
@@ -582,24 +687,28 @@ export function pane(claim, res, label) {
     const e = res.error;
     sec.append(h("p", { class: "error", text: (e.line ? "line " + e.line + ":" + e.col + ": " : "") + e.msg }));
   }
-  let dups = 0;
+  // The runtime counts the outcome one way for every view: races, load
+  // jobs, or events with two effects; ledger rows are effects.
+  const o = res.outcome || { duplicates: 0, effects: 0, headline: "" };
   for (const r of res.races || []) {
-    dups += r.duplicates;
     const p = h("p", { class: "tally-item " + (r.duplicates ? "bad" : "good") });
     p.append("duplicate effects in ", h("strong", { text: r.duplicates + " of " + r.races }), " races");
     sec.append(p);
   }
-  const effects = res.effects || [];
-  const runs = new Set(effects.map((e) => e.run)).size;
+  for (const l of res.loads || []) {
+    const p = h("p", { class: "tally-item " + (l.duplicates ? "bad" : "good") });
+    p.append("lease " + l.lease_us / 1e6 + " s: duplicate effects in ", h("strong", { text: l.duplicates + " of " + l.jobs }), " jobs");
+    sec.append(p);
+  }
+  // Outside races and loads, a duplicate is titled by its diagnosis.
+  const tallied = (res.races || []).length + (res.loads || []).length > 0;
   const bad = (res.summary || []).filter((s) => !GOOD_KINDS.has(s.kind));
-  dups += bad.length;
-  const verdict = h("p", { class: "pane-verdict " + (bad.length ? "bad" : "good") });
-  verdict.append(
-    h("strong", { text: bad.length ? KIND_TITLE[bad[0].kind] || bad[0].kind : effects.length ? "No duplicate effect" : "No effects" }),
-    document.createTextNode(" · " + effects.length + " effect(s) from " + runs + " run(s) at the end")
-  );
+  let title = o.effects ? "No duplicate effect" : "No effects";
+  if (o.duplicates) title = !tallied && bad.length ? KIND_TITLE[bad[0].kind] || bad[0].kind : "Duplicate effects";
+  const verdict = h("p", { class: "pane-verdict " + (o.duplicates ? "bad" : "good") });
+  verdict.append(h("strong", { text: title }), document.createTextNode(" · " + o.headline));
   sec.append(verdict);
-  sec.dataset.duplicates = String(dups);
+  sec.dataset.duplicates = String(o.duplicates);
   const lines = res.transcript || [];
   sec.append(h("pre", { class: "transcript compact", tabindex: "0", role: "region", "aria-label": "Transcript with claim=" + claim + ", " + label, text: lines.join("\n") + (lines.length ? "\n" : "") }));
   return sec;
