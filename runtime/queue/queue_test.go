@@ -2,6 +2,7 @@ package queue
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -273,7 +274,18 @@ func TestPoolClosesExtraConns(t *testing.T) {
 // queued, or running with its lease passed, whichever is lower; none when
 // every job is done or held.
 func TestNextIsTheLowestClaimable(t *testing.T) {
+	for _, indexed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("indexed=%v", indexed), func(t *testing.T) { testNext(t, indexed) })
+	}
+}
+
+func testNext(t *testing.T, indexed bool) {
 	db, shell, w1, _ := open(t)
+	if indexed {
+		if err := shell.IndexForPolls(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for range 5 {
 		if _, err := shell.Add("o", "ev"); err != nil {
 			t.Fatal(err)
