@@ -69,6 +69,12 @@ func parityCases(t *testing.T) []parityCase {
 		parityCase{name: "parse-error", args: []string{"-c", "add o1\nwrk --job 1"}, code: 2},
 		parityCase{name: "parse-error-json", args: []string{"--json", "-c", "work --job 1 --lese 2"}, code: 2},
 		parityCase{name: "runtime-error", args: []string{"-c", "add o1 && work --job 1 && work --job 2"}, code: 1},
+		// The meter counts the same natively and under wazero: a run cut
+		// by the auto budget's output (JSON, marked heavy), and the shell
+		// waiting its turn under a worker's transaction.
+		parityCase{name: "budget-output-auto", args: []string{"--auto", "--json", "-c", strings.Repeat("add a --times 100\n", 5) + strings.Repeat("jobs\n", 40)}, code: 1},
+		parityCase{name: "budget-steps-auto", args: []string{"--auto", "-c", "race read 2000 --workers 8"}, code: 1},
+		parityCase{name: "shell-waits", args: []string{"-c", "add a\nwork --job 1 --effect ledger --processing 100 &\nsleep 0.1627\nadd b\njobs\nwait\nledger"}},
 		parityCase{name: "runtime-error-trace", args: []string{"-c", "reset && add order-77 && work --job 1 --trace && jobs && work --job 9"}, code: 1},
 	)
 	return cases

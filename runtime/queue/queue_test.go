@@ -2,6 +2,7 @@ package queue
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -266,5 +267,74 @@ func TestPoolClosesExtraConns(t *testing.T) {
 		if _, err := c.List(); err != nil {
 			t.Fatalf("a connection of the reused database fails: %v", err)
 		}
+	}
+}
+
+// A poll returns the lowest id that is claimable at the instant given:
+// queued, or running with its lease passed, whichever is lower; none when
+// every job is done or held.
+func TestNextIsTheLowestClaimable(t *testing.T) {
+	for _, indexed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("indexed=%v", indexed), func(t *testing.T) { testNext(t, indexed) })
+	}
+}
+
+func testNext(t *testing.T, indexed bool) {
+	db, shell, w1, _ := open(t)
+	if indexed {
+		if err := shell.IndexForPolls(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 5 {
+		if _, err := shell.Add("o", "ev"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next := func(now int64) (int64, bool) {
+		t.Helper()
+		id, ok, err := w1.Next(now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id, ok
+	}
+	if id, ok := next(0); !ok || id != 1 {
+		t.Fatalf("Next on a fresh table = %d, %v; want 1", id, ok)
+	}
+	// Jobs 1 and 2 held until 100 and 50, job 3 done.
+	for _, c := range []struct {
+		id    int64
+		lease int64
+	}{{1, 100}, {2, 50}, {3, 10}} {
+		if ok, err := w1.Claim(c.id, "r", 0, c.lease); err != nil || !ok {
+			t.Fatal(ok, err)
+		}
+	}
+	if err := w1.Ack(3); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		now  int64
+		want int64
+	}{{10, 4}, {60, 2}, {200, 1}} {
+		if id, ok := next(tt.now); !ok || id != tt.want {
+			t.Errorf("Next(%d) = %d, %v; want %d", tt.now, id, ok, tt.want)
+		}
+	}
+	for _, id := range []int64{1, 2, 4, 5} {
+		if err := w1.Ack(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if id, ok := next(1000); ok {
+		t.Errorf("Next with every job done = %d; want none", id)
+	}
+	if n, err := w1.Unfinished(); err != nil || n != 0 {
+		t.Errorf("Unfinished = %d, %v; want 0", n, err)
+	}
+	// Every statement counted its SQLite work into the database's total.
+	if db.Work() <= 0 {
+		t.Errorf("Work() = %d after a dozen statements", db.Work())
 	}
 }

@@ -20,12 +20,18 @@
 // is parsed into its named type here, so that nothing later sees a name
 // that is not on its list. The wrappers of the article's command lines
 // (node queue.mjs, twice, ( ... ), a trailing 2>/dev/null) are dropped
-// here. Every limit but the step budget (limits.go: MaxScriptBytes,
-// MaxCommands, MaxRaces, MaxWorkerNames, MaxExploreStates, MaxRenewals,
-// the load limits, MaxSleep, MaxLease, MaxMillis) is checked here, before
-// anything runs; MaxSteps stops a run that goes on too long. [Estimate]
-// returns a script's [Cost], which says whether a page should wait for a
-// click before running it. [Format] and
+// here. Every limit of limits.go (MaxScriptBytes, MaxCommands, MaxRaces,
+// MaxWorkerNames, MaxExploreStates, MaxRenewals, the load limits,
+// MaxSleep, MaxLease, MaxMillis, MaxJobID) is checked here, before anything
+// runs, and every number follows one rule (decimal digits, no sign, in
+// range). What the parser cannot know is metered while the script runs
+// (meter.go): steps, SQLite work, polls and reclaims, and bytes of output,
+// against the [Budget] of [Options]; the zero Budget is [FullBudget], and
+// [AutoBudget] is for a run nobody asked for. A run that passes its budget
+// stops at once, with one line naming what ran out ([Result].Cut, and
+// Result.Heavy under the auto budget). [Estimate] returns a script's
+// [Cost], the parser's guess at whether a page should wait for a click
+// before running it. [Format] and
 // [Command.String] print a Script back in canonical form; the fuzz test
 // checks that what Format prints parses back to the same script.
 //

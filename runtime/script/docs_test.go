@@ -1,6 +1,7 @@
 package script
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -32,6 +33,35 @@ func TestReadmeNamesEveryChoice(t *testing.T) {
 	for _, w := range want {
 		if !strings.Contains(readme, w) {
 			t.Errorf("README.md does not mention %s", w)
+		}
+	}
+}
+
+// The README's table of what is counted while a script runs gives the
+// budgets the meter uses, full and auto.
+func TestReadmeGivesTheBudgets(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	commas := func(n int64) string {
+		s := fmt.Sprint(n)
+		for i := len(s) - 3; i > 0; i -= 3 {
+			s = s[:i] + "," + s[i:]
+		}
+		return s
+	}
+	full, auto := FullBudget, AutoBudget
+	for _, row := range []string{
+		"| " + commas(int64(full.Steps)) + " | " + commas(int64(auto.Steps)) + " |",
+		fmt.Sprintf("| %d million | %d million |", full.Work/1_000_000, auto.Work/1_000_000),
+		"| " + commas(int64(full.Polls)) + " | " + commas(int64(auto.Polls)) + " |",
+		"| " + bytesWords(full.Output) + " | " + bytesWords(auto.Output) + " |",
+		"output passed " + bytesWords(full.Output) + "; stopped",
+	} {
+		if !strings.Contains(readme, row) {
+			t.Errorf("README.md does not give the budget %q", row)
 		}
 	}
 }

@@ -16,13 +16,16 @@ import (
 // every build (native, wasip1, the browser), so a script either runs the
 // same everywhere or is refused the same everywhere.
 //
-// Every limit but MaxSteps is checked by Parse, before anything runs: a
-// script over one fails with a limit error (exit 2) whose line and column
-// are those of the command, or the byte, that went over, and whose message
-// names the limit. MaxSteps is counted while the script runs: a run that
-// spends it stops with a runtime error (exit 1) at the command that was
-// running, and the transcript keeps what ran before. README.md ("Limits")
-// lists the same limits for readers.
+// Every limit here is checked by Parse, before anything runs: a script over
+// one fails with a limit error (exit 2) whose line and column are those of
+// the command, or the byte, that went over, and whose message names the
+// limit. What no parser can know (how many steps, how much SQLite work,
+// how many polls and reclaims, how many bytes of output) is counted while
+// the script runs, by one meter against a Budget (meter.go): a run that
+// passes its budget stops at once with a runtime error (exit 1) at the
+// command that was running, naming what ran out, and the transcript keeps
+// what ran before. MaxSteps is the full budget's steps. README.md
+// ("Limits") lists the same limits for readers.
 const (
 	MaxScriptBytes = 64 << 10 // bytes of script text
 	MaxCommands    = 10_000   // commands in one script
@@ -43,7 +46,7 @@ const (
 	// load job its distribution's p95 divided by --heartbeat.
 	MaxRenewals = 20_000
 	// MaxSteps bounds the atomic steps of one run, every worker's and
-	// every race's together.
+	// every race's together: the Steps of FullBudget.
 	MaxSteps    = 2_000_000
 	MaxTimes    = 100 // jobs one add enqueues (--times)
 	maxOrderLen = 64
@@ -109,7 +112,10 @@ const (
 )
 
 // Heavy reports whether the script is expensive enough that a page should
-// show it and wait for a click rather than run it as it loads.
+// show it and wait for a click rather than run it as it loads. It is an
+// estimate from the script's shape; what decides is the meter: a page runs
+// a script it was not asked to run under AutoBudget, and a script that
+// passes it is heavy whatever the estimate said (Result.Heavy).
 func (c Cost) Heavy() bool {
 	return c.Steps > heavySteps || c.States > heavyStates || c.LoadJobs > heavyLoadJobs || c.Polls > heavyPolls
 }

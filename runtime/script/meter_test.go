@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/twice-lab/twice/runtime/receipts"
 )
 
 // repeat returns line n times, each ending in a newline.
@@ -159,4 +161,72 @@ func TestBudgetFields(t *testing.T) {
 		t.Errorf("a matrix spent %+v: its cells' work is not counted", s)
 	}
 	cutAt(t, "matrix", Budget{Steps: one.Spent().Steps / 2}, BudgetSteps)
+}
+
+// TestKeyMissedSaysEachReasonOnce: three requests of one event that all
+// passed a check-then-act dedupe are one reason, said once, and three
+// requests with three keys are one event whose keys differ, named once.
+func TestKeyMissedSaysEachReasonOnce(t *testing.T) {
+	in, err := newInterp(1, Budget{}, &Result{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.close()
+	if err := in.svc.SetDedupe(receipts.DedupeCheck, 0); err != nil {
+		t.Fatal(err)
+	}
+	same := []Effect{
+		{Order: "o", Event: "e", Job: 1, Run: "r1", Key: "e", KeyState: "new"},
+		{Order: "o", Event: "e", Job: 1, Run: "r2", Key: "e", KeyState: "new"},
+		{Order: "o", Event: "e", Job: 1, Run: "r3", Key: "e", KeyState: "new"},
+	}
+	d := &diagnosis{in: in, order: "o", evs: byEvent(same)}
+	got := d.keyMissed(same)
+	if want := "three requests checked key e before any of them stored it: check-then-act let them all through"; got != want {
+		t.Errorf("keyMissed = %q\nwant %q", got, want)
+	}
+	differ := []Effect{
+		{Order: "o", Event: "e", Job: 1, Run: "r1", Key: "run-r1"},
+		{Order: "o", Event: "e", Job: 1, Run: "r2", Key: "run-r2"},
+		{Order: "o", Event: "e", Job: 1, Run: "r3", Key: "run-r3"},
+	}
+	d = &diagnosis{in: in, order: "o", evs: byEvent(differ)}
+	if got := d.keyMissed(differ); strings.Count(got, "carried different keys") != 1 || strings.Count(got, "run-r3") != 1 {
+		t.Errorf("keyMissed = %q; want the differing keys named once", got)
+	}
+}
+
+// BenchmarkEffectsMany is the effects command over one order with many
+// effects of one event: the cost of grouping and diagnosing them.
+//
+//	go test ./runtime/script -run '^$' -bench EffectsMany
+func BenchmarkEffectsMany(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		src := repeat("add a --event e --times 100", n/100)
+		for i := 1; i <= n; i++ {
+			src += fmt.Sprintf("work --job %d --key run\n", i)
+		}
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			in, err := newInterp(1, Budget{}, &Result{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer in.close()
+			s, perr := Parse(src)
+			if perr != nil {
+				b.Fatal(perr)
+			}
+			for _, c := range s.Commands {
+				if _, err := in.exec(c); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ResetTimer()
+			for range b.N {
+				if _, err := in.summarize(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -485,6 +485,18 @@ func (in *interp) observe(id int64) *Job {
 }
 
 func (in *interp) reset() error {
+	// The tables first: emptying them may wait for a worker's transaction
+	// (see shellWait), and what the workers do meanwhile happened before
+	// the reset, so it is forgotten with the rest.
+	var err error
+	if !in.ledger {
+		err = in.shell.ResetJobs()
+	} else {
+		err = in.shell.Reset()
+	}
+	if err != nil {
+		return err
+	}
 	in.svc.Reset()
 	in.keyHits = 0
 	in.log = in.log[:0]
@@ -497,13 +509,7 @@ func (in *interp) reset() error {
 	clear(in.events)
 	clear(in.redriven)
 	in.nextEv = 0
-	if err := in.svc.Err(); err != nil {
-		return err
-	}
-	if !in.ledger {
-		return in.shell.ResetJobs()
-	}
-	return in.shell.Reset()
+	return in.svc.Err()
 }
 
 // spawn starts w as a process due at instant at.

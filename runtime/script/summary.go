@@ -307,6 +307,7 @@ func (in *interp) summarize() ([]Summary, error) {
 type eventEvidence struct {
 	event    string
 	jobs     []int64 // in order of their first request
+	hasJob   map[int64]bool
 	landed   []Effect
 	replayed []Effect // deduplicated: answered with the first answer of FirstRun
 	refused  []Effect
@@ -319,11 +320,12 @@ func byEvent(reqs []Effect) []*eventEvidence {
 	for _, e := range reqs {
 		ev := idx[e.Event]
 		if ev == nil {
-			ev = &eventEvidence{event: e.Event}
+			ev = &eventEvidence{event: e.Event, hasJob: map[int64]bool{}}
 			idx[e.Event] = ev
 			evs = append(evs, ev)
 		}
-		if !slices.Contains(ev.jobs, e.Job) {
+		if !ev.hasJob[e.Job] {
+			ev.hasJob[e.Job] = true
 			ev.jobs = append(ev.jobs, e.Job)
 		}
 		switch {
@@ -402,7 +404,8 @@ type diagnosis struct {
 	multiJob bool // the order's requests come from more than one job
 	attempts map[int64]int
 	answers  map[string]Effect
-	gap      sim.Time // first to last effect
+	gap      sim.Time                  // first to last effect
+	byName   map[string]*eventEvidence // evs by event id, made on first use
 }
 
 // answerOf returns the request whose answer a replayed request got back.
@@ -696,16 +699,23 @@ func (d *diagnosis) several(s *Summary, landed []Effect) (DiagnosisKind, string)
 // So every extra effect gets one cause. Causes of one kind, event, job and
 // run are counted together.
 func (d *diagnosis) causes() []*dupCause {
+	type causeKey struct {
+		kind  DiagnosisKind
+		event string
+		job   int64
+		run   string
+	}
 	var cs []*dupCause
+	found := map[causeKey]*dupCause{}
 	add := func(c dupCause) {
-		for _, o := range cs {
-			if o.kind == c.kind && o.event == c.event && o.job == c.job && o.run == c.run {
-				o.n++
-				return
-			}
+		k := causeKey{c.kind, c.event, c.job, c.run}
+		if o := found[k]; o != nil {
+			o.n++
+			return
 		}
 		c.n = 1
 		cs = append(cs, &c)
+		found[k] = &c
 	}
 	for _, ev := range d.evs {
 		var jobs []int64
@@ -912,12 +922,13 @@ func (d *diagnosis) oneJobEach(evs []*eventEvidence) bool {
 }
 
 func (d *diagnosis) event(name string) *eventEvidence {
-	for _, ev := range d.evs {
-		if ev.event == name {
-			return ev
+	if d.byName == nil {
+		d.byName = make(map[string]*eventEvidence, len(d.evs))
+		for _, ev := range d.evs {
+			d.byName[ev.event] = ev
 		}
 	}
-	return nil
+	return d.byName[name]
 }
 
 // notes says what else the evidence shows beside the duplicates: events
@@ -927,15 +938,17 @@ func (d *diagnosis) event(name string) *eventEvidence {
 func (d *diagnosis) notes(causes []*dupCause, held, foreign []Effect) []string {
 	var notes []string
 	var published []string
+	saidPublish := map[string]bool{}
+	for _, c := range causes {
+		if c.kind == KindPublishTwice {
+			saidPublish[c.event] = true
+		}
+	}
 	for _, ev := range d.evs {
 		if len(ev.jobs) < 2 || len(ev.landed) == 0 {
 			continue
 		}
-		said := false
-		for _, c := range causes {
-			said = said || c.kind == KindPublishTwice && c.event == ev.event
-		}
-		if !said {
+		if !saidPublish[ev.event] {
 			published = append(published, fmt.Sprintf("event %s %s (%s)", ev.event, times(len(ev.jobs)), jobsWord(jobStrings(ev.jobs))))
 		}
 	}
@@ -965,17 +978,18 @@ func (d *diagnosis) notes(causes []*dupCause, held, foreign []Effect) []string {
 		notes = append(notes, fmt.Sprintf("%s late requests for %s carried older fencing tokens and were refused: fencing kept stale runs out", count(n), jobsWord(refused)))
 	}
 	for _, ev := range d.evs {
-		for _, j := range ev.jobs {
-			runs := map[string]bool{}
-			for _, rs := range [][]Effect{ev.landed, ev.replayed, ev.refused} {
-				for _, r := range rs {
-					if r.Job == j {
-						runs[r.Run] = true
-					}
+		runs := map[int64]map[string]bool{} // each job's runs that sent a request
+		for _, rs := range [][]Effect{ev.landed, ev.replayed, ev.refused} {
+			for _, r := range rs {
+				if runs[r.Job] == nil {
+					runs[r.Job] = map[string]bool{}
 				}
+				runs[r.Job][r.Run] = true
 			}
-			if a := d.attempts[j]; a > len(runs) {
-				notes = append(notes, fmt.Sprintf("job %d was delivered %s and only %s of its runs sent a request: at-least-once delivery, no further effect", j, times(a), count(len(runs))))
+		}
+		for _, j := range ev.jobs {
+			if a := d.attempts[j]; a > len(runs[j]) {
+				notes = append(notes, fmt.Sprintf("job %d was delivered %s and only %s of its runs sent a request: at-least-once delivery, no further effect", j, times(a), count(len(runs[j]))))
 			}
 		}
 	}
@@ -990,39 +1004,62 @@ func (d *diagnosis) notes(causes []*dupCause, held, foreign []Effect) []string {
 func (d *diagnosis) keyMissed(landed []Effect) string {
 	mode, _ := d.in.svc.Dedupe()
 	var differ, differEvents, whys []string
+	said := map[string]bool{} // each reason once
+	why := func(w string) {
+		if !said[w] {
+			said[w] = true
+			whys = append(whys, w)
+		}
+	}
 	off := false
+	// Each effect after an event's first is set against the earlier ones,
+	// and the first that tells something decides for the event. What that
+	// needs of the earlier effects (whether one carried a key, how many
+	// carried each key) is counted as it goes, so each effect is looked at
+	// once.
 	for _, ev := range d.evs {
-	pairs:
+		keyed := false              // an earlier effect carried a key
+		earlier := map[string]int{} // the earlier effects, by key
+		all := map[string]int{}     // every effect of the event, by key
+		for _, g := range ev.landed {
+			all[g.Key]++
+		}
+		differs := false
+	effects:
 		for i, e := range ev.landed {
-			for _, f := range ev.landed[:i] {
-				if e.Key == "" && f.Key == "" {
-					continue
-				}
+			if i > 0 && (e.Key != "" || keyed) {
+				first := ev.landed[0]
 				switch {
 				case mode == receipts.DedupeOff:
 					off = true
-				case f.Key != e.Key:
-					differ = append(differ, fmt.Sprintf("%s (%s)", ev.event, keyCounts(ev.landed)))
-					differEvents = append(differEvents, ev.event)
+				case e.Key == "" || first.Key != e.Key:
+					differs = true
 				case e.KeyState == "expired":
-					whys = append(whys, fmt.Sprintf("the service had stored key %s, but it had expired (older than the key TTL) when the request came again: the key was forgotten before the redelivery", e.Key))
+					why(fmt.Sprintf("the service had stored key %s, but it had expired (older than the key TTL) when the request came again: the key was forgotten before the redelivery", e.Key))
 				case mode == receipts.DedupeCheck:
-					n := 0
-					for _, g := range ev.landed {
-						if g.Key == e.Key {
-							n++
-						}
-					}
-					if n == 2 {
-						whys = append(whys, fmt.Sprintf("both requests checked key %s before either stored it: check-then-act let both through", e.Key))
+					if n := all[e.Key]; n == 2 {
+						why(fmt.Sprintf("both requests checked key %s before either stored it: check-then-act let both through", e.Key))
 					} else {
-						whys = append(whys, fmt.Sprintf("%s requests checked key %s before any of them stored it: check-then-act let them all through", count(n), e.Key))
+						why(fmt.Sprintf("%s requests checked key %s before any of them stored it: check-then-act let them all through", count(n), e.Key))
 					}
+				case i > earlier[e.Key]:
+					// The first request's key was this one, and the
+					// dedupe held it; a later one carried another.
+					differs = true
 				default:
+					// The dedupe held this one: the next effect decides.
+					keyed = true
+					earlier[e.Key]++
 					continue
 				}
-				break pairs
+				break effects // the first effect that tells decides for the event
 			}
+			keyed = keyed || e.Key != ""
+			earlier[e.Key]++
+		}
+		if differs {
+			differ = append(differ, fmt.Sprintf("%s (%s)", ev.event, keyCounts(ev.landed)))
+			differEvents = append(differEvents, ev.event)
 		}
 	}
 	if off {

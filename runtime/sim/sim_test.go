@@ -79,6 +79,41 @@ func TestBudgetStopsARunawayProcess(t *testing.T) {
 	}
 }
 
+// A check set with SetCheck stops the run at the step where it first
+// fails, with its error, and unwinds every process, the one waiting too.
+func TestCheckStopsTheRun(t *testing.T) {
+	k := New(1)
+	k.SetTracing(true)
+	tooMuch := errors.New("too much")
+	k.SetCheck(func() error {
+		if k.TraceBytes() > 1000 {
+			return tooMuch
+		}
+		return nil
+	})
+	unwound := 0
+	for _, name := range []string{"A", "B"} {
+		k.Go(name, 0, func(p *Proc) {
+			defer func() { unwound++ }()
+			for {
+				p.Step(1, event.Say, "a line of some length")
+			}
+		})
+	}
+	if err := k.Run(); err != tooMuch {
+		t.Fatalf("err = %v, want the check's error", err)
+	}
+	if unwound != 2 || k.Pending() {
+		t.Errorf("%d processes unwound, pending %v; want both unwound", unwound, k.Pending())
+	}
+	if n := k.TraceBytes(); n <= 1000 || n > 1000+200 {
+		t.Errorf("stopped at %d bytes of trace; want just past 1000", n)
+	}
+	if k.Steps() != len(k.Trace())+1 {
+		t.Errorf("%d steps for %d events: the failing step should be the one after the last event", k.Steps(), len(k.Trace()))
+	}
+}
+
 func TestTraceRecordsSteps(t *testing.T) {
 	k := New(1)
 	k.SetTracing(true)
