@@ -73,9 +73,16 @@
 //
 // # Errors
 //
-// [Load] reports the first problem it finds as an error that starts with
-// the file name and, where there is one, the line: a manifest entry that
-// names a missing file, a file listed twice, a lesson with no title.
+// [Load] reports problems as errors that start with the file name and,
+// where there is one, the line. A broken manifest (a line naming a file
+// twice, a name that is not a .md file inside the folder) fails the whole
+// folder. A lesson file that is missing, has no title, shares its slug
+// with another, or is refused is left out, and every such file is named:
+//
+//   - only regular files are read: a named pipe, socket or device is
+//     refused by name without being opened for reading;
+//   - a file larger than [MaxFileSize] (1 MiB) is refused;
+//   - a lesson with more than [MaxBlocks] (100) twice blocks is refused.
 package lessons
 
 import (
@@ -84,6 +91,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"slices"
@@ -131,9 +139,12 @@ type Block struct {
 }
 
 // Load reads the lessons of fsys in order: as listed by its lessons.txt, or
-// when it has none, every top-level *.md file sorted by name. It fails on
-// the first broken manifest line or lesson, with an error that names the
-// file and, where it can, the line.
+// when it has none, every top-level *.md file sorted by name. A manifest
+// that cannot be read or has a bad line fails the whole folder. A lesson
+// file that cannot be read or is refused (see [MaxFileSize], [MaxBlocks]
+// and [ReadFile]) is left out and the others are returned, with an error
+// that joins one line per file left out, each starting with the file's
+// name and, where it can, the line.
 func Load(fsys fs.FS) ([]Lesson, error) {
 	files, err := order(fsys)
 	if err != nil {
@@ -141,25 +152,105 @@ func Load(fsys fs.FS) ([]Lesson, error) {
 	}
 	lessons := make([]Lesson, 0, len(files))
 	bySlug := make(map[string]string, len(files))
+	var errs []error
 	for _, e := range files {
-		src, err := fs.ReadFile(fsys, e.name)
+		src, err := ReadFile(fsys, e.name)
 		if err != nil {
 			if e.line > 0 {
-				return nil, fmt.Errorf("%s:%d: %s: %w", Manifest, e.line, e.name, unwrapPath(err))
+				errs = append(errs, fmt.Errorf("%s:%d: %s: %w", Manifest, e.line, e.name, unwrapPath(err)))
+			} else {
+				errs = append(errs, fmt.Errorf("%s: %w", e.name, unwrapPath(err)))
 			}
-			return nil, fmt.Errorf("%s: %w", e.name, unwrapPath(err))
+			continue
 		}
 		l, err := parse(e.name, src)
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		if other, ok := bySlug[l.Slug]; ok {
-			return nil, fmt.Errorf("%s: slug %q is already used by %s; rename one of them", e.name, l.Slug, other)
+			errs = append(errs, fmt.Errorf("%s: slug %q is already used by %s; rename one of them", e.name, l.Slug, other))
+			continue
 		}
 		bySlug[l.Slug] = e.name
 		lessons = append(lessons, l)
 	}
-	return lessons, nil
+	return lessons, errors.Join(errs...)
+}
+
+// Limits of a lesson folder, so that a folder cannot stall a server or a
+// build: the largest file read (a lesson or the manifest) and the most
+// twice blocks in one lesson. The built-in lessons are under 8 KB with at
+// most 5 blocks each.
+const (
+	MaxFileSize = 1 << 20
+	MaxBlocks   = 100
+)
+
+// ReadFile reads the file name of fsys as a lesson folder's file: a regular
+// file (a symlink is followed, within fsys) of at most MaxFileSize bytes.
+// A named pipe, socket, device or folder is refused by name before it is
+// opened, so that nothing can block on it; the opened file is checked
+// again, in case it was swapped in between. On a folder on disk, fsys
+// should also open files without blocking (the server's does).
+func ReadFile(fsys fs.FS, name string) ([]byte, error) {
+	fi, err := fs.Lstat(fsys, name)
+	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		fi, err = fs.Stat(fsys, name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFile(name, fi); err != nil {
+		return nil, err
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if err := checkFile(name, fi); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	if len(b) > MaxFileSize {
+		return nil, tooLarge(name, int64(len(b)))
+	}
+	return b, nil
+}
+
+// checkFile refuses what ReadFile does not read.
+func checkFile(name string, fi fs.FileInfo) error {
+	m := fi.Mode()
+	var kind string
+	switch {
+	case m.IsRegular():
+		if fi.Size() > MaxFileSize {
+			return tooLarge(name, fi.Size())
+		}
+		return nil
+	case m.IsDir():
+		kind = "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		kind = "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		kind = "a socket"
+	case m&(fs.ModeDevice|fs.ModeCharDevice) != 0:
+		kind = "a device"
+	default:
+		kind = "a special file"
+	}
+	return &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("refused: it is %s, not a regular file; only regular files are read", kind)}
+}
+
+func tooLarge(name string, size int64) error {
+	return &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("refused: %d bytes, larger than the %d (%d MiB) a lesson folder's file may have", size, MaxFileSize, MaxFileSize>>20)}
 }
 
 // entry is one lesson file to read, with its manifest line (0 when the
@@ -171,7 +262,7 @@ type entry struct {
 
 // order lists the lesson files of fsys in reading order.
 func order(fsys fs.FS) ([]entry, error) {
-	data, err := fs.ReadFile(fsys, Manifest)
+	data, err := ReadFile(fsys, Manifest)
 	if errors.Is(err, fs.ErrNotExist) {
 		names, err := fs.Glob(fsys, "*.md")
 		if err != nil {
@@ -274,6 +365,9 @@ func parse(name string, src []byte) (Lesson, error) {
 	})
 	if err != nil {
 		return l, err
+	}
+	if len(l.Blocks) > MaxBlocks {
+		return l, fmt.Errorf("%s:%d: refused: %d twice blocks, more than the %d a lesson may have; split it into several lessons", name, l.Blocks[MaxBlocks].Line, len(l.Blocks), MaxBlocks)
 	}
 	if l.Title == "" {
 		return l, fmt.Errorf("%s:1: no title: start the lesson with a heading such as \"# One job, one worker\"", name)

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/tdewolff/parse/v2"
 	jsparse "github.com/tdewolff/parse/v2/js"
@@ -313,13 +314,22 @@ func (r *siteRenderer) render(fsys fs.FS, name string) *Site {
 	}), 404)
 
 	ls, err := lessons.Load(fsys)
-	if err != nil {
+	if err != nil && len(ls) == 0 {
 		err = fmt.Errorf("%s: %w", name, err)
 		s.Err = err
 		s.Broken = add("index.html", r.errorPage("The lesson folder cannot be read", err, "/"), 500)
 		return s
 	}
 	var errs []error
+	// Files left out of the folder (refused, unreadable, untitled) are
+	// named in the error and on the index; the other lessons render.
+	var skipped []string
+	if err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			skipped = append(skipped, line)
+			errs = append(errs, errors.New(prefixFile(name, line)))
+		}
+	}
 	var index strings.Builder
 	index.WriteString(`<h1>Why a queued job runs twice</h1>
 <p>A queue promises that a job runs at least once. These lessons show, by running it, how a job's side effect happens twice anyway: a real SQLite jobs table, workers that hold leases, and a receipts service that records every request it gets. Every script runs in your browser; change it and press Run.</p>
@@ -369,6 +379,16 @@ func (r *siteRenderer) render(fsys fs.FS, name string) *Site {
 		}
 	}
 	index.WriteString("</ol>\n")
+	if len(skipped) > 0 {
+		index.WriteString(`<section class="skipped" aria-labelledby="skipped-title"><h2 id="skipped-title">Files left out</h2>
+<p>These files of the lesson folder were not read as lessons:</p>
+<ul>
+`)
+		for _, line := range skipped {
+			index.WriteString("<li><code>" + html.EscapeString(r.hideDir(line)) + "</code></li>\n")
+		}
+		index.WriteString("</ul>\n</section>\n")
+	}
 	index.WriteString(`<section class="offline" aria-labelledby="offline-title" hidden>
 <h2 id="offline-title">Offline</h2>
 <p>Every page you open here stays available without a network, with the runtime that runs its scripts. To take all of them along, on a train or into a classroom with a poor connection:</p>
@@ -421,12 +441,27 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// errorPage renders an error page that quotes err.
-func (r *siteRenderer) errorPage(title string, err error, root string) []byte {
-	msg := err.Error()
+// prefixFile puts the folder's name before a message that starts with a
+// file name relative to it, as errors of a render name files.
+func prefixFile(dir, msg string) string {
+	if dir == "lessons" {
+		return dir + "/" + msg
+	}
+	return dir + string(filepath.Separator) + msg
+}
+
+// hideDir replaces the absolute path of the lesson folder in msg with its
+// last element: pages never say where the site lives on the server.
+func (r *siteRenderer) hideDir(msg string) string {
 	if r.dir != "" && filepath.IsAbs(r.dir) {
 		msg = strings.ReplaceAll(msg, r.dir, shownName(r.dir))
 	}
+	return msg
+}
+
+// errorPage renders an error page that quotes err.
+func (r *siteRenderer) errorPage(title string, err error, root string) []byte {
+	msg := r.hideDir(err.Error())
 	content := `<div class="error-page"><h1>` + html.EscapeString(title) + `</h1>
 <p>twice could not render it:</p>
 <pre>` + html.EscapeString(msg) + `</pre>
@@ -448,24 +483,66 @@ func lessonSource(opts Options) (fs.FS, string, func()) {
 	if err != nil {
 		return errFS{err: unwrapPathErr(err)}, name, func() {}
 	}
-	return rootFS{root.FS()}, name, func() { root.Close() }
+	return rootFS{root}, name, func() { root.Close() }
 }
 
 // rootFS is an os.Root's file system whose errors say, in words, that a
-// file reaching outside the folder was refused.
-type rootFS struct{ fs.FS }
+// file reaching outside the folder was refused. It opens every file with
+// O_NONBLOCK, so that a named pipe swapped in after lessons.ReadFile's
+// check cannot block the render, and stats without opening.
+type rootFS struct{ root *os.Root }
 
 func (r rootFS) Open(name string) (fs.File, error) {
-	f, err := r.FS.Open(name)
-	return f, refused(name, err)
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	f, err := r.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, refused(name, err)
+	}
+	return f, nil
 }
 
-func (r rootFS) ReadFile(name string) ([]byte, error) {
-	b, err := fs.ReadFile(r.FS, name)
-	return b, refused(name, err)
+func (r rootFS) ReadFile(name string) ([]byte, error) { return lessons.ReadFile(r, name) }
+
+func (r rootFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	f, err := r.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	d, ok := f.(fs.ReadDirFile)
+	if !ok {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.New("not a folder")}
+	}
+	ents, err := d.ReadDir(-1)
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return ents, err
 }
 
-func (r rootFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(r.FS, name) }
+func (r rootFS) Stat(name string) (fs.FileInfo, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrInvalid}
+	}
+	fi, err := r.root.Stat(name)
+	return fi, refused(name, err)
+}
+
+func (r rootFS) Lstat(name string) (fs.FileInfo, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "lstat", Path: name, Err: fs.ErrInvalid}
+	}
+	fi, err := r.root.Lstat(name)
+	return fi, refused(name, err)
+}
+
+func (r rootFS) ReadLink(name string) (string, error) {
+	if !fs.ValidPath(name) {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
+	}
+	s, err := r.root.Readlink(name)
+	return s, refused(name, err)
+}
 
 // refused rewords os.Root's escape error, which says only "path escapes
 // from parent".
