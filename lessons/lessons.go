@@ -46,8 +46,9 @@
 // For example ```twice controls=seed hides the claim toggle, which is right
 // for a block that compares both claims on purpose: the toggle rewrites the
 // claim of every race and work command in the script. A block that fails
-// when it is not marked fails, or a fails block that succeeds, is reported
-// as a broken lesson with its file and line, and twice build refuses it.
+// when it is not marked fails, or a fails block that succeeds, is broken:
+// the page shows the error in the block, with its file and line, and twice
+// build refuses the folder.
 //
 // # Order and file names
 //

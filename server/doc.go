@@ -61,10 +61,16 @@
 //
 // The JSON is the pre-rendered Result without its trace, from which the
 // component draws its tables at once. Options go in the info string after
-// the word twice; see [lessons.BlockOptions]. A block whose options are wrong, or
-// whose script fails at its seed (unless marked fails), makes its lesson
-// broken: the lesson's page becomes an error page naming the file, line and
-// column, [Render] returns the error, and twice build fails with it.
+// the word twice; see [lessons.BlockOptions]. A block whose options are
+// wrong, or whose script fails at its seed (unless marked fails), is
+// broken: the block shows the error, naming the file, line and column,
+// and the rest of its page renders as usual; [Render] returns the error,
+// and twice build fails with it.
+//
+// A render is bounded: package lessons refuses files that are not regular,
+// files over 1 MiB and lessons with over 100 blocks (each by name, the
+// others still render), and once a render has run blocks for
+// [MaxRenderTime] the blocks left fail in their blocks.
 //
 // # The runtime
 //

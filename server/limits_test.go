@@ -116,3 +116,37 @@ func TestRootFSOpensWithoutBlocking(t *testing.T) {
 		t.Fatal("opening a named pipe blocked")
 	}
 }
+
+// Once a render has spent its time, the blocks not yet run fail, each in
+// its block and in the error with its file and line, and the export
+// refuses the site: a folder of many slow blocks cannot hold a render
+// for ever.
+func TestRenderTimeBudget(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a.md": "# A\n\n```twice\nrace read 3\n```\n\ntext\n\n```twice\nrace read 4\n```\n",
+	})
+	r, err := newRenderer(Options{LessonsDir: dir, Runtime: fakeRuntime(), Brotli: BrotliNever}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.budget = 0 // spent before the first block
+	fsys, name, done := lessonSource(Options{LessonsDir: dir})
+	defer done()
+	site := r.render(fsys, name)
+	if site.Err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{filepath.Join(dir, "a.md") + ":3: twice block not run: the lesson folder took more than 1m0s to render", filepath.Join(dir, "a.md") + ":9: twice block not run"} {
+		if !strings.Contains(site.Err.Error(), want) {
+			t.Errorf("error does not say %q:\n%v", want, site.Err)
+		}
+	}
+	page := string(site.Files["lessons/a/index.html"].Body)
+	if n := strings.Count(page, "This block is broken: a.md:"); n != 2 || !strings.Contains(page, "text") {
+		t.Errorf("the page shows %d broken blocks, want 2, and its prose:\n%s", n, page)
+	}
+	if err := site.Export(t.TempDir()); err == nil {
+		t.Error("Export succeeded")
+	}
+}

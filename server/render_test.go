@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -120,9 +121,15 @@ func TestBrokenLesson(t *testing.T) {
 	if !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not contain %q", err, want)
 	}
+	// The page renders, with its prose; the broken block says what is
+	// wrong in the block itself.
 	bad := site.Files["lessons/bad/index.html"]
-	if bad == nil || bad.Status != 500 || !strings.Contains(string(bad.Body), "bad.md:7:1: twice block: unknown command") {
+	if bad == nil || bad.Status != 200 || !strings.Contains(string(bad.Body), "Some text.") ||
+		!regexp.MustCompile(`(?s)<twice-playground id="block-1".*This block is broken: bad.md:7:1: twice block: unknown command.*</twice-playground>`).Match(bad.Body) {
 		t.Errorf("broken lesson page: %+v", bad)
+	}
+	if index := string(site.Files["index.html"].Body); !strings.Contains(index, "(1 broken block)") {
+		t.Errorf("the index does not mark the broken block:\n%s", index)
 	}
 	if bad != nil && strings.Contains(string(bad.Body), dir) {
 		t.Errorf("the error page shows the absolute path %s:\n%s", dir, bad.Body)
@@ -210,7 +217,7 @@ func TestReload(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"a.md": "# First\n\n```twice\njobz\n```\n"})
 	os.Chtimes(filepath.Join(dir, "a.md"), future.Add(time.Second), future.Add(time.Second))
 	code, body = get("/lessons/a/")
-	if code != http.StatusInternalServerError || !strings.Contains(body, "a.md:4:1: twice block: unknown command") {
+	if code != http.StatusOK || !strings.Contains(body, "This block is broken: a.md:4:1: twice block: unknown command") {
 		t.Errorf("broken edit: %d\n%s", code, body)
 	}
 }
@@ -281,7 +288,7 @@ func TestMatrixPrerendered(t *testing.T) {
 // escaped and still free to wrap at its spaces.
 func TestInlineCodeKeepsFlags(t *testing.T) {
 	src := "# Flags\n\nAdd `--fence`, or `load 200 --lease 1,2 -c x<y`, not `a-b`, `--` or `--" + strings.Repeat("x", 40) + "`;\n`work\n--heartbeat 300`.\n"
-	page, st := renderLesson(newMarkdown(), lessons.Lesson{Slug: "flags", File: "flags.md", Source: []byte(src)}, "flags.md", "/")
+	page, st := renderLesson(newMarkdown(), lessons.Lesson{Slug: "flags", File: "flags.md", Source: []byte(src)}, "flags.md", "flags.md", "/", time.Time{})
 	if len(st.errs) > 0 {
 		t.Fatal(st.errs)
 	}
