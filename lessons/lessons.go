@@ -106,6 +106,23 @@ import (
 // Manifest is the name of the file that lists a folder's lessons in order.
 const Manifest = "lessons.txt"
 
+// SiteFile is the name of a folder's optional index file, which sets the
+// site's title and introduction (see [LoadSite]).
+const SiteFile = "index.md"
+
+// ManifestNames returns the file names a manifest lists, in order, without
+// checking them: what a server watches for changes.
+func ManifestNames(data []byte) []string {
+	var names []string
+	for line := range strings.SplitSeq(string(data), "\n") {
+		name := strings.TrimPrefix(strings.TrimSpace(line), "\uFEFF")
+		if name != "" && !strings.HasPrefix(name, "#") && fs.ValidPath(name) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
 // Language is the info-string word that makes a fenced block a playground.
 const Language = "twice"
 

@@ -97,9 +97,12 @@
 //
 // A teacher's lesson folder is read through an [os.Root]: a lesson that is
 // a symlink to a file outside it, or a .. in lessons.txt, is refused by
-// name. A [Server] looks for changes at most every [CheckEvery], in one
-// request while the others go on, and renders in the background while the
-// last site is served (see [Server]). Error pages name files relative to
+// name. A [Server] learns of changes from file notifications (fsnotify),
+// watching only the folders of the files it reads, or where those are
+// unavailable looks at those files at most every [CheckEvery]; it never
+// walks the folder. It renders in the background while the last site is
+// served, and [StartServer] listens before the first render is done,
+// serving a "rendering" page meanwhile (see [Server]). Error pages name files relative to
 // the folder, never by an absolute path. [Site.ExportWith] writes only
 // into an empty folder or one it wrote (a [BuildMarker] file), through an
 // os.Root, each file to a temporary name then renamed. Content-hashed assets are served with Cache-Control: public,

@@ -9,6 +9,7 @@ import (
 	"html/template"
 	"io/fs"
 	"maps"
+	"net/http"
 	"os"
 	"path"
 	"path/filepath"
@@ -279,6 +280,8 @@ type pageData struct {
 	Lesson  *lessonRef
 	Prev    *lessonRef
 	Next    *lessonRef
+	// Refresh, when not 0, reloads the page after that many seconds.
+	Refresh int
 }
 
 type lessonRef struct {
@@ -404,6 +407,18 @@ func (r *siteRenderer) render(fsys fs.FS, name string) *Site {
 	add("sw.js", r.serviceWorker(s), 200)
 	s.Err = errors.Join(errs...)
 	return s
+}
+
+// renderingSite is what a server serves before its first render is done:
+// the assets, and for every other path a short page (status 503) that
+// says the lessons are being rendered and reloads itself every two
+// seconds.
+func (r *siteRenderer) renderingSite() *Site {
+	body := r.page(pageData{Kind: "rendering", Title: "Rendering", Root: "/", Refresh: 2,
+		Content: template.HTML(`<h1>Rendering the lessons</h1>
+<p role="status">twice is running the lessons' scripts to show their output. This page reloads by itself when they are ready.</p>`)})
+	f := newFile("rendering.html", body, http.StatusServiceUnavailable, false)
+	return &Site{Files: maps.Clone(r.assets), Broken: f}
 }
 
 // serviceWorker returns sw.js configured for site s: its shell (the index

@@ -165,6 +165,7 @@ func TestBrokenBlockOptions(t *testing.T) {
 }
 
 func TestBrokenFolder(t *testing.T) {
+	fallback(t)
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"lessons.txt": "missing.md\n"})
 	srv, err := NewServer(Options{LessonsDir: dir, Runtime: fakeRuntime(), Brotli: BrotliNever}, nil)
@@ -183,6 +184,7 @@ func TestBrokenFolder(t *testing.T) {
 // TestReload checks that a server of a teacher's folder shows edits on the
 // next request, and without a manifest lists *.md files by name.
 func TestReload(t *testing.T) {
+	fallback(t)
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"b.md": "# Second\n\ntext\n",

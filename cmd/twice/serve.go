@@ -40,21 +40,25 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "twice serve: %v\n", err)
 		return 1
 	}
-	srv, err := server.NewServer(server.Options{
+	l, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "twice serve: %v (choose another address with --addr)\n", err)
+		return 1
+	}
+	// The lessons render in the background: the server listens at once
+	// and serves a page saying so until they are ready.
+	srv, err := server.StartServer(server.Options{
 		LessonsDir: *dir,
 		Runtime:    rt,
 		CacheDir:   server.CacheDir(),
 		Brotli:     server.BrotliLater,
 	}, stderr)
 	if err != nil {
+		l.Close()
 		fmt.Fprintf(stderr, "twice serve: %v\n", err)
 		return 1
 	}
-	l, err := net.Listen("tcp", *addr)
-	if err != nil {
-		fmt.Fprintf(stderr, "twice serve: %v (choose another address with --addr)\n", err)
-		return 1
-	}
+	defer srv.Close()
 	if !server.IsLoopback(*addr) {
 		fmt.Fprintf(stderr, "twice serve: warning: listening on %s, which other machines on the network can reach; the default, %s, cannot\n", *addr, server.DefaultAddr)
 	}

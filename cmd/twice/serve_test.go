@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -109,13 +110,10 @@ func TestServeCommand(t *testing.T) {
 		if url == "" {
 			t.Fatalf("twice serve --addr %s printed no URL; stderr %q", tc.addr, stderr.String())
 		}
-		resp, err := http.Get(url + "lessons/claim-race/")
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			t.Errorf("GET %s: %d", url, resp.StatusCode)
+		// The server listens before the lessons are rendered, and says
+		// so (503) until they are.
+		if code := getUntilReady(t, url+"lessons/claim-race/"); code != 200 {
+			t.Errorf("GET %s: %d", url, code)
 		}
 		syscall.Kill(os.Getpid(), syscall.SIGINT)
 		select {
@@ -130,4 +128,135 @@ func TestServeCommand(t *testing.T) {
 			t.Errorf("--addr %s: warning printed = %v, want %v (stderr %q)", tc.addr, got, tc.warn, stderr.String())
 		}
 	}
+}
+
+// getUntilReady fetches url until it is no longer the "rendering" page
+// (status 503), for up to a minute, and returns the last status.
+func getUntilReady(t *testing.T, url string) int {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			return resp.StatusCode
+		}
+		if !strings.Contains(string(body), "Rendering the lessons") {
+			t.Errorf("503 without the rendering page: %q", body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// hostileFolder writes a lesson folder that once stalled serve and build:
+// a named pipe called b.md, a 50 MB lesson (sparse) and a lesson of 10,000
+// twice blocks, beside one good lesson.
+func hostileFolder(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	var many strings.Builder
+	many.WriteString("# Many\n\n")
+	for range 10_000 {
+		many.WriteString("```twice\nadd a\n```\n\n")
+	}
+	os.WriteFile(filepath.Join(dir, "a.md"), []byte("# Fine\n\n```twice\nrace read 3\n```\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "d.md"), []byte(many.String()), 0o644)
+	if err := syscall.Mkfifo(filepath.Join(dir, "b.md"), 0o644); err != nil {
+		t.Skip("cannot make a named pipe here:", err)
+	}
+	big, err := os.Create(filepath.Join(dir, "c.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	big.WriteString("# Big\n\n")
+	big.Truncate(50 << 20)
+	big.Close()
+	return dir
+}
+
+// twice serve of the hostile folder listens within seconds, serves the
+// good lesson and names each refused file; twice build of it fails naming
+// them.
+func TestServeBuildHostileFolder(t *testing.T) {
+	dir := hostileFolder(t)
+	wasm := fakeWasm(t)
+	pr, pw := io.Pipe()
+	stderr := &lockedBuilder{}
+	done := make(chan int, 1)
+	start := time.Now()
+	go func() {
+		done <- run([]string{"serve", "--addr", "127.0.0.1:0", "--lessons", dir, "--wasm", wasm}, nil, pw, stderr)
+		pw.Close()
+	}()
+	sc := bufio.NewScanner(pr)
+	var url string
+	for sc.Scan() {
+		if _, rest, ok := strings.Cut(sc.Text(), "serving the lessons at "); ok {
+			url, _, _ = strings.Cut(rest, " ")
+			break
+		}
+	}
+	go io.Copy(io.Discard, pr)
+	if url == "" {
+		t.Fatalf("no URL; stderr %q", stderr.String())
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("twice serve listened after %v, want within 5 s", took)
+	}
+	if code := getUntilReady(t, url+"lessons/a/"); code != 200 {
+		t.Errorf("the good lesson: %d", code)
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("twice serve did not stop on an interrupt")
+	}
+	for _, name := range []string{"b.md: refused: it is a named pipe", "c.md: refused: 52428800 bytes", "d.md:", "10000 twice blocks"} {
+		if !strings.Contains(stderr.String(), name) {
+			t.Errorf("twice serve's log does not say %q:\n%s", name, stderr.String())
+		}
+	}
+
+	var stdout, errb strings.Builder
+	bdone := make(chan int, 1)
+	go func() {
+		bdone <- run([]string{"build", "-o", t.TempDir(), "--lessons", dir, "--wasm", wasm}, nil, &stdout, &errb)
+	}()
+	select {
+	case code := <-bdone:
+		if code == 0 {
+			t.Error("twice build of the hostile folder exited 0")
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("twice build did not finish within a minute")
+	}
+	for _, name := range []string{"b.md", "c.md", "d.md"} {
+		if !strings.Contains(errb.String(), filepath.Join(dir, name)) {
+			t.Errorf("twice build does not name %s:\n%s", name, errb.String())
+		}
+	}
+}
+
+// lockedBuilder is a strings.Builder that a server's goroutines may write
+// while the test reads it.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
