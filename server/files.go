@@ -301,6 +301,22 @@ func (s *Site) Paths() []string {
 	return paths
 }
 
+// Counts returns how many files an export of s writes: its pages and
+// assets, and their compressed copies (.gz and .br). The BuildMarker file
+// comes on top.
+func (s *Site) Counts() (files, compressed int) {
+	for _, f := range s.Files {
+		files++
+		if f.Gzip != nil {
+			compressed++
+		}
+		if f.Brotli != nil {
+			compressed++
+		}
+	}
+	return files, compressed
+}
+
 // BuildMarker is the file Export leaves in a folder it wrote. A folder
 // with it may be written again; any other folder that is not empty is
 // refused unless ExportOptions.Force says otherwise, so that -o of the

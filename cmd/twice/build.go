@@ -57,6 +57,8 @@ func cmdBuild(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "twice build: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "twice: wrote %d files to %s in %.1fs\n", len(site.Files), *out, time.Since(start).Seconds())
+	files, compressed := site.Counts()
+	fmt.Fprintf(stdout, "twice: wrote %d files to %s in %.1fs: %d pages and assets, %d compressed copies of them (.gz, .br) and %s\n",
+		files+compressed+1, *out, time.Since(start).Seconds(), files, compressed, server.BuildMarker)
 	return 0
 }
