@@ -124,7 +124,9 @@
 // through the process (docs/PERFORMANCE.md, "Server").
 //
 // [NewHTTPServer] sets read, write and idle timeouts; twice serve listens
-// on [DefaultAddr], loopback only, and warns when told to listen elsewhere.
+// on [DefaultAddr], loopback only, and warns when told to listen elsewhere;
+// then it prints [LANURLs] and a [QRText] of the first (a small QR module,
+// github.com/piglig/go-qr, draws it).
 //
 // # The browser side
 //

@@ -15,8 +15,11 @@ const serveUsage = `usage: twice serve [--addr HOST:PORT] [--lessons DIR] [--was
 
 Serves the lessons and the playground. The WebAssembly runtime is built from
 the source tree on start (about 40 s the first time, a second or two after)
-unless --wasm (or $TWICE_WASM) names a prebuilt one. With --lessons, pages
-are rendered again whenever a file in DIR changes: edit and reload.
+unless --wasm (or $TWICE_WASM) names a prebuilt one. It listens at once
+and renders the lessons in the background. With --lessons, pages are
+rendered again whenever a lesson file in DIR changes: edit and reload.
+With an --addr other machines can reach (0.0.0.0:8080 for a classroom),
+it prints every network URL it listens on and a QR code of the first.
 `
 
 // cmdServe is `twice serve`.
@@ -61,6 +64,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	defer srv.Close()
 	if !server.IsLoopback(*addr) {
 		fmt.Fprintf(stderr, "twice serve: warning: listening on %s, which other machines on the network can reach; the default, %s, cannot\n", *addr, server.DefaultAddr)
+		printRoom(stdout, l.Addr())
 	}
 	fmt.Fprintf(stdout, "twice: serving the lessons at %s (Ctrl+C stops)\n", serveURL(l.Addr()))
 	if err := server.Serve(ctx, l, srv); err != nil {
@@ -68,6 +72,24 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// printRoom prints the URLs other machines on the network can open, and
+// a QR code of the first for phones to scan from the projected terminal.
+func printRoom(w io.Writer, a net.Addr) {
+	urls := server.LANURLs(a)
+	if len(urls) == 0 {
+		fmt.Fprintf(w, "twice: this machine has no network address other machines can reach (only loopback)\n")
+		return
+	}
+	for _, u := range urls {
+		fmt.Fprintf(w, "twice: on the network: %s\n", u)
+	}
+	code, err := server.QRText(urls[0])
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(w, "twice: scan to open %s:\n%s", urls[0], code)
 }
 
 // serveURL is the URL to print for a listener's address.

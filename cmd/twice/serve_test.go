@@ -110,15 +110,42 @@ func TestServeCommand(t *testing.T) {
 		}()
 		sc := bufio.NewScanner(pr)
 		var url string
+		var before []string
 		for sc.Scan() {
 			if _, rest, ok := strings.Cut(sc.Text(), "serving the lessons at "); ok {
 				url, _, _ = strings.Cut(rest, " ")
 				break
 			}
+			before = append(before, sc.Text())
 		}
 		go io.Copy(io.Discard, pr)
 		if url == "" {
 			t.Fatalf("twice serve --addr %s printed no URL; stderr %q", tc.addr, stderr.String())
+		}
+		// On every interface, it names the addresses other machines can
+		// open, each of them serving, and draws a QR code of the first.
+		var lan []string
+		for _, line := range before {
+			if _, u, ok := strings.Cut(line, "on the network: "); ok {
+				lan = append(lan, u)
+			}
+		}
+		if !tc.warn && len(lan) > 0 {
+			t.Errorf("--addr %s printed network URLs %q", tc.addr, lan)
+		}
+		if tc.warn {
+			out := strings.Join(before, "\n")
+			if len(lan) == 0 && !strings.Contains(out, "no network address") {
+				t.Errorf("--addr %s printed neither network URLs nor why not:\n%s", tc.addr, out)
+			}
+			for _, u := range lan {
+				if code := getUntilReady(t, u); code != 200 {
+					t.Errorf("GET %s: %d", u, code)
+				}
+			}
+			if len(lan) > 0 && (!strings.Contains(out, "scan to open "+lan[0]) || strings.Count(out, "█") < 100) {
+				t.Errorf("no QR code of %s:\n%s", lan[0], out)
+			}
 		}
 		// The server listens before the lessons are rendered, and says
 		// so (503) until they are.
