@@ -72,6 +72,36 @@
 // them therefore keeps their URLs. Two lessons with the same slug are an
 // error.
 //
+// # A teacher's site
+//
+// A folder may also hold an index file, index.md (see [Site]): its first
+// level-one heading is the site's title, the rest is the introduction the
+// index page shows, and a list of links to the lesson files, one per line,
+// is the reading order (instead of lessons.txt; a folder with both is an
+// error):
+//
+//	# Queues, Tuesday's class
+//
+//	Guess each script's output before you press Run.
+//
+//	1. [Two workers, one job](04-claim-race.md)
+//	2. [The atomic claim](05-atomic-claim.md)
+//
+// A lesson may start with front matter, between two --- lines, giving an
+// estimated time and teacher notes (markdown; a value goes on over lines
+// indented by two spaces):
+//
+//	---
+//	time: 10 minutes
+//	notes: Ask how many of 20 races give two effects before running.
+//	  The answer is in the output: most of them.
+//	---
+//	# Two workers, one job
+//
+// The time shows on the index and the lesson; the notes show folded on
+// the lesson's page, and twice serve --notes=off leaves them out. Lines
+// keep their numbers: an error in a block names the line in the file.
+//
 // # Errors
 //
 // [Load] reports problems as errors that start with the file name and,
@@ -144,6 +174,10 @@ type Lesson struct {
 	Source []byte
 	// Blocks are the lesson's twice blocks in order of appearance.
 	Blocks []Block
+	// Time is the front matter's estimated time ("15 minutes"), or "".
+	Time string
+	// Notes are the front matter's teacher notes, markdown, or "".
+	Notes string
 }
 
 // A Block is one fenced twice block of a lesson.
@@ -175,7 +209,7 @@ func Load(fsys fs.FS) ([]Lesson, error) {
 		src, err := ReadFile(fsys, e.name)
 		if err != nil {
 			if e.line > 0 {
-				errs = append(errs, fmt.Errorf("%s:%d: %s: %w", Manifest, e.line, e.name, unwrapPath(err)))
+				errs = append(errs, fmt.Errorf("%s:%d: %s: %w", e.list, e.line, e.name, unwrapPath(err)))
 			} else {
 				errs = append(errs, fmt.Errorf("%s: %w", e.name, unwrapPath(err)))
 			}
@@ -276,11 +310,22 @@ func tooLarge(name string, size int64) error {
 type entry struct {
 	name string
 	line int
+	list string // the file that lists it: Manifest or SiteFile
 }
 
 // order lists the lesson files of fsys in reading order.
 func order(fsys fs.FS) ([]entry, error) {
 	data, err := ReadFile(fsys, Manifest)
+	site, serr := LoadSite(fsys)
+	if serr != nil {
+		return nil, serr
+	}
+	if site != nil && len(site.order) > 0 {
+		if err == nil {
+			return nil, fmt.Errorf("%s:%d: lists the lessons, and so does %s; keep one of the two", SiteFile, site.order[0].line, Manifest)
+		}
+		return site.order, nil
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		names, err := fs.Glob(fsys, "*.md")
 		if err != nil {
@@ -289,6 +334,9 @@ func order(fsys fs.FS) ([]entry, error) {
 		slices.Sort(names)
 		var files []entry
 		for _, name := range names {
+			if name == SiteFile {
+				continue // the site's index file, not a lesson
+			}
 			if fi, err := fs.Stat(fsys, name); err == nil && fi.IsDir() {
 				continue
 			}
@@ -328,7 +376,7 @@ func parseManifest(data []byte) ([]entry, error) {
 			return nil, fmt.Errorf("%s:%d: %s is already listed on line %d", Manifest, n, name, first)
 		}
 		seen[name] = n
-		files = append(files, entry{name: name, line: n})
+		files = append(files, entry{name: name, line: n, list: Manifest})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", Manifest, err)
@@ -355,8 +403,13 @@ func parse(name string, src []byte) (Lesson, error) {
 	if l.Slug == "" {
 		return l, fmt.Errorf("%s: cannot make a URL name from this file name; use letters or digits", name)
 	}
+	fm, src, err := frontMatter(name, src)
+	if err != nil {
+		return l, err
+	}
+	l.Source, l.Time, l.Notes = src, fm["time"], fm["notes"]
 	doc := goldmark.DefaultParser().Parse(text.NewReader(src))
-	err := ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+	err = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
 		}

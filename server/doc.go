@@ -102,7 +102,11 @@
 // unavailable looks at those files at most every [CheckEvery]; it never
 // walks the folder. It renders in the background while the last site is
 // served, and [StartServer] listens before the first render is done,
-// serving a "rendering" page meanwhile (see [Server]). Error pages name files relative to
+// serving a "rendering" page meanwhile (see [Server]). Under
+// [Options.Live] (twice serve, never an export) the index and lesson
+// pages carry a version and load assets/reload.HASH.js, which asks
+// [VersionPath] for the page's current version every 1.5 s and reloads
+// the tab when it differs: an edit shows in every open tab of its lesson. Error pages name files relative to
 // the folder, never by an absolute path. [Site.ExportWith] writes only
 // into an empty folder or one it wrote (a [BuildMarker] file), through an
 // os.Root, each file to a temporary name then renamed. Content-hashed assets are served with Cache-Control: public,

@@ -289,6 +289,9 @@ type Site struct {
 	// Broken, when the lesson folder itself cannot be read, is the error
 	// page served for every page that is not found.
 	Broken *File
+	// Versions, under Options.Live, holds the version of each index and
+	// lesson page by its path; not part of an export.
+	Versions map[string]string
 }
 
 // Paths returns the site's paths in sorted order.

@@ -346,10 +346,44 @@ func fingerprint(fsys fs.FS) string {
 
 // ServeHTTP serves the current site; see Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == VersionPath {
+		s.refresh()
+		s.serveVersion(w, r)
+		return
+	}
 	if !strings.HasPrefix(r.URL.Path, "/assets/") {
 		s.refresh()
 	}
 	serveSite(w, r, s.site.Load())
+}
+
+// VersionPath is where a server with Options.Live answers the current
+// version of the page named by the query's page parameter (index.html,
+// lessons/SLUG/index.html), as text; the pages' reload client compares it
+// with its own and reloads when they differ. A page the site no longer
+// has answers 404, and the client reloads onto the site's answer.
+const VersionPath = "/__twice/version"
+
+func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if !s.opts.Live {
+		w.WriteHeader(http.StatusNotFound)
+		return
+	}
+	select {
+	case <-s.ready:
+	default:
+		w.WriteHeader(http.StatusServiceUnavailable) // still rendering: ask again
+		return
+	}
+	v, ok := s.site.Load().Versions[r.URL.Query().Get("page")]
+	if !ok {
+		v = "gone" // no such page any more: reload onto the site's answer
+	}
+	io.WriteString(w, v+"\n")
 }
 
 // Handler returns a handler that serves the fixed site s. It answers GET

@@ -297,6 +297,17 @@ func newMarkdown() goldmark.Markdown {
 	)
 }
 
+// newPlainMarkdown returns the configuration of a site's introduction and
+// a lesson's notes: as lessons, but a twice block there is plain code.
+func newPlainMarkdown() goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithExtensions(extension.Table, extension.Strikethrough),
+		goldmark.WithRendererOptions(
+			renderer.WithNodeRenderers(util.Prioritized(codeSpanRenderer{}, 100)),
+		),
+	)
+}
+
 // codeSpanRenderer renders inline code as goldmark does, except that a
 // flag in it (a word that starts with a dash: --fence, -c, --lease=5s) is
 // kept on one line. Browsers may break a line after a hyphen, and a flag

@@ -56,11 +56,20 @@ type Options struct {
 	CacheDir string
 	// Brotli says when the wasm module's brotli form is made.
 	Brotli BrotliPolicy
+	// HideNotes leaves the lessons' teacher notes out of every page
+	// (twice serve --notes=off); otherwise they are shown folded.
+	HideNotes bool
+	// Live makes the index and lesson pages reload themselves when the
+	// server renders them anew (assets/reload.HASH.js asks the server's
+	// __twice/version). twice serve sets it; an export never has it.
+	Live bool
 }
 
 // assetNames are the served names (under assets/) of the site's assets.
 type assetNames struct {
 	Style, Script, Playground, Worker, WasmExec, Wasm, Offline string
+	// Reload is the reload client, under Options.Live only.
+	Reload string
 	// Modules are the component's ES modules (see modules), in that
 	// order: the entry module, which Script imports, is the last.
 	Modules []string
@@ -78,6 +87,7 @@ var modules = []string{"config.js", "links.js", "render.js", "runtime-client.js"
 // siteRenderer renders sites: the assets once, the pages on each render.
 type siteRenderer struct {
 	md     goldmark.Markdown
+	plain  goldmark.Markdown // for the introduction and notes: no twice blocks run
 	tmpl   *template.Template
 	comp   *compressor
 	assets map[string]*File
@@ -89,6 +99,8 @@ type siteRenderer struct {
 	// budget is the time a render may spend on blocks: MaxRenderTime
 	// (tests set less).
 	budget time.Duration
+	// hideNotes is Options.HideNotes.
+	hideNotes bool
 }
 
 // newRenderer renders the assets. ready, when not nil, is called when a
@@ -97,7 +109,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	if opts.Runtime == nil || len(opts.Runtime.Wasm) == 0 || len(opts.Runtime.WasmExec) == 0 {
 		return nil, errors.New("server: no runtime (wasm module and wasm_exec.js)")
 	}
-	r := &siteRenderer{md: newMarkdown(), comp: newCompressor(opts.CacheDir, opts.Brotli), assets: map[string]*File{}, budget: MaxRenderTime}
+	r := &siteRenderer{md: newMarkdown(), plain: newPlainMarkdown(), comp: newCompressor(opts.CacheDir, opts.Brotli), assets: map[string]*File{}, budget: MaxRenderTime, hideNotes: opts.HideNotes}
 	r.comp.ready = ready
 	if opts.LessonsDir != "" {
 		r.dir = filepath.Clean(opts.LessonsDir)
@@ -126,6 +138,9 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	r.names.Playground = add("playground.css", static("playground.css"))
 	r.names.Worker = add("worker.js", static("worker.js"))
 	r.names.Offline = add("offline.js", static("offline.js"))
+	if opts.Live {
+		r.names.Reload = add("reload.js", static("reload.js"))
+	}
 	r.sw = static("sw.js")
 	r.names.WasmExec = add("wasm_exec.js", opts.Runtime.WasmExec)
 	r.names.Wasm = add("twice.wasm", opts.Runtime.Wasm)
@@ -282,11 +297,32 @@ type pageData struct {
 	Next    *lessonRef
 	// Refresh, when not 0, reloads the page after that many seconds.
 	Refresh int
+	// Time is the lesson's estimated time, or "".
+	Time string
+	// SiteTitle is the teacher's title of the site, or "".
+	SiteTitle string
+	// Version, under Options.Live, is the page's version, and Page its
+	// path, which the reload client sends to the server.
+	Version, Page string
 }
 
 type lessonRef struct {
 	Slug, Title string
 	Number, Of  int
+}
+
+// livePage is page for the page at key (index.html, lessons/SLUG/index.html)
+// of site s: under Options.Live it carries its version, recorded in
+// s.Versions for the server's __twice/version.
+func (r *siteRenderer) livePage(s *Site, key string, d pageData) []byte {
+	if r.names.Reload != "" {
+		// The version is a hash of what the page shows, taken before it
+		// is written into the page.
+		d.Page = key
+		d.Version = hashHex(fmt.Appendf(nil, "%s\x00%s\x00%v\x00%v\x00%v", d.Title, d.Content, d.Lesson, d.Prev, d.Next), 16)
+		s.Versions[key] = d.Version
+	}
+	return r.page(d)
 }
 
 func (r *siteRenderer) page(d pageData) []byte {
@@ -307,7 +343,7 @@ func (r *siteRenderer) page(d pageData) []byte {
 // error page (status 500) and is listed in Site.Err; a folder that cannot
 // be read at all gives a site whose every page is that error.
 func (r *siteRenderer) render(fsys fs.FS, name string) *Site {
-	s := &Site{Files: maps.Clone(r.assets)}
+	s := &Site{Files: maps.Clone(r.assets), Versions: map[string]string{}}
 	add := func(p string, body []byte, status int) *File {
 		f := newFile(p, body, status, false)
 		r.comp.compress(f)
@@ -339,9 +375,29 @@ func (r *siteRenderer) render(fsys fs.FS, name string) *Site {
 		}
 	}
 	var index strings.Builder
-	index.WriteString(`<h1>Why a queued job runs twice</h1>
+	siteTitle := ""
+	site, err := lessons.LoadSite(fsys)
+	switch {
+	case err != nil:
+		errs = append(errs, errors.New(prefixFile(name, err.Error())))
+		fallthrough
+	case site == nil:
+		index.WriteString(`<h1>Why a queued job runs twice</h1>
 <p>A queue promises that a job runs at least once. These lessons show, by running it, how a job's side effect happens twice anyway: a real SQLite jobs table, workers that hold leases, and a receipts service that records every request it gets. Every script runs in your browser; change it and press Run.</p>
-<ol class="lessons">
+`)
+	default:
+		// A teacher's index file: its title and introduction.
+		siteTitle = site.Title
+		if siteTitle != "" {
+			index.WriteString("<h1>" + html.EscapeString(siteTitle) + "</h1>\n")
+		}
+		var intro bytes.Buffer
+		if err := r.plain.Convert(site.Intro, &intro); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %v", prefixFile(name, lessons.SiteFile), err))
+		}
+		index.Write(intro.Bytes())
+	}
+	index.WriteString(`<ol class="lessons">
 `)
 	refs := make([]*lessonRef, len(ls))
 	for i, l := range ls {
@@ -358,6 +414,9 @@ func (r *siteRenderer) render(fsys fs.FS, name string) *Site {
 		// A broken block fails in its block, with its message; the rest
 		// of the page renders. The error still fails twice build.
 		errs = append(errs, st.errs...)
+		if l.Time != "" {
+			fmt.Fprintf(&index, ` <span class="time">· %s</span>`, html.EscapeString(l.Time))
+		}
 		if n := len(st.blocks); n > 0 {
 			fmt.Fprintf(&index, ` <span class="blocks">· %d runnable %s</span>`, n, plural(n, "script", "scripts"))
 		}
@@ -365,15 +424,25 @@ func (r *siteRenderer) render(fsys fs.FS, name string) *Site {
 			fmt.Fprintf(&index, ` <span class="broken">(%d broken %s)</span>`, n, plural(n, "block", "blocks"))
 		}
 		index.WriteString("</li>\n")
+		if l.Notes != "" && !r.hideNotes {
+			// Folded under the lesson's title.
+			at := bytes.Index(body, []byte("</h1>\n"))
+			if at < 0 {
+				at = 0
+			} else {
+				at += len("</h1>\n")
+			}
+			body = slices.Concat(body[:at], r.notes(l.Notes), body[at:])
+		}
 		d := pageData{Kind: "lesson", Title: l.Title, Root: "../../", Script: len(st.blocks) > 0,
-			Content: template.HTML(body), Lesson: refs[i]}
+			Content: template.HTML(body), Lesson: refs[i], Time: l.Time, SiteTitle: siteTitle}
 		if i > 0 {
 			d.Prev = refs[i-1]
 		}
 		if i+1 < len(ls) {
 			d.Next = refs[i+1]
 		}
-		add(page, r.page(d), 200)
+		add(page, r.livePage(s, page, d), 200)
 		for _, p := range st.blocks {
 			var b bytes.Buffer
 			q := *p
@@ -403,7 +472,7 @@ func (r *siteRenderer) render(fsys fs.FS, name string) *Site {
 <p class="offline-status" role="status"></p>
 </section>
 `)
-	add("index.html", r.page(pageData{Kind: "index", Content: template.HTML(index.String())}), 200)
+	add("index.html", r.livePage(s, "index.html", pageData{Kind: "index", Title: siteTitle, Content: template.HTML(index.String())}), 200)
 	add("sw.js", r.serviceWorker(s), 200)
 	s.Err = errors.Join(errs...)
 	return s
@@ -451,6 +520,18 @@ func (r *siteRenderer) serviceWorker(s *Site) []byte {
 		panic("site: sw.js: " + err.Error()) // the file is ours and tested
 	}
 	return minified("sw.js", js)
+}
+
+// notes renders a lesson's teacher notes, folded: a details element the
+// teacher opens, which students' pages leave out under Options.HideNotes.
+func (r *siteRenderer) notes(md string) []byte {
+	var b bytes.Buffer
+	b.WriteString(`<details class="teacher-notes"><summary>Teacher notes</summary>` + "\n")
+	if err := r.plain.Convert([]byte(md), &b); err != nil {
+		b.WriteString("<p>" + html.EscapeString(md) + "</p>\n")
+	}
+	b.WriteString("</details>\n")
+	return b.Bytes()
 }
 
 // MaxRenderTime bounds the time a render spends running a lesson

@@ -15,6 +15,7 @@
 //	static/render.js         a run's Result drawn into the DOM, and its wording
 //	static/config.js         the config the loader hands the modules
 //	static/worker.js         the Web Worker that loads and calls the wasm module
+//	static/reload.js         under twice serve only: reloads a page its server rendered anew
 //	static/offline.js        registers the service worker on the site's pages
 //	static/sw.js             the service worker
 //

@@ -11,7 +11,7 @@ import (
 	"github.com/twice-lab/twice/server"
 )
 
-const serveUsage = `usage: twice serve [--addr HOST:PORT] [--lessons DIR] [--wasm FILE]
+const serveUsage = `usage: twice serve [--addr HOST:PORT] [--lessons DIR] [--notes on|off] [--wasm FILE]
 
 Serves the lessons and the playground. The WebAssembly runtime is built from
 the source tree on start (about 40 s the first time, a second or two after)
@@ -20,6 +20,7 @@ and renders the lessons in the background. With --lessons, pages are
 rendered again whenever a lesson file in DIR changes: edit and reload.
 With an --addr other machines can reach (0.0.0.0:8080 for a classroom),
 it prints every network URL it listens on and a QR code of the first.
+--notes=off leaves the lessons' teacher notes out of the pages.
 `
 
 // cmdServe is `twice serve`.
@@ -28,8 +29,13 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	addr := fs.String("addr", server.DefaultAddr, "`HOST:PORT` to listen on")
 	dir := fs.String("lessons", "", "serve the lessons in `DIR` instead of the built-in ones")
 	wasm := fs.String("wasm", "", "use this prebuilt twice.wasm `FILE` instead of building one")
+	notes := fs.String("notes", "on", "show the lessons' teacher notes, folded (on), or leave them out (off)")
 	if code, done := parseFlags(fs, args, false, stderr); done {
 		return code
+	}
+	hide, ok := notesFlag(*notes, "serve", stderr)
+	if !ok {
+		return 2
 	}
 	if code := checkDir(*dir, "serve", stderr); code != 0 {
 		return code
@@ -55,6 +61,8 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		Runtime:    rt,
 		CacheDir:   server.CacheDir(),
 		Brotli:     server.BrotliLater,
+		Live:       true,
+		HideNotes:  hide,
 	}, stderr)
 	if err != nil {
 		l.Close()
@@ -102,6 +110,18 @@ func serveURL(a net.Addr) string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port) + "/"
+}
+
+// notesFlag reads --notes: whether to hide the teacher notes.
+func notesFlag(v, cmd string, stderr io.Writer) (hide, ok bool) {
+	switch v {
+	case "on":
+		return false, true
+	case "off":
+		return true, true
+	}
+	fmt.Fprintf(stderr, "twice %s: --notes %s: want on or off\n", cmd, v)
+	return false, false
 }
 
 // checkDir reports a --lessons folder that does not exist as a usage error.

@@ -82,6 +82,8 @@ func TestServeBuildUsage(t *testing.T) {
 		{[]string{"serve", "extra"}, 2, "unexpected argument"},
 		{[]string{"serve", "--lessons", "/does/not/exist"}, 2, "not a folder"},
 		{[]string{"serve", "-h"}, 0, "usage: twice serve"},
+		{[]string{"serve", "--notes", "maybe"}, 2, "--notes maybe: want on or off"},
+		{[]string{"build", "-o", t.TempDir(), "--notes", "hidden"}, 2, "--notes hidden: want on or off"},
 		{[]string{"serve", "--addr", "256.0.0.1:1", "--wasm", fakeWasm(t)}, 1, "--addr"},
 	} {
 		var stdout, stderr strings.Builder
