@@ -143,7 +143,7 @@ func TestRenderTimeBudget(t *testing.T) {
 		}
 	}
 	page := string(site.Files["lessons/a/index.html"].Body)
-	if n := strings.Count(page, "This block is broken: a.md:"); n != 2 || !strings.Contains(page, "text") {
+	if n := strings.Count(page, `role="alert">This block is broken: a.md:`); n != 2 || !strings.Contains(page, "text") {
 		t.Errorf("the page shows %d broken blocks, want 2, and its prose:\n%s", n, page)
 	}
 	if err := site.Export(t.TempDir()); err == nil {

@@ -241,6 +241,11 @@ func writePlayground(w textWriter, p *Playground) {
 	}
 	slim := *p.Result
 	slim.Trace, slim.Log = nil, nil
+	if p.Broken != "" {
+		// The component shows the result's error in the block: for a
+		// broken block, the message that names the file and line.
+		slim.Error = &script.Error{Kind: "usage", Msg: "This block is broken: " + p.Broken}
+	}
 	js, err := json.Marshal(&slim) // escapes <, > and & as \u003c...
 	if err == nil {
 		w.WriteString(`<script type="application/json" class="twice-result">`)

@@ -128,6 +128,11 @@ func TestBrokenLesson(t *testing.T) {
 		!regexp.MustCompile(`(?s)<twice-playground id="block-1".*This block is broken: bad.md:7:1: twice block: unknown command.*</twice-playground>`).Match(bad.Body) {
 		t.Errorf("broken lesson page: %+v", bad)
 	}
+	// The component draws the block from its JSON: the error there names
+	// the file and line too.
+	if bad != nil && !strings.Contains(string(bad.Body), `"error":{"kind":"usage","line":0,"col":0,"msg":"This block is broken: bad.md:7:1: twice block: unknown command`) {
+		t.Errorf("the block's JSON does not carry the message:\n%s", bad.Body)
+	}
 	if index := string(site.Files["index.html"].Body); !strings.Contains(index, "(1 broken block)") {
 		t.Errorf("the index does not mark the broken block:\n%s", index)
 	}
