@@ -137,7 +137,7 @@ func TestRenderTimeBudget(t *testing.T) {
 	if site.Err == nil {
 		t.Fatal("no error")
 	}
-	for _, want := range []string{filepath.Join(dir, "a.md") + ":3: twice block not run: the lesson folder took more than 1m0s to render", filepath.Join(dir, "a.md") + ":9: twice block not run"} {
+	for _, want := range []string{filepath.Join(dir, "a.md") + ":3: twice block not run: the lesson folder took more than 2m0s to render", filepath.Join(dir, "a.md") + ":9: twice block not run"} {
 		if !strings.Contains(site.Err.Error(), want) {
 			t.Errorf("error does not say %q:\n%v", want, site.Err)
 		}
