@@ -57,10 +57,11 @@ type Server struct {
 	renders  atomic.Int64  // renders done, for tests
 	ready    chan struct{} // closed when the first render is done
 
-	watcher *fsnotify.Watcher // nil: look on requests instead
-	watched map[string]bool   // folders the watcher watches
-	stop    chan struct{}
-	once    sync.Once
+	watcher  *fsnotify.Watcher // nil: look on requests instead
+	watching atomic.Bool       // the watcher works; false: look on requests
+	watched  map[string]bool   // folders the watcher watches
+	stop     chan struct{}
+	once     sync.Once
 }
 
 // CheckEvery is how often at most a server without file notifications
@@ -112,6 +113,7 @@ func StartServer(opts Options, log io.Writer) (*Server, error) {
 	if opts.LessonsDir != "" && !noWatch {
 		if w, err := fsnotify.NewWatcher(); err == nil {
 			s.watcher = w
+			s.watching.Store(true)
 			s.watched = map[string]bool{}
 		} else {
 			fmt.Fprintf(log, "twice: no file notifications (%v); looking for changes at most once a second instead\n", err)
@@ -169,7 +171,7 @@ func (s *Server) rerender() {
 	if s.opts.LessonsDir != "" {
 		fmt.Fprintf(s.log, "twice: %s rendered in %.1fs\n", s.opts.LessonsDir, time.Since(start).Seconds())
 	}
-	if s.watcher != nil {
+	if s.watching.Load() {
 		s.watchFolders(fsys)
 	}
 }
@@ -189,8 +191,8 @@ func (s *Server) watchFolders(fsys fs.FS) {
 		}
 		if err := s.watcher.Add(filepath.Join(root, filepath.FromSlash(dir))); err != nil && dir == "." {
 			fmt.Fprintf(s.log, "twice: cannot watch %s (%v); looking for changes at most once a second instead\n", root, err)
+			s.watching.Store(false)
 			s.watcher.Close()
-			s.watcher = nil
 			return
 		}
 		s.watched[dir] = true
@@ -230,7 +232,7 @@ func (s *Server) watch() {
 				s.rerender()
 				fmt.Fprintf(s.log, "twice: %s changed, pages rendered again\n", s.opts.LessonsDir)
 			}
-			watching := s.watcher != nil
+			watching := s.watching.Load()
 			s.mu.Unlock()
 			if !watching {
 				return
@@ -279,7 +281,7 @@ func (s *Server) brotliReady(etag string, br []byte, path string) {
 // again in the background if it finds one, waiting up to RenderWait for
 // the new pages.
 func (s *Server) refresh() {
-	if s.opts.LessonsDir == "" || s.watcher != nil {
+	if s.opts.LessonsDir == "" || s.watching.Load() {
 		return
 	}
 	select {

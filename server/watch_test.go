@@ -46,7 +46,7 @@ func TestWatchRendersOnChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	if srv.watcher == nil {
+	if !srv.watching.Load() {
 		t.Skip("no file notifications here")
 	}
 	n := srv.renders.Load()
@@ -67,7 +67,12 @@ func TestWatchRendersOnChange(t *testing.T) {
 	if !waitRenders(srv, n) {
 		t.Fatal("an edit of the manifest was not rendered")
 	}
-	for !srv.watched["new"] {
+	watched := func() bool {
+		srv.mu.Lock()
+		defer srv.mu.Unlock()
+		return srv.watched["new"]
+	}
+	for !watched() {
 		if !waitRenders(srv, srv.renders.Load()) {
 			t.Fatal("the new lesson's folder is not watched")
 		}
