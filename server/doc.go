@@ -130,7 +130,8 @@
 // [NewHTTPServer] sets read, write and idle timeouts; twice serve listens
 // on [DefaultAddr], loopback only, and warns when told to listen elsewhere;
 // then it prints [LANURLs] and a [QRText] of the first (a small QR module,
-// github.com/piglig/go-qr, draws it).
+// github.com/piglig/go-qr, draws it), and its index shows that URL with a
+// [QRSVG] of it ([Options.RoomURL]).
 //
 // # The browser side
 //

@@ -56,6 +56,9 @@ type Options struct {
 	CacheDir string
 	// Brotli says when the wasm module's brotli form is made.
 	Brotli BrotliPolicy
+	// RoomURL, under Live, is the URL other machines open (twice serve
+	// on a network address): the index shows it with a QR code.
+	RoomURL string
 	// HideNotes leaves the lessons' teacher notes out of every page
 	// (twice serve --notes=off); otherwise they are shown folded.
 	HideNotes bool
@@ -101,6 +104,9 @@ type siteRenderer struct {
 	budget time.Duration
 	// hideNotes is Options.HideNotes.
 	hideNotes bool
+	// room is the index's section with Options.RoomURL and its QR code,
+	// or "".
+	room string
 }
 
 // newRenderer renders the assets. ready, when not nil, is called when a
@@ -140,6 +146,14 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	r.names.Offline = add("offline.js", static("offline.js"))
 	if opts.Live {
 		r.names.Reload = add("reload.js", static("reload.js"))
+		if opts.RoomURL != "" {
+			if svg, err := QRSVG(opts.RoomURL); err == nil {
+				u := html.EscapeString(opts.RoomURL)
+				r.room = `<section class="room" aria-labelledby="room-title"><h2 id="room-title">Open on another machine</h2>
+<p>On this network, open <a href="` + u + `">` + u + `</a>, or scan the code with a phone's camera:</p>
+` + svg + "\n</section>\n"
+			}
+		}
 	}
 	r.sw = static("sw.js")
 	r.names.WasmExec = add("wasm_exec.js", opts.Runtime.WasmExec)
@@ -455,6 +469,7 @@ func (r *siteRenderer) render(fsys fs.FS, name string) *Site {
 		}
 	}
 	index.WriteString("</ol>\n")
+	index.WriteString(r.room)
 	if len(skipped) > 0 {
 		index.WriteString(`<section class="skipped" aria-labelledby="skipped-title"><h2 id="skipped-title">Files left out</h2>
 <p>These files of the lesson folder were not read as lessons:</p>

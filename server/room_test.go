@@ -1,10 +1,13 @@
 package server
 
 import (
+	"fmt"
 	"image"
 	"image/color"
 	"net"
 	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -71,6 +74,52 @@ func TestLANURLs(t *testing.T) {
 		ip := net.ParseIP(p.Hostname())
 		if ip == nil || ip.IsLoopback() || ip.To4() == nil {
 			t.Errorf("%q: want a non-loopback IPv4 address for 0.0.0.0", u)
+		}
+	}
+}
+
+// The index's QR code reads back as the URL, and only a live server's
+// index with a room URL shows it.
+func TestQRSVGOnIndex(t *testing.T) {
+	const want = "http://10.1.2.3:8080/"
+	svg, err := QRSVG(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var side int
+	fmt.Sscanf(svg[strings.Index(svg, "viewBox=")+len(`viewBox="0 0 `):], "%d", &side)
+	const scale = 4
+	img := image.NewGray(image.Rect(0, 0, side*scale, side*scale))
+	for i := range img.Pix {
+		img.Pix[i] = 255
+	}
+	for _, m := range regexp.MustCompile(`M(\d+) (\d+)h1v1h-1z`).FindAllStringSubmatch(svg, -1) {
+		x, _ := strconv.Atoi(m[1])
+		y, _ := strconv.Atoi(m[2])
+		for dy := range scale {
+			for dx := range scale {
+				img.SetGray(x*scale+dx, y*scale+dy, color.Gray{0})
+			}
+		}
+	}
+	if got, err := qr.Decode(img); err != nil || got != want {
+		t.Errorf("the SVG code reads back as %q, %v", got, err)
+	}
+
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.md": "# A\n\ntext\n"})
+	for _, tc := range []struct {
+		live bool
+		room string
+		show bool
+	}{{true, want, true}, {true, "", false}, {false, want, false}} {
+		site, err := Render(Options{LessonsDir: dir, Runtime: fakeRuntime(), Brotli: BrotliNever, Live: tc.live, RoomURL: tc.room})
+		if err != nil {
+			t.Fatal(err)
+		}
+		index := string(site.Files["index.html"].Body)
+		if got := strings.Contains(index, svg) && strings.Contains(index, `<a href="`+want+`">`); got != tc.show {
+			t.Errorf("live %v, room %q: QR code shown = %v, want %v", tc.live, tc.room, got, tc.show)
 		}
 	}
 }

@@ -54,6 +54,10 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "twice serve: %v (choose another address with --addr)\n", err)
 		return 1
 	}
+	room := ""
+	if urls := server.LANURLs(l.Addr()); len(urls) > 0 {
+		room = urls[0]
+	}
 	// The lessons render in the background: the server listens at once
 	// and serves a page saying so until they are ready.
 	srv, err := server.StartServer(server.Options{
@@ -63,6 +67,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		Brotli:     server.BrotliLater,
 		Live:       true,
 		HideNotes:  hide,
+		RoomURL:    room,
 	}, stderr)
 	if err != nil {
 		l.Close()
