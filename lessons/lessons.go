@@ -140,8 +140,28 @@ const Manifest = "lessons.txt"
 // site's title and introduction (see [LoadSite]).
 const SiteFile = "index.md"
 
+// Files returns the names of the files a [Load] of fsys looks at: the
+// manifest and the index file (whether or not they exist) and the lessons
+// in order. It never walks the folder: a server watches these names for
+// changes, and nothing else.
+func Files(fsys fs.FS) []string {
+	names := []string{Manifest, SiteFile}
+	files, err := order(fsys)
+	if err != nil {
+		// A broken manifest: still watch what it names.
+		if data, err := ReadFile(fsys, Manifest); err == nil {
+			names = append(names, ManifestNames(data)...)
+		}
+		return names
+	}
+	for _, e := range files {
+		names = append(names, e.name)
+	}
+	return names
+}
+
 // ManifestNames returns the file names a manifest lists, in order, without
-// checking them: what a server watches for changes.
+// checking them.
 func ManifestNames(data []byte) []string {
 	var names []string
 	for line := range strings.SplitSeq(string(data), "\n") {

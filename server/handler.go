@@ -315,17 +315,10 @@ func (s *Server) refresh() {
 }
 
 // watchList returns the files of the lesson folder fsys that a render
-// reads or looks for: the manifest and the site file, and the lessons the
-// manifest names or, without one, the folder's top-level .md files.
-// Nothing else in the folder is looked at.
-func watchList(fsys fs.FS) []string {
-	names := []string{lessons.Manifest, lessons.SiteFile}
-	if data, err := lessons.ReadFile(fsys, lessons.Manifest); err == nil {
-		return append(names, lessons.ManifestNames(data)...)
-	}
-	md, _ := fs.Glob(fsys, "*.md")
-	return append(names, md...)
-}
+// reads or looks for (see lessons.Files): the manifest, the index file,
+// and the lessons they name or, without either, the folder's top-level
+// .md files. Nothing else in the folder is looked at.
+func watchList(fsys fs.FS) []string { return lessons.Files(fsys) }
 
 // fingerprint summarizes the names, kinds, sizes and modification times
 // of the files of fsys that a render reads (see watchList), without

@@ -104,6 +104,14 @@ func TestFingerprintOnlyListedFiles(t *testing.T) {
 	if fingerprint(fsys) == before {
 		t.Error("removing the manifest did not change the fingerprint")
 	}
+	// An index.md that lists the lessons: its lessons are looked at,
+	// in subfolders too.
+	writeFiles(t, dir, map[string]string{"index.md": "# T\n\n- [C](sub/c.md)\n"})
+	before = fingerprint(fsys)
+	writeFiles(t, dir, map[string]string{"sub/c.md": "# C3, longer\n"})
+	if fingerprint(fsys) == before {
+		t.Error("a change to a lesson index.md lists did not change the fingerprint")
+	}
 }
 
 // A started server answers at once, before its first render is done: every
