@@ -47,8 +47,9 @@
 // For example ```twice controls=seed hides the claim toggle, which is right
 // for a block that compares both claims on purpose: the toggle rewrites the
 // claim of every race and work command in the script. A block that fails
-// when it is not marked fails, or a fails block that succeeds, is reported
-// as a broken lesson with its file and line, and twice build refuses it.
+// when it is not marked fails, or a fails block that succeeds, is broken:
+// the page shows the error in the block, with its file and line, and twice
+// build refuses the folder.
 //
 // # Order and file names
 //
@@ -72,11 +73,48 @@
 // them therefore keeps their URLs. Two lessons with the same slug are an
 // error.
 //
+// # A teacher's site
+//
+// A folder may also hold an index file, index.md (see [Site]): its first
+// level-one heading is the site's title, the rest is the introduction the
+// index page shows, and a list of links to the lesson files, one per line,
+// is the reading order (instead of lessons.txt; a folder with both is an
+// error):
+//
+//	# Queues, Tuesday's class
+//
+//	Guess each script's output before you press Run.
+//
+//	1. [Two workers, one job](04-claim-race.md)
+//	2. [The atomic claim](05-atomic-claim.md)
+//
+// A lesson may start with front matter, between two --- lines, giving an
+// estimated time and teacher notes (markdown; a value goes on over lines
+// indented by two spaces):
+//
+//	---
+//	time: 10 minutes
+//	notes: Ask how many of 20 races give two effects before running.
+//	  The answer is in the output: most of them.
+//	---
+//	# Two workers, one job
+//
+// The time shows on the index and the lesson; the notes show folded on
+// the lesson's page, and twice serve --notes=off leaves them out. Lines
+// keep their numbers: an error in a block names the line in the file.
+//
 // # Errors
 //
-// [Load] reports the first problem it finds as an error that starts with
-// the file name and, where there is one, the line: a manifest entry that
-// names a missing file, a file listed twice, a lesson with no title.
+// [Load] reports problems as errors that start with the file name and,
+// where there is one, the line. A broken manifest (a line naming a file
+// twice, a name that is not a .md file inside the folder) fails the whole
+// folder. A lesson file that is missing, has no title, shares its slug
+// with another, or is refused is left out, and every such file is named:
+//
+//   - only regular files are read: a named pipe, socket or device is
+//     refused by name without being opened for reading;
+//   - a file larger than [MaxFileSize] (1 MiB) is refused;
+//   - a lesson with more than [MaxBlocks] (100) twice blocks is refused.
 package lessons
 
 import (
@@ -85,6 +123,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"slices"
@@ -97,6 +136,43 @@ import (
 
 // Manifest is the name of the file that lists a folder's lessons in order.
 const Manifest = "lessons.txt"
+
+// SiteFile is the name of a folder's optional index file, which sets the
+// site's title and introduction (see [LoadSite]).
+const SiteFile = "index.md"
+
+// Files returns the names of the files a [Load] of fsys looks at: the
+// manifest and the index file (whether or not they exist) and the lessons
+// in order. It never walks the folder: a server watches these names for
+// changes, and nothing else.
+func Files(fsys fs.FS) []string {
+	names := []string{Manifest, SiteFile}
+	files, err := order(fsys)
+	if err != nil {
+		// A broken manifest: still watch what it names.
+		if data, err := ReadFile(fsys, Manifest); err == nil {
+			names = append(names, ManifestNames(data)...)
+		}
+		return names
+	}
+	for _, e := range files {
+		names = append(names, e.name)
+	}
+	return names
+}
+
+// ManifestNames returns the file names a manifest lists, in order, without
+// checking them.
+func ManifestNames(data []byte) []string {
+	var names []string
+	for line := range strings.SplitSeq(string(data), "\n") {
+		name := strings.TrimPrefix(strings.TrimSpace(line), "\uFEFF")
+		if name != "" && !strings.HasPrefix(name, "#") && fs.ValidPath(name) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
 
 // Language is the info-string word that makes a fenced block a playground.
 const Language = "twice"
@@ -119,6 +195,10 @@ type Lesson struct {
 	Source []byte
 	// Blocks are the lesson's twice blocks in order of appearance.
 	Blocks []Block
+	// Time is the front matter's estimated time ("15 minutes"), or "".
+	Time string
+	// Notes are the front matter's teacher notes, markdown, or "".
+	Notes string
 }
 
 // A Block is one fenced twice block of a lesson.
@@ -132,9 +212,12 @@ type Block struct {
 }
 
 // Load reads the lessons of fsys in order: as listed by its lessons.txt, or
-// when it has none, every top-level *.md file sorted by name. It fails on
-// the first broken manifest line or lesson, with an error that names the
-// file and, where it can, the line.
+// when it has none, every top-level *.md file sorted by name. A manifest
+// that cannot be read or has a bad line fails the whole folder. A lesson
+// file that cannot be read or is refused (see [MaxFileSize], [MaxBlocks]
+// and [ReadFile]) is left out and the others are returned, with an error
+// that joins one line per file left out, each starting with the file's
+// name and, where it can, the line.
 func Load(fsys fs.FS) ([]Lesson, error) {
 	files, err := order(fsys)
 	if err != nil {
@@ -142,25 +225,105 @@ func Load(fsys fs.FS) ([]Lesson, error) {
 	}
 	lessons := make([]Lesson, 0, len(files))
 	bySlug := make(map[string]string, len(files))
+	var errs []error
 	for _, e := range files {
-		src, err := fs.ReadFile(fsys, e.name)
+		src, err := ReadFile(fsys, e.name)
 		if err != nil {
 			if e.line > 0 {
-				return nil, fmt.Errorf("%s:%d: %s: %w", Manifest, e.line, e.name, unwrapPath(err))
+				errs = append(errs, fmt.Errorf("%s:%d: %s: %w", e.list, e.line, e.name, unwrapPath(err)))
+			} else {
+				errs = append(errs, fmt.Errorf("%s: %w", e.name, unwrapPath(err)))
 			}
-			return nil, fmt.Errorf("%s: %w", e.name, unwrapPath(err))
+			continue
 		}
 		l, err := parse(e.name, src)
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		if other, ok := bySlug[l.Slug]; ok {
-			return nil, fmt.Errorf("%s: slug %q is already used by %s; rename one of them", e.name, l.Slug, other)
+			errs = append(errs, fmt.Errorf("%s: slug %q is already used by %s; rename one of them", e.name, l.Slug, other))
+			continue
 		}
 		bySlug[l.Slug] = e.name
 		lessons = append(lessons, l)
 	}
-	return lessons, nil
+	return lessons, errors.Join(errs...)
+}
+
+// Limits of a lesson folder, so that a folder cannot stall a server or a
+// build: the largest file read (a lesson or the manifest) and the most
+// twice blocks in one lesson. The built-in lessons are under 8 KB with at
+// most 5 blocks each.
+const (
+	MaxFileSize = 1 << 20
+	MaxBlocks   = 100
+)
+
+// ReadFile reads the file name of fsys as a lesson folder's file: a regular
+// file (a symlink is followed, within fsys) of at most MaxFileSize bytes.
+// A named pipe, socket, device or folder is refused by name before it is
+// opened, so that nothing can block on it; the opened file is checked
+// again, in case it was swapped in between. On a folder on disk, fsys
+// should also open files without blocking (the server's does).
+func ReadFile(fsys fs.FS, name string) ([]byte, error) {
+	fi, err := fs.Lstat(fsys, name)
+	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		fi, err = fs.Stat(fsys, name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFile(name, fi); err != nil {
+		return nil, err
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if err := checkFile(name, fi); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	if len(b) > MaxFileSize {
+		return nil, tooLarge(name, int64(len(b)))
+	}
+	return b, nil
+}
+
+// checkFile refuses what ReadFile does not read.
+func checkFile(name string, fi fs.FileInfo) error {
+	m := fi.Mode()
+	var kind string
+	switch {
+	case m.IsRegular():
+		if fi.Size() > MaxFileSize {
+			return tooLarge(name, fi.Size())
+		}
+		return nil
+	case m.IsDir():
+		kind = "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		kind = "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		kind = "a socket"
+	case m&(fs.ModeDevice|fs.ModeCharDevice) != 0:
+		kind = "a device"
+	default:
+		kind = "a special file"
+	}
+	return &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("refused: it is %s, not a regular file; only regular files are read", kind)}
+}
+
+func tooLarge(name string, size int64) error {
+	return &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("refused: %d bytes, larger than the %d (%d MiB) a lesson folder's file may have", size, MaxFileSize, MaxFileSize>>20)}
 }
 
 // entry is one lesson file to read, with its manifest line (0 when the
@@ -168,11 +331,22 @@ func Load(fsys fs.FS) ([]Lesson, error) {
 type entry struct {
 	name string
 	line int
+	list string // the file that lists it: Manifest or SiteFile
 }
 
 // order lists the lesson files of fsys in reading order.
 func order(fsys fs.FS) ([]entry, error) {
-	data, err := fs.ReadFile(fsys, Manifest)
+	data, err := ReadFile(fsys, Manifest)
+	site, serr := LoadSite(fsys)
+	if serr != nil {
+		return nil, serr
+	}
+	if site != nil && len(site.order) > 0 {
+		if err == nil {
+			return nil, fmt.Errorf("%s:%d: lists the lessons, and so does %s; keep one of the two", SiteFile, site.order[0].line, Manifest)
+		}
+		return site.order, nil
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		names, err := fs.Glob(fsys, "*.md")
 		if err != nil {
@@ -181,6 +355,9 @@ func order(fsys fs.FS) ([]entry, error) {
 		slices.Sort(names)
 		var files []entry
 		for _, name := range names {
+			if name == SiteFile {
+				continue // the site's index file, not a lesson
+			}
 			if fi, err := fs.Stat(fsys, name); err == nil && fi.IsDir() {
 				continue
 			}
@@ -220,7 +397,7 @@ func parseManifest(data []byte) ([]entry, error) {
 			return nil, fmt.Errorf("%s:%d: %s is already listed on line %d", Manifest, n, name, first)
 		}
 		seen[name] = n
-		files = append(files, entry{name: name, line: n})
+		files = append(files, entry{name: name, line: n, list: Manifest})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", Manifest, err)
@@ -247,8 +424,13 @@ func parse(name string, src []byte) (Lesson, error) {
 	if l.Slug == "" {
 		return l, fmt.Errorf("%s: cannot make a URL name from this file name; use letters or digits", name)
 	}
+	fm, src, err := frontMatter(name, src)
+	if err != nil {
+		return l, err
+	}
+	l.Source, l.Time, l.Notes = src, fm["time"], fm["notes"]
 	doc := goldmark.DefaultParser().Parse(text.NewReader(src))
-	err := ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+	err = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
 		}
@@ -275,6 +457,9 @@ func parse(name string, src []byte) (Lesson, error) {
 	})
 	if err != nil {
 		return l, err
+	}
+	if len(l.Blocks) > MaxBlocks {
+		return l, fmt.Errorf("%s:%d: refused: %d twice blocks, more than the %d a lesson may have; split it into several lessons", name, l.Blocks[MaxBlocks].Line, len(l.Blocks), MaxBlocks)
 	}
 	if l.Title == "" {
 		return l, fmt.Errorf("%s:1: no title: start the lesson with a heading such as \"# One job, one worker\"", name)

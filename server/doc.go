@@ -62,13 +62,20 @@
 //
 // The JSON is the pre-rendered Result without its trace, from which the
 // component draws its tables at once. Options go in the info string after
-// the word twice; see [lessons.BlockOptions]. A block marked predict carries
-// a predict attribute and its output inside a <details> element, folded
-// until the reader opens it; a block written as the article's shell line
-// carries its plain commands in a plain attribute, for embed snippets. A block whose options are wrong, or
-// whose script fails at its seed (unless marked fails), makes its lesson
-// broken: the lesson's page becomes an error page naming the file, line and
-// column, [Render] returns the error, and twice build fails with it.
+// the word twice; see [lessons.BlockOptions]. A block marked predict
+// carries a predict attribute and its output inside a <details> element,
+// folded until the reader opens it; a block written as the article's shell
+// line carries its plain commands in a plain attribute, for embed
+// snippets. A block whose options are
+// wrong, or whose script fails at its seed (unless marked fails), is
+// broken: the block shows the error, naming the file, line and column,
+// and the rest of its page renders as usual; [Render] returns the error,
+// and twice build fails with it.
+//
+// A render is bounded: package lessons refuses files that are not regular,
+// files over 1 MiB and lessons with over 100 blocks (each by name, the
+// others still render), and once a render has run blocks for
+// [MaxRenderTime] the blocks left fail in their blocks.
 //
 // # The runtime
 //
@@ -95,9 +102,16 @@
 //
 // A teacher's lesson folder is read through an [os.Root]: a lesson that is
 // a symlink to a file outside it, or a .. in lessons.txt, is refused by
-// name. A [Server] looks for changes at most every [CheckEvery], in one
-// request while the others go on, and renders in the background while the
-// last site is served (see [Server]). Error pages name files relative to
+// name. A [Server] learns of changes from file notifications (fsnotify),
+// watching only the folders of the files it reads, or where those are
+// unavailable looks at those files at most every [CheckEvery]; it never
+// walks the folder. It renders in the background while the last site is
+// served, and [StartServer] listens before the first render is done,
+// serving a "rendering" page meanwhile (see [Server]). Under
+// [Options.Live] (twice serve, never an export) the index and lesson
+// pages carry a version and load assets/reload.HASH.js, which asks
+// [VersionPath] for the page's current version every 1.5 s and reloads
+// the tab when it differs: an edit shows in every open tab of its lesson. Error pages name files relative to
 // the folder, never by an absolute path. [Site.ExportWith] writes only
 // into an empty folder or one it wrote (a [BuildMarker] file), through an
 // os.Root, each file to a temporary name then renamed. Content-hashed assets are served with Cache-Control: public,
@@ -120,7 +134,10 @@
 // through the process (docs/PERFORMANCE.md, "Server").
 //
 // [NewHTTPServer] sets read, write and idle timeouts; twice serve listens
-// on [DefaultAddr], loopback only, and warns when told to listen elsewhere.
+// on [DefaultAddr], loopback only, and warns when told to listen elsewhere;
+// then it prints [LANURLs] and a [QRText] of the first (a small QR module,
+// github.com/piglig/go-qr, draws it), and its index shows that URL with a
+// [QRSVG] of it ([Options.RoomURL]).
 //
 // # The browser side
 //

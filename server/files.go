@@ -289,6 +289,9 @@ type Site struct {
 	// Broken, when the lesson folder itself cannot be read, is the error
 	// page served for every page that is not found.
 	Broken *File
+	// Versions, under Options.Live, holds the version of each index and
+	// lesson page by its path; not part of an export.
+	Versions map[string]string
 }
 
 // Paths returns the site's paths in sorted order.
@@ -299,6 +302,22 @@ func (s *Site) Paths() []string {
 	}
 	sort.Strings(paths)
 	return paths
+}
+
+// Counts returns how many files an export of s writes: its pages and
+// assets, and their compressed copies (.gz and .br). The BuildMarker file
+// comes on top.
+func (s *Site) Counts() (files, compressed int) {
+	for _, f := range s.Files {
+		files++
+		if f.Gzip != nil {
+			compressed++
+		}
+		if f.Brotli != nil {
+			compressed++
+		}
+	}
+	return files, compressed
 }
 
 // BuildMarker is the file Export leaves in a folder it wrote. A folder

@@ -9,21 +9,38 @@ import (
 	"maps"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/twice-lab/twice/lessons"
 )
 
 // A Server serves a rendered site over HTTP. With a lesson folder of a
-// teacher's own (Options.LessonsDir) it renders the pages again when a file
-// in the folder changes, so edits show on reload. The folder is checked at
-// most once every CheckEvery, by one request while the others go on; a
-// render runs in the background and every request meanwhile gets the last
-// site rendered, so no request waits behind a heavy lesson (the one that
-// found the change waits for it up to RenderWait).
+// teacher's own (Options.LessonsDir) it renders the pages again when a
+// lesson file changes, so edits show on reload.
+//
+// It learns of changes from the operating system's file notifications
+// (fsnotify), watching only the folder itself and the folders of the files
+// lessons.txt names: never a subfolder it does not need, and never a walk.
+// Where notification is unavailable it falls back to looking at those same
+// files at most once every CheckEvery, in one request while the others go
+// on. Either way, what it looks at is the manifest, the files it names (or,
+// without one, the folder's top-level .md files) and the site file
+// (SiteFile): a stat each.
+//
+// A render runs in the background and every request meanwhile gets the
+// last site rendered, so no request waits behind a heavy lesson (the one
+// that found a change by looking waits for it up to RenderWait). Before
+// the first render is done, [StartServer]'s server answers every page with
+// a short "rendering" page that reloads itself.
 type Server struct {
 	r    *siteRenderer
 	site atomic.Pointer[Site]
@@ -36,42 +53,100 @@ type Server struct {
 	every    time.Duration // CheckEvery; tests set it to 0
 	next     atomic.Int64  // unix ns before which no check starts
 	checking atomic.Bool   // a check (and maybe a render) is under way
-	walks    atomic.Int64  // walks of the lesson folder, for tests
+	walks    atomic.Int64  // looks at the lesson folder, for tests
+	renders  atomic.Int64  // renders done, for tests
+	ready    chan struct{} // closed when the first render is done
+
+	watcher  *fsnotify.Watcher // nil: look on requests instead
+	watching atomic.Bool       // the watcher works; false: look on requests
+	watched  map[string]bool   // folders the watcher watches
+	stop     chan struct{}
+	once     sync.Once
 }
 
-// CheckEvery is how often at most a server looks for changes in its lesson
-// folder, and RenderWait how long the request that found one waits for the
-// new pages before it is served the old ones.
+// CheckEvery is how often at most a server without file notifications
+// looks for changes in its lesson folder, and RenderWait how long the
+// request that found one waits for the new pages before it is served the
+// old ones.
 const (
 	CheckEvery = time.Second
 	RenderWait = 2 * time.Second
 )
 
-// NewServer renders the site and returns a server for it. Broken lessons do
-// not stop it: they are served as error pages naming the file and line, and
-// reported to log (which may be nil).
+// settle is how long a watching server waits after a notification for
+// more of them before it looks: an editor's save is often several writes.
+const settle = 100 * time.Millisecond
+
+// noWatch makes servers look on requests instead of watching (tests of the
+// fallback).
+var noWatch = false
+
+// NewServer renders the site and returns a server for it. Broken lessons
+// do not stop it: their blocks show their errors, and they are reported to
+// log (which may be nil).
 func NewServer(opts Options, log io.Writer) (*Server, error) {
+	s, err := StartServer(opts, log)
+	if err != nil {
+		return nil, err
+	}
+	<-s.ready
+	return s, nil
+}
+
+// StartServer returns a server at once, rendering the site in the
+// background: until the first render is done, every page is a short page
+// saying the lessons are being rendered, which reloads itself; the assets
+// are served from the start. A lesson folder that is slow to render does
+// not keep the server from listening.
+func StartServer(opts Options, log io.Writer) (*Server, error) {
 	if log == nil {
 		log = io.Discard
 	}
-	s := &Server{opts: opts, log: log, every: CheckEvery}
-	s.mu.Lock() // brotliReady waits for the first render
+	s := &Server{opts: opts, log: log, every: CheckEvery, ready: make(chan struct{}), stop: make(chan struct{})}
 	r, err := newRenderer(opts, s.brotliReady)
 	if err != nil {
-		s.mu.Unlock()
 		return nil, err
 	}
 	s.r = r
-	defer s.mu.Unlock()
-	s.rerender()
+	s.site.Store(r.renderingSite())
 	s.next.Store(time.Now().Add(s.every).UnixNano())
+	if opts.LessonsDir != "" && !noWatch {
+		if w, err := fsnotify.NewWatcher(); err == nil {
+			s.watcher = w
+			s.watching.Store(true)
+			s.watched = map[string]bool{}
+		} else {
+			fmt.Fprintf(log, "twice: no file notifications (%v); looking for changes at most once a second instead\n", err)
+		}
+	}
+	go func() {
+		s.mu.Lock()
+		s.rerender()
+		s.mu.Unlock()
+		close(s.ready)
+		if s.watcher != nil {
+			s.watch()
+		}
+	}()
 	return s, nil
+}
+
+// Ready is closed when the first render is done.
+func (s *Server) Ready() <-chan struct{} { return s.ready }
+
+// Close stops watching the lesson folder.
+func (s *Server) Close() error {
+	s.once.Do(func() { close(s.stop) })
+	if s.watcher != nil {
+		return s.watcher.Close()
+	}
+	return nil
 }
 
 // Site returns the site as currently rendered.
 func (s *Server) Site() *Site { return s.site.Load() }
 
-// fingerprint walks the lesson folder; s.checking or s.mu is held.
+// fingerprint looks at the lesson folder; s.checking or s.mu is held.
 func (s *Server) fingerprint() string {
 	fsys, _, done := lessonSource(s.opts)
 	defer done()
@@ -86,10 +161,83 @@ func (s *Server) rerender() {
 	}
 	fsys, name, done := lessonSource(s.opts)
 	defer done()
+	start := time.Now()
 	site := s.r.render(fsys, name)
 	s.site.Store(site)
+	s.renders.Add(1)
 	if site.Err != nil {
-		fmt.Fprintf(s.log, "twice: broken lessons (their pages show the error):\n%v\n", site.Err)
+		fmt.Fprintf(s.log, "twice: lesson folder problems (shown in their blocks and on the index):\n%v\n", site.Err)
+	}
+	if s.opts.LessonsDir != "" {
+		fmt.Fprintf(s.log, "twice: %s rendered in %.1fs\n", s.opts.LessonsDir, time.Since(start).Seconds())
+	}
+	if s.watching.Load() {
+		s.watchFolders(fsys)
+	}
+}
+
+// watchFolders watches the folders of the files a render looks at, and
+// stops watching the others; s.mu is held. A folder that cannot be
+// watched makes the server fall back to looking on requests.
+func (s *Server) watchFolders(fsys fs.FS) {
+	want := map[string]bool{}
+	for _, name := range watchList(fsys) {
+		want[path.Dir(name)] = true
+	}
+	root := filepath.Clean(s.opts.LessonsDir)
+	for dir := range want {
+		if s.watched[dir] {
+			continue
+		}
+		if err := s.watcher.Add(filepath.Join(root, filepath.FromSlash(dir))); err != nil && dir == "." {
+			fmt.Fprintf(s.log, "twice: cannot watch %s (%v); looking for changes at most once a second instead\n", root, err)
+			s.watching.Store(false)
+			s.watcher.Close()
+			return
+		}
+		s.watched[dir] = true
+	}
+	for dir := range s.watched {
+		if !want[dir] {
+			s.watcher.Remove(filepath.Join(root, filepath.FromSlash(dir)))
+			delete(s.watched, dir)
+		}
+	}
+}
+
+// watch renders again after notifications of a change, once they have
+// settled, when the files a render reads did change.
+func (s *Server) watch() {
+	w := s.watcher
+	var timer <-chan time.Time
+	for {
+		select {
+		case <-s.stop:
+			return
+		case _, ok := <-w.Events:
+			if !ok {
+				return
+			}
+			timer = time.After(settle)
+		case err, ok := <-w.Errors:
+			if !ok {
+				return
+			}
+			fmt.Fprintf(s.log, "twice: watching %s: %v\n", s.opts.LessonsDir, err)
+			timer = time.After(settle) // events may have been lost: look
+		case <-timer:
+			timer = nil
+			s.mu.Lock()
+			if s.fingerprint() != s.seen {
+				s.rerender()
+				fmt.Fprintf(s.log, "twice: %s changed, pages rendered again\n", s.opts.LessonsDir)
+			}
+			watching := s.watching.Load()
+			s.mu.Unlock()
+			if !watching {
+				return
+			}
+		}
 	}
 }
 
@@ -111,24 +259,35 @@ func (s *Server) brotliReady(etag string, br []byte, path string) {
 	}
 	site := *old
 	site.Files = maps.Clone(old.Files)
+	var names []string
 	for p, f := range site.Files {
 		if f.ETag == etag {
 			g := *f
 			g.Brotli = br
 			g.brotliPath = path
 			site.Files[p] = &g
+			names = append(names, p)
 		}
 	}
 	s.site.Store(&site)
-	fmt.Fprintf(s.log, "twice: brotli form of the runtime ready (%.1f MB)\n", float64(len(br))/1e6)
+	slices.Sort(names)
+	if len(names) == 1 && strings.HasSuffix(names[0], ".wasm") {
+		fmt.Fprintf(s.log, "twice: brotli form of the runtime ready (%.1f MB)\n", float64(len(br))/1e6)
+	}
 }
 
-// refresh looks for a change in the lesson folder, when one is due and no
-// other request is looking, and renders again in the background if it
-// finds one, waiting up to RenderWait for the new pages.
+// refresh looks for a change in the lesson folder, when the server does
+// not watch it, one is due and no other request is looking, and renders
+// again in the background if it finds one, waiting up to RenderWait for
+// the new pages.
 func (s *Server) refresh() {
-	if s.opts.LessonsDir == "" {
+	if s.opts.LessonsDir == "" || s.watching.Load() {
 		return
+	}
+	select {
+	case <-s.ready:
+	default:
+		return // the first render is under way
 	}
 	now := time.Now()
 	if now.UnixNano() < s.next.Load() || !s.checking.CompareAndSwap(false, true) {
@@ -155,32 +314,71 @@ func (s *Server) refresh() {
 	}
 }
 
-// fingerprint summarizes the names, sizes and modification times of the
-// files of fsys.
+// watchList returns the files of the lesson folder fsys that a render
+// reads or looks for (see lessons.Files): the manifest, the index file,
+// and the lessons they name or, without either, the folder's top-level
+// .md files. Nothing else in the folder is looked at.
+func watchList(fsys fs.FS) []string { return lessons.Files(fsys) }
+
+// fingerprint summarizes the names, kinds, sizes and modification times
+// of the files of fsys that a render reads (see watchList), without
+// opening any and without walking the folder.
 func fingerprint(fsys fs.FS) string {
 	h := sha256.New()
-	fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+	for _, name := range watchList(fsys) {
+		info, err := fs.Lstat(fsys, name)
+		if err == nil && info.Mode()&fs.ModeSymlink != 0 {
+			info, err = fs.Stat(fsys, name)
+		}
 		if err != nil {
-			fmt.Fprintf(h, "%s error %v\n", p, err)
-			return nil
+			fmt.Fprintf(h, "%s error %v\n", name, err)
+			continue
 		}
-		if d.IsDir() && p != "." && strings.HasPrefix(d.Name(), ".") {
-			return fs.SkipDir
-		}
-		if info, err := d.Info(); err == nil {
-			fmt.Fprintf(h, "%s %d %d\n", p, info.Size(), info.ModTime().UnixNano())
-		}
-		return nil
-	})
+		fmt.Fprintf(h, "%s %v %d %d\n", name, info.Mode(), info.Size(), info.ModTime().UnixNano())
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
 // ServeHTTP serves the current site; see Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == VersionPath {
+		s.refresh()
+		s.serveVersion(w, r)
+		return
+	}
 	if !strings.HasPrefix(r.URL.Path, "/assets/") {
 		s.refresh()
 	}
 	serveSite(w, r, s.site.Load())
+}
+
+// VersionPath is where a server with Options.Live answers the current
+// version of the page named by the query's page parameter (index.html,
+// lessons/SLUG/index.html), as text; the pages' reload client compares it
+// with its own and reloads when they differ. A page the site no longer
+// has answers 404, and the client reloads onto the site's answer.
+const VersionPath = "/__twice/version"
+
+func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if !s.opts.Live {
+		w.WriteHeader(http.StatusNotFound)
+		return
+	}
+	select {
+	case <-s.ready:
+	default:
+		w.WriteHeader(http.StatusServiceUnavailable) // still rendering: ask again
+		return
+	}
+	v, ok := s.site.Load().Versions[r.URL.Query().Get("page")]
+	if !ok {
+		v = "gone" // no such page any more: reload onto the site's answer
+	}
+	io.WriteString(w, v+"\n")
 }
 
 // Handler returns a handler that serves the fixed site s. It answers GET

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/twice-lab/twice/internal/browsertest"
 )
 
 // fakeRuntime is a stand-in for the wasm module where its content does not
@@ -43,7 +45,11 @@ func TestMain(m *testing.M) {
 			fmt.Fprintf(os.Stderr, "building the wasm runtime: %v\n", realErr)
 		}
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	// A skipped browser test or accessibility gate says so in one line
+	// that go test ./... shows without -v.
+	browsertest.Report(os.Stderr)
+	os.Exit(code)
 }
 
 // buildRealRuntime builds the wasm module once per test binary. The go

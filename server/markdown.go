@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -52,6 +53,11 @@ type Playground struct {
 	Embed string
 	// Label names the block for screen readers.
 	Label string
+	// Broken, when not "", is why the block is broken (bad options, a
+	// script that fails though not marked fails, a block not run because
+	// the render ran out of time), as the page shows it in the block:
+	// FILE:LINE: message, the file named relative to the lesson folder.
+	Broken string
 }
 
 // Kind implements ast.Node.
@@ -88,12 +94,16 @@ func (e *BlockError) Error() string {
 // docState is what the transformer and the renderer of one lesson share,
 // through the parser context.
 type docState struct {
-	file   string // for errors
-	slug   string // for embed links
-	title  string
-	root   string // from the lesson page to the site root
-	blocks []*Playground
-	errs   []error
+	file  string // for errors
+	shown string // the file as pages name it (never an absolute path)
+	// deadline, when not zero, is when the render's time is up: blocks
+	// after it are not run, and fail.
+	deadline time.Time
+	slug     string // for embed links
+	title    string
+	root     string // from the lesson page to the site root
+	blocks   []*Playground
+	errs     []error
 }
 
 var stateKey = parser.NewContextKey()
@@ -130,19 +140,35 @@ func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Co
 			p.Embed = fmt.Sprintf("%sembed/%s/%d/", st.root, st.slug, p.Index)
 		}
 		opts, err := lessons.ParseBlockOptions(string(f.Info.Segment.Value(src)))
+		var be *BlockError
 		if err != nil {
-			st.errs = append(st.errs, &BlockError{File: st.file, Line: line, Msg: err.Error()})
+			be = &BlockError{File: st.file, Line: line, Msg: err.Error()}
 		}
 		p.Options = opts
-		p.Result = prerender(p.Script, opts.Seed)
-		if e := p.Result.Error; e != nil && !opts.Fails {
-			be := &BlockError{File: st.file, Line: line, Msg: "twice block: " + e.Msg}
+		if !st.deadline.IsZero() && time.Now().After(st.deadline) {
+			msg := fmt.Sprintf("not run: the lesson folder took more than %v to render; make the blocks lighter or fewer", MaxRenderTime)
+			p.Result = &script.Result{Seed: opts.Seed, Error: &script.Error{Kind: "limit", Msg: msg}}
+			if be == nil {
+				be = &BlockError{File: st.file, Line: line, Msg: "twice block " + msg}
+			}
+		} else {
+			p.Result = prerender(p.Script, opts.Seed)
+		}
+		switch e := p.Result.Error; {
+		case be != nil:
+		case e != nil && !opts.Fails:
+			be = &BlockError{File: st.file, Line: line, Msg: "twice block: " + e.Msg}
 			if e.Line > 0 {
 				be.Line, be.Col = line+e.Line, e.Col
 			}
+		case e == nil && opts.Fails:
+			be = &BlockError{File: st.file, Line: line, Msg: "twice block is marked fails but runs without an error"}
+		}
+		if be != nil {
 			st.errs = append(st.errs, be)
-		} else if e == nil && opts.Fails {
-			st.errs = append(st.errs, &BlockError{File: st.file, Line: line, Msg: "twice block is marked fails but runs without an error"})
+			shown := *be
+			shown.File = st.shown
+			p.Broken = shown.Error()
 		}
 		st.blocks = append(st.blocks, p)
 		f.Parent().ReplaceChild(f.Parent(), f, p)
@@ -219,7 +245,9 @@ func writePlayground(w textWriter, p *Playground) {
 	w.WriteString(`<pre class="twice-output"><code>`)
 	w.WriteString(html.EscapeString(p.Result.Text()))
 	w.WriteString("</code></pre>\n")
-	if e := p.Result.Error; e != nil {
+	if p.Broken != "" {
+		w.WriteString(`<p class="twice-error twice-broken" role="alert">This block is broken: ` + html.EscapeString(p.Broken) + "</p>\n")
+	} else if e := p.Result.Error; e != nil {
 		w.WriteString(`<p class="twice-error">` + html.EscapeString(e.Error()) + "</p>\n")
 	}
 	for _, m := range p.Result.Matrices {
@@ -230,6 +258,11 @@ func writePlayground(w textWriter, p *Playground) {
 	}
 	slim := *p.Result
 	slim.Trace, slim.Log = nil, nil
+	if p.Broken != "" {
+		// The component shows the result's error in the block: for a
+		// broken block, the message that names the file and line.
+		slim.Error = &script.Error{Kind: "usage", Msg: "This block is broken: " + p.Broken}
+	}
 	js, err := json.Marshal(&slim) // escapes <, > and & as \u003c...
 	if err == nil {
 		w.WriteString(`<script type="application/json" class="twice-result">`)
@@ -338,6 +371,17 @@ func newMarkdown() goldmark.Markdown {
 	)
 }
 
+// newPlainMarkdown returns the configuration of a site's introduction and
+// a lesson's notes: as lessons, but a twice block there is plain code.
+func newPlainMarkdown() goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithExtensions(extension.Table, extension.Strikethrough),
+		goldmark.WithRendererOptions(
+			renderer.WithNodeRenderers(util.Prioritized(codeSpanRenderer{}, 100)),
+		),
+	)
+}
+
 // codeSpanRenderer renders inline code as goldmark does, except that a
 // flag in it (a word that starts with a dash: --fence, -c, --lease=5s) is
 // kept on one line. Browsers may break a line after a hyphen, and a flag
@@ -407,8 +451,8 @@ func keepFlags(code string) string {
 // renderLesson renders one lesson's markdown to HTML, running its blocks.
 // The returned state lists the blocks and any errors, each naming the file
 // and line.
-func renderLesson(md goldmark.Markdown, l lessons.Lesson, file, root string) ([]byte, *docState) {
-	st := &docState{file: file, slug: l.Slug, title: l.Title, root: root}
+func renderLesson(md goldmark.Markdown, l lessons.Lesson, file, shown, root string, deadline time.Time) ([]byte, *docState) {
+	st := &docState{file: file, shown: shown, slug: l.Slug, title: l.Title, root: root, deadline: deadline}
 	pc := parser.NewContext()
 	pc.Set(stateKey, st)
 	var buf bytes.Buffer

@@ -9,12 +9,15 @@ import (
 	"html/template"
 	"io/fs"
 	"maps"
+	"net/http"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/tdewolff/parse/v2"
 	jsparse "github.com/tdewolff/parse/v2/js"
@@ -53,11 +56,23 @@ type Options struct {
 	CacheDir string
 	// Brotli says when the wasm module's brotli form is made.
 	Brotli BrotliPolicy
+	// RoomURL, under Live, is the URL other machines open (twice serve
+	// on a network address): the index shows it with a QR code.
+	RoomURL string
+	// HideNotes leaves the lessons' teacher notes out of every page
+	// (twice serve --notes=off); otherwise they are shown folded.
+	HideNotes bool
+	// Live makes the index and lesson pages reload themselves when the
+	// server renders them anew (assets/reload.HASH.js asks the server's
+	// __twice/version). twice serve sets it; an export never has it.
+	Live bool
 }
 
 // assetNames are the served names (under assets/) of the site's assets.
 type assetNames struct {
 	Style, Script, Playground, Worker, WasmExec, Wasm, Offline string
+	// Reload is the reload client, under Options.Live only.
+	Reload string
 	// Modules are the component's ES modules (see modules), in that
 	// order: the entry module, which Script imports, is the last.
 	Modules []string
@@ -75,6 +90,7 @@ var modules = []string{"config.js", "links.js", "render.js", "runtime-client.js"
 // siteRenderer renders sites: the assets once, the pages on each render.
 type siteRenderer struct {
 	md     goldmark.Markdown
+	plain  goldmark.Markdown // for the introduction and notes: no twice blocks run
 	tmpl   *template.Template
 	comp   *compressor
 	assets map[string]*File
@@ -83,6 +99,14 @@ type siteRenderer struct {
 	// its last element when it is absolute.
 	dir string
 	sw  []byte // site/static/sw.js, configured per render
+	// budget is the time a render may spend on blocks: MaxRenderTime
+	// (tests set less).
+	budget time.Duration
+	// hideNotes is Options.HideNotes.
+	hideNotes bool
+	// room is the index's section with Options.RoomURL and its QR code,
+	// or "".
+	room string
 }
 
 // newRenderer renders the assets. ready, when not nil, is called when a
@@ -91,7 +115,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	if opts.Runtime == nil || len(opts.Runtime.Wasm) == 0 || len(opts.Runtime.WasmExec) == 0 {
 		return nil, errors.New("server: no runtime (wasm module and wasm_exec.js)")
 	}
-	r := &siteRenderer{md: newMarkdown(), comp: newCompressor(opts.CacheDir, opts.Brotli), assets: map[string]*File{}}
+	r := &siteRenderer{md: newMarkdown(), plain: newPlainMarkdown(), comp: newCompressor(opts.CacheDir, opts.Brotli), assets: map[string]*File{}, budget: MaxRenderTime, hideNotes: opts.HideNotes}
 	r.comp.ready = ready
 	if opts.LessonsDir != "" {
 		r.dir = filepath.Clean(opts.LessonsDir)
@@ -120,6 +144,17 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	r.names.Playground = add("playground.css", static("playground.css"))
 	r.names.Worker = add("worker.js", static("worker.js"))
 	r.names.Offline = add("offline.js", static("offline.js"))
+	if opts.Live {
+		r.names.Reload = add("reload.js", static("reload.js"))
+		if opts.RoomURL != "" {
+			if svg, err := QRSVG(opts.RoomURL); err == nil {
+				u := html.EscapeString(opts.RoomURL)
+				r.room = `<section class="room" aria-labelledby="room-title"><h2 id="room-title">Open on another machine</h2>
+<p>On this network, open <a href="` + u + `">` + u + `</a>, or scan the code with a phone's camera:</p>
+` + svg + "\n</section>\n"
+			}
+		}
+	}
 	r.sw = static("sw.js")
 	r.names.WasmExec = add("wasm_exec.js", opts.Runtime.WasmExec)
 	r.names.Wasm = add("twice.wasm", opts.Runtime.Wasm)
@@ -274,11 +309,34 @@ type pageData struct {
 	Lesson  *lessonRef
 	Prev    *lessonRef
 	Next    *lessonRef
+	// Refresh, when not 0, reloads the page after that many seconds.
+	Refresh int
+	// Time is the lesson's estimated time, or "".
+	Time string
+	// SiteTitle is the teacher's title of the site, or "".
+	SiteTitle string
+	// Version, under Options.Live, is the page's version, and Page its
+	// path, which the reload client sends to the server.
+	Version, Page string
 }
 
 type lessonRef struct {
 	Slug, Title string
 	Number, Of  int
+}
+
+// livePage is page for the page at key (index.html, lessons/SLUG/index.html)
+// of site s: under Options.Live it carries its version, recorded in
+// s.Versions for the server's __twice/version.
+func (r *siteRenderer) livePage(s *Site, key string, d pageData) []byte {
+	if r.names.Reload != "" {
+		// The version is a hash of what the page shows, taken before it
+		// is written into the page.
+		d.Page = key
+		d.Version = hashHex(fmt.Appendf(nil, "%s\x00%s\x00%v\x00%v\x00%v", d.Title, d.Content, d.Lesson, d.Prev, d.Next), 16)
+		s.Versions[key] = d.Version
+	}
+	return r.page(d)
 }
 
 func (r *siteRenderer) page(d pageData) []byte {
@@ -299,7 +357,7 @@ func (r *siteRenderer) page(d pageData) []byte {
 // error page (status 500) and is listed in Site.Err; a folder that cannot
 // be read at all gives a site whose every page is that error.
 func (r *siteRenderer) render(fsys fs.FS, name string) *Site {
-	s := &Site{Files: maps.Clone(r.assets)}
+	s := &Site{Files: maps.Clone(r.assets), Versions: map[string]string{}}
 	add := func(p string, body []byte, status int) *File {
 		f := newFile(p, body, status, false)
 		r.comp.compress(f)
@@ -313,17 +371,47 @@ func (r *siteRenderer) render(fsys fs.FS, name string) *Site {
 	}), 404)
 
 	ls, err := lessons.Load(fsys)
-	if err != nil {
+	if err != nil && len(ls) == 0 {
 		err = fmt.Errorf("%s: %w", name, err)
 		s.Err = err
 		s.Broken = add("index.html", r.errorPage("The lesson folder cannot be read", err, "/"), 500)
 		return s
 	}
+	deadline := time.Now().Add(r.budget)
 	var errs []error
+	// Files left out of the folder (refused, unreadable, untitled) are
+	// named in the error and on the index; the other lessons render.
+	var skipped []string
+	if err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			skipped = append(skipped, line)
+			errs = append(errs, errors.New(prefixFile(name, line)))
+		}
+	}
 	var index strings.Builder
-	index.WriteString(`<h1>Why a queued job runs twice</h1>
+	siteTitle := ""
+	site, err := lessons.LoadSite(fsys)
+	switch {
+	case err != nil:
+		errs = append(errs, errors.New(prefixFile(name, err.Error())))
+		fallthrough
+	case site == nil:
+		index.WriteString(`<h1>Why a queued job runs twice</h1>
 <p>A queue promises that a job runs at least once. These lessons show, by running it, how a job's side effect happens twice anyway: a real SQLite jobs table, workers that hold leases, and a receipts service that records every request it gets. Every script runs in your browser; change it and press Run.</p>
-<ol class="lessons">
+`)
+	default:
+		// A teacher's index file: its title and introduction.
+		siteTitle = site.Title
+		if siteTitle != "" {
+			index.WriteString("<h1>" + html.EscapeString(siteTitle) + "</h1>\n")
+		}
+		var intro bytes.Buffer
+		if err := r.plain.Convert(site.Intro, &intro); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %v", prefixFile(name, lessons.SiteFile), err))
+		}
+		index.Write(intro.Bytes())
+	}
+	index.WriteString(`<ol class="lessons">
 `)
 	refs := make([]*lessonRef, len(ls))
 	for i, l := range ls {
@@ -334,29 +422,41 @@ func (r *siteRenderer) render(fsys fs.FS, name string) *Site {
 		if name != "lessons" {
 			file = filepath.Join(name, filepath.FromSlash(l.File))
 		}
-		body, st := renderLesson(r.md, l, file, "../../")
+		body, st := renderLesson(r.md, l, file, l.File, "../../", deadline)
 		page := "lessons/" + l.Slug + "/index.html"
 		fmt.Fprintf(&index, `<li><a href="lessons/%s/">%s</a>`, l.Slug, html.EscapeString(l.Title))
-		if len(st.errs) > 0 {
-			err := errors.Join(st.errs...)
-			errs = append(errs, err)
-			add(page, r.errorPage("This lesson is broken", err, "../../"), 500)
-			index.WriteString(` <span class="broken">(broken)</span></li>` + "\n")
-			continue
+		// A broken block fails in its block, with its message; the rest
+		// of the page renders. The error still fails twice build.
+		errs = append(errs, st.errs...)
+		if l.Time != "" {
+			fmt.Fprintf(&index, ` <span class="time">· %s</span>`, html.EscapeString(l.Time))
 		}
 		if n := len(st.blocks); n > 0 {
 			fmt.Fprintf(&index, ` <span class="blocks">· %d runnable %s</span>`, n, plural(n, "script", "scripts"))
 		}
+		if n := broken(st.blocks); n > 0 {
+			fmt.Fprintf(&index, ` <span class="broken">(%d broken %s)</span>`, n, plural(n, "block", "blocks"))
+		}
 		index.WriteString("</li>\n")
+		if l.Notes != "" && !r.hideNotes {
+			// Folded under the lesson's title.
+			at := bytes.Index(body, []byte("</h1>\n"))
+			if at < 0 {
+				at = 0
+			} else {
+				at += len("</h1>\n")
+			}
+			body = slices.Concat(body[:at], r.notes(l.Notes), body[at:])
+		}
 		d := pageData{Kind: "lesson", Title: l.Title, Root: "../../", Script: len(st.blocks) > 0,
-			Content: template.HTML(body), Lesson: refs[i]}
+			Content: template.HTML(body), Lesson: refs[i], Time: l.Time, SiteTitle: siteTitle}
 		if i > 0 {
 			d.Prev = refs[i-1]
 		}
 		if i+1 < len(ls) {
 			d.Next = refs[i+1]
 		}
-		add(page, r.page(d), 200)
+		add(page, r.livePage(s, page, d), 200)
 		for _, p := range st.blocks {
 			var b bytes.Buffer
 			q := *p
@@ -369,6 +469,17 @@ func (r *siteRenderer) render(fsys fs.FS, name string) *Site {
 		}
 	}
 	index.WriteString("</ol>\n")
+	index.WriteString(r.room)
+	if len(skipped) > 0 {
+		index.WriteString(`<section class="skipped" aria-labelledby="skipped-title"><h2 id="skipped-title">Files left out</h2>
+<p>These files of the lesson folder were not read as lessons:</p>
+<ul>
+`)
+		for _, line := range skipped {
+			index.WriteString("<li><code>" + html.EscapeString(r.hideDir(line)) + "</code></li>\n")
+		}
+		index.WriteString("</ul>\n</section>\n")
+	}
 	index.WriteString(`<section class="offline" aria-labelledby="offline-title" hidden>
 <h2 id="offline-title">Offline</h2>
 <p>Every page you open here stays available without a network, with the runtime that runs its scripts. To take all of them along, on a train or into a classroom with a poor connection:</p>
@@ -376,10 +487,22 @@ func (r *siteRenderer) render(fsys fs.FS, name string) *Site {
 <p class="offline-status" role="status"></p>
 </section>
 `)
-	add("index.html", r.page(pageData{Kind: "index", Content: template.HTML(index.String())}), 200)
+	add("index.html", r.livePage(s, "index.html", pageData{Kind: "index", Title: siteTitle, Content: template.HTML(index.String())}), 200)
 	add("sw.js", r.serviceWorker(s), 200)
 	s.Err = errors.Join(errs...)
 	return s
+}
+
+// renderingSite is what a server serves before its first render is done:
+// the assets, and for every other path a short page (status 503) that
+// says the lessons are being rendered and reloads itself every two
+// seconds.
+func (r *siteRenderer) renderingSite() *Site {
+	body := r.page(pageData{Kind: "rendering", Title: "Rendering", Root: "/", Refresh: 2,
+		Content: template.HTML(`<h1>Rendering the lessons</h1>
+<p role="status">twice is running the lessons' scripts to show their output. This page reloads by itself when they are ready.</p>`)})
+	f := newFile("rendering.html", body, http.StatusServiceUnavailable, false)
+	return &Site{Files: maps.Clone(r.assets), Broken: f}
 }
 
 // serviceWorker returns sw.js configured for site s: its shell (the index
@@ -414,6 +537,36 @@ func (r *siteRenderer) serviceWorker(s *Site) []byte {
 	return minified("sw.js", js)
 }
 
+// notes renders a lesson's teacher notes, folded: a details element the
+// teacher opens, which students' pages leave out under Options.HideNotes.
+func (r *siteRenderer) notes(md string) []byte {
+	var b bytes.Buffer
+	b.WriteString(`<details class="teacher-notes"><summary>Teacher notes</summary>` + "\n")
+	if err := r.plain.Convert([]byte(md), &b); err != nil {
+		b.WriteString("<p>" + html.EscapeString(md) + "</p>\n")
+	}
+	b.WriteString("</details>\n")
+	return b.Bytes()
+}
+
+// MaxRenderTime bounds the time a render spends running a lesson
+// folder's blocks: once it has passed, the blocks not yet run fail, each
+// with a message naming its file and line, and twice build fails. For
+// scale: twice build --wasm FILE of the built-in lessons took 20 s on a
+// shared 2-core machine, compression included.
+const MaxRenderTime = 2 * time.Minute
+
+// broken counts the broken blocks of a lesson.
+func broken(blocks []*Playground) int {
+	n := 0
+	for _, p := range blocks {
+		if p.Broken != "" {
+			n++
+		}
+	}
+	return n
+}
+
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return one
@@ -421,12 +574,27 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// errorPage renders an error page that quotes err.
-func (r *siteRenderer) errorPage(title string, err error, root string) []byte {
-	msg := err.Error()
+// prefixFile puts the folder's name before a message that starts with a
+// file name relative to it, as errors of a render name files.
+func prefixFile(dir, msg string) string {
+	if dir == "lessons" {
+		return dir + "/" + msg
+	}
+	return dir + string(filepath.Separator) + msg
+}
+
+// hideDir replaces the absolute path of the lesson folder in msg with its
+// last element: pages never say where the site lives on the server.
+func (r *siteRenderer) hideDir(msg string) string {
 	if r.dir != "" && filepath.IsAbs(r.dir) {
 		msg = strings.ReplaceAll(msg, r.dir, shownName(r.dir))
 	}
+	return msg
+}
+
+// errorPage renders an error page that quotes err.
+func (r *siteRenderer) errorPage(title string, err error, root string) []byte {
+	msg := r.hideDir(err.Error())
 	content := `<div class="error-page"><h1>` + html.EscapeString(title) + `</h1>
 <p>twice could not render it:</p>
 <pre>` + html.EscapeString(msg) + `</pre>
@@ -448,24 +616,66 @@ func lessonSource(opts Options) (fs.FS, string, func()) {
 	if err != nil {
 		return errFS{err: unwrapPathErr(err)}, name, func() {}
 	}
-	return rootFS{root.FS()}, name, func() { root.Close() }
+	return rootFS{root}, name, func() { root.Close() }
 }
 
 // rootFS is an os.Root's file system whose errors say, in words, that a
-// file reaching outside the folder was refused.
-type rootFS struct{ fs.FS }
+// file reaching outside the folder was refused. It opens every file with
+// O_NONBLOCK, so that a named pipe swapped in after lessons.ReadFile's
+// check cannot block the render, and stats without opening.
+type rootFS struct{ root *os.Root }
 
 func (r rootFS) Open(name string) (fs.File, error) {
-	f, err := r.FS.Open(name)
-	return f, refused(name, err)
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	f, err := r.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, refused(name, err)
+	}
+	return f, nil
 }
 
-func (r rootFS) ReadFile(name string) ([]byte, error) {
-	b, err := fs.ReadFile(r.FS, name)
-	return b, refused(name, err)
+func (r rootFS) ReadFile(name string) ([]byte, error) { return lessons.ReadFile(r, name) }
+
+func (r rootFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	f, err := r.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	d, ok := f.(fs.ReadDirFile)
+	if !ok {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.New("not a folder")}
+	}
+	ents, err := d.ReadDir(-1)
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return ents, err
 }
 
-func (r rootFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(r.FS, name) }
+func (r rootFS) Stat(name string) (fs.FileInfo, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrInvalid}
+	}
+	fi, err := r.root.Stat(name)
+	return fi, refused(name, err)
+}
+
+func (r rootFS) Lstat(name string) (fs.FileInfo, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "lstat", Path: name, Err: fs.ErrInvalid}
+	}
+	fi, err := r.root.Lstat(name)
+	return fi, refused(name, err)
+}
+
+func (r rootFS) ReadLink(name string) (string, error) {
+	if !fs.ValidPath(name) {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
+	}
+	s, err := r.root.Readlink(name)
+	return s, refused(name, err)
+}
 
 // refused rewords os.Root's escape error, which says only "path escapes
 // from parent".

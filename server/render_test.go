@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -121,9 +122,20 @@ func TestBrokenLesson(t *testing.T) {
 	if !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not contain %q", err, want)
 	}
+	// The page renders, with its prose; the broken block says what is
+	// wrong in the block itself.
 	bad := site.Files["lessons/bad/index.html"]
-	if bad == nil || bad.Status != 500 || !strings.Contains(string(bad.Body), "bad.md:7:1: twice block: unknown command") {
+	if bad == nil || bad.Status != 200 || !strings.Contains(string(bad.Body), "Some text.") ||
+		!regexp.MustCompile(`(?s)<twice-playground id="block-1".*This block is broken: bad.md:7:1: twice block: unknown command.*</twice-playground>`).Match(bad.Body) {
 		t.Errorf("broken lesson page: %+v", bad)
+	}
+	// The component draws the block from its JSON: the error there names
+	// the file and line too.
+	if bad != nil && !strings.Contains(string(bad.Body), `"error":{"kind":"usage","line":0,"col":0,"msg":"This block is broken: bad.md:7:1: twice block: unknown command`) {
+		t.Errorf("the block's JSON does not carry the message:\n%s", bad.Body)
+	}
+	if index := string(site.Files["index.html"].Body); !strings.Contains(index, "(1 broken block)") {
+		t.Errorf("the index does not mark the broken block:\n%s", index)
 	}
 	if bad != nil && strings.Contains(string(bad.Body), dir) {
 		t.Errorf("the error page shows the absolute path %s:\n%s", dir, bad.Body)
@@ -159,6 +171,7 @@ func TestBrokenBlockOptions(t *testing.T) {
 }
 
 func TestBrokenFolder(t *testing.T) {
+	fallback(t)
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"lessons.txt": "missing.md\n"})
 	srv, err := NewServer(Options{LessonsDir: dir, Runtime: fakeRuntime(), Brotli: BrotliNever}, nil)
@@ -177,6 +190,7 @@ func TestBrokenFolder(t *testing.T) {
 // TestReload checks that a server of a teacher's folder shows edits on the
 // next request, and without a manifest lists *.md files by name.
 func TestReload(t *testing.T) {
+	fallback(t)
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"b.md": "# Second\n\ntext\n",
@@ -211,7 +225,7 @@ func TestReload(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"a.md": "# First\n\n```twice\njobz\n```\n"})
 	os.Chtimes(filepath.Join(dir, "a.md"), future.Add(time.Second), future.Add(time.Second))
 	code, body = get("/lessons/a/")
-	if code != http.StatusInternalServerError || !strings.Contains(body, "a.md:4:1: twice block: unknown command") {
+	if code != http.StatusOK || !strings.Contains(body, "This block is broken: a.md:4:1: twice block: unknown command") {
 		t.Errorf("broken edit: %d\n%s", code, body)
 	}
 }
@@ -282,7 +296,7 @@ func TestMatrixPrerendered(t *testing.T) {
 // escaped and still free to wrap at its spaces.
 func TestInlineCodeKeepsFlags(t *testing.T) {
 	src := "# Flags\n\nAdd `--fence`, or `load 200 --lease 1,2 -c x<y`, not `a-b`, `--` or `--" + strings.Repeat("x", 40) + "`;\n`work\n--heartbeat 300`.\n"
-	page, st := renderLesson(newMarkdown(), lessons.Lesson{Slug: "flags", File: "flags.md", Source: []byte(src)}, "flags.md", "/")
+	page, st := renderLesson(newMarkdown(), lessons.Lesson{Slug: "flags", File: "flags.md", Source: []byte(src)}, "flags.md", "flags.md", "/", time.Time{})
 	if len(st.errs) > 0 {
 		t.Fatal(st.errs)
 	}

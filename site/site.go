@@ -16,6 +16,7 @@
 //	static/classroom.js      predict-then-run and the presenter view
 //	static/config.js         the config the loader hands the modules
 //	static/worker.js         the Web Worker that loads and calls the wasm module
+//	static/reload.js         under twice serve only: reloads a page its server rendered anew
 //	static/offline.js        registers the service worker on the site's pages
 //	static/sw.js             the service worker
 //

@@ -11,7 +11,7 @@ import (
 	"github.com/twice-lab/twice/server"
 )
 
-const buildUsage = `usage: twice build -o DIR [--force] [--lessons DIR] [--wasm FILE]
+const buildUsage = `usage: twice build -o DIR [--force] [--lessons DIR] [--notes on|off] [--wasm FILE]
 
 Writes the whole site (lessons, embed pages, assets and the WebAssembly
 runtime, with .gz and .br forms beside the larger files) as static files
@@ -28,8 +28,13 @@ func cmdBuild(args []string, stdout, stderr io.Writer) int {
 	dir := fs.String("lessons", "", "build the lessons in `DIR` instead of the built-in ones")
 	wasm := fs.String("wasm", "", "use this prebuilt twice.wasm `FILE` instead of building one")
 	force := fs.Bool("force", false, "write into DIR even if it is not empty and twice build did not write it")
+	notes := fs.String("notes", "on", "show the lessons' teacher notes, folded (on), or leave them out (off)")
 	if code, done := parseFlags(fs, args, false, stderr); done {
 		return code
+	}
+	hide, ok := notesFlag(*notes, "build", stderr)
+	if !ok {
+		return 2
 	}
 	if *out == "" {
 		fmt.Fprint(stderr, "twice build: -o DIR is required\n")
@@ -48,7 +53,7 @@ func cmdBuild(args []string, stdout, stderr io.Writer) int {
 	}
 	start := time.Now()
 	fmt.Fprintf(stdout, "twice: rendering the site and compressing it (brotli of a new runtime takes about 40 s; it is cached)...\n")
-	site, err := server.Render(server.Options{LessonsDir: *dir, Runtime: rt, CacheDir: server.CacheDir(), Brotli: server.BrotliNow})
+	site, err := server.Render(server.Options{LessonsDir: *dir, Runtime: rt, CacheDir: server.CacheDir(), Brotli: server.BrotliNow, HideNotes: hide})
 	if err != nil {
 		fmt.Fprintf(stderr, "twice build: %v\n", err)
 		return 1
@@ -57,6 +62,8 @@ func cmdBuild(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "twice build: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "twice: wrote %d files to %s in %.1fs\n", len(site.Files), *out, time.Since(start).Seconds())
+	files, compressed := site.Counts()
+	fmt.Fprintf(stdout, "twice: wrote %d files to %s in %.1fs: %d pages and assets, %d compressed copies of them (.gz, .br) and %s\n",
+		files+compressed+1, *out, time.Since(start).Seconds(), files, compressed, server.BuildMarker)
 	return 0
 }

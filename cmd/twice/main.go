@@ -4,8 +4,8 @@
 // Usage:
 //
 //	twice run [--seed N] [--json] [--timeline FILE] [--chart FILE] (-c SCRIPT | FILE | -)
-//	twice serve [--addr HOST:PORT] [--lessons DIR] [--wasm FILE]
-//	twice build -o DIR [--force] [--lessons DIR] [--wasm FILE]
+//	twice serve [--addr HOST:PORT] [--lessons DIR] [--notes on|off] [--wasm FILE]
+//	twice build -o DIR [--force] [--lessons DIR] [--notes on|off] [--wasm FILE]
 //	twice bundle -o FILE [--goos OS] [--goarch ARCH]
 //
 // Exit codes: 0 success, 1 runtime error, 2 usage or parse error.
@@ -26,9 +26,9 @@ func main() {
 const usage = `usage:
   twice run [--seed N] [--json] [--timeline FILE] [--chart FILE] (-c SCRIPT | FILE | -)
                                          run a script, print its transcript
-  twice serve [--addr HOST:PORT] [--lessons DIR] [--wasm FILE]
+  twice serve [--addr HOST:PORT] [--lessons DIR] [--notes on|off] [--wasm FILE]
                                          serve the lessons and the playground
-  twice build -o DIR [--force] [--lessons DIR] [--wasm FILE]
+  twice build -o DIR [--force] [--lessons DIR] [--notes on|off] [--wasm FILE]
                                          write the site as static files
   twice bundle -o FILE [--goos OS] [--goarch ARCH]
                                          write one binary with the runtime inside

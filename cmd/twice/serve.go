@@ -11,12 +11,16 @@ import (
 	"github.com/twice-lab/twice/server"
 )
 
-const serveUsage = `usage: twice serve [--addr HOST:PORT] [--lessons DIR] [--wasm FILE]
+const serveUsage = `usage: twice serve [--addr HOST:PORT] [--lessons DIR] [--notes on|off] [--wasm FILE]
 
 Serves the lessons and the playground. The WebAssembly runtime is built from
 the source tree on start (about 40 s the first time, a second or two after)
-unless --wasm (or $TWICE_WASM) names a prebuilt one. With --lessons, pages
-are rendered again whenever a file in DIR changes: edit and reload.
+unless --wasm (or $TWICE_WASM) names a prebuilt one. It listens at once
+and renders the lessons in the background. With --lessons, pages are
+rendered again whenever a lesson file in DIR changes: edit and reload.
+With an --addr other machines can reach (0.0.0.0:8080 for a classroom),
+it prints every network URL it listens on and a QR code of the first.
+--notes=off leaves the lessons' teacher notes out of the pages.
 `
 
 // cmdServe is `twice serve`.
@@ -25,8 +29,13 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	addr := fs.String("addr", server.DefaultAddr, "`HOST:PORT` to listen on")
 	dir := fs.String("lessons", "", "serve the lessons in `DIR` instead of the built-in ones")
 	wasm := fs.String("wasm", "", "use this prebuilt twice.wasm `FILE` instead of building one")
+	notes := fs.String("notes", "on", "show the lessons' teacher notes, folded (on), or leave them out (off)")
 	if code, done := parseFlags(fs, args, false, stderr); done {
 		return code
+	}
+	hide, ok := notesFlag(*notes, "serve", stderr)
+	if !ok {
+		return 2
 	}
 	if code := checkDir(*dir, "serve", stderr); code != 0 {
 		return code
@@ -40,23 +49,35 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "twice serve: %v\n", err)
 		return 1
 	}
-	srv, err := server.NewServer(server.Options{
-		LessonsDir: *dir,
-		Runtime:    rt,
-		CacheDir:   server.CacheDir(),
-		Brotli:     server.BrotliLater,
-	}, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "twice serve: %v\n", err)
-		return 1
-	}
 	l, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "twice serve: %v (choose another address with --addr)\n", err)
 		return 1
 	}
+	room := ""
+	if urls := server.LANURLs(l.Addr()); len(urls) > 0 {
+		room = urls[0]
+	}
+	// The lessons render in the background: the server listens at once
+	// and serves a page saying so until they are ready.
+	srv, err := server.StartServer(server.Options{
+		LessonsDir: *dir,
+		Runtime:    rt,
+		CacheDir:   server.CacheDir(),
+		Brotli:     server.BrotliLater,
+		Live:       true,
+		HideNotes:  hide,
+		RoomURL:    room,
+	}, stderr)
+	if err != nil {
+		l.Close()
+		fmt.Fprintf(stderr, "twice serve: %v\n", err)
+		return 1
+	}
+	defer srv.Close()
 	if !server.IsLoopback(*addr) {
 		fmt.Fprintf(stderr, "twice serve: warning: listening on %s, which other machines on the network can reach; the default, %s, cannot\n", *addr, server.DefaultAddr)
+		printRoom(stdout, l.Addr())
 	}
 	fmt.Fprintf(stdout, "twice: serving the lessons at %s (Ctrl+C stops)\n", serveURL(l.Addr()))
 	if err := server.Serve(ctx, l, srv); err != nil {
@@ -64,6 +85,24 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// printRoom prints the URLs other machines on the network can open, and
+// a QR code of the first for phones to scan from the projected terminal.
+func printRoom(w io.Writer, a net.Addr) {
+	urls := server.LANURLs(a)
+	if len(urls) == 0 {
+		fmt.Fprintf(w, "twice: this machine has no network address other machines can reach (only loopback)\n")
+		return
+	}
+	for _, u := range urls {
+		fmt.Fprintf(w, "twice: on the network: %s\n", u)
+	}
+	code, err := server.QRText(urls[0])
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(w, "twice: scan to open %s:\n%s", urls[0], code)
 }
 
 // serveURL is the URL to print for a listener's address.
@@ -76,6 +115,18 @@ func serveURL(a net.Addr) string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port) + "/"
+}
+
+// notesFlag reads --notes: whether to hide the teacher notes.
+func notesFlag(v, cmd string, stderr io.Writer) (hide, ok bool) {
+	switch v {
+	case "on":
+		return false, true
+	case "off":
+		return true, true
+	}
+	fmt.Fprintf(stderr, "twice %s: --notes %s: want on or off\n", cmd, v)
+	return false, false
 }
 
 // checkDir reports a --lessons folder that does not exist as a usage error.

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -38,8 +40,17 @@ func TestBuildCommand(t *testing.T) {
 			t.Errorf("export lacks %s: %v", p, err)
 		}
 	}
-	if !strings.Contains(stdout.String(), "wrote") {
-		t.Errorf("stdout: %q", stdout.String())
+	// The count printed is the count of files on disk, compressed copies
+	// included.
+	var onDisk int
+	filepath.WalkDir(out, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			onDisk++
+		}
+		return nil
+	})
+	if want := fmt.Sprintf("wrote %d files to %s", onDisk, out); !strings.Contains(stdout.String(), want) {
+		t.Errorf("stdout %q does not say %q", stdout.String(), want)
 	}
 }
 
@@ -71,6 +82,8 @@ func TestServeBuildUsage(t *testing.T) {
 		{[]string{"serve", "extra"}, 2, "unexpected argument"},
 		{[]string{"serve", "--lessons", "/does/not/exist"}, 2, "not a folder"},
 		{[]string{"serve", "-h"}, 0, "usage: twice serve"},
+		{[]string{"serve", "--notes", "maybe"}, 2, "--notes maybe: want on or off"},
+		{[]string{"build", "-o", t.TempDir(), "--notes", "hidden"}, 2, "--notes hidden: want on or off"},
 		{[]string{"serve", "--addr", "256.0.0.1:1", "--wasm", fakeWasm(t)}, 1, "--addr"},
 	} {
 		var stdout, stderr strings.Builder
@@ -99,23 +112,47 @@ func TestServeCommand(t *testing.T) {
 		}()
 		sc := bufio.NewScanner(pr)
 		var url string
+		var before []string
 		for sc.Scan() {
 			if _, rest, ok := strings.Cut(sc.Text(), "serving the lessons at "); ok {
 				url, _, _ = strings.Cut(rest, " ")
 				break
 			}
+			before = append(before, sc.Text())
 		}
 		go io.Copy(io.Discard, pr)
 		if url == "" {
 			t.Fatalf("twice serve --addr %s printed no URL; stderr %q", tc.addr, stderr.String())
 		}
-		resp, err := http.Get(url + "lessons/claim-race/")
-		if err != nil {
-			t.Fatal(err)
+		// On every interface, it names the addresses other machines can
+		// open, each of them serving, and draws a QR code of the first.
+		var lan []string
+		for _, line := range before {
+			if _, u, ok := strings.Cut(line, "on the network: "); ok {
+				lan = append(lan, u)
+			}
 		}
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			t.Errorf("GET %s: %d", url, resp.StatusCode)
+		if !tc.warn && len(lan) > 0 {
+			t.Errorf("--addr %s printed network URLs %q", tc.addr, lan)
+		}
+		if tc.warn {
+			out := strings.Join(before, "\n")
+			if len(lan) == 0 && !strings.Contains(out, "no network address") {
+				t.Errorf("--addr %s printed neither network URLs nor why not:\n%s", tc.addr, out)
+			}
+			for _, u := range lan {
+				if code := getUntilReady(t, u); code != 200 {
+					t.Errorf("GET %s: %d", u, code)
+				}
+			}
+			if len(lan) > 0 && (!strings.Contains(out, "scan to open "+lan[0]) || strings.Count(out, "█") < 100) {
+				t.Errorf("no QR code of %s:\n%s", lan[0], out)
+			}
+		}
+		// The server listens before the lessons are rendered, and says
+		// so (503) until they are.
+		if code := getUntilReady(t, url+"lessons/claim-race/"); code != 200 {
+			t.Errorf("GET %s: %d", url, code)
 		}
 		syscall.Kill(os.Getpid(), syscall.SIGINT)
 		select {
@@ -130,4 +167,135 @@ func TestServeCommand(t *testing.T) {
 			t.Errorf("--addr %s: warning printed = %v, want %v (stderr %q)", tc.addr, got, tc.warn, stderr.String())
 		}
 	}
+}
+
+// getUntilReady fetches url until it is no longer the "rendering" page
+// (status 503), for up to a minute, and returns the last status.
+func getUntilReady(t *testing.T, url string) int {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			return resp.StatusCode
+		}
+		if !strings.Contains(string(body), "Rendering the lessons") {
+			t.Errorf("503 without the rendering page: %q", body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// hostileFolder writes a lesson folder that once stalled serve and build:
+// a named pipe called b.md, a 50 MB lesson (sparse) and a lesson of 10,000
+// twice blocks, beside one good lesson.
+func hostileFolder(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	var many strings.Builder
+	many.WriteString("# Many\n\n")
+	for range 10_000 {
+		many.WriteString("```twice\nadd a\n```\n\n")
+	}
+	os.WriteFile(filepath.Join(dir, "a.md"), []byte("# Fine\n\n```twice\nrace read 3\n```\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "d.md"), []byte(many.String()), 0o644)
+	if err := syscall.Mkfifo(filepath.Join(dir, "b.md"), 0o644); err != nil {
+		t.Skip("cannot make a named pipe here:", err)
+	}
+	big, err := os.Create(filepath.Join(dir, "c.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	big.WriteString("# Big\n\n")
+	big.Truncate(50 << 20)
+	big.Close()
+	return dir
+}
+
+// twice serve of the hostile folder listens within seconds, serves the
+// good lesson and names each refused file; twice build of it fails naming
+// them.
+func TestServeBuildHostileFolder(t *testing.T) {
+	dir := hostileFolder(t)
+	wasm := fakeWasm(t)
+	pr, pw := io.Pipe()
+	stderr := &lockedBuilder{}
+	done := make(chan int, 1)
+	start := time.Now()
+	go func() {
+		done <- run([]string{"serve", "--addr", "127.0.0.1:0", "--lessons", dir, "--wasm", wasm}, nil, pw, stderr)
+		pw.Close()
+	}()
+	sc := bufio.NewScanner(pr)
+	var url string
+	for sc.Scan() {
+		if _, rest, ok := strings.Cut(sc.Text(), "serving the lessons at "); ok {
+			url, _, _ = strings.Cut(rest, " ")
+			break
+		}
+	}
+	go io.Copy(io.Discard, pr)
+	if url == "" {
+		t.Fatalf("no URL; stderr %q", stderr.String())
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("twice serve listened after %v, want within 5 s", took)
+	}
+	if code := getUntilReady(t, url+"lessons/a/"); code != 200 {
+		t.Errorf("the good lesson: %d", code)
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("twice serve did not stop on an interrupt")
+	}
+	for _, name := range []string{"b.md: refused: it is a named pipe", "c.md: refused: 52428800 bytes", "d.md:", "10000 twice blocks"} {
+		if !strings.Contains(stderr.String(), name) {
+			t.Errorf("twice serve's log does not say %q:\n%s", name, stderr.String())
+		}
+	}
+
+	var stdout, errb strings.Builder
+	bdone := make(chan int, 1)
+	go func() {
+		bdone <- run([]string{"build", "-o", t.TempDir(), "--lessons", dir, "--wasm", wasm}, nil, &stdout, &errb)
+	}()
+	select {
+	case code := <-bdone:
+		if code == 0 {
+			t.Error("twice build of the hostile folder exited 0")
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("twice build did not finish within a minute")
+	}
+	for _, name := range []string{"b.md", "c.md", "d.md"} {
+		if !strings.Contains(errb.String(), filepath.Join(dir, name)) {
+			t.Errorf("twice build does not name %s:\n%s", name, errb.String())
+		}
+	}
+}
+
+// lockedBuilder is a strings.Builder that a server's goroutines may write
+// while the test reads it.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -12,12 +12,23 @@
 // TWICE_REQUIRE_BROWSER says: -short asks for the quick loop, and
 // TWICE_REQUIRE_BROWSER=1 only decides what a missing browser means in a
 // full run. CI runs the full suite, never -short.
+//
+// go test shows a passing package's test output only under -v, so a skip
+// message alone goes unseen. A package's TestMain calls [Report] after
+// its tests: when any test skipped here (or through [NoteSkip]), it prints
+// one line saying what skipped and why, on the terminal when there is
+// one (go test ./... shows it without -v), else on standard error.
 package browsertest
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"sort"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -43,6 +54,7 @@ func Path() string {
 func Require(tb testing.TB) string {
 	tb.Helper()
 	if testing.Short() {
+		NoteSkip("browser tests", "under -short; run go test without -short to drive Chromium")
 		tb.Skip("SKIPPING BROWSER TEST under -short (the quick loop); run go test without -short to drive Chromium")
 	}
 	path := Path()
@@ -51,9 +63,56 @@ func Require(tb testing.TB) string {
 		if os.Getenv("TWICE_REQUIRE_BROWSER") == "1" {
 			tb.Fatalf("TWICE_REQUIRE_BROWSER=1 but %s", msg)
 		}
+		NoteSkip("browser tests", msg)
 		tb.Skipf("SKIPPING BROWSER TEST: %s; set TWICE_REQUIRE_BROWSER=1 to make this a failure", msg)
 	}
 	return path
+}
+
+// skipped counts the tests skipped, by what they are and why.
+var skipped = struct {
+	sync.Mutex
+	n map[[2]string]int
+}{n: map[[2]string]int{}}
+
+// NoteSkip records that a test of the kind what (such as "browser tests"
+// or "the accessibility gate") skipped, and why, for Report.
+func NoteSkip(what, why string) {
+	skipped.Lock()
+	defer skipped.Unlock()
+	skipped.n[[2]string{what, why}]++
+}
+
+// Summary returns one line saying what skipped and why, or "" when
+// nothing did.
+func Summary() string {
+	skipped.Lock()
+	defer skipped.Unlock()
+	if len(skipped.n) == 0 {
+		return ""
+	}
+	var parts []string
+	for k, n := range skipped.n {
+		parts = append(parts, fmt.Sprintf("%s skipped (%d, %s)", k[0], n, k[1]))
+	}
+	sort.Strings(parts)
+	return "twice: " + strings.Join(parts, "; ") + "; see README.md, \"Tests\", to run them"
+}
+
+// Report prints Summary, when there is one, where go test ./... shows it
+// without -v: the terminal (/dev/tty) if the tests have one, else w
+// (standard error, which go test shows under -v or when the package
+// fails).
+func Report(w io.Writer) {
+	line := Summary()
+	if line == "" {
+		return
+	}
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		defer tty.Close()
+		w = tty
+	}
+	fmt.Fprintln(w, line)
 }
 
 // Options are the allocator options every run uses: headless, no sandbox
