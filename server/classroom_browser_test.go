@@ -33,7 +33,7 @@ func TestBrowserReset(t *testing.T) {
 	}
 	l := ls[3]
 	opts, _ := l.Blocks[0].Options()
-	want := script.Run(l.Blocks[0].Script, script.Options{Seed: opts.Seed}).Text()
+	want := shownText(script.Run(l.Blocks[0].Script, script.Options{Seed: opts.Seed}))
 	navigate(t, ctx, hs.URL+"/lessons/"+l.Slug+"/")
 	js[bool](t, ctx, stopHelpers)
 	lesson := js[string](t, ctx, `tp.q(0, "textarea").value`)

@@ -219,7 +219,7 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 		// embed page the snippet names; nothing is run for it.
 		run(t, ctx, 30*time.Second, chromedp.Poll[bool](`tp.state(0) === "prerendered"`))
 		opts, _ := ls[4].Blocks[1].Options()
-		if got, want := js[string](t, ctx, `tp.transcript(0)`), script.Run(ls[4].Blocks[1].Script, script.Options{Seed: opts.Seed}).Text(); got != want {
+		if got, want := js[string](t, ctx, `tp.transcript(0)`), shownText(script.Run(ls[4].Blocks[1].Script, script.Options{Seed: opts.Seed})); got != want {
 			t.Errorf("the pasted block before Run shows:\n%s\nwant the server's output:\n%s", got, want)
 		}
 		if n := js[float64](t, ctx, `tpRuns`); n != 0 {

@@ -157,8 +157,8 @@ func TestBrowserExplore(t *testing.T) {
 		nav(base + "/lessons/claim-race/?shared" + link) // a new document, not a jump within one
 		run(t, ctx, 60*time.Second, chromedp.Poll[bool](`tp.state(0) === "done"`))
 		got := js[string](t, ctx, `tp.transcript(0)`)
-		if got != native.Text() {
-			t.Errorf("%s: the share link replayed\n%s\nwant (script.Run at seed %d):\n%s", base, got, seed, native.Text())
+		if got != shownText(native) {
+			t.Errorf("%s: the share link replayed\n%s\nwant (script.Run at seed %d):\n%s", base, got, seed, shownText(native))
 		}
 		if ids, want := runIDs(got), runIDs(native.Text()); len(want) == 0 || !slices.Equal(ids, want) {
 			t.Errorf("%s: run ids %q, want %q", base, ids, want)
@@ -303,7 +303,7 @@ func TestBrowserExplore(t *testing.T) {
 		t.Errorf("the atomic race's timeline has %d elements of class dup", n)
 	}
 	atomic := script.Run(strings.Replace(src, "read", "atomic", 1), script.Options{Seed: seed})
-	if got := js[string](t, ctx, `tp.transcript(0)`); got != atomic.Text() {
+	if got := js[string](t, ctx, `tp.transcript(0)`); got != shownText(atomic) {
 		t.Errorf("atomic run:\n%s\nwant:\n%s", got, atomic.Text())
 	}
 

@@ -8,12 +8,14 @@ import (
 	"html"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/twice-lab/twice/internal/browsertest"
+	"github.com/twice-lab/twice/runtime/script"
 )
 
 // fakeRuntime is a stand-in for the wasm module where its content does not
@@ -129,4 +131,49 @@ func artifactDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// orderLine is a transcript line about one order, as render.js reads it.
+var orderLine = regexp.MustCompile(`^([A-Za-z0-9_.:-]+): `)
+
+// shownText is a Result's transcript as a block on the page shows it:
+// the diagnosis line of each order that the diagnosis panel explains is
+// left out, so that a diagnosis is said once per view (render.js,
+// transcriptLines and diagnosisPlan: the first three orders, those with
+// a duplicate first; under a load, only orders that did not run once).
+func shownText(res *script.Result) string {
+	var bad, good []script.Summary
+	for _, s := range res.Summary {
+		if s.Kind.Good() {
+			good = append(good, s)
+		} else {
+			bad = append(bad, s)
+		}
+	}
+	ordered := append(bad, good...)
+	if len(res.Loads) > 0 {
+		ordered = slices.DeleteFunc(ordered, func(s script.Summary) bool { return s.Kind == script.KindOnce })
+	}
+	said := map[string]bool{}
+	for i, s := range ordered {
+		if i == 3 {
+			break
+		}
+		said[s.Order+"\n"+s.Diagnosis] = true
+	}
+	var out []string
+	order := ""
+	for _, l := range strings.SplitAfter(res.Text(), "\n") {
+		if d, ok := strings.CutPrefix(l, "  diagnosis: "); ok {
+			if said[order+"\n"+strings.TrimSuffix(d, "\n")] {
+				continue
+			}
+		} else if m := orderLine.FindStringSubmatch(l); m != nil {
+			order = m[1]
+		} else {
+			order = ""
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "")
 }

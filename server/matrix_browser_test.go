@@ -86,7 +86,7 @@ func TestBrowserMatrix(t *testing.T) {
 	if got := js[string](t, ctx, `tp.q(0, ".cell-box twice-playground").shadowRoot.querySelector("textarea").value`); got != cell.Script {
 		t.Errorf("the cell's block holds %q, want %q", got, cell.Script)
 	}
-	if got, w := js[string](t, ctx, `tp.q(0, ".cell-box twice-playground").shadowRoot.querySelector("pre.transcript").textContent`), script.Run(cell.Script, script.Options{Seed: seed}).Text(); got != w {
+	if got, w := js[string](t, ctx, `tp.q(0, ".cell-box twice-playground").shadowRoot.querySelector("pre.transcript").textContent`), shownText(script.Run(cell.Script, script.Options{Seed: seed})); got != w {
 		t.Errorf("cell transcript:\n%s\nwant:\n%s", got, w)
 	}
 	if got := js[string](t, ctx, `tp.q(0, "textarea").value`); got != "matrix\n" {

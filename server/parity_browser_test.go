@@ -83,8 +83,11 @@ func TestBrowserParity(t *testing.T) {
 			if l := js[string](t, ctx, `tp.q(0, ".permalink").href`); !strings.Contains(l, "seed="+strconv.FormatUint(seed, 10)+"&") {
 				t.Errorf("%s at seed %d: the link to the run is %q", p.name, seed, l)
 			}
-			if got := js[string](t, ctx, `tp.transcript(0)`); got != want.Text() {
+			if got := js[string](t, ctx, `tp.fullText(0)`); got != want.Text() {
 				t.Errorf("%s at seed %d: browser transcript:\n%s\nwant (native):\n%s", p.name, seed, got, want.Text())
+			}
+			if got := js[string](t, ctx, `tp.transcript(0)`); got != shownText(want) {
+				t.Errorf("%s at seed %d: the page shows\n%s\nwant:\n%s", p.name, seed, got, shownText(want))
 			}
 			if len(want.Races) > 0 {
 				if d := js[string](t, ctx, `tp.q(0, ".tally").dataset.duplicates`); d != strconv.Itoa(want.Races[0].Duplicates) {
@@ -122,7 +125,7 @@ func TestBrowserWasmType(t *testing.T) {
 	if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
 		t.Fatalf("run ended in state %q: %s", s, js[string](t, ctx, `tp.q(0, ".error").textContent`))
 	}
-	if got, want := js[string](t, ctx, `tp.transcript(0)`), script.Run(js[string](t, ctx, `tp.q(0, "textarea").value`), script.Options{Seed: script.DefaultSeed}).Text(); got != want {
+	if got, want := js[string](t, ctx, `tp.transcript(0)`), shownText(script.Run(js[string](t, ctx, `tp.q(0, "textarea").value`), script.Options{Seed: script.DefaultSeed})); got != want {
 		t.Errorf("transcript:\n%s\nwant:\n%s", got, want)
 	}
 	if errs := consoleErrors(); len(errs) > 0 {

@@ -640,7 +640,10 @@ class TwicePlayground extends HTMLElement {
     ui.script.value = this.ownScript;
     ui.seed.value = this.defaultSeed;
     this.setClaim(claimOf(this.ownScript));
-    if (!this.workersTouched) ui.workers.value = String(workersOf(this.ownScript));
+    if (!this.workersTouched) {
+      const views = this.prerendered && this.prerendered.views;
+      ui.workers.value = String((views && views.explore.workers) || 2);
+    }
     this.removeAttribute("heavy");
     this.fit();
     this.step = 0;
