@@ -64,6 +64,7 @@ func TestSymlinkedLessonRefused(t *testing.T) {
 // requests come. Counting walks (not timing requests) keeps the test
 // steady on a busy machine; before, every page request walked the folder.
 func TestLargeLessonFolderWalkedRarely(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"a.md": "# A\n\ntext\n"})
 	n := 30_000
@@ -122,6 +123,7 @@ func TestLargeLessonFolderWalkedRarely(t *testing.T) {
 // While a changed lesson renders, other requests are served the last site
 // rendered at once instead of waiting behind the render.
 func TestRenderInBackground(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"a.md": "# Old title\n\ntext\n"})
 	srv, err := NewServer(Options{LessonsDir: dir, Runtime: fakeRuntime(), Brotli: BrotliNever}, nil)
@@ -165,6 +167,7 @@ func TestRenderInBackground(t *testing.T) {
 // A block the parser estimates as heavy is marked so on the page, so that
 // a link to it or a view that needs a run waits for a click.
 func TestHeavyBlockMarked(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"a.md": "# A\n\n```twice\nrace read 20\n```\n\n```twice\nrace read --all --workers 8\nrace read --all --workers 8\n```\n",
