@@ -1,8 +1,8 @@
 // Package lessons holds the lessons of the twice lab and reads lesson
 // folders: the built-in lessons (the source article's six steps, then
 // what lies past them, from the exhaustive check of every interleaving to
-// choosing a fix; NN-slug.md, numbered in reading order) are embedded in
-// the binary, and a teacher's own folder (twice serve --lessons DIR) is
+// choosing a fix; one markdown file each, numbered in reading order) are
+// embedded in the binary, and a teacher's own folder (twice serve --lessons DIR) is
 // read the same way, through [Load] on any [fs.FS].
 //
 // # Writing a lesson
