@@ -1,10 +1,9 @@
 // Package lessons holds the lessons of the twice lab and reads lesson
-// folders: the built-in lessons (the source article's six steps, the
-// exhaustive check of lesson 7, then a job that outlives its lease,
-// heartbeats and fencing tokens in lessons 8 to 10) are embedded in the
-// binary, and a
-// teacher's own folder (twice serve --lessons DIR) is read the same way,
-// through [Load] on any [fs.FS].
+// folders: the built-in lessons (the source article's six steps, then
+// what lies past them, from the exhaustive check of every interleaving to
+// choosing a fix; one markdown file each, numbered in reading order) are
+// embedded in the binary, and a teacher's own folder (twice serve --lessons DIR) is
+// read the same way, through [Load] on any [fs.FS].
 //
 // # Writing a lesson
 //

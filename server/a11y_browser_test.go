@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,7 +47,6 @@ func axeSource(t *testing.T) string {
 		if os.Getenv("TWICE_REQUIRE_BROWSER") == "1" {
 			t.Fatalf("TWICE_REQUIRE_BROWSER=1 but %s", msg)
 		}
-		browsertest.NoteSkip("the accessibility gate", msg)
 		t.Skipf("SKIPPING ACCESSIBILITY GATE: %s", msg)
 	}
 	var pkg struct{ Version string }
@@ -93,13 +93,15 @@ func runAxe(t *testing.T, ctx context.Context) []axeViolation {
 // 390 and 1280 px, light and dark, as the page loads, after a Run of every
 // block, with each tab shown (output, timeline, compare, every ordering),
 // during step-through, and with the embed snippets open; it must find
-// nothing. A blog page with two unlabelled blocks is checked too. One
-// browser, one page per address, every view checked in place.
+// nothing. A blog page with two unlabelled blocks is checked too, and a
+// lesson with every block asking for a prediction and in the presenter
+// view. One
+// page per address, every view checked in place. The pages are dealt out
+// to a11yShards browsers that check them at the same time; the findings
+// of all are reported together.
 func TestBrowserAccessibility(t *testing.T) {
 	path := browsertest.Require(t)
 	axeJS := axeSource(t)
-	// Scrollbars stay visible here, as on most desktops.
-	ctx, _ := browsertest.Start(t, path, browsertest.Options(path, t.TempDir(), 1280, 900), chromedp.WithLogf(t.Logf))
 	srv := browserSite(t)
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
@@ -120,27 +122,74 @@ func TestBrowserAccessibility(t *testing.T) {
 	if testing.Verbose() {
 		t.Logf("%d pages: %v", len(pages), pages)
 	}
+	var mu sync.Mutex
+	found := map[string][]string{} // rule + target -> where
+	checks := 0
+	start := time.Now()
+	t.Run("shards", func(t *testing.T) {
+		for shard := range a11yShards {
+			t.Run(fmt.Sprint(shard), func(t *testing.T) {
+				t.Parallel()
+				var mine []string
+				for i, page := range pages {
+					if i%a11yShards == shard {
+						mine = append(mine, page)
+					}
+				}
+				// The blog page goes to the last shard, which has no more
+				// pages than the first.
+				a11yShard(t, path, axeJS, hs.URL, mine, shard == a11yShards-1, func(key, where string) {
+					mu.Lock()
+					defer mu.Unlock()
+					if key == "" {
+						checks++
+						return
+					}
+					found[key] = append(found[key], where)
+				})
+			})
+		}
+	})
+
+	t.Logf("axe-core %s: %d checks of %d pages and a blog page in %v with %d browsers (%d CPUs), %d rule(s) off", axeVersion, checks, len(pages), time.Since(start).Round(time.Second), a11yShards, runtime.NumCPU(), len(axeOff))
+	if len(found) > 0 {
+		var lines []string
+		for k, where := range found {
+			lines = append(lines, fmt.Sprintf("%s\n    %d time(s), first: %s", k, len(where), where[0]))
+		}
+		sort.Strings(lines)
+		t.Errorf("axe found %d violation(s):\n%s", len(found), strings.Join(lines, "\n"))
+	}
+}
+
+// a11yShards is how many browsers the accessibility gate runs at once:
+// two, one for each core of the 2-core machine CI runs on.
+const a11yShards = 2
+
+// a11yShard checks pages (and, if blog is set, a blog page with two
+// unlabelled blocks) in a browser of its own, at every view and in every
+// state. For each violation it calls report with the rule and target and
+// where it was seen; after each check of one view, with key "".
+func a11yShard(t *testing.T, path, axeJS, base string, pages []string, blog bool, report func(key, where string)) {
+	// Scrollbars stay visible here, as on most desktops.
+	ctx, _ := browsertest.Start(t, path, browsertest.Options(path, t.TempDir(), 1280, 900), chromedp.WithLogf(t.Logf))
 	views := []struct {
 		width  int64
 		scheme string
 	}{{1280, "light"}, {1280, "dark"}, {390, "light"}, {390, "dark"}}
-
-	found := map[string][]string{} // rule + target -> where
-	checks := 0
-	start := time.Now()
 	check := func(page, state string) {
 		for _, v := range views {
 			setView(t, ctx, v.width, v.scheme)
 			for _, x := range runAxe(t, ctx) {
 				key := fmt.Sprintf("%s (%s) %s: %s", x.Rule, x.Impact, x.Target, x.Help)
-				found[key] = append(found[key], fmt.Sprintf("%s %s %d %s", page, state, v.width, v.scheme))
+				report(key, fmt.Sprintf("%s %s %d %s", page, state, v.width, v.scheme))
 			}
-			checks++
+			report("", "")
 		}
 		setView(t, ctx, 1280, "light")
 	}
 	for _, page := range pages {
-		navigate(t, ctx, hs.URL+page)
+		navigate(t, ctx, base+page)
 		js[bool](t, ctx, exploreHelpers)
 		js[bool](t, ctx, axeJS+"\n;true")
 		check(page, "loaded")
@@ -168,20 +217,23 @@ func TestBrowserAccessibility(t *testing.T) {
 		}
 		check(page, "every ordering")
 	}
+	if !blog {
+		return
+	}
 	// A blog post with two blocks pasted by script tag, neither labelled:
 	// their regions must still have distinct names.
-	blog := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	blogSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		io.WriteString(w, `<!doctype html><html lang="en"><meta charset="utf-8"><title>Two blocks</title><link rel="icon" href="data:,">
 <main><h1>Two blocks</h1>
-<script src="`+hs.URL+`/assets/twice.js" defer></script>
+<script src="`+base+`/assets/twice.js" defer></script>
 <twice-playground><pre>race read 3
 effects</pre></twice-playground>
 <twice-playground controls="seed"><pre>race atomic 3
 effects</pre></twice-playground></main>`)
 	}))
-	defer blog.Close()
-	navigate(t, ctx, strings.Replace(blog.URL, "127.0.0.1", "localhost", 1)+"/")
+	defer blogSrv.Close()
+	navigate(t, ctx, strings.Replace(blogSrv.URL, "127.0.0.1", "localhost", 1)+"/")
 	js[bool](t, ctx, exploreHelpers)
 	js[bool](t, ctx, axeJS+"\n;true")
 	for i := range 2 {
@@ -195,24 +247,14 @@ effects</pre></twice-playground></main>`)
 
 	// Predict-then-run (the teacher's switch on: every block asks) and the
 	// presenter view, on one lesson.
-	navigate(t, ctx, hs.URL+"/lessons/claim-race/")
+	navigate(t, ctx, base+"/lessons/claim-race/")
 	js[bool](t, ctx, exploreHelpers)
 	js[bool](t, ctx, axeJS+"\n;true")
 	js[bool](t, ctx, `document.querySelector("#twice-predict-all").click(), true`)
 	check("/lessons/claim-race/", "predict")
 	js[bool](t, ctx, `document.querySelector("#twice-predict-all").click(), true`)
-	navigate(t, ctx, hs.URL+"/lessons/claim-race/?present")
+	navigate(t, ctx, base+"/lessons/claim-race/?present")
 	js[bool](t, ctx, exploreHelpers)
 	js[bool](t, ctx, axeJS+"\n;true")
 	check("/lessons/claim-race/?present", "presenter")
-
-	t.Logf("axe-core %s: %d checks of %d pages and a blog page in %v (%d CPUs), %d rule(s) off", axeVersion, checks, len(pages), time.Since(start).Round(time.Second), runtime.NumCPU(), len(axeOff))
-	if len(found) > 0 {
-		var lines []string
-		for k, where := range found {
-			lines = append(lines, fmt.Sprintf("%s\n    %d time(s), first: %s", k, len(where), where[0]))
-		}
-		sort.Strings(lines)
-		t.Errorf("axe found %d violation(s):\n%s", len(found), strings.Join(lines, "\n"))
-	}
 }

@@ -7,20 +7,12 @@ import (
 	"testing"
 )
 
-func exportSite(t *testing.T) *Site {
-	t.Helper()
-	site, err := Render(Options{Runtime: fakeRuntime(), Brotli: BrotliNever})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return site
-}
-
 // Building into a folder of unrelated files is refused and leaves them as
 // they were; --force writes the site beside them, deleting nothing; and a
 // folder twice wrote can be written again without --force.
 func TestExportRefusesForeignFolder(t *testing.T) {
-	site := exportSite(t)
+	t.Parallel()
+	site := fakeSite(t)
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"notes.txt": "mine", "index.html": "my own page"})
 	err := site.Export(dir)
@@ -53,7 +45,8 @@ func TestExportRefusesForeignFolder(t *testing.T) {
 // file it pointed to elsewhere keeps its bytes. A symlinked subfolder that
 // leads outside is refused.
 func TestExportDoesNotFollowSymlinks(t *testing.T) {
-	site := exportSite(t)
+	t.Parallel()
+	site := fakeSite(t)
 	outside := t.TempDir()
 	victim := filepath.Join(outside, "victim.html")
 	os.WriteFile(victim, []byte("precious"), 0o644)

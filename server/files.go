@@ -101,7 +101,14 @@ const (
 	BrotliNever
 )
 
-// compressor makes and remembers gzip (level 9) and brotli (quality 11)
+// BrotliQuality is the brotli quality the compressor uses: the best (11)
+// for what is served and exported. Tests that do not test compression set
+// it low before they render, since quality 11 takes most of a render's
+// time; the forms remembered across renders do not record the quality,
+// so set it only before the first render.
+var BrotliQuality = brotli.BestCompression
+
+// compressor makes and remembers gzip (level 9) and brotli (BrotliQuality)
 // forms of bodies, in memory and, when dir is set, on disk under
 // dir/SHA256.gz and dir/SHA256.br.
 type compressor struct {
@@ -230,7 +237,7 @@ func (c *compressor) get(key, enc string, body []byte) []byte {
 		// The window need not be larger than the body: a 16 MiB window
 		// (LGWin 24) for a 20 kB page costs tens of milliseconds of
 		// clearing per page and compresses no better.
-		w = brotli.NewWriterOptions(&buf, brotli.WriterOptions{Quality: brotli.BestCompression, LGWin: brotliWindow(len(body))})
+		w = brotli.NewWriterOptions(&buf, brotli.WriterOptions{Quality: BrotliQuality, LGWin: brotliWindow(len(body))})
 	} else {
 		w, _ = gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	}

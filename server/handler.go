@@ -103,12 +103,18 @@ func StartServer(opts Options, log io.Writer) (*Server, error) {
 		log = io.Discard
 	}
 	s := &Server{opts: opts, log: log, every: CheckEvery, ready: make(chan struct{}), stop: make(chan struct{})}
+	// The renderer may start compressing an asset in the background at
+	// once; brotliReady, which installs the result, takes s.mu, so it
+	// waits here until s.r is set.
+	s.mu.Lock()
 	r, err := newRenderer(opts, s.brotliReady)
 	if err != nil {
+		s.mu.Unlock()
 		return nil, err
 	}
 	s.r = r
 	s.site.Store(r.renderingSite())
+	s.mu.Unlock()
 	s.next.Store(time.Now().Add(s.every).UnixNano())
 	if opts.LessonsDir != "" && !noWatch {
 		if w, err := fsnotify.NewWatcher(); err == nil {

@@ -21,19 +21,20 @@ import (
 var (
 	testSiteOnce sync.Once
 	testSite     *Site
+	testSiteErr  error
 )
 
 // fakeSite is the built-in lessons rendered with the fake runtime and every
-// compressed form made.
+// compressed form made, once per test binary: the tests that only read the
+// site share it. A test that changes a Site renders its own.
 func fakeSite(t *testing.T) *Site {
 	t.Helper()
 	testSiteOnce.Do(func() {
-		s, err := Render(Options{Runtime: fakeRuntime(), Brotli: BrotliNow})
-		if err != nil {
-			t.Fatal(err)
-		}
-		testSite = s
+		testSite, testSiteErr = Render(Options{Runtime: fakeRuntime(), Brotli: BrotliNow})
 	})
+	if testSiteErr != nil {
+		t.Fatalf("the built-in lessons are broken:\n%v", testSiteErr)
+	}
 	return testSite
 }
 
@@ -295,6 +296,7 @@ func TestHandlerETag(t *testing.T) {
 // export writes is byte for byte what the server answers for its path, in
 // each encoding, and the export holds every path the server has.
 func TestExportMatchesServer(t *testing.T) {
+	t.Parallel()
 	s := fakeSite(t)
 	h := s.Handler()
 	dir := t.TempDir()
@@ -353,6 +355,7 @@ func TestExportMatchesServer(t *testing.T) {
 // TestBrotliLater checks that a server starts serving gzip for the big
 // module and switches to brotli when the background compression is done.
 func TestBrotliLater(t *testing.T) {
+	t.Parallel()
 	rt := fakeRuntime()
 	rt.Wasm = append(rt.Wasm, []byte("different content, new hash")...)
 	srv, err := NewServer(Options{Runtime: rt, Brotli: BrotliLater}, nil)
@@ -424,6 +427,7 @@ func TestHTTPServerTimeouts(t *testing.T) {
 // connection), byte for byte what memory holds; a copy on disk that does
 // not have the right size is ignored.
 func TestLargeFromDisk(t *testing.T) {
+	t.Parallel()
 	rt := fakeRuntime()
 	rt.Wasm = append(rt.Wasm, []byte("from disk")...)
 	dir := t.TempDir()

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/andybalholm/brotli"
+
 	"github.com/twice-lab/twice/internal/browsertest"
 	"github.com/twice-lab/twice/runtime/script"
 )
@@ -39,8 +41,12 @@ var (
 // machine) outside the test binary's -timeout clock, which starts with the
 // first test, and before any test's own timeouts. Under -run the build
 // happens at the first test that needs it; under -short no test does.
+//
+// Brotli runs at its fastest quality: no test here measures how well it
+// compresses, only that its forms decode and are served.
 func TestMain(m *testing.M) {
 	flag.Parse()
+	BrotliQuality = brotli.BestSpeed
 	if run := flag.Lookup("test.run"); !testing.Short() && run != nil && run.Value.String() == "" {
 		buildRealRuntime()
 		if realErr != nil {

@@ -55,10 +55,7 @@ func TestLinkImports(t *testing.T) {
 // the entry module, the service worker keeps every module, and a page
 // with a block preloads them.
 func TestModules(t *testing.T) {
-	s, err := Render(Options{Runtime: fakeRuntime(), Brotli: BrotliNever})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := fakeSite(t)
 	var served []string
 	for _, p := range s.Paths() {
 		if m := regexp.MustCompile(`^assets/([a-z-]+)\.[0-9a-f]{10}\.js$`).FindStringSubmatch(p); m != nil {

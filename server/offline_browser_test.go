@@ -323,10 +323,7 @@ func TestBrowserOffline(t *testing.T) {
 // page, the shell with the hashed assets, and a version that changes when
 // an asset or the list of pages does.
 func TestServiceWorkerVersions(t *testing.T) {
-	a, err := Render(Options{Runtime: fakeRuntime(), Brotli: BrotliNever})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := fakeSite(t)
 	sw := a.Files["sw.js"]
 	if sw == nil || sw.Immutable || sw.Type != "text/javascript; charset=utf-8" {
 		t.Fatalf("sw.js: %+v", sw)

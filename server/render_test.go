@@ -22,10 +22,8 @@ import (
 // runtime prints, both as the <pre> fallback and in the JSON the component
 // renders from, and that each block has its embed page.
 func TestLessonBlocksPrerendered(t *testing.T) {
-	site, err := Render(Options{Runtime: fakeRuntime(), Brotli: BrotliNever})
-	if err != nil {
-		t.Fatalf("the built-in lessons are broken:\n%v", err)
-	}
+	t.Parallel()
+	site := fakeSite(t)
 	ls, err := lessons.Load(lessons.FS)
 	if err != nil {
 		t.Fatal(err)
@@ -253,6 +251,7 @@ func TestPrerenderKept(t *testing.T) {
 // the live runs' counts, and the same matrix in the JSON the component
 // draws from.
 func TestMatrixPrerendered(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"m.md": "# Matrix\n\n```twice\nmatrix\n```\n"})
 	site, err := Render(Options{LessonsDir: dir, Runtime: fakeRuntime(), Brotli: BrotliNever})

@@ -42,6 +42,10 @@
 // and so does node --test site/jstest/. The element itself is covered by
 // the browser tests of package server, which also reach the helpers
 // through window.TwicePlayground.
+//
+// eslint.config.mjs, beside this file and not embedded, is ESLint's
+// configuration for static: which files are modules and which classic
+// scripts, and the globals each has. CI runs it (see .ci/run).
 package site
 
 import "embed"

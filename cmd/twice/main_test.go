@@ -5,13 +5,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/andybalholm/brotli"
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/server"
 )
 
 // TestMain lets testscript run this package's main as the "twice" command.
+// The site's brotli forms are made at the fastest quality: these tests
+// check what twice build writes and says, not how small it is.
 func TestMain(m *testing.M) {
+	server.BrotliQuality = brotli.BestSpeed
 	testscript.Main(m, map[string]func(){
 		"twice": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})

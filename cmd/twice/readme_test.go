@@ -89,7 +89,8 @@ func readmeTable(t *testing.T, md string) [][2]string {
 // TestREADMECommandTable: README.md's command table has a row for every
 // command of the command list and none for a command it lacks, and each
 // row names every flag of its command's synopsis (work's flags are listed
-// below the table, each as `--flag`).
+// below the table, each as `--flag`), and that list of work's flags names
+// none that work lacks.
 func TestREADMECommandTable(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
@@ -122,6 +123,30 @@ func TestREADMECommandTable(t *testing.T) {
 	for name := range rows {
 		if !known[name] {
 			t.Errorf("README's command table has a row for %s, which is no command", name)
+		}
+	}
+	// And the other way for work: its flags' section, from "Flags of
+	// `work`" to the next heading, names no flag work does not have.
+	start := strings.Index(md, "Flags of `work`")
+	if start < 0 {
+		t.Fatal("README has no section \"Flags of `work`\"")
+	}
+	section := md[start:]
+	if end := strings.Index(section, "\n#"); end >= 0 {
+		section = section[:end]
+	}
+	var usage string
+	for _, c := range script.Commands() {
+		if c.Name == "work" {
+			usage = c.Usage
+		}
+	}
+	for _, m := range regexp.MustCompile("`(--[a-z][a-z-]*)").FindAllStringSubmatch(section, -1) {
+		if m[1] == "--flag" {
+			continue // `--flag value`: how any flag is written
+		}
+		if !regexp.MustCompile(regexp.QuoteMeta(m[1]) + `\b`).MatchString(usage) {
+			t.Errorf("README's flags of work name %s, which work does not have (its synopsis: %s)", m[1], usage)
 		}
 	}
 }

@@ -436,42 +436,48 @@ func BenchmarkExplore(b *testing.B) {
 // 5,000 states not under -short); with flags, a grid of up to four
 // workers, entries up to 5,000 states (under -short, three workers and
 // one claim of each protocol).
+//
+// Each claim, service and set of flags is a subtest of its own, run in
+// parallel with the others.
 func TestStatesKnownBeforehand(t *testing.T) {
 	for _, flags := range flagSets() {
 		for _, claim := range queue.Claims() {
 			for _, d := range receipts.Dedupes() {
 				for _, k := range receipts.Keys() {
 					svc := Service{d, k}
-					prev := 0
-					for w := MinWorkers; w <= MaxWorkers; w++ {
-						want := States(claim, w, svc, flags)
-						if want == 0 {
-							t.Fatalf("States(%s, %d, %v, %+v) has no entry", claim, w, svc, flags)
-						}
-						if want == ManyStates {
-							// Not counted: the search with one worker fewer
-							// must already be past the table's reach.
-							if prev <= StatesTabled {
-								t.Errorf("States(%s, %d, %v, %+v) = ManyStates, but %d workers explore only %d", claim, w, svc, flags, w-1, prev)
+					t.Run(fmt.Sprintf("%s/%v/%+v", claim, svc, flags), func(t *testing.T) {
+						t.Parallel()
+						prev := 0
+						for w := MinWorkers; w <= MaxWorkers; w++ {
+							want := States(claim, w, svc, flags)
+							if want == 0 {
+								t.Fatalf("States(%s, %d, %v, %+v) has no entry", claim, w, svc, flags)
 							}
-							prev = ManyStates
-							continue
+							if want == ManyStates {
+								// Not counted: the search with one worker fewer
+								// must already be past the table's reach.
+								if prev <= StatesTabled {
+									t.Errorf("States(%s, %d, %v, %+v) = ManyStates, but %d workers explore only %d", claim, w, svc, flags, w-1, prev)
+								}
+								prev = ManyStates
+								continue
+							}
+							prev = want
+							switch {
+							case flags == (Flags{}) && testing.Short() && want > 5000:
+								continue // seconds each; the full suite counts them
+							case flags != (Flags{}) && (w > 4 || want > 5000 || testing.Short() && (w > 3 || claim == queue.ClaimLock)):
+								continue
+							}
+							r, err := ExploreRace(claim, w, svc, flags)
+							if err != nil {
+								t.Fatal(err)
+							}
+							if r.States != want {
+								t.Errorf("States(%s, %d, %v, %+v) = %d; ExploreRace explored %d", claim, w, svc, flags, want, r.States)
+							}
 						}
-						prev = want
-						switch {
-						case flags == (Flags{}) && testing.Short() && want > 5000:
-							continue // seconds each; the full suite counts them
-						case flags != (Flags{}) && (w > 4 || want > 5000 || testing.Short() && (w > 3 || claim == queue.ClaimLock)):
-							continue
-						}
-						r, err := ExploreRace(claim, w, svc, flags)
-						if err != nil {
-							t.Fatal(err)
-						}
-						if r.States != want {
-							t.Errorf("States(%s, %d, %v, %+v) = %d; ExploreRace explored %d", claim, w, svc, flags, want, r.States)
-						}
-					}
+					})
 				}
 			}
 		}

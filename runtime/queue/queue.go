@@ -4,10 +4,13 @@
 // github.com/ncruces/go-sqlite3, which needs no file system and runs the same
 // natively and in WebAssembly). Every worker talks to it through a
 // connection of its own ([DB.Conn]), as separate worker processes would, and
-// every method below is exactly one SQL statement, in autocommit mode. That
-// is the point of the package: a claim made of two statements leaves a gap
-// between them that another connection can use, and a claim made of one
-// conditional UPDATE does not.
+// every method a worker calls is exactly one SQL statement, in autocommit
+// mode. That is the point of the package: a claim made of two statements
+// leaves a gap between them that another connection can use, and a claim
+// made of one conditional UPDATE does not. Only the methods that put the
+// tables back, which no worker calls, run several: [Conn.Reset] empties
+// three tables with one statement each, and [Conn.SetKeys] empties two and
+// then claims each key.
 //
 // The table:
 //

@@ -211,8 +211,9 @@
 //     explorer.step, reduced to the steps that touch shared state, the
 //     protocol list in the package doc, and the brute-force model in
 //     explore_test.go (TestCountsMatchBruteForce runs every claim).
-//  4. Nothing in site/static/twice.js: its regular expressions, the claim
-//     toggle and the compare panes are built from the config's list.
+//  4. Nothing in site/static: the regular expressions of links.js, and the
+//     claim toggle and compare panes of playground.js, are built from the
+//     config's list.
 //  5. Tests: goldens for race CLAIM, race CLAIM --all and work --claim
 //     CLAIM; a property test in script_test.go if the claim promises
 //     something (as TestAtomicClaimNeverDuplicates does). Then README.md,

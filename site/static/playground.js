@@ -175,7 +175,7 @@ class TwicePlayground extends HTMLElement {
       try {
         prerendered = JSON.parse(resultEl.textContent);
         prerendered.seedText = seedOf(resultEl.textContent, prerendered);
-      } catch (e) {
+      } catch {
         prerendered = null;
       }
     }
@@ -709,8 +709,8 @@ class TwicePlayground extends HTMLElement {
         try {
           await navigator.clipboard.writeText(text);
           btn.textContent = "Copied";
-        } catch (e) {
-          const sel = getSelection();
+        } catch {
+          const sel = window.getSelection();
           sel.selectAllChildren(pre);
           btn.textContent = "Press Ctrl+C";
         }
@@ -745,7 +745,7 @@ class TwicePlayground extends HTMLElement {
       ui.copyBox.hidden = true;
       btn.textContent = "Copied";
       ui.status.textContent = label === "Copy link" ? "Link copied." : "Command copied.";
-    } catch (e) {
+    } catch {
       ui.copyField.value = text;
       ui.copyField.rows = Math.min(text.split("\n").length, 12);
       ui.copyBox.hidden = false;

@@ -127,7 +127,7 @@ function warm(i) {
   if (i >= warmups.length || waiting > 0 || go === null || go.exited) return;
   try {
     self.twiceRun(warmups[i], { seed: "", timeline: true });
-  } catch (err) {
+  } catch {
     return; // the next real run reports it
   }
   mark("warm" + i);
