@@ -29,7 +29,7 @@ const ALL = "twice:predict-all";
 function store() {
   try {
     return window.localStorage || null;
-  } catch (e) {
+  } catch {
     return null;
   }
 }
@@ -57,7 +57,7 @@ export function loadPrediction(id) {
   try {
     const v = s && JSON.parse(s.getItem(predictionKey(id)) || "null");
     return v && typeof v.value === "string" ? v : null;
-  } catch (e) {
+  } catch {
     return null;
   }
 }

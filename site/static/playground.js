@@ -664,7 +664,7 @@ class TwicePlayground extends HTMLElement {
     let data;
     try {
       data = await embedData(new URL(url, location.href).href);
-    } catch (e) {
+    } catch {
       return; // Run still works; the output just waits for it
     }
     const same = (a) => a.replace(/\s+$/, "") === script.replace(/\s+$/, "");

@@ -23,7 +23,7 @@
           return;
         }
       }
-    } catch (err) {
+    } catch {
       next = every * 4; // the server is down or restarting: ask less often
     }
     schedule(next);
