@@ -97,20 +97,28 @@ func TestBundle(t *testing.T) {
 		t.Errorf("the bundled binary did not say which runtime it uses:\n%s", strings.Join(said, "\n"))
 	}
 
+	// serve listens before the lessons are rendered and answers 503 with
+	// a page saying so until they are: a page is asked for again until
+	// it is there.
 	get := func(path string) []byte {
 		t.Helper()
-		req, _ := http.NewRequestWithContext(ctx, "GET", base+path, nil)
-		req.Header.Set("Accept-Encoding", "identity")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
+		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+			req, _ := http.NewRequestWithContext(ctx, "GET", base+path, nil)
+			req.Header.Set("Accept-Encoding", "identity")
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode == http.StatusServiceUnavailable && time.Now().Before(deadline) {
+				continue
+			}
+			if res.StatusCode != 200 {
+				t.Fatalf("GET %s: %s", path, res.Status)
+			}
+			return body
 		}
-		defer res.Body.Close()
-		body, _ := io.ReadAll(res.Body)
-		if res.StatusCode != 200 {
-			t.Fatalf("GET %s: %s", path, res.Status)
-		}
-		return body
 	}
 	page := get("lessons/claim-race/")
 	script := regexp.MustCompile(`assets/twice\.[0-9a-f]+\.js`).Find(page)
