@@ -747,24 +747,11 @@ func (x *explorer) step(s state, i int) (state, string, error) {
 		what = fmt.Sprintf("receipt done: the service INSERTs key %s", key)
 	case pcAck:
 		w.pc = pcDone
-		if !x.flags.Fence {
-			if err := conn.Ack(x.id); err != nil {
-				return s, "", err
-			}
-			x.stmts++
-			what = fmt.Sprintf("UPDATE job %d: done (ack)", x.id)
-			break
-		}
-		ok, err := conn.AckRun(x.id, run)
-		x.stmts++
+		ok, err := x.ack(conn, run)
 		if err != nil {
 			return s, "", err
 		}
-		if ok {
-			what = fmt.Sprintf("UPDATE job %d: done WHERE run %s: 1 row changed (ack)", x.id, run)
-		} else {
-			what = fmt.Sprintf("UPDATE job %d: done WHERE run %s: 0 rows changed, the ack is refused", x.id, run)
-		}
+		what = x.ackSaid(run, ok, "ack")
 	case pcBegin, pcKeyBegin:
 		if err := conn.Begin(); err != nil {
 			return s, "", err
@@ -834,27 +821,15 @@ func (x *explorer) step(s state, i int) (state, string, error) {
 		w.pc, w.row = pcAckTx, true
 		what = fmt.Sprintf("INSERT INTO ledger: %s, attempt %d (not yet committed)", order, row.Attempts)
 	case pcAckTx:
-		if !x.flags.Fence {
-			if err := conn.Ack(x.id); err != nil {
-				return s, "", err
-			}
-			x.stmts++
-			w.pc = pcCommit
-			what = fmt.Sprintf("UPDATE job %d: done (not yet committed)", x.id)
-			break
-		}
-		ok, err := conn.AckRun(x.id, run)
-		x.stmts++
+		ok, err := x.ack(conn, run)
 		if err != nil {
 			return s, "", err
 		}
-		if ok {
-			w.pc = pcCommit
-			what = fmt.Sprintf("UPDATE job %d: done WHERE run %s: 1 row changed (not yet committed)", x.id, run)
-		} else {
+		w.pc = pcCommit
+		if !ok {
 			w.pc = pcRollback
-			what = fmt.Sprintf("UPDATE job %d: done WHERE run %s: 0 rows changed, the ack is refused", x.id, run)
 		}
+		what = x.ackSaid(run, ok, "not yet committed")
 	case pcCommit:
 		if err := conn.Commit(); err != nil {
 			return s, "", err
@@ -886,6 +861,30 @@ func (x *explorer) step(s state, i int) (state, string, error) {
 		}
 	}
 	return x.observe(next, what)
+}
+
+// ack runs a worker's ack: plain, or, with a fence, conditional on the
+// run; ok says whether it changed the job (a plain ack always does).
+func (x *explorer) ack(conn *queue.Conn, run string) (ok bool, err error) {
+	x.stmts++
+	if !x.flags.Fence {
+		return true, conn.Ack(x.id)
+	}
+	return conn.AckRun(x.id, run)
+}
+
+// ackSaid is the step line of an ack that ok says took or not; note
+// ends a line that took ("ack", or "not yet committed" in a
+// transaction).
+func (x *explorer) ackSaid(run string, ok bool, note string) string {
+	switch {
+	case !x.flags.Fence:
+		return fmt.Sprintf("UPDATE job %d: done (%s)", x.id, note)
+	case ok:
+		return fmt.Sprintf("UPDATE job %d: done WHERE run %s: 1 row changed (%s)", x.id, run, note)
+	default:
+		return fmt.Sprintf("UPDATE job %d: done WHERE run %s: 0 rows changed, the ack is refused", x.id, run)
+	}
 }
 
 // observe reads the committed row back into next after a step: its status
