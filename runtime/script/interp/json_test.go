@@ -7,11 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/tools/txtar"
+
 	"github.com/twice-lab/twice/runtime/event"
 	"github.com/twice-lab/twice/runtime/script/diagnosis"
 	"github.com/twice-lab/twice/runtime/script/lang"
 	"github.com/twice-lab/twice/runtime/script/result"
-	"golang.org/x/tools/txtar"
 )
 
 // plainResult has Result's fields and tags but not its MarshalJSON, so

@@ -8,11 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/tools/txtar"
+
 	"github.com/twice-lab/twice/runtime/event"
 	"github.com/twice-lab/twice/runtime/receipts"
 	"github.com/twice-lab/twice/runtime/script/diagnosis"
 	"github.com/twice-lab/twice/runtime/script/result"
-	"golang.org/x/tools/txtar"
 )
 
 // traceCorpus runs every golden script, the scripts of the timeline
@@ -146,7 +147,7 @@ func TestEveryEventKindIsRecordedAndDrawn(t *testing.T) {
 	}
 }
 
-// TestEveryDiagnosisKindIsListed: every DiagnosisKind constant has its
+// TestEveryDiagnosisKindIsListed: every diagnosis.Kind constant has its
 // entry, with a name, a title and its good flag, and the page's config
 // carries the list. A constant added without an entry fails here.
 func TestEveryDiagnosisKindIsListed(t *testing.T) {
@@ -161,7 +162,7 @@ func TestEveryDiagnosisKindIsListed(t *testing.T) {
 			t.Errorf("%s: no title", k)
 		}
 		if back, ok := diagnosis.ParseKind(k.String()); !ok || back != k {
-			t.Errorf("ParseDiagnosisKind(%q) = %v, %v", k, back, ok)
+			t.Errorf("diagnosis.ParseKind(%q) = %v, %v", k, back, ok)
 		}
 		var u diagnosis.Kind
 		if b, _ := k.MarshalText(); u.UnmarshalText(b) != nil || u != k {
@@ -192,7 +193,7 @@ func TestEveryDiagnosisKindIsReached(t *testing.T) {
 	for _, res := range append(traceCorpus(t), diagnosisCorpus()...) {
 		for _, s := range res.Summary {
 			if !s.Kind.Valid() {
-				t.Fatalf("%s: diagnosis kind %d is not in DiagnosisKinds", s.Order, s.Kind)
+				t.Fatalf("%s: diagnosis kind %d is not in diagnosis.Kinds", s.Order, s.Kind)
 			}
 			reached[s.Kind] = true
 			switch {
