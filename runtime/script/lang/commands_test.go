@@ -36,8 +36,8 @@ func TestCommandTable(t *testing.T) {
 			t.Errorf("command %q: example %q has no %v command", s.name, s.example, s.kind)
 		}
 	}
-	for k := Kind(0); int(k) < len(kindNames); k++ {
-		if k != Background && !covered[k] {
+	for _, k := range Kinds() {
+		if k != CmdBackground && !covered[k] {
 			t.Errorf("kind %v has no entry in the command table", k)
 		}
 	}

@@ -34,9 +34,9 @@
 //
 // # Adding a command
 //
-//  1. parse.go: a [Kind] constant and its name in kindNames, in the same
-//     order (before Background); a field or an args struct on [Command]
-//     for its arguments.
+//  1. parse.go: a [Kind] constant (CmdNAME, before CmdBackground) and
+//     its entry in kinds, the named list of the kinds; a field or an args
+//     struct on [Command] for its arguments.
 //  2. commands.go: an entry in commandTable with its word, Kind,
 //     synopsis, one-line summary, an example that runs, and its parse
 //     function (parseNAME, as parseAdd, parseService and parseRedeliver

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/twice-lab/twice/runtime/explore"
+	"github.com/twice-lab/twice/runtime/named"
 	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/receipts"
 	"github.com/twice-lab/twice/runtime/sim"
@@ -43,34 +44,60 @@ const (
 	OpAnd
 )
 
-// Kind is the name of a command.
+// Kind is which command a Command is. The constants say Cmd so that
+// they never read as the event kinds of the trace (package event), which
+// say what happened: lang.CmdReset is the command, event.Reset the tables
+// emptied.
 type Kind int
 
 const (
-	Reset Kind = iota
-	Add
-	Work
-	Race
-	Sleep
-	Log
-	Jobs
-	Effects
-	Wait
-	Load
-	Service
-	Redeliver
-	// Ledger prints the ledger and processed_keys tables.
-	Ledger
-	// Matrix runs every duplicate scenario against every fix.
-	Matrix
-	// Background is a list of commands ended by '&': it runs as a process of
-	// its own while the script goes on (see Command.Body).
-	Background
+	CmdReset     Kind = iota // reset
+	CmdAdd                   // add ORDER
+	CmdWork                  // work --job N
+	CmdRace                  // race CLAIM [N | --all]
+	CmdSleep                 // sleep SECONDS
+	CmdPrintLog              // cat worker.log, or log: print worker.log
+	CmdJobs                  // jobs
+	CmdEffects               // effects
+	CmdWait                  // wait
+	CmdLoad                  // load N
+	CmdService               // service --dedupe MODE
+	CmdRedeliver             // redeliver --job N
+	// CmdLedger prints the ledger and processed_keys tables.
+	CmdLedger
+	// CmdMatrix runs every duplicate scenario against every fix.
+	CmdMatrix
+	// CmdBackground is a list of commands ended by '&': it runs as a
+	// process of its own while the script goes on (see Command.Body).
+	CmdBackground
+	numKinds
 )
 
-var kindNames = [...]string{"reset", "add", "work", "race", "sleep", "log", "jobs", "effects", "wait", "load", "service", "redeliver", "ledger", "matrix", "background"}
+// kinds names each Kind, as Kind.String and the parser's tests spell it.
+// The words a script types are the command table's (commands.go): cat
+// and log both make a CmdPrintLog, and no word makes a CmdBackground.
+var kinds = named.New("command", numKinds, map[Kind]named.Entry{
+	CmdReset:      {Name: "reset", Words: "empty every table"},
+	CmdAdd:        {Name: "add", Words: "enqueue jobs"},
+	CmdWork:       {Name: "work", Words: "one worker works one job"},
+	CmdRace:       {Name: "race", Words: "workers race for a job, N times or every interleaving"},
+	CmdSleep:      {Name: "sleep", Words: "advance virtual time"},
+	CmdPrintLog:   {Name: "log", Words: "print worker.log"},
+	CmdJobs:       {Name: "jobs", Words: "print the jobs table"},
+	CmdEffects:    {Name: "effects", Words: "print the effects, with their diagnosis"},
+	CmdWait:       {Name: "wait", Words: "wait for the background workers"},
+	CmdLoad:       {Name: "load", Words: "many jobs, many workers, a sweep of leases"},
+	CmdService:    {Name: "service", Words: "set the receipts service's dedupe mode"},
+	CmdRedeliver:  {Name: "redeliver", Words: "put a job back in the queue"},
+	CmdLedger:     {Name: "ledger", Words: "print the ledger and its keys"},
+	CmdMatrix:     {Name: "matrix", Words: "every scenario against every fix"},
+	CmdBackground: {Name: "background", Words: "a list ended by &, run by a process of its own"},
+})
 
-func (k Kind) String() string { return kindNames[k] }
+// Kinds lists every command kind, in the order of the constants.
+func Kinds() []Kind { return kinds.All() }
+
+func (k Kind) String() string { return kinds.Name(k) }
 
 // Command is one parsed command.
 type Command struct {
@@ -207,9 +234,9 @@ func (s *Script) Races() int {
 	n := 0
 	for _, c := range s.Commands {
 		switch c.Kind {
-		case Race:
+		case CmdRace:
 			n += c.Race.N
-		case Matrix:
+		case CmdMatrix:
 			n += MatrixRaces()
 		}
 	}
@@ -221,7 +248,7 @@ func (s *Script) Races() int {
 func (s *Script) LoadJobs() int {
 	n := 0
 	for _, c := range s.Commands {
-		if c.Kind == Load {
+		if c.Kind == CmdLoad {
 			n += c.Load.Jobs * len(c.Load.Leases)
 		}
 	}
@@ -493,10 +520,10 @@ func background(list []Command, amp token) (Command, *Error) {
 	hasWork := false
 	for _, c := range body {
 		switch c.Kind {
-		case Work:
+		case CmdWork:
 			hasWork = true
-		case Sleep:
-		case Background:
+		case CmdSleep:
+		case CmdBackground:
 			return Command{}, parseErr(c.Pos, "a list sent to the background with '&' cannot itself contain '&'")
 		default:
 			return Command{}, usageErr(amp.pos, "%s cannot run in the background: '&' sends the whole '&&' list before it there, and only work and sleep can run there (end the list with ';' or a new line before the worker)", c.Kind)
@@ -505,7 +532,7 @@ func background(list []Command, amp token) (Command, *Error) {
 	if !hasWork {
 		return Command{}, usageErr(amp.pos, "'&' starts a worker in the background, but this list has no work command")
 	}
-	bg := Command{Pos: body[0].Pos, Op: body[0].Op, Kind: Background, Body: body}
+	bg := Command{Pos: body[0].Pos, Op: body[0].Op, Kind: CmdBackground, Body: body}
 	bg.Body[0].Op = OpSeq
 	return bg, nil
 }
@@ -687,17 +714,22 @@ func soleFlag(args []token, want, cmd, notFlag string, set func(v token) *Error)
 }
 
 func parseDedupe(t token) (receipts.Dedupe, *Error) {
-	if d, ok := receipts.ParseDedupe(t.text); ok {
-		return d, nil
-	}
-	return 0, usageErr(t.pos, "unknown dedupe mode %q (want %s)", t.text, oneOf(receipts.DedupeNames(", ")))
+	d, err := receipts.ParseDedupe(t.text)
+	return d, listErr(t, err)
 }
 
 func parseKey(t token) (receipts.Key, *Error) {
-	if k, ok := receipts.ParseKey(t.text); ok {
-		return k, nil
+	k, err := receipts.ParseKey(t.text)
+	return k, listErr(t, err)
+}
+
+// listErr places the error of a list's Parse (which names what the list
+// holds) at t, as a usage error.
+func listErr(t token, err error) *Error {
+	if err == nil {
+		return nil
 	}
-	return 0, usageErr(t.pos, "unknown key %q (want %s)", t.text, oneOf(receipts.KeyNames(", ")))
+	return usageErr(t.pos, "%s", err.Error())
 }
 
 func checkOrder(t token) *Error { return checkID(t, "order id") }
