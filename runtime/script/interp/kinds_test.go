@@ -2,13 +2,10 @@ package interp
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-
-	"golang.org/x/tools/txtar"
 
 	"github.com/twice-lab/twice/runtime/event"
 	"github.com/twice-lab/twice/runtime/receipts"
@@ -21,18 +18,9 @@ import (
 // kind of event.
 func traceCorpus(t *testing.T) []*result.Result {
 	t.Helper()
-	files, _ := filepath.Glob("testdata/*.txtar")
-	if len(files) == 0 {
-		t.Fatal("no golden files")
-	}
 	var out []*result.Result
-	for _, file := range files {
-		ar, err := txtar.ParseFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		src, _ := section(ar, "script")
-		out = append(out, Run(src, Options{Seed: DefaultSeed, Timeline: true}))
+	for _, g := range goldenRuns(t) {
+		out = append(out, g.res)
 	}
 	for _, src := range []string{
 		"reset && add order-77 && work --job 1 --worker W1 --lease 1 --crash-before-ack; sleep 2; work --job 1 --worker W2 && effects",
@@ -104,6 +92,7 @@ func markDrawn(t *testing.T, svg string, k event.Kind, x int) bool {
 // (a kind nothing records is a dead entry); and for every kind the list says the
 // timeline draws, some event of it is drawn, at its own x.
 func TestEveryEventKindIsRecordedAndDrawn(t *testing.T) {
+	t.Parallel()
 	recorded := map[event.Kind]int{}
 	drawn := map[event.Kind]bool{}
 	for _, res := range traceCorpus(t) {
@@ -189,6 +178,7 @@ func TestEveryDiagnosisKindIsListed(t *testing.T) {
 // with the effects: a good order had one effect, a bad one two or more
 // (or, swallowed, one effect for two events).
 func TestEveryDiagnosisKindIsReached(t *testing.T) {
+	t.Parallel()
 	reached := map[diagnosis.Kind]bool{}
 	for _, res := range append(traceCorpus(t), diagnosisCorpus()...) {
 		for _, s := range res.Summary {

@@ -176,6 +176,7 @@ func TestErrorsNameLineAndColumn(t *testing.T) {
 }
 
 func TestLimits(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("jobs\n", lang.MaxScriptBytes/5+1)
 	if res := Run(big, Options{}); res.ExitCode != 2 || res.Error.Kind != "limit" {
 		t.Errorf("oversized script: %+v", res.Error)
