@@ -627,12 +627,13 @@ func parseCommand(words []token) (Command, *Error) {
 	return c, nil
 }
 
-// parseAdd reads add ORDER [--event ID] [--times N].
+// parseDedupe reads one of receipts.Dedupes by name.
 func parseDedupe(t token) (receipts.Dedupe, *Error) {
 	d, err := receipts.ParseDedupe(t.text)
 	return d, listErr(t, err)
 }
 
+// parseKey reads one of receipts.Keys by name.
 func parseKey(t token) (receipts.Key, *Error) {
 	k, err := receipts.ParseKey(t.text)
 	return k, listErr(t, err)
