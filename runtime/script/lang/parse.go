@@ -75,24 +75,25 @@ const (
 )
 
 // kinds names each Kind, as Kind.String and the parser's tests spell it.
-// The words a script types are the command table's (commands.go): cat
-// and log both make a CmdPrintLog, and no word makes a CmdBackground.
+// The words a script types, and what each command does, are the command
+// table's (commands.go): cat and log both make a CmdPrintLog, and no word
+// makes a CmdBackground.
 var kinds = named.New("command", numKinds, map[Kind]named.Entry{
-	CmdReset:      {Name: "reset", Words: "empty every table"},
-	CmdAdd:        {Name: "add", Words: "enqueue jobs"},
-	CmdWork:       {Name: "work", Words: "one worker works one job"},
-	CmdRace:       {Name: "race", Words: "workers race for a job, N times or every interleaving"},
-	CmdSleep:      {Name: "sleep", Words: "advance virtual time"},
-	CmdPrintLog:   {Name: "log", Words: "print worker.log"},
-	CmdJobs:       {Name: "jobs", Words: "print the jobs table"},
-	CmdEffects:    {Name: "effects", Words: "print the effects, with their diagnosis"},
-	CmdWait:       {Name: "wait", Words: "wait for the background workers"},
-	CmdLoad:       {Name: "load", Words: "many jobs, many workers, a sweep of leases"},
-	CmdService:    {Name: "service", Words: "set the receipts service's dedupe mode"},
-	CmdRedeliver:  {Name: "redeliver", Words: "put a job back in the queue"},
-	CmdLedger:     {Name: "ledger", Words: "print the ledger and its keys"},
-	CmdMatrix:     {Name: "matrix", Words: "every scenario against every fix"},
-	CmdBackground: {Name: "background", Words: "a list ended by &, run by a process of its own"},
+	CmdReset:      {Name: "reset"},
+	CmdAdd:        {Name: "add"},
+	CmdWork:       {Name: "work"},
+	CmdRace:       {Name: "race"},
+	CmdSleep:      {Name: "sleep"},
+	CmdPrintLog:   {Name: "log"},
+	CmdJobs:       {Name: "jobs"},
+	CmdEffects:    {Name: "effects"},
+	CmdWait:       {Name: "wait"},
+	CmdLoad:       {Name: "load"},
+	CmdService:    {Name: "service"},
+	CmdRedeliver:  {Name: "redeliver"},
+	CmdLedger:     {Name: "ledger"},
+	CmdMatrix:     {Name: "matrix"},
+	CmdBackground: {Name: "background"},
 })
 
 // Kinds lists every command kind, in the order of the constants.
