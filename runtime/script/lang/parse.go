@@ -672,15 +672,11 @@ func parseClaim(t token) (queue.Claim, *Error) {
 	if c, ok := queue.ParseClaim(t.text); ok {
 		return c, nil
 	}
-	return 0, usageErr(t.pos, "unknown claim %q (want %s)", t.text, oneOf(queue.ClaimNames(", ")))
-}
-
-// oneOf turns "a, b, c" into "a, b or c".
-func oneOf(list string) string {
-	if i := strings.LastIndex(list, ", "); i >= 0 {
-		return list[:i] + " or " + list[i+2:]
+	var names []string
+	for _, c := range queue.Claims() {
+		names = append(names, c.String())
 	}
-	return list
+	return 0, usageErr(t.pos, "unknown claim %q (want %s)", t.text, named.Sentence(names))
 }
 
 // parseMillis reads a whole number of milliseconds from lo to MaxMillis.
