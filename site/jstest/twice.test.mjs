@@ -10,7 +10,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { CONFIG } from "../static/config.js";
-import { claimOf, commandFor, embedIframe, linkHash, loopback, parseLink, rewriteClaim, seedOf, shellQuote } from "../static/links.js";
+import { claimOf, commandFor, comparePair, embedIframe, linkHash, loopback, parseLink, rewriteClaim, seedOf, shellQuote, toggleClaims } from "../static/links.js";
 import { announce, diagnosisPlan, formatBytes, formatMS, groupDigits, matrixCellLabel, matrixCellText, minFontSize, nearestStep, replay } from "../static/render.js";
 
 // The server puts the runtime's lists of claims, dedupe modes and keys in
@@ -43,42 +43,86 @@ test("playground.js defines the element once, when the loader starts it", async 
   }
 });
 
-test("claimOf: atomic when a race or work command names lock or atomic", () => {
-  assert.equal(claimOf("race read 20"), "read");
-  assert.equal(claimOf("race lock 20"), "atomic");
-  assert.equal(claimOf("reset\nrace atomic --all --workers 3"), "atomic");
-  assert.equal(claimOf("work --job 1 --claim=lock"), "atomic");
-  assert.equal(claimOf("work --job 1 --claim atomic"), "atomic");
-  assert.equal(claimOf("( node queue.mjs race lock 20 && node queue.mjs effects ) 2>/dev/null"), "atomic");
-  assert.equal(claimOf("work --job 1"), "read", "no --claim is the default claim");
-  assert.equal(claimOf("race read 20 # not race atomic"), "read", "a comment does not count");
-  assert.equal(claimOf("add race-atomic-order"), "read", "an order name is not a command");
+// The claim lists the toggle must handle, whatever the runtime's list is
+// today: three names, one of them another name for a claim (lock for
+// atomic), and four claims each of its own. The runtime's real list
+// (CONFIG.claims, above) is tested too.
+const claim = (name, alias, words) => ({ name, words: words || name, alias: alias || name });
+const ALIASED = [claim("read"), claim("lock", "atomic"), claim("atomic")];
+const FOUR = [claim("read"), claim("async-lock"), claim("lock"), claim("atomic")];
+
+// withClaims runs fn with the config's claims set to list.
+function withClaims(list, fn) {
+  const saved = CONFIG.claims;
+  CONFIG.claims = list;
+  try {
+    fn();
+  } finally {
+    CONFIG.claims = saved;
+  }
+}
+
+test("claimOf: a command naming another name for a claim gives the claim it names", () => {
+  withClaims(ALIASED, () => {
+    assert.equal(claimOf("race read 20"), "read");
+    assert.equal(claimOf("race lock 20"), "atomic");
+    assert.equal(claimOf("reset\nrace atomic --all --workers 3"), "atomic");
+    assert.equal(claimOf("work --job 1 --claim=lock"), "atomic");
+    assert.equal(claimOf("work --job 1 --claim atomic"), "atomic");
+    assert.equal(claimOf("( node queue.mjs race lock 20 && node queue.mjs effects ) 2>/dev/null"), "atomic");
+    assert.equal(claimOf("work --job 1"), "read", "no --claim is the default claim");
+    assert.equal(claimOf("race read 20 # not race atomic"), "read", "a comment does not count");
+    assert.equal(claimOf("add race-atomic-order"), "read", "an order name is not a command");
+  });
+});
+
+test("claimOf: with four claims, each is its own, a name with a dash included", () => {
+  withClaims(FOUR, () => {
+    assert.equal(claimOf("race lock 20"), "lock");
+    assert.equal(claimOf("race async-lock --all"), "async-lock");
+    assert.equal(claimOf("work --job 1 --claim=async-lock"), "async-lock");
+    assert.equal(claimOf("work --job 1 --claim lock --worker W2"), "lock");
+    assert.equal(claimOf("race read 3; race atomic 3"), "atomic", "the first claim that is not the default");
+    assert.equal(claimOf("work --job 1"), "read");
+  });
 });
 
 test("rewriteClaim: race arguments", () => {
-  assert.equal(rewriteClaim("race read 20 && effects", "atomic"), "race atomic 20 && effects");
-  assert.equal(rewriteClaim("race lock 20", "read"), "race read 20");
-  assert.equal(rewriteClaim("race   read --all", "atomic"), "race   atomic --all", "spacing is kept");
-  assert.equal(
-    rewriteClaim("( node queue.mjs race read 20 && node queue.mjs effects ) 2>/dev/null", "atomic"),
-    "( node queue.mjs race atomic 20 && node queue.mjs effects ) 2>/dev/null"
-  );
-  assert.equal(rewriteClaim("twice race read 5", "atomic"), "twice race atomic 5");
+  withClaims(ALIASED, () => {
+    assert.equal(rewriteClaim("race read 20 && effects", "atomic"), "race atomic 20 && effects");
+    assert.equal(rewriteClaim("race lock 20", "read"), "race read 20");
+    assert.equal(rewriteClaim("race   read --all", "atomic"), "race   atomic --all", "spacing is kept");
+    assert.equal(
+      rewriteClaim("( node queue.mjs race read 20 && node queue.mjs effects ) 2>/dev/null", "atomic"),
+      "( node queue.mjs race atomic 20 && node queue.mjs effects ) 2>/dev/null"
+    );
+    assert.equal(rewriteClaim("twice race read 5", "atomic"), "twice race atomic 5");
+  });
+  withClaims(FOUR, () => {
+    assert.equal(rewriteClaim("race read 20", "async-lock"), "race async-lock 20");
+    assert.equal(rewriteClaim("race async-lock 20 && race lock 3", "atomic"), "race atomic 20 && race atomic 3", "a dashed name is replaced whole");
+  });
 });
 
 test("rewriteClaim: work commands get or change --claim", () => {
-  assert.equal(rewriteClaim("work --job 1", "atomic"), "work --job 1 --claim atomic");
-  assert.equal(rewriteClaim("work --job 1 --claim=lock", "read"), "work --job 1 --claim=read");
-  assert.equal(rewriteClaim("work --job 1 --claim read --trace", "atomic"), "work --job 1 --claim atomic --trace");
-  assert.equal(
-    rewriteClaim("reset && add o1 && work --job 1; sleep 2; work --job 1 --worker W2", "atomic"),
-    "reset && add o1 && work --job 1 --claim atomic; sleep 2; work --job 1 --worker W2 --claim atomic"
-  );
-  assert.equal(
-    rewriteClaim("( node queue.mjs work --job 1 --worker W1 ) 2>/dev/null", "atomic"),
-    "( node queue.mjs work --job 1 --worker W1 --claim atomic ) 2>/dev/null",
-    "the flag goes before the closing parenthesis and the redirection"
-  );
+  withClaims(ALIASED, () => {
+    assert.equal(rewriteClaim("work --job 1", "atomic"), "work --job 1 --claim atomic");
+    assert.equal(rewriteClaim("work --job 1 --claim=lock", "read"), "work --job 1 --claim=read");
+    assert.equal(rewriteClaim("work --job 1 --claim read --trace", "atomic"), "work --job 1 --claim atomic --trace");
+    assert.equal(
+      rewriteClaim("reset && add o1 && work --job 1; sleep 2; work --job 1 --worker W2", "atomic"),
+      "reset && add o1 && work --job 1 --claim atomic; sleep 2; work --job 1 --worker W2 --claim atomic"
+    );
+    assert.equal(
+      rewriteClaim("( node queue.mjs work --job 1 --worker W1 ) 2>/dev/null", "atomic"),
+      "( node queue.mjs work --job 1 --worker W1 --claim atomic ) 2>/dev/null",
+      "the flag goes before the closing parenthesis and the redirection"
+    );
+  });
+  withClaims(FOUR, () => {
+    assert.equal(rewriteClaim("work --job 1 --claim=async-lock --trace", "lock"), "work --job 1 --claim=lock --trace");
+    assert.equal(rewriteClaim("work --job 1", "async-lock"), "work --job 1 --claim async-lock");
+  });
 });
 
 test("rewriteClaim: comments and other commands are kept", () => {
@@ -87,12 +131,37 @@ test("rewriteClaim: comments and other commands are kept", () => {
   assert.equal(rewriteClaim(src, "read"), src, "the same claim changes nothing");
 });
 
-test("rewriteClaim and claimOf agree", () => {
-  for (const src of ["race read 20", "work --job 1", "reset && add o && work --job 1 --claim lock", "race lock 2; race read 3"]) {
-    for (const claim of ["read", "atomic"]) {
-      assert.equal(claimOf(rewriteClaim(src, claim)), claim, `${JSON.stringify(src)} rewritten to ${claim}`);
-    }
+test("rewriteClaim and claimOf agree, for every claim of every list", () => {
+  const scripts = ["race read 20", "work --job 1", "reset && add o && work --job 1 --claim lock", "race lock 2; race read 3"];
+  for (const [name, list] of [["three names", ALIASED], ["four claims", FOUR], ["the runtime's list", CONFIG.claims]]) {
+    withClaims(list, () => {
+      const claims = toggleClaims().map((c) => c.name);
+      assert.ok(claims.length >= 2, name + ": the toggle offers " + claims.join(", "));
+      for (const src of scripts) {
+        for (const c of claims) assert.equal(claimOf(rewriteClaim(src, c)), c, `${name}: ${JSON.stringify(src)} rewritten to ${c}`);
+      }
+    });
   }
+});
+
+test("toggleClaims: every claim that is not another name, in the runtime's order", () => {
+  withClaims(ALIASED, () => assert.deepEqual(toggleClaims().map((c) => c.name), ["read", "atomic"]));
+  withClaims(FOUR, () => assert.deepEqual(toggleClaims().map((c) => c.name), ["read", "async-lock", "lock", "atomic"]));
+});
+
+test("comparePair: the block's claim beside the one to compare to, or the reader's pick", () => {
+  const four = ["read", "async-lock", "lock", "atomic"];
+  assert.deepEqual(comparePair(["read", "atomic"], "read", "atomic", null), ["read", "atomic"], "two claims: both, as ever");
+  assert.deepEqual(comparePair(["read", "atomic"], "atomic", "atomic", null), ["read", "atomic"], "a block that uses the atomic claim still compares two");
+  assert.deepEqual(comparePair(four, "async-lock", "atomic", null), ["async-lock", "atomic"]);
+  assert.deepEqual(comparePair(four, "atomic", "atomic", null), ["read", "atomic"]);
+  assert.deepEqual(comparePair(four, "lock", "atomic", ["async-lock", "lock"]), ["async-lock", "lock"], "the reader's pick");
+  assert.deepEqual(comparePair(four, "read", "atomic", ["atomic", "read"]), ["atomic", "read"], "in the order picked");
+  assert.deepEqual(comparePair(["read", "atomic"], "read", "atomic", ["async-lock", "read"]), ["read", "atomic"], "a pick the runtime does not offer falls back");
+  assert.deepEqual(comparePair(four, "read", "atomic", ["lock", "lock"]), ["read", "atomic"], "a claim beside itself is no pair");
+  assert.deepEqual(comparePair(["read", "lock"], "read", "", null), ["read", "lock"], "with no claim to compare to, the last one");
+  assert.deepEqual(comparePair(["read"], "read", "atomic", null), ["read"]);
+  assert.deepEqual(comparePair([], "read", "atomic", null), []);
 });
 
 test("linkHash and parseLink round-trip", () => {
@@ -142,16 +211,26 @@ test("parseLink names a bad value instead of ignoring it", () => {
 });
 
 test("parseLink: old links, hand-edited links and bad values", () => {
-  // Links from before claim and view existed.
-  assert.deepEqual(parseLink("#b?seed=7&script=race+lock+2", "b"), { script: "race lock 2", seed: "7", claim: "atomic", view: "output", step: 1, workers: 0 });
-  // A claim that disagrees with the script is applied to the script.
-  assert.equal(parseLink("#b?seed=1&script=race+read+20&claim=atomic", "b").script, "race atomic 20");
-  assert.equal(parseLink("#b?seed=1&script=work+--job+1&claim=atomic", "b").script, "work --job 1 --claim atomic");
-  // An unknown claim changes nothing, and is named.
-  const odd = parseLink("#b?seed=1&script=race+read+20&claim=fenced", "b");
-  assert.equal(odd.script, "race read 20");
-  assert.equal(odd.claim, "read");
-  assert.equal(odd.error, 'claim="fenced" is not read or atomic');
+  withClaims(ALIASED, () => {
+    // Links from before claim and view existed.
+    assert.deepEqual(parseLink("#b?seed=7&script=race+lock+2", "b"), { script: "race lock 2", seed: "7", claim: "atomic", view: "output", step: 1, workers: 0 });
+    // A claim that disagrees with the script is applied to the script.
+    assert.equal(parseLink("#b?seed=1&script=race+read+20&claim=atomic", "b").script, "race atomic 20");
+    assert.equal(parseLink("#b?seed=1&script=work+--job+1&claim=atomic", "b").script, "work --job 1 --claim atomic");
+    // An unknown claim changes nothing, and is named.
+    const odd = parseLink("#b?seed=1&script=race+read+20&claim=fenced", "b");
+    assert.equal(odd.script, "race read 20");
+    assert.equal(odd.claim, "read");
+    assert.equal(odd.error, 'claim="fenced" is not read or atomic');
+  });
+  withClaims(FOUR, () => {
+    assert.equal(parseLink("#b?seed=7&script=race+lock+2", "b").claim, "lock");
+    assert.equal(parseLink("#b?seed=1&script=race+read+20&claim=async-lock", "b").script, "race async-lock 20");
+    assert.equal(parseLink("#b?seed=1&script=jobs&claim=fenced", "b").error, 'claim="fenced" is not read, async-lock, lock or atomic');
+  });
+  // A view the block mounted beyond the four is one a link may name.
+  assert.equal(parseLink("#b?seed=1&script=jobs&view=seat", "b", ["output", "seat"]).view, "seat");
+  assert.match(parseLink("#b?seed=1&script=jobs&view=compare", "b", ["output", "seat"]).error, /view="compare" is not one of output, seat/);
   // Bad view, step and workers fall back to their defaults, and are named.
   const bad = parseLink("#b?seed=&script=jobs&view=secret&step=0&workers=9", "b");
   assert.deepEqual(bad, {
@@ -252,9 +331,7 @@ test("matrixCellText and matrixCellLabel: a cell as the text table prints it, an
 });
 
 test("a claim added to the runtime's list needs nothing in twice.js", () => {
-  const claims = CONFIG.claims;
-  CONFIG.claims = [...claims, { name: "claimfirst", words: "claim, then check", alias: "claimfirst" }];
-  try {
+  withClaims([...ALIASED, claim("claimfirst")], () => {
     assert.equal(claimOf("race claimfirst 20"), "claimfirst");
     assert.equal(claimOf("work --job 1 --claim=claimfirst"), "claimfirst");
     assert.equal(rewriteClaim("race claimfirst 3 && work --job 1 --claim claimfirst", "read"), "race read 3 && work --job 1 --claim read");
@@ -263,9 +340,7 @@ test("a claim added to the runtime's list needs nothing in twice.js", () => {
     // A link that names the claim its script already uses is no error.
     assert.equal(parseLink("#b?seed=1&script=race+claimfirst+2&claim=claimfirst", "b").error, undefined);
     assert.equal(parseLink("#b?seed=1&script=jobs&claim=nope", "b").error, 'claim="nope" is not read, atomic or claimfirst');
-  } finally {
-    CONFIG.claims = claims;
-  }
+  });
 });
 
 test("announce: the status says the tally and the diagnosis, not only the time", () => {

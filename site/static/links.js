@@ -25,8 +25,9 @@ export function seedOf(json, res) {
 
 // ---- the claim toggle -------------------------------------------------
 
-// The claims the toggle offers: those that are not another name for one
-// (lock names atomic), in the runtime's order; the first is the default.
+// The claims the toggle offers, however many the runtime has: those that
+// are not another name for one, in the runtime's order; the first is the
+// default.
 export function toggleClaims() {
   return CONFIG.claims.filter((c) => c.alias === c.name);
 }
@@ -35,6 +36,20 @@ export function toggleClaims() {
 export function claimWords(name) {
   const c = CONFIG.claims.find((c) => c.name === name);
   return c ? c.words : "";
+}
+
+// comparePair is the pair of claims Compare shows, out of the claims the
+// runtime offers to compare (offered, in its order): the reader's pick
+// when both of its claims are offered; else the block's own claim (own)
+// beside the claim to compare to (to, the config's compareTo), or, when
+// the block's claim is that one or is not offered, the first other claim
+// beside it. With one claim offered, it is alone.
+export function comparePair(offered, own, to, picked) {
+  if (picked && picked.length === 2 && picked[0] !== picked[1] && picked.every((c) => offered.includes(c))) return picked.slice();
+  if (offered.length < 2) return offered.slice();
+  const second = offered.includes(to) ? to : offered[offered.length - 1];
+  const first = own !== second && offered.includes(own) ? own : offered.find((c) => c !== second);
+  return [first, second];
 }
 
 // claimAlt is a regular expression alternation of every claim's name.

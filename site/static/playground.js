@@ -1,9 +1,10 @@
 // playground.js defines the <twice-playground> element: a runnable block of
 // the twice command language. The server renders each block with its script
 // and the output it printed at the default seed; this module upgrades the
-// block into an editor with a Run button, a claim toggle and a seed field,
-// and runs the script in a Web Worker that holds the twice runtime compiled
-// to WebAssembly (runtime-client.js). The runtime is downloaded once per
+// block into an editor with a Run button, a claim control (a radio per
+// claim of the runtime's list, however many) and a seed field, and runs
+// the script in a Web Worker that holds the twice runtime compiled to
+// WebAssembly (runtime-client.js). The runtime is downloaded once per
 // page, on the first Run or when a block first scrolls into view.
 //
 // It is the entry module: the loader, twice.js, imports it and calls start
@@ -24,7 +25,9 @@
 //                   of its event trace (buttons, or Left/Right/Home/End in
 //                   the step area) showing the tables as they stood; the
 //                   load chart for a load
-//   Compare         the same script and seed run with each claim
+//   Compare         the same script and seed run with two claims side by
+//                   side: the block's own beside the atomic one, or any
+//                   pair of the runtime's claims the reader picks
 //   Every ordering  the block's races with --all: every interleaving
 //                   counted exactly
 //
@@ -74,6 +77,7 @@ import {
   claimOf,
   claimWords,
   commandFor,
+  comparePair,
   embedIframe,
   linkHash,
   loopback,
@@ -406,11 +410,15 @@ function stepper(ui, of) {
   return ui.stepper;
 }
 
-// comparePanel builds the Compare view: a note and the panes.
+// comparePanel builds the Compare view: the two menus that pick the
+// claims to compare (any two of the runtime's), a note and the panes.
 function comparePanel(ui) {
+  ui.cmpA = h("select", { class: "cmp-claim", "aria-label": "Compare claim" });
+  ui.cmpB = h("select", { class: "cmp-claim", "aria-label": "Compare with claim" });
+  ui.cmpPick = h("div", { class: "cmp-pick", hidden: true }, "Compare ", ui.cmpA, " with ", ui.cmpB);
   ui.cmpNote = h("p", { class: "note", "aria-live": "polite" });
   ui.cmpPanes = h("div", { class: "panes" });
-  ui.cmpPanel = h("section", { class: "panel cmp-panel" }, ui.cmpNote, ui.cmpPanes);
+  ui.cmpPanel = h("section", { class: "panel cmp-panel" }, ui.cmpPick, ui.cmpNote, ui.cmpPanes);
   return ui.cmpPanel;
 }
 
@@ -597,8 +605,8 @@ class TwicePlayground extends HTMLElement {
   }
 
   // wireViews makes the views work: the tabs (by pointer, and by arrow
-  // keys, Home and End), Every ordering's workers and button, and the
-  // step-through (buttons, keys, a click on the picture).
+  // keys, Home and End), Compare's menus, Every ordering's workers and
+  // button, and the step-through (buttons, keys, a click on the picture).
   wireViews() {
     const ui = this.ui;
     for (const v of this.views) v.tab.addEventListener("click", () => this.select(v.key));
@@ -614,6 +622,8 @@ class TwicePlayground extends HTMLElement {
       this.select(keys[i]);
       ui.tabs[keys[i]].focus();
     });
+    ui.cmpA.addEventListener("change", () => this.pickPair(ui.cmpA));
+    ui.cmpB.addEventListener("change", () => this.pickPair(ui.cmpB));
     ui.expGo.addEventListener("click", () => this.explore(true, true));
     ui.workers.addEventListener("change", () => {
       this.workersTouched = true;
@@ -779,6 +789,7 @@ class TwicePlayground extends HTMLElement {
     ui.script.value = this.ownScript;
     ui.seed.value = this.defaultSeed;
     this.setClaim(claimOf(this.ownScript));
+    this.cmpPicked = null;
     if (!this.workersTouched) {
       const views = this.prerendered && this.prerendered.views;
       ui.workers.value = String((views && views.explore.workers) || 2);
@@ -1366,24 +1377,35 @@ class TwicePlayground extends HTMLElement {
 
   // ---- compare claims ----
 
+  // compare runs the block's script at its seed with two claims, side by
+  // side: the pair the reader picked, or by default the block's own claim
+  // beside the atomic one (comparePair). The scripts are the runtime's
+  // (views.compare.sides, one per claim it has).
   async compare(force) {
     const ui = this.ui;
     const script = ui.script.value;
     const seed = ui.seed.value.trim();
-    const key = script + "\u0000" + seed;
+    const key = script + "\u0000" + seed + "\u0000" + (this.cmpPicked || []).join(" ");
     if (!force && key === this.cmpKey) return;
     if (!this.seedOK(seed)) return;
     this.cmpKey = key;
     const seq = ++this.cmpSeq;
     ui.cmpPanel.dataset.state = "running";
     ui.cmpPanel.setAttribute("aria-busy", "true");
-    ui.cmpNote.textContent = "Running the script with each claim…";
+    ui.cmpNote.textContent = "Running the script with two claims…";
     try {
       const views = await this.viewsFor(script);
       if (seq !== this.cmpSeq) return;
       if (!views) throw new Error("the script did not run");
       const sides = views.compare.sides || [];
-      if (sides.length === 0) {
+      const pair = comparePair(
+        sides.map((s) => s.claim),
+        claimOf(script),
+        CONFIG.compareTo,
+        this.cmpPicked
+      ).map((c) => sides.find((s) => s.claim === c));
+      this.showPair(sides, pair);
+      if (pair.length === 0) {
         ui.cmpNote.textContent = views.compare.note;
         ui.cmpPanes.replaceChildren();
         ui.cmpPanel.dataset.state = "done";
@@ -1391,13 +1413,13 @@ class TwicePlayground extends HTMLElement {
       }
       const rt = getRuntime();
       this.attach(rt);
-      const outs = await Promise.all(sides.map((side) => this.request(rt, side.script, seed, false, "cmp-" + side.claim)));
+      const outs = await Promise.all(pair.map((side) => this.request(rt, side.script, seed, false, "cmp-" + side.claim)));
       if (seq !== this.cmpSeq) return;
       const results = outs.map((o) => JSON.parse(o.json));
       ui.cmpNote.textContent =
         (views.compare.note ? views.compare.note + " " : "") +
-        "The same script at seed " + seedOf(outs[0].json, results[0]) + ", once with each claim. Same seed, same draws: only the claim differs.";
-      ui.cmpPanes.replaceChildren(...sides.map((side, i) => pane(side.claim, results[i], this.label)));
+        "The same script at seed " + seedOf(outs[0].json, results[0]) + ", once with each of the claims above. Same seed, same draws: only the claim differs.";
+      ui.cmpPanes.replaceChildren(...pair.map((side, i) => pane(side.claim, results[i], this.label)));
       ui.cmpPanel.dataset.state = "done";
     } catch (e) {
       if (seq !== this.cmpSeq) return;
@@ -1407,6 +1429,32 @@ class TwicePlayground extends HTMLElement {
     } finally {
       if (seq === this.cmpSeq) ui.cmpPanel.setAttribute("aria-busy", "false");
     }
+  }
+
+  // showPair lists the claims the runtime offers in both of Compare's
+  // menus and selects the pair shown; the menus hide with fewer than two.
+  showPair(sides, pair) {
+    const ui = this.ui;
+    const names = sides.map((s) => s.claim);
+    for (const [i, menu] of [ui.cmpA, ui.cmpB].entries()) {
+      if (Array.from(menu.options, (o) => o.value).join(" ") !== names.join(" ")) {
+        menu.replaceChildren(...names.map((c) => h("option", { value: c, title: claimWords(c), text: c })));
+      }
+      if (pair[i]) menu.value = pair[i].claim;
+    }
+    ui.cmpPick.hidden = pair.length < 2;
+    this.cmpShown = pair.map((s) => s.claim);
+  }
+
+  // pickPair takes the reader's pick of Compare's menus (changed: the one
+  // changed); picking in one the claim the other shows swaps the two.
+  pickPair(changed) {
+    const ui = this.ui;
+    const other = changed === ui.cmpA ? ui.cmpB : ui.cmpA;
+    const before = this.cmpShown || [];
+    if (changed.value === other.value) other.value = changed === ui.cmpA ? before[0] : before[1];
+    this.cmpPicked = [ui.cmpA.value, ui.cmpB.value];
+    this.compare(false);
   }
 
   // ---- every ordering ----
