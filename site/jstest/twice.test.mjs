@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 
 import { CONFIG } from "../static/config.js";
 import { claimOf, commandFor, comparePair, embedIframe, linkHash, loopback, parseLink, rewriteClaim, seedOf, shellQuote, toggleClaims } from "../static/links.js";
-import { announce, diagnosisPlan, formatBytes, formatMS, groupDigits, matrixCellLabel, matrixCellText, minFontSize, nearestStep, replay } from "../static/render.js";
+import { announce, checkedWords, diagnosisPlan, diagnosisSaid, formatBytes, formatMS, groupDigits, matrixCellLabel, matrixCellText, minFontSize, nearestStep, replay } from "../static/render.js";
 
 // The server puts the runtime's lists of claims, dedupe modes and keys in
 // the config the loader hands the component; go test ./site passes the
@@ -418,5 +418,29 @@ test("diagnosisPlan: without a load, every kind is shown, duplicates first", () 
 test("announce: after a load, no order's ran once, only the tallies and a duplicate", () => {
   const clean = announce(loadResult([["once", 200]]), 5);
   assert.equal(clean, "Done in 5 ms. lease 1 s: duplicate effects in 42 of 200 jobs. lease 10 s: duplicate effects in 2 of 200 jobs.");
-  assert.match(announce(loadResult([["once", 198], ["stall", 2]]), 5), /Diagnosis for load-199: A stall outlived the lease\. 1 more order\(s\) with a duplicate\.$/);
+  const res = loadResult([["once", 198], ["stall", 2]]);
+  res.loads[0].summary = res.summary;
+  assert.match(announce(res, 5), /Diagnosis for load-199 at lease 1 s: A stall outlived the lease\. 1 more order\(s\) with a duplicate\.$/);
+});
+
+test("announce: after a load, the diagnosis of the lease the tables show, not of the last", () => {
+  const res = {
+    loads: [
+      { jobs: 100, lease_us: 1000000, duplicates: 40, summary: [{ order: "load-7", kind: "stall" }], kind_counts: [{ kind: "stall", n: 40 }, { kind: "once", n: 60 }] },
+      { jobs: 100, lease_us: 30000000, duplicates: 0, summary: [], kind_counts: [{ kind: "once", n: 100 }] },
+    ],
+    // The tables of the result itself hold the last lease run.
+    summary: [{ order: "load-1", kind: "once" }],
+  };
+  // The page shows the shortest lease with a duplicate: so does the status.
+  assert.match(announce(res, 9), /Diagnosis for load-7 at lease 1 s: A stall outlived the lease\. 39 more order\(s\) with a duplicate\.$/);
+  // The reader picked the last lease: it has no duplicate to speak of.
+  assert.equal(diagnosisSaid(res, 1), "");
+  assert.equal(diagnosisSaid(res, 0), diagnosisSaid(res));
+});
+
+test("checkedWords: Every ordering's footer counts the races, whatever their claims", () => {
+  assert.equal(checkedWords(1), "Checked");
+  assert.equal(checkedWords(2), "Both races checked");
+  assert.equal(checkedWords(3), "All 3 races checked");
 });

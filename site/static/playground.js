@@ -89,7 +89,9 @@ import {
 } from "./links.js";
 import {
   announce,
+  chosenLease,
   diagnosisPlan,
+  diagnosisSaid,
   formatBytes,
   formatMS,
   groupDigits,
@@ -624,6 +626,8 @@ class TwicePlayground extends HTMLElement {
     });
     ui.cmpA.addEventListener("change", () => this.pickPair(ui.cmpA));
     ui.cmpB.addEventListener("change", () => this.pickPair(ui.cmpB));
+    // A load's lease picked in the tally: the status says its diagnosis.
+    ui.tally.addEventListener("change", () => this.sayLease());
     ui.expGo.addEventListener("click", () => this.explore(true, true));
     ui.workers.addEventListener("change", () => {
       this.workersTouched = true;
@@ -1153,7 +1157,7 @@ class TwicePlayground extends HTMLElement {
       else this.setState("done");
       // The bar shows the time; the live region also says the outcome
       // (for the eye, the tally and the diagnosis are just below).
-      const said = res.error ? "Failed: " + ui.error.textContent : announce(res, ms);
+      const said = res.error ? "Failed: " + ui.error.textContent : announce(res, ms, ui.lease);
       const shown = res.error ? "Failed." : "Done in " + ms + " ms.";
       ui.status.replaceChildren(shown, h("span", { class: "sr", text: said.slice(shown.length) }));
       const open = this.viewOf(this.view);
@@ -1169,6 +1173,18 @@ class TwicePlayground extends HTMLElement {
         this.busy = false;
       }
     }
+  }
+
+  // sayLease has the status region say the diagnosis of the lease the
+  // reader picked, which the tables and the panel now show.
+  sayLease() {
+    const ui = this.ui;
+    if (!this.result || !(this.result.loads || []).length) return;
+    const lease = this.result.loads[chosenLease(this.result, ui.lease)];
+    const said = "The tables show lease " + lease.lease_us / 1e6 + " s. " + diagnosisSaid(this.result, ui.lease);
+    const sr = ui.status.querySelector(".sr");
+    if (sr) sr.textContent = " " + said;
+    else ui.status.append(h("span", { class: "sr", text: " " + said }));
   }
 
   showError(msg) {
