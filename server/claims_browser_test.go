@@ -16,14 +16,15 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/interp"
+	"github.com/twice-lab/twice/runtime/script/result"
 )
 
 // toggleClaims is the claim control's list as the page builds it from the
 // runtime's: every claim that is not another name for one, in its order.
 func toggleClaims() []string {
 	var names []string
-	for _, c := range script.Choices().Claims {
+	for _, c := range result.Choices().Claims {
 		if c.Alias == c.Name {
 			names = append(names, c.Name)
 		}
@@ -35,15 +36,15 @@ func toggleClaims() []string {
 // and async-lock beside it: the four claims the page must show however
 // many the runtime has today (three names, lock another name for atomic,
 // or the four).
-func fourClaims() []script.Choice {
-	var cs []script.Choice
+func fourClaims() []result.Choice {
+	var cs []result.Choice
 	have := map[string]bool{}
-	for _, c := range script.Choices().Claims {
+	for _, c := range result.Choices().Claims {
 		have[c.Name] = true
 	}
-	for _, c := range script.Choices().Claims {
+	for _, c := range result.Choices().Claims {
 		if c.Name == "lock" && !have["async-lock"] {
-			cs = append(cs, script.Choice{Name: "async-lock", Words: "check the lock row, await a remote read, then set the owner", Alias: "async-lock"})
+			cs = append(cs, result.Choice{Name: "async-lock", Words: "check the lock row, await a remote read, then set the owner", Alias: "async-lock"})
 		}
 		if c.Name == "lock" {
 			c.Alias = "lock"
@@ -224,7 +225,7 @@ func comparePanes(t *testing.T, ctx context.Context, at string, want []string) {
 		t.Errorf("%s Compare's menus show %v, want %v", at, menus, want)
 	}
 	for _, claim := range want {
-		w := script.Run("race "+claim+" 20\n", script.Options{Seed: 5}).Text()
+		w := interp.Run("race "+claim+" 20\n", interp.Options{Seed: 5}).Text()
 		if p := js[string](t, ctx, `tp.q(0, ".pane-`+claim+` pre").textContent`); p != w {
 			t.Errorf("%s the %s pane:\n%s\nwant:\n%s", at, claim, p, w)
 		}
