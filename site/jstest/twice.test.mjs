@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 
 import { CONFIG } from "../static/config.js";
 import { claimOf, commandFor, comparePair, embedIframe, linkHash, loopback, parseLink, rewriteClaim, seedOf, shellQuote, toggleClaims } from "../static/links.js";
-import { announce, checkedWords, diagnosisPlan, diagnosisSaid, formatBytes, formatMS, groupDigits, matrixCellLabel, matrixCellText, minFontSize, nearestStep, replay } from "../static/render.js";
+import { announce, checkedWords, diagnosisPlan, diagnosisSaid, formatBytes, stoppedAfter, formatMS, groupDigits, matrixCellLabel, matrixCellText, minFontSize, nearestStep, replay } from "../static/render.js";
 
 // The server puts the runtime's lists of claims, dedupe modes and keys in
 // the config the loader hands the component; go test ./site passes the
@@ -443,4 +443,11 @@ test("checkedWords: Every ordering's footer counts the races, whatever their cla
   assert.equal(checkedWords(1), "Checked");
   assert.equal(checkedWords(2), "Both races checked");
   assert.equal(checkedWords(3), "All 3 races checked");
+});
+
+test("stoppedAfter: Stop says how many races or lease runs were done, when the runtime said", () => {
+  assert.equal(stoppedAfter(2140, { done: 312, of: 10000, what: "races" }), "Stopped after 312 of 10000 races (2.1 s)");
+  assert.equal(stoppedAfter(640, { done: 2, of: 5, what: "lease runs" }), "Stopped after 2 of 5 lease runs (640 ms)");
+  assert.equal(stoppedAfter(640, null), "Stopped after 640 ms", "a script with no race or load says the time only");
+  assert.equal(stoppedAfter(0, null), "Stopped before this script ran");
 });

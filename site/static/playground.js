@@ -105,6 +105,7 @@ import {
   renderOutput,
   renderStep,
   replay,
+  stoppedAfter,
   timelineAlt,
 } from "./render.js";
 import { currentRuntime, getRuntime, timings } from "./runtime-client.js";
@@ -223,8 +224,11 @@ function controlsBar(ui, block) {
     title: "Count, exactly, the orderings of racing workers' steps that give two effects, with each claim the script uses",
   });
   ui.bar.append(ui.explore);
+  // How far a long run has got, for the eye; the status region says the
+  // outcome, and how far a stopped run had got.
+  ui.ran = h("span", { class: "ran", hidden: true });
   ui.status = h("span", { class: "status", role: "status", "aria-live": "polite" });
-  ui.bar.append(ui.status);
+  ui.bar.append(ui.ran, ui.status);
   return ui.bar;
 }
 
@@ -788,6 +792,7 @@ class TwicePlayground extends HTMLElement {
     if (this.busy || (this.rt && this.rt.busy(this))) this.stop();
     this.seq++;
     this.busy = false;
+    ui.ran.hidden = true;
     ui.run.removeAttribute("aria-busy");
     ui.run.textContent = "Run";
     ui.script.value = this.ownScript;
@@ -1017,13 +1022,23 @@ class TwicePlayground extends HTMLElement {
     this.ui.stop.hidden = true;
   }
 
+  // ranSoFar shows how far this block's main run has got (ran: {done, of,
+  // what}, from the runtime while it runs).
+  ranSoFar(key, ran) {
+    if (key !== "main") return;
+    this.ui.ran.textContent = ran.done + " of " + ran.of + " " + ran.what;
+    this.ui.ran.hidden = false;
+  }
+
   // stopped shows that the run of script at seed was stopped, ms after it
-  // was sent. The output shown stays only if it is that script's at that
-  // seed; any other (the server's, or an earlier run's) would be read as
-  // this one's, so it goes, and the block says what happened instead.
-  stopped(script, seed, ms) {
+  // was sent, and how far it had got (ran, see stoppedAfter). The output
+  // shown stays only if it is that script's at that seed; any other (the
+  // server's, or an earlier run's) would be read as this one's, so it
+  // goes, and the block says what happened instead.
+  stopped(script, seed, ms, ran) {
     const ui = this.ui;
-    ui.status.textContent = "Stopped. Run starts it again in a fresh runtime.";
+    const after = stoppedAfter(ms, ran);
+    ui.status.textContent = (ran && ran.done > 0 ? after : "Stopped") + ". Run starts it again in a fresh runtime.";
     ui.run.removeAttribute("aria-busy");
     this.busy = false;
     const same = this.ran && this.ran.script === script && (seed === "" || seed === this.ran.seed);
@@ -1031,8 +1046,7 @@ class TwicePlayground extends HTMLElement {
       this.setState(this.live ? "done" : "idle");
       return;
     }
-    const after = ms > 0 ? "Stopped after " + (ms < 1000 ? Math.round(ms) + " ms" : (ms / 1000).toFixed(1) + " s") + ", before this script finished" : "Stopped before this script ran";
-    this.blank(after + ", so it has no output to show. Run starts it again.");
+    this.blank(after + (ms > 0 ? ", before this script finished" : "") + ", so it has no output to show. Run starts it again.");
     this.setState("stopped");
   }
 
@@ -1164,12 +1178,13 @@ class TwicePlayground extends HTMLElement {
       if (open && open.ran) open.ran();
     } catch (e) {
       if (seq !== this.seq) return;
-      if (e.stopped) this.stopped(script, seed, performance.now() - sent);
+      if (e.stopped) this.stopped(script, seed, performance.now() - sent, e.ran);
       else if (e.died) this.died(e.message);
       else this.showError(e.message);
     } finally {
       if (seq === this.seq) {
         ui.run.removeAttribute("aria-busy");
+        ui.ran.hidden = true;
         this.busy = false;
       }
     }

@@ -85,6 +85,17 @@ export function diagnosisSaid(res, lease) {
   return "Diagnosis for " + first.order + where + ": " + (KIND_TITLE[first.kind] || first.kind) + "." + (more > 0 ? " " + more + " more order(s) with a duplicate." : "");
 }
 
+// stoppedAfter says how far a run that Stop ended had got: how many of its
+// races or lease runs were done, as the runtime last told (ran: {done, of,
+// what}, or null), and after how long (ms since it was sent; 0: it never
+// ran).
+export function stoppedAfter(ms, ran) {
+  if (!(ms > 0)) return "Stopped before this script ran";
+  const time = ms < 1000 ? Math.round(ms) + " ms" : (ms / 1000).toFixed(1) + " s";
+  if (!ran || !(ran.done > 0)) return "Stopped after " + time;
+  return "Stopped after " + ran.done + " of " + ran.of + " " + ran.what + " (" + time + ")";
+}
+
 // diagnosisPlan picks what the diagnosis panel says: at most three orders
 // in detail, those with a duplicate effect first, and how many more
 // there are. After a load (hundreds of jobs, and the tables hold its last
