@@ -199,6 +199,15 @@ func TestBrowserClaimControl(t *testing.T) {
 			t.Fatalf("%s compare after a pick ended in %q", at, s)
 		}
 		comparePanes(t, ctx, at, wantPanes)
+		// The link to this run keeps the pair, and opens Compare with it.
+		link := js[string](t, ctx, `tp.q(0, "a.permalink").getAttribute("href")`)
+		if !strings.Contains(link, "view=compare") || !strings.Contains(link, "pair="+strings.Join(wantPanes, "%2C")) {
+			t.Errorf("%s the link to the run is %q; want Compare and the pair %v in it", at, link, wantPanes)
+		}
+		navigate(t, ctx, fmt.Sprintf("%s/lessons/claim-race/?again%d%s", hs.URL, w.width, link))
+		js[bool](t, ctx, exploreHelpers)
+		run(t, ctx, 60*time.Second, chromedp.Poll[bool](`tp.q(0, "#panel-compare").dataset.state === "done" && tp.q(0, ".panes").children.length === 2`))
+		comparePanes(t, ctx, at+", from the link,", wantPanes)
 		shot := run(t, ctx, 30*time.Second, chromedp.Screenshot(chromedp.CSS("twice-playground")))
 		name := filepath.Join(dir, fmt.Sprintf("claims-compare-%d.png", w.width))
 		if err := os.WriteFile(name, shot, 0o644); err != nil {

@@ -228,6 +228,15 @@ test("parseLink: old links, hand-edited links and bad values", () => {
     assert.equal(parseLink("#b?seed=1&script=race+read+20&claim=async-lock", "b").script, "race async-lock 20");
     assert.equal(parseLink("#b?seed=1&script=jobs&claim=fenced", "b").error, 'claim="fenced" is not read, async-lock, lock or atomic');
   });
+  // The pair of claims Compare shows, when the reader picked one.
+  withClaims(FOUR, () => {
+    const hash = linkHash("b", { seed: 1, script: "race read 20", view: "compare", pair: ["async-lock", "lock"] });
+    assert.match(hash, /&pair=async-lock%2Clock$/);
+    assert.deepEqual(parseLink(hash, "b").pair, ["async-lock", "lock"]);
+    assert.equal(linkHash("b", { seed: 1, script: "jobs", view: "output", pair: ["read", "lock"] }).includes("pair"), false, "only Compare keeps its pair");
+    assert.equal(parseLink("#b?seed=1&script=jobs&view=compare&pair=lock,lock", "b").error, 'pair="lock,lock" is not two claims of read, async-lock, lock, atomic, apart by a comma');
+    assert.equal(parseLink("#b?seed=1&script=jobs&view=compare&pair=read,fenced", "b").pair, undefined);
+  });
   // A view the block mounted beyond the four is one a link may name.
   assert.equal(parseLink("#b?seed=1&script=jobs&view=seat", "b", ["output", "seat"]).view, "seat");
   assert.match(parseLink("#b?seed=1&script=jobs&view=compare", "b", ["output", "seat"]).error, /view="compare" is not one of output, seat/);

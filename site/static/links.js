@@ -129,7 +129,8 @@ export const VIEWS = ["output", "timeline", "compare", "interleavings"];
 // linkHash writes the fragment of a link to a run of the block with the
 // given id. The script and the seed replay the run; the claim says which
 // claim the reader chose (parseLink applies it to the script if a hand-
-// edited link disagrees); view, step and workers reopen what they looked
+// edited link disagrees); view, step, workers and the pair of claims
+// Compare shows (pair, when the reader picked one) reopen what they looked
 // at. Query-style parameters in the fragment keep the link readable,
 // never reach a server, and work on any static host.
 export function linkHash(id, r) {
@@ -137,6 +138,7 @@ export function linkHash(id, r) {
   if (r.view && r.view !== "output") p.set("view", r.view);
   if (r.view === "timeline" && r.step > 1) p.set("step", String(r.step));
   if (r.view === "interleavings" && r.workers && r.workers !== 2) p.set("workers", String(r.workers));
+  if (r.view === "compare" && r.pair && r.pair.length === 2) p.set("pair", r.pair.join(","));
   return "#" + id + "?" + p;
 }
 
@@ -178,6 +180,12 @@ export function parseLink(hash, id, views = VIEWS) {
   const workers = Number.isInteger(w) && w >= 2 && w <= 8 ? w : 0;
   if (ws !== null && workers === 0) bad.push("workers=" + shown(ws) + " is not a whole number from 2 to 8");
   const r = { script, seed, claim: claimOf(script), view, step, workers };
+  const pair = p.get("pair");
+  if (pair !== null) {
+    const two = pair.split(",");
+    if (two.length === 2 && two[0] !== two[1] && two.every((c) => claims.includes(c))) r.pair = two;
+    else bad.push("pair=" + shown(pair) + " is not two claims of " + claims.join(", ") + ", apart by a comma");
+  }
   if (bad.length) r.error = bad.join("; ");
   return r;
 }

@@ -51,7 +51,8 @@
 // timeline. The page renders it and guesses nothing from the script's
 // text.
 //
-// A link to a run (#BLOCK-ID?seed=N&script=TEXT&claim=C[&view=V&step=K])
+// A link to a run (#BLOCK-ID?seed=N&script=TEXT&claim=C[&view=V&step=K
+// &workers=W&pair=A,B])
 // replays it in any browser, with no state on the server; "Copy link",
 // "Copy as command" (twice run --seed N -c '...') and "Copy as go run"
 // (go run ./cmd/twice run ...) sit beside the output. Reset puts back the
@@ -731,6 +732,7 @@ class TwicePlayground extends HTMLElement {
       this.workersTouched = true;
     }
     this.pendingStep = shared.step - 1;
+    if (shared.pair) this.cmpPicked = shared.pair;
     requestAnimationFrame(() => this.scrollIntoView());
     if (shared.error) {
       this.showError("This link has a bad value: " + shared.error + ". Nothing ran; fix it in the fields above and press Run.");
@@ -1221,6 +1223,7 @@ class TwicePlayground extends HTMLElement {
       view: this.view,
       step: this.step + 1,
       workers: Number(ui.workers.value),
+      pair: this.cmpPicked,
     });
     ui.link.hidden = false;
     ui.share.hidden = false;
@@ -1485,6 +1488,7 @@ class TwicePlayground extends HTMLElement {
     const before = this.cmpShown || [];
     if (changed.value === other.value) other.value = changed === ui.cmpA ? before[0] : before[1];
     this.cmpPicked = [ui.cmpA.value, ui.cmpB.value];
+    this.updateLink();
     this.compare(false);
   }
 
