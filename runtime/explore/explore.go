@@ -389,11 +389,38 @@ func ExploreRace(claim queue.Claim, workers int, svc Service, flags Flags) (*Rep
 }
 
 func exploreRace(claim queue.Claim, workers int, svc Service, flags Flags, busyChecked *int) (*Report, error) {
+	var rep *Report
+	err := withExplorer(claim, workers, svc, flags, busyChecked, func(x *explorer, start state) error {
+		r, err := x.count(start)
+		if err != nil {
+			return err
+		}
+		rep = &Report{
+			Claim: claim, Workers: workers, Service: svc, Flags: flags,
+			Orderings: r.total, Duplicating: r.dup, Overlap: r.overlap,
+			States: len(x.memo),
+		}
+		if r.toTwice >= 0 {
+			if rep.Shortest, err = x.shortest(start); err != nil {
+				return err
+			}
+		}
+		rep.Statements = x.stmts
+		return nil
+	})
+	return rep, err
+}
+
+// withExplorer sets up the databases of a race between workers workers
+// using claim (a database of its own with one job, a connection per
+// worker, the service's key store when its steps take part) and calls f
+// with the explorer and the state every ordering starts from.
+func withExplorer(claim queue.Claim, workers int, svc Service, flags Flags, busyChecked *int, f func(x *explorer, start state) error) error {
 	if !svc.Dedupe.Valid() || !svc.Key.Valid() {
-		return nil, fmt.Errorf("explore: dedupe %s with key %s is not one of the lists", svc.Dedupe, svc.Key)
+		return fmt.Errorf("explore: dedupe %s with key %s is not one of the lists", svc.Dedupe, svc.Key)
 	}
 	if workers < MinWorkers || workers > MaxWorkers {
-		return nil, fmt.Errorf("explore: %d workers; want %d to %d", workers, MinWorkers, MaxWorkers)
+		return fmt.Errorf("explore: %d workers; want %d to %d", workers, MinWorkers, MaxWorkers)
 	}
 	var steps []queue.Step
 	for _, st := range claim.Steps() {
@@ -402,27 +429,27 @@ func exploreRace(claim queue.Claim, workers int, svc Service, flags Flags, busyC
 		}
 	}
 	if len(steps) == 0 {
-		return nil, fmt.Errorf("explore: claim %s has no steps", claim)
+		return fmt.Errorf("explore: claim %s has no steps", claim)
 	}
 	db, err := queue.Get()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer db.Put()
 	x := &explorer{claim: claim, steps: steps, release: claim.Release(), svc: svc, flags: flags, db: db, memo: map[string]result{}, busyChecked: busyChecked}
 	if svc.active() && !flags.Ledger {
 		if x.keys, err = receipts.OpenKeys(); err != nil {
-			return nil, err
+			return err
 		}
 		defer x.keys.Put()
 	}
 	if x.shell, err = db.Conn(); err != nil {
-		return nil, err
+		return err
 	}
 	for range workers {
 		c, err := db.Conn()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		x.conns = append(x.conns, c)
 	}
@@ -433,25 +460,9 @@ func exploreRace(claim queue.Claim, workers int, svc Service, flags Flags, busyC
 		}
 	}()
 	if x.id, err = x.shell.Add(order, event); err != nil {
-		return nil, err
+		return err
 	}
-	start := state{status: "queued", ws: make([]wstate, workers)}
-	r, err := x.count(start)
-	if err != nil {
-		return nil, err
-	}
-	rep := &Report{
-		Claim: claim, Workers: workers, Service: svc, Flags: flags,
-		Orderings: r.total, Duplicating: r.dup, Overlap: r.overlap,
-		States: len(x.memo),
-	}
-	if r.toTwice >= 0 {
-		if rep.Shortest, err = x.shortest(start); err != nil {
-			return nil, err
-		}
-	}
-	rep.Statements = x.stmts
-	return rep, nil
+	return f(x, state{status: "queued", ws: make([]wstate, workers)})
 }
 
 // blocked reports whether worker i cannot take its next step in s: it is a

@@ -153,7 +153,7 @@ func (m *move) releaseStep() (string, error) {
 	if int(w.cs) == len(x.release) {
 		w.pc, w.cs = pcDone, 0
 	}
-	return st.Line(x.id, m.run, o, true), nil
+	return st.Line(x.id, m.run, o, st.Decide(o, 0)), nil
 }
 
 // readBack reads the attempt back after the claim: the fencing token.

@@ -279,13 +279,15 @@ var (
 		Label: "INSERT INTO locks job %[1]d owner %[2]s, unless held", Took: "the lock is mine", Lost: "already locked",
 	}
 	stepLockRelease = Step{
-		SQL: stmtLockRelease, Args: []Arg{ArgJob, ArgRun}, Mine: Always, Model: ModelReleaseLock,
+		SQL: stmtLockRelease, Args: []Arg{ArgJob, ArgRun}, Mine: Changed, Model: ModelReleaseLock,
 		Label: "DELETE FROM locks WHERE job = %[1]d AND owner = %[2]s", Took: "the lock is released",
+		Lost: "another run owns the lock now",
 	}
 )
 
 // claimList declares every claim: its name, what it does in words, its
-// steps in order, and the steps that follow a successful ack (Release).
+// steps in order, and the steps that follow a successful ack (release:
+// whatever their conditions say, the worker is done after them).
 var claimList = [numClaims]struct {
 	name, words string
 	steps       []Step

@@ -56,6 +56,8 @@ func (c Command) String() string {
 		s := "race " + c.Race.Claim.String()
 		if c.Race.All {
 			s += " --all"
+		} else if len(c.Race.Schedule) > 0 {
+			s += " --schedule " + scheduleText(c.Race.Schedule, ",")
 		} else if c.Race.N != DefaultRaces {
 			s += " " + strconv.Itoa(c.Race.N)
 		}
@@ -191,4 +193,13 @@ func formatSeconds(d sim.Time) string {
 		s += "." + strings.TrimRight(fmt.Sprintf("%06d", f), "0")
 	}
 	return s
+}
+
+// scheduleText names the workers of a schedule, joined by sep.
+func scheduleText(sched []int, sep string) string {
+	names := make([]string, len(sched))
+	for i, w := range sched {
+		names[i] = "W" + strconv.Itoa(w+1)
+	}
+	return strings.Join(names, sep)
 }

@@ -52,6 +52,10 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 	e.intField("key_hits", r.KeyHits)
 	e.key("matrices")
 	jsonList(&e, r.Matrices, (*jsonEnc).matrix)
+	if r.Schedule != nil {
+		e.key("schedule")
+		e.schedule(r.Schedule)
+	}
 	e.key("views")
 	e.views(&r.Views)
 	e.key("outcome")

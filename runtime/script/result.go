@@ -39,6 +39,11 @@ type Result struct {
 	KeyHits int `json:"key_hits"`
 	// Matrices has one table for each matrix command, in order.
 	Matrices []MatrixTable `json:"matrices"`
+	// Schedule is the ordering the last race --schedule ran, step by step;
+	// absent when the script has none. It is filled even when the
+	// schedule stopped early (with an error): the steps it took, the
+	// tables after them, and each worker's next step.
+	Schedule *Schedule `json:"schedule,omitempty"`
 	// Views says what each view of the block shows for this script, or
 	// why it does not apply (see ViewsOf); empty when it did not parse.
 	Views Views `json:"views"`

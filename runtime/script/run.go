@@ -400,6 +400,9 @@ func (in *interp) exec(c Command) (bool, error) {
 		if c.Race.All {
 			return true, in.explore(c.Race)
 		}
+		if len(c.Race.Schedule) > 0 {
+			return true, in.schedule(c)
+		}
 		if err := in.quiet0("race"); err != nil {
 			return false, err
 		}
