@@ -94,7 +94,6 @@ func effectsWords(n int) string {
 	return fmt.Sprintf("%d effects", n)
 }
 
-
 // usageAt is a usage error at p, found while running: exit 2, as the
 // parser's are.
 func usageAt(p lang.Pos, format string, args ...any) *lang.Error {
