@@ -5,33 +5,51 @@
 // ordering of the workers' atomic steps, with timing ignored and order
 // only, and counts how many of them end with two effects for one delivery.
 //
-// Each worker follows the protocol of the simulated worker, reduced to the
-// steps that touch shared state:
+// Each worker runs its claim's steps (queue.Claim.Steps), the same list
+// the simulated worker runs, then the receipt and the ack, then the
+// claim's release steps (a lock's DELETE) if its ack took:
 //
-//	read claim:    SELECT the row; if it is free, UPDATE it (no condition);
-//	               send the receipt; ack
-//	atomic claim:  one conditional UPDATE; if it changed a row, send the
-//	               receipt; ack
+//	claim:    each step a statement or an await, in order; a step whose
+//	          condition fails (queue.Step.Decide: changes() = 1, the row
+//	          read free, the lock read unowned) ends the worker there
+//	receipt:  read the attempt count back and send: the effect is
+//	          recorded on arrival
+//	ack:      UPDATE the job done, then the release steps
 //
-// A worker that finds the job taken stops there. Steps that touch nothing
-// shared (reading the clock, appending to worker.log, connecting) are left
-// out, because moving them cannot change any outcome; so is the atomic
-// loser's follow-up SELECT, which only reads. The receipt step reads the
-// attempt count back and sends: the effect is recorded on arrival. With
-// timing ignored no lease expires during a race.
+// No claim has a case of its own here: a new claim in package queue's
+// list is explored, counted and checked against the brute-force model of
+// the tests (which reads each step's queue.Model) as it is. Steps that
+// touch nothing shared are left out where moving them cannot change any
+// outcome: reading the clock, appending to worker.log, connecting, and
+// the atomic loser's follow-up SELECT, which only reads. An await is a
+// step of an ordering all the same, though it touches nothing either:
+// it is the window an async claim opens, and a schedule (RunSchedule)
+// lets a reader take it step by step. With timing ignored no lease, and
+// no lock, lapses during a race.
+//
+// Besides the orderings that duplicate, the report counts those in which
+// two workers at some moment both own the job, each between a successful
+// claim and its ack (Report.Overlap): what a lock promises never
+// happens, whatever the effects. A state says whether two workers own the
+// job, so the count is one more sum over the same states.
 //
 // Every step runs its real statement on real SQLite (the memdb database of
 // package queue, one connection per worker). To count orderings without
 // enumerating them one by one, the search remembers each state it has
-// explored: the job row (status and attempts, as SQLite returned them), each
-// worker's place in its protocol and what it read, and whether two effects
-// have been recorded. Orderings that reach the same state have the same
-// continuations, so their counts are shared; and because the workers are
-// identical, states that differ only by which worker is which are merged
-// too (symmetry reduction). Both reductions are exact: the counts are the
-// counts of every ordering, computed in 128-bit integers (see Count).
-// Before executing a step from a remembered state the row is put back with
-// queue.Conn.Set.
+// explored: the job row (status and attempts, as SQLite returned them),
+// which worker owns the job's lock, each worker's place in its program
+// and what it read, and whether two effects have been recorded. Orderings
+// that reach the same state have the same continuations, so their counts
+// are shared; and because the workers are identical, states that differ
+// only by which worker is which are merged too (symmetry reduction). Both
+// reductions are exact: the counts are the counts of every ordering,
+// computed in 128-bit integers (see Count). Before executing a step from
+// a remembered state the row is put back with queue.Conn.Set, and the
+// lock with queue.Conn.SetLock.
+//
+// RunSchedule runs one ordering, as a schedule names it, step by step on
+// the same steps, and returns the steps' lines, each worker's next step
+// and the tables after the last.
 //
 // With a service dedupe mode and a key ([Service]), the receipt is no
 // longer one step: the service's statements on its key table (the
@@ -503,7 +521,7 @@ func (x *explorer) count(s state) (result, error) {
 	if s.twice() {
 		r.toTwice = 0
 	}
-	// Workers at the same place in the protocol (with what they read)
+	// Workers at the same place in their program (with what they read)
 	// are interchangeable: step one of them and count its continuations
 	// once per such worker.
 	var places []wstate
@@ -701,7 +719,7 @@ const ManyStates = 1 << 30
 const StatesTabled = 12_000
 
 // statesOf is how many states ExploreRace executes steps from, for
-// MinWorkers up to MaxWorkers workers, by the claim's protocol, the
+// MinWorkers up to MaxWorkers workers, by the claim (its name), the
 // service's dedupe mode, the kind of key the workers send and the worker
 // flags. The search is deterministic, so these are known before it runs;
 // a test holds the table to what ExploreRace reports. Keys that are the
