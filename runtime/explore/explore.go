@@ -137,8 +137,8 @@ const (
 )
 
 // errTooMany is returned if a count would not fit in a Count, which the
-// worker limit rules out without flags and the script's state budget
-// with them (see Count); it is there so that a future change of limits
+// worker limit rules out for the claims of the article without flags, and
+// the script's state budget otherwise (see Count); it is there so that a future change of limits
 // fails loudly instead of counting wrong.
 var errTooMany = errors.New("too many orderings to count in 128 bits")
 
