@@ -57,6 +57,7 @@ func Run(src string, opts Options) (res *result.Result) {
 		setError(res, &lang.Error{Kind: "runtime", Msg: err.Error()})
 		return res
 	}
+	in.progress = opts.Progress
 	defer in.close()
 	defer func() {
 		// A bug must not show a reader a Go stack: report it as an error.
@@ -152,6 +153,16 @@ type interp struct {
 
 	events map[string]bool // event ids given to jobs since the last reset
 	nextEv int             // the number of the last event id add made up
+
+	progress func(done, of int, what string) // Options.Progress
+}
+
+// progressed tells Options.Progress that done of a command's of races or
+// lease runs (what) are done.
+func (in *interp) progressed(done, of int, what string) {
+	if in.progress != nil {
+		in.progress(done, of, what)
+	}
 }
 
 // newEvent makes up the producer's event id for an add that gave none: a
@@ -294,6 +305,9 @@ func (in *interp) exec(c lang.Command) (bool, error) {
 		if c.Race.All {
 			return true, in.explore(c.Race)
 		}
+		if len(c.Race.Schedule) > 0 {
+			return true, in.schedule(c)
+		}
 		if err := in.quiet0("race"); err != nil {
 			return false, err
 		}
@@ -363,6 +377,15 @@ func (in *interp) printJobs() error {
 		} else {
 			in.print("job %d %s status=%s attempts=%d run=%s", r.ID, r.Order, r.Status, r.Attempts, run)
 		}
+	}
+	// The locks table, which only a lock claim writes, is its own
+	// table: shown after the jobs when it has a row.
+	locks, err := in.shell.Locks()
+	if err != nil {
+		return err
+	}
+	for _, l := range locks {
+		in.print("lock job %d owner=%s until=%s", l.Job, l.Owner, diagnosis.FormatGap(sim.Time(l.Until)))
 	}
 	return nil
 }
@@ -587,6 +610,7 @@ func (in *interp) race(r lang.RaceArgs) error {
 		if n > 1 {
 			tally.Duplicates++
 		}
+		in.progressed(i+1, r.N, "races")
 	}
 	in.res.Races = append(in.res.Races, tally)
 	in.quiet = false
@@ -623,7 +647,7 @@ func (in *interp) explore(r lang.RaceArgs) error {
 	}
 	x := result.Exploration{
 		Claim: r.Claim.String(), Workers: r.Workers, Dedupe: dedupe.String(), Key: r.Key.String(),
-		Orderings: rep.Orderings.String(), Duplicating: rep.Duplicating.String(),
+		Orderings: rep.Orderings.String(), Duplicating: rep.Duplicating.String(), Overlap: rep.Overlap.String(),
 		States: rep.States, Method: explore.Method, Shortest: []result.ExploreStep{},
 		HeartbeatMS: int(r.Heartbeat / sim.Millisecond), Fence: r.Fence,
 	}
@@ -643,6 +667,18 @@ func (in *interp) explore(r lang.RaceArgs) error {
 	in.print("%s: two effects in %s of %s interleavings of %d workers", label, x.Duplicating, x.Orderings, r.Workers)
 	if flags.Heartbeat {
 		in.print("  each worker renews its lease once, between its claim and its effect: timing is ignored, --heartbeat's period with it")
+	}
+	// Two owners at once is what a lock promises never happens, so a lock
+	// claim's count is printed, zero included. For a claim with no lock
+	// the duplicating count already tells its story (and two effects need
+	// not overlap: a stale read can take a job its first owner has
+	// acked), so the count is in the Result only.
+	if r.Claim.Locks() {
+		who := "two workers"
+		if r.Workers == 2 {
+			who = "both workers"
+		}
+		in.print("  %s owned the job at once (each between its claim and its ack) in %s of %s interleavings", who, x.Overlap, x.Orderings)
 	}
 	if len(x.Shortest) == 0 {
 		in.print("  every interleaving checked, none gives two effects (exact count over %d states)", x.States)
@@ -724,6 +760,11 @@ func (in *interp) finish() {
 	if keys, err := in.shell.Keys(); err == nil {
 		for _, k := range keys {
 			res.Keys = append(res.Keys, result.KeyRow{Key: k.Key, Run: k.Run})
+		}
+	}
+	if locks, err := in.shell.Locks(); err == nil {
+		for _, l := range locks {
+			res.Locks = append(res.Locks, result.LockRow{Job: l.Job, Owner: l.Owner, UntilUS: l.Until})
 		}
 	}
 	res.KeyHits = in.keyHits

@@ -80,6 +80,10 @@ var raceFlags = []flagSpec{
 		c.Race.All = true
 		return nil
 	}},
+	{name: "schedule", arg: "W1,W2,...", inArgs: true, set: func(c *Command, v token) (err *Error) {
+		c.Race.Schedule, err = parseSchedule(v)
+		return err
+	}},
 	{name: "workers", arg: "K", set: func(c *Command, v token) *Error {
 		n, err := parseInt(v, "--workers", MinWorkers, MaxWorkers)
 		c.Race.Workers = int(n)
@@ -105,9 +109,13 @@ func finishRace(s commandSpec, c *Command, name token, words []token, given flag
 		return err
 	}
 	r.Claim = claim
+	sched, scheduled := given["schedule"]
 	if len(words) == 2 {
 		if r.All {
 			return usageErr(words[1].pos, "race --all checks every interleaving; it takes no count")
+		}
+		if scheduled {
+			return usageErr(words[1].pos, "race --schedule runs one ordering; it takes no count")
 		}
 		n, err := parseInt(words[1], "the count", 1, MaxRaces)
 		if err != nil {
@@ -117,6 +125,20 @@ func finishRace(s commandSpec, c *Command, name token, words []token, given flag
 	}
 	if f, ok := given["key-txn"]; ok && r.Effect != EffectLedger {
 		return usageErr(f.tok.pos, "--key-txn is about the ledger's transaction: add --effect ledger")
+	}
+	if scheduled {
+		if r.All {
+			return usageErr(sched.tok.pos, "race --schedule runs one ordering and --all every one: give one of them")
+		}
+		if f, ok := given["delay"]; ok {
+			return usageErr(f.tok.pos, "race --schedule runs the explorer's steps with timing ignored; --delay is a timing: drop it")
+		}
+		for i, w := range r.Schedule {
+			if w >= r.Workers {
+				return usageErr(sched.tok.pos, "--schedule: step %d names W%d, but the race has %d workers (W1 to W%d)", i+1, w+1, r.Workers, r.Workers)
+			}
+		}
+		r.N = 0
 	}
 	if r.All {
 		if f, ok := given["delay"]; ok {
@@ -231,4 +253,20 @@ var matrixFlags = []flagSpec{
 		c.MatrixSeed = n
 		return nil
 	}},
+}
+
+// parseSchedule reads --schedule's value, worker names joined by commas
+// ("W1,W2,W1"), into worker indices from 0. A name that is not W and a
+// worker number is an error naming its place in the schedule.
+func parseSchedule(v token) ([]int, *Error) {
+	var out []int
+	for i, name := range strings.Split(v.text, ",") {
+		digits, ok := strings.CutPrefix(name, "W")
+		n, err := strconv.Atoi(digits)
+		if !ok || err != nil || digits != strconv.Itoa(n) || n < 1 || n > MaxWorkers {
+			return nil, usageErr(v.pos, "--schedule: step %d is %q; want a worker W1 to W%d, the steps joined by commas (W1,W2,W1)", i+1, name, MaxWorkers)
+		}
+		out = append(out, n-1)
+	}
+	return out, nil
 }

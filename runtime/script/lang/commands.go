@@ -49,8 +49,8 @@ var commandTable = []commandSpec{
 		finish:  finishWork,
 	},
 	{
-		name: "race", kind: CmdRace, args: claimList + " [N | --all]", flags: raceFlags,
-		summary: "N times, a fresh job and K workers released at one instant; --all checks every interleaving instead",
+		name: "race", kind: CmdRace, args: claimList + " [N | --all | --schedule W1,W2,...]", flags: raceFlags,
+		summary: "N times, a fresh job and K workers released at one instant; --all checks every interleaving instead; --schedule runs one ordering of those steps, the workers named in turn",
 		example: "race read 20",
 		start:   func(c *Command) { c.Race = defaultRace },
 		finish:  finishRace,

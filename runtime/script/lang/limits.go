@@ -241,12 +241,13 @@ func (k *costing) matrix(cmd Command) *Error {
 	return nil
 }
 
-// race counts a race's workers and its races, or with --all its states.
+// race counts a race's workers and its races, or with --all or
+// --schedule the states of its explorer.
 func (k *costing) race(cmd Command) *Error {
 	if err := k.workers(cmd.Pos, cmd.Race.Workers); err != nil {
 		return err
 	}
-	if cmd.Race.All {
+	if cmd.Race.All || len(cmd.Race.Schedule) > 0 {
 		return k.explore(cmd)
 	}
 	k.c.Races += cmd.Race.N
@@ -257,8 +258,9 @@ func (k *costing) race(cmd Command) *Error {
 	return nil
 }
 
-// explore counts the states a race --all explores, with the dearest
-// dedupe mode that may be in force.
+// explore counts the states a race --all (or a race --schedule, which
+// steps through the explorer) explores, with the dearest dedupe mode that
+// may be in force.
 func (k *costing) explore(cmd Command) *Error {
 	n := 0
 	flags := cmd.Race.ExploreFlags()
