@@ -1,9 +1,12 @@
 package lessons
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/twice-lab/twice/runtime/script"
 )
 
 // minimalCase is the least a case may be: a title, evidence, a fix and a
@@ -125,5 +128,48 @@ Two mails.
 	}
 	if c.Evidence.Script != "add o && work --job 1\n" || c.Fix.Script != "" || c.Checks[0].Name != "one" {
 		t.Errorf("evidence %q fix %q checks %+v", c.Evidence.Script, c.Fix.Script, c.Checks)
+	}
+}
+
+// TestBuiltInCaseEvidence: the built-in case's evidence run shows what
+// the incident showed: one message id, two deliveries, two effects, one
+// publish; both workers log and both take the job.
+func TestBuiltInCaseEvidence(t *testing.T) {
+	cs, err := LoadCases(FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c *Case
+	for i := range cs {
+		if cs[i].Slug == "two-workers-completed" {
+			c = &cs[i]
+		}
+	}
+	if c == nil {
+		t.Fatal("no built-in case two-workers-completed")
+	}
+	opts, err := c.Evidence.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := EvidenceOf(script.Run(c.Evidence.Script, script.Options{Seed: opts.Seed}))
+	var counts []string
+	for _, n := range ev.Counts {
+		counts = append(counts, fmt.Sprintf("%s %d", n.Name, n.Value))
+	}
+	if got, want := strings.Join(counts, ", "), "queue message ids 1, deliveries 2, effects 2, producer publishes 1"; got != want {
+		t.Errorf("counts: %s\nwant %s", got, want)
+	}
+	workers := map[string]int{}
+	for _, l := range ev.Log {
+		workers[l.Worker]++
+	}
+	if len(workers) != 2 || len(ev.Locks) != 2 {
+		t.Errorf("log %+v\nlocks %+v: want two workers in each", ev.Log, ev.Locks)
+	}
+	for _, l := range ev.Locks {
+		if last := l.Steps[len(l.Steps)-1]; !strings.Contains(last, "running") {
+			t.Errorf("%s's lock trace ends %q, not with the step that took the job", l.Worker, last)
+		}
 	}
 }
