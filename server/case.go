@@ -178,7 +178,7 @@ func (r *siteRenderer) renderCase(c lessons.Case, file, shown string, deadline t
 			panel("locks", "Lock trace", `<pre class="desk-lines" tabindex="0"><code>`+esc(locks.String())+"</code></pre>\n")
 		}
 		var counts strings.Builder
-		counts.WriteString("<dl class=\"desk-counts\">\n")
+		counts.WriteString("<dl class=\"desk-metrics\">\n")
 		for _, n := range ev.Counts {
 			fmt.Fprintf(&counts, "<div><dt>%s</dt><dd>%d</dd></div>\n", esc(n.Name), n.Value)
 		}
@@ -309,7 +309,6 @@ func architecture(c lessons.Case) string {
 		}
 		maxDepth = max(maxDepth, depth[p])
 	}
-	const w, h, gapX, gapY = 150, 36, 44, 14
 	row := map[string]int{}
 	rows := make([]int, maxDepth+1)
 	for _, p := range c.Parts {
@@ -320,32 +319,57 @@ func architecture(c lessons.Case) string {
 	for _, n := range rows {
 		maxRows = max(maxRows, n)
 	}
-	width := (maxDepth+1)*w + maxDepth*gapX + 2
-	height := maxRows*h + (maxRows-1)*gapY + 2
-	x := func(p string) int { return 1 + depth[p]*(w+gapX) }
-	y := func(p string) int { return 1 + row[p]*(h+gapY) }
 	var b strings.Builder
-	fmt.Fprintf(&b, `<figure class="case-architecture">
-<svg viewBox="0 0 %d %d" width="%d" height="%d" aria-hidden="true" focusable="false">
-<defs><marker id="arch-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" class="arch-head"/></marker></defs>
-`, width, height, width, height)
-	for _, a := range c.Architecture {
-		x1, y1 := x(a.From)+w, y(a.From)+h/2
-		x2, y2 := x(a.To), y(a.To)+h/2
-		if depth[a.To] <= depth[a.From] {
-			x1, x2 = x(a.From)+w/2, x(a.To)+w/2
-			y1, y2 = y(a.From)+h, y(a.To)
-			if y2 < y1 {
-				y1, y2 = y(a.From), y(a.To)+h
-			}
+	b.WriteString("<figure class=\"case-architecture\">\n")
+	// Two drawings of one diagram: left to right on a wide page, top to
+	// bottom on a narrow one (style.css shows one).
+	for _, down := range []bool{false, true} {
+		const w, h = 150, 36
+		gapX, gapY := 44, 14
+		cols, lines := maxDepth+1, maxRows
+		if down {
+			gapX, gapY = 14, 30
+			cols, lines = maxRows, maxDepth+1
 		}
-		fmt.Fprintf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"arch-edge\" marker-end=\"url(#arch-arrow)\"/>\n", x1, y1, x2, y2)
+		width := cols*w + (cols-1)*gapX + 2
+		height := lines*h + (lines-1)*gapY + 2
+		x := func(p string) int { return 1 + depth[p]*(w+gapX) }
+		y := func(p string) int { return 1 + row[p]*(h+gapY) }
+		if down {
+			x = func(p string) int { return 1 + row[p]*(w+gapX) }
+			y = func(p string) int { return 1 + depth[p]*(h+gapY) }
+		}
+		class := "arch-across"
+		if down {
+			class = "arch-down"
+		}
+		fmt.Fprintf(&b, `<svg class="%s" viewBox="0 0 %d %d" width="%d" height="%d" aria-hidden="true" focusable="false">
+<defs><marker id="%s-head" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" class="arch-head"/></marker></defs>
+`, class, width, height, width, height, class)
+		for _, a := range c.Architecture {
+			// From the side of one box that faces the next column (or
+			// row) to the facing side of the other.
+			x1, y1 := x(a.From)+w, y(a.From)+h/2
+			x2, y2 := x(a.To), y(a.To)+h/2
+			if down {
+				x1, y1 = x(a.From)+w/2, y(a.From)+h
+				x2, y2 = x(a.To)+w/2, y(a.To)
+			}
+			if depth[a.To] <= depth[a.From] {
+				// Within a column (or row), or back: centre to centre,
+				// stopping at the edges.
+				x1, y1 = x(a.From)+w/2, y(a.From)+h/2
+				x2, y2 = x(a.To)+w/2, y(a.To)+h/2
+			}
+			fmt.Fprintf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"arch-edge\" marker-end=\"url(#%s-head)\"/>\n", x1, y1, x2, y2, class)
+		}
+		for _, p := range c.Parts {
+			fmt.Fprintf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"4\" class=\"arch-box\"/><text x=\"%d\" y=\"%d\" class=\"arch-name\" text-anchor=\"middle\" dominant-baseline=\"central\">%s</text>\n",
+				x(p), y(p), w, h, x(p)+w/2, y(p)+h/2, html.EscapeString(p))
+		}
+		b.WriteString("</svg>\n")
 	}
-	for _, p := range c.Parts {
-		fmt.Fprintf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"4\" class=\"arch-box\"/><text x=\"%d\" y=\"%d\" class=\"arch-name\" text-anchor=\"middle\" dominant-baseline=\"central\">%s</text>\n",
-			x(p), y(p), w, h, x(p)+w/2, y(p)+h/2, html.EscapeString(p))
-	}
-	b.WriteString("</svg>\n<figcaption><ul class=\"arch-arrows\">\n")
+	b.WriteString("<figcaption><ul class=\"arch-arrows\">\n")
 	for _, a := range c.Architecture {
 		fmt.Fprintf(&b, "<li>%s → %s", html.EscapeString(a.From), html.EscapeString(a.To))
 		if a.Label != "" {
