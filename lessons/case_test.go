@@ -6,7 +6,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/interp"
 )
 
 // minimalCase is the least a case may be: a title, evidence, a fix and a
@@ -152,7 +152,7 @@ func TestBuiltInCaseEvidence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := EvidenceOf(script.Run(c.Evidence.Script, script.Options{Seed: opts.Seed}))
+	ev := EvidenceOf(interp.Run(c.Evidence.Script, interp.Options{Seed: opts.Seed}))
 	var counts []string
 	for _, n := range ev.Counts {
 		counts = append(counts, fmt.Sprintf("%s %d", n.Name, n.Value))

@@ -5,7 +5,8 @@ import (
 	"math/big"
 	"strings"
 
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/interp"
+	"github.com/twice-lab/twice/runtime/script/result"
 )
 
 // A CheckResult is what one check of a case found for one fix: pass or
@@ -51,13 +52,13 @@ func (c *Case) RunChecks(fix string) []CheckResult {
 // an error fails the check, with the error (placed in the fix or in the
 // check) as its evidence.
 func RunCheck(fix string, ck Check) CheckResult {
-	res := script.Run(CheckScript(fix, ck), script.Options{Seed: ck.Seed})
+	res := interp.Run(CheckScript(fix, ck), interp.Options{Seed: ck.Seed})
 	return Judge(ck, fix, res)
 }
 
 // Judge reports what res, the run of ck after fix, shows against what ck
 // asks.
-func Judge(ck Check, fix string, res *script.Result) CheckResult {
+func Judge(ck Check, fix string, res *result.Result) CheckResult {
 	r := CheckResult{Name: ck.Name, Pass: true}
 	if e := res.Error; e != nil {
 		fixLines := strings.Count(CheckScript(fix, Check{}), "\n")
@@ -92,7 +93,7 @@ func Judge(ck Check, fix string, res *script.Result) CheckResult {
 }
 
 // judge says whether res meets x, and the evidence in words.
-func judge(x Expectation, res *script.Result) (bool, string) {
+func judge(x Expectation, res *result.Result) (bool, string) {
 	switch x.What {
 	case "duplicates":
 		sum := new(big.Int)
@@ -129,7 +130,7 @@ func judge(x Expectation, res *script.Result) (bool, string) {
 
 // once reports whether every event the producer published (the events of
 // the jobs table) has exactly one effect.
-func once(res *script.Result) (bool, string) {
+func once(res *result.Result) (bool, string) {
 	var events []string
 	count := map[string]int{}
 	eventOf := map[int64]string{}

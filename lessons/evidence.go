@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/twice-lab/twice/runtime/event"
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/result"
 )
 
 // Evidence is what a case's page shows from its evidence run, the same
@@ -42,7 +42,7 @@ type Count struct {
 }
 
 // EvidenceOf reads the evidence of a run from its trace and tables.
-func EvidenceOf(res *script.Result) Evidence {
+func EvidenceOf(res *result.Result) Evidence {
 	var ev Evidence
 	locks := map[string]int{} // worker -> index in ev.Locks
 	took := map[string]bool{}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/twice-lab/twice/lessons"
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/result"
 )
 
 // This file renders a case's page (/cases/SLUG/): the evidence desk, made
@@ -130,7 +130,7 @@ func (r *siteRenderer) renderCase(c lessons.Case, file, shown string, deadline t
 	if err != nil {
 		b.WriteString(fail(c.Evidence.Line, "%v", err))
 	}
-	var res *script.Result
+	var res *result.Result
 	if !deadline.IsZero() && time.Now().After(deadline) {
 		b.WriteString(fail(c.Evidence.Line, "evidence not run: the lesson folder took more than %v to render", MaxRenderTime))
 	} else {

@@ -12,7 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/twice-lab/twice/lessons"
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/interp"
 )
 
 // caseHelpers drive a case page.
@@ -78,7 +78,7 @@ func workCase(t *testing.T, base string, c lessons.Case, failing, passing string
 		t.Fatalf("the fixes do not fail and pass:\n%s\n%s", wantFail, wantPass)
 	}
 	opts, _ := c.Evidence.Options()
-	ev := lessons.EvidenceOf(script.Run(c.Evidence.Script, script.Options{Seed: opts.Seed}))
+	ev := lessons.EvidenceOf(interp.Run(c.Evidence.Script, interp.Options{Seed: opts.Seed}))
 	firstLog := ev.Log[0].Text
 	dirShots := artifactDir(t)
 	for _, view := range []struct {

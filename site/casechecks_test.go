@@ -10,7 +10,7 @@ import (
 	"testing/fstest"
 
 	"github.com/twice-lab/twice/lessons"
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/interp"
 )
 
 // TestCaseChecksAgree holds the page's Run checks to twice case check:
@@ -48,7 +48,7 @@ func TestCaseChecksAgree(t *testing.T) {
 	for _, c := range cases {
 		for _, fix := range []string{"", "service --dedupe claim", "service --dedupe check\n", "frob", "service --dedupe claim\nsleep 1\nsleep -1"} {
 			for _, ck := range c.Checks {
-				res := script.Run(lessons.CheckScript(fix, ck), script.Options{Seed: ck.Seed})
+				res := interp.Run(lessons.CheckScript(fix, ck), interp.Options{Seed: ck.Seed})
 				js, err := res.MarshalJSON()
 				if err != nil {
 					t.Fatal(err)
