@@ -266,6 +266,9 @@ func (in *interp) exec(c lang.Command) (bool, error) {
 		s := c.Service
 		in.k.Record("shell", event.Service, nil, "%s", c)
 		return true, in.svc.SetDedupe(s.Dedupe, s.KeyTTL)
+	case lang.Use:
+		// The parser has given its flags to every later work and race.
+		return true, nil
 	case lang.Redeliver:
 		if err := in.shell.Requeue(c.Job); err != nil {
 			if errors.Is(err, queue.ErrNoJob) {

@@ -254,6 +254,8 @@ func withClaim(s *lang.Script, claim queue.Claim) *lang.Script {
 				c.Work.Claim = claim
 			case lang.Load:
 				c.Load.Claim = claim
+			case lang.Use:
+				c.Use.Flags.Claim = claim
 			case lang.Background:
 				c.Body = set(c.Body)
 			}

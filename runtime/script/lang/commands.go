@@ -47,8 +47,8 @@ var commandTable = []commandSpec{
 	},
 	{
 		name: "race", kind: Race,
-		usage:   "race " + claimList + " [N | --all] [--workers K] [--key K] [--effect receipt|ledger] [--key-txn same|separate] [--heartbeat MS] [--fence] [--delay MS]",
-		summary: "N times, a fresh job and K workers released at one instant; --all checks every interleaving instead",
+		usage:   "race [" + claimList + "] [N | --all] [--workers K] [--key K] [--effect receipt|ledger] [--key-txn same|separate] [--heartbeat MS] [--fence] [--delay MS]",
+		summary: "N times, a fresh job and K workers released at one instant; --all checks every interleaving instead; the claim is a use's, or read, unless named",
 		example: "race read 20",
 		parse:   parseRace,
 	},
@@ -70,6 +70,13 @@ var commandTable = []commandSpec{
 		summary: "how the receipts service treats a request's Idempotency-Key from now on: off, check (look up, effect, then store: check-then-act) or claim (store first, effect only if new); --key-ttl forgets keys older than S seconds",
 		example: "service --dedupe claim && race read 5 --key job",
 		parse:   parseService,
+	},
+	{
+		name: "use", kind: Use,
+		usage:   "use [--lease S] [--claim " + claimList + "] [--key " + keyList + "] [--heartbeat MS] [--fence] [--effect receipt|ledger] [...] (any flag of work but --job and --worker)",
+		summary: "set flags that every later work and race gets unless it names its own; a race takes those it has (--claim, --key, --effect, --key-txn, --heartbeat, --fence, and --delay unless --all); a later use adds to it",
+		example: "use --claim atomic --key event && add order-77 && work --job 1 && race --all",
+		parse:   parseUse,
 	},
 	{
 		name: "redeliver", kind: Redeliver, usage: "redeliver --job N",

@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -63,12 +64,15 @@ const (
 	Ledger
 	// Matrix runs every duplicate scenario against every fix.
 	Matrix
+	// Use sets the flags every later work and race gets unless it names
+	// its own (see Command.Use).
+	Use
 	// Background is a list of commands ended by '&': it runs as a process of
 	// its own while the script goes on (see Command.Body).
 	Background
 )
 
-var kindNames = [...]string{"reset", "add", "work", "race", "sleep", "log", "jobs", "effects", "wait", "load", "service", "redeliver", "ledger", "matrix", "background"}
+var kindNames = [...]string{"reset", "add", "work", "race", "sleep", "log", "jobs", "effects", "wait", "load", "service", "redeliver", "ledger", "matrix", "use", "background"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -93,7 +97,27 @@ type Command struct {
 	// Body is the list a Background command runs, in order; its first
 	// command's Op is OpSeq. Only work and sleep run in the background.
 	Body []Command
+	// Use is what use sets: work flags, each named in Use.Given.
+	Use UseArgs
 }
+
+// UseArgs are the flags of use: Flags holds their values (the others at
+// their defaults), and Given names the flags written, in the order of
+// UseFlags.
+type UseArgs struct {
+	Flags WorkArgs
+	Given []string
+}
+
+// UseFlags are the flags use takes, in the order Format writes them:
+// every flag of work but --job and --worker, which name one job and one
+// worker. A race takes those it has (--claim, --key, --effect, --key-txn,
+// --heartbeat, --fence, and --delay unless it is race --all, which
+// models no timing).
+var UseFlags = []string{"lease", "claim", "trace", "delay", "timeout", "crash-before-effect", "crash-before-ack", "processing", "heartbeat", "stall", "fence", "effect", "key-txn", "crash-before-commit", "key"}
+
+// raceUseFlags are the flags of UseFlags a race takes.
+var raceUseFlags = map[string]bool{"claim": true, "key": true, "effect": true, "key-txn": true, "heartbeat": true, "fence": true, "delay": true}
 
 // AddArgs are the arguments of add: Times jobs for Order, all carrying
 // the producer's event id Event ("" for a new one, made when add runs).
@@ -148,6 +172,25 @@ type WorkArgs struct {
 	CrashBeforeCommit bool
 	// Key is which value the receipt carries as its Idempotency-Key.
 	Key receipts.Key
+	// Used lists the flags a use before the command set (written in the
+	// use, not on the command); Pinned, the flags written on the command
+	// at their default value while a use sets them. Format writes the
+	// one and not the other, so that the script reads back the same.
+	Used, Pinned []string
+	// given are the flags written on the command, and ledgerOnly the
+	// first that means something only with the ledger, until Parse has
+	// applied the uses before it.
+	given      map[string]bool
+	ledgerOnly *flagArg
+}
+
+// checkLedger refuses a flag about the ledger's transaction without
+// --effect ledger.
+func (w WorkArgs) checkLedger() *Error {
+	if w.ledgerOnly != nil && w.Effect != EffectLedger {
+		return usageErr(w.ledgerOnly.tok.pos, "--%s is about the ledger's transaction: add --effect ledger", w.ledgerOnly.name)
+	}
+	return nil
 }
 
 // Where a job's effect lands (work --effect).
@@ -177,6 +220,10 @@ type RaceArgs struct {
 	Fence     bool
 	Delay     sim.Time     // how long the receipts service takes to answer
 	Key       receipts.Key // the workers' Idempotency-Key
+	// Used and Pinned are as for WorkArgs; a race that names no claim
+	// takes a use's --claim.
+	Used, Pinned []string
+	given        map[string]bool
 }
 
 // ExploreFlags are the worker flags of a race --all, as package explore
@@ -479,10 +526,121 @@ func Parse(src string) (*Script, error) {
 			op = OpSeq
 		}
 	}
+	if err := applyUse(s.Commands, &UseArgs{}); err != nil {
+		return nil, err
+	}
 	if _, err := s.cost(); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// applyUse gives every work and race of cmds the flags of the use in
+// force (in, updated by each use in cmds) that it does not name itself,
+// and records which ([WorkArgs].Used, Pinned).
+func applyUse(cmds []Command, in *UseArgs) *Error {
+	for i := range cmds {
+		c := &cmds[i]
+		switch c.Kind {
+		case Use:
+			for _, name := range c.Use.Given {
+				setWorkFlag(&in.Flags, c.Use.Flags, name)
+				if !slices.Contains(in.Given, name) {
+					in.Given = append(in.Given, name)
+				}
+			}
+		case Work:
+			w := &c.Work
+			for _, name := range UseFlags {
+				if !slices.Contains(in.Given, name) {
+					continue
+				}
+				if w.given[name] {
+					if workFlagText(*w, name) == workFlagText(WorkArgs{}.defaults(), name) {
+						w.Pinned = append(w.Pinned, name)
+					}
+					continue
+				}
+				setWorkFlag(w, in.Flags, name)
+				w.Used = append(w.Used, name)
+			}
+			if w.KeyTxn == KeyTxnSeparate && w.ledgerOnly == nil && w.Effect != EffectLedger {
+				return usageErr(c.Pos, "work: --key-txn separate, from use, is about the ledger's transaction: add --effect ledger")
+			}
+			if err := w.checkLedger(); err != nil {
+				err.Msg = "work: " + err.Msg
+				return err
+			}
+			w.given, w.ledgerOnly = nil, nil
+		case Race:
+			r := &c.Race
+			for _, name := range UseFlags {
+				if !raceUseFlags[name] || !slices.Contains(in.Given, name) || name == "delay" && r.All {
+					continue
+				}
+				if r.given[name] {
+					if raceFlagText(*r, name) == raceFlagText(RaceArgs{Effect: EffectReceipt, KeyTxn: KeyTxnSame}, name) {
+						r.Pinned = append(r.Pinned, name)
+					}
+					continue
+				}
+				w := WorkArgs{Claim: r.Claim, Key: r.Key, Effect: r.Effect, KeyTxn: r.KeyTxn, Heartbeat: r.Heartbeat, Fence: r.Fence, Delay: r.Delay}
+				setWorkFlag(&w, in.Flags, name)
+				r.Claim, r.Key, r.Effect, r.KeyTxn, r.Heartbeat, r.Fence, r.Delay = w.Claim, w.Key, w.Effect, w.KeyTxn, w.Heartbeat, w.Fence, w.Delay
+				r.Used = append(r.Used, name)
+			}
+			r.given = nil
+			if r.KeyTxn == KeyTxnSeparate && r.Effect != EffectLedger {
+				return usageErr(c.Pos, "race: --key-txn separate, from use, is about the ledger's transaction: add --effect ledger")
+			}
+		case Background:
+			if err := applyUse(c.Body, in); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// defaults returns work's flags at their defaults.
+func (WorkArgs) defaults() WorkArgs {
+	return WorkArgs{Worker: DefaultWorker, Lease: DefaultLease, Claim: DefaultClaim, Timeout: DefaultTimeout, Effect: EffectReceipt, KeyTxn: KeyTxnSame}
+}
+
+// setWorkFlag copies flag name of from into w.
+func setWorkFlag(w *WorkArgs, from WorkArgs, name string) {
+	switch name {
+	case "lease":
+		w.Lease = from.Lease
+	case "claim":
+		w.Claim = from.Claim
+	case "trace":
+		w.Trace = from.Trace
+	case "delay":
+		w.Delay = from.Delay
+	case "timeout":
+		w.Timeout = from.Timeout
+	case "crash-before-effect":
+		w.CrashBeforeEffect = from.CrashBeforeEffect
+	case "crash-before-ack":
+		w.CrashBeforeAck = from.CrashBeforeAck
+	case "processing":
+		w.Processing = from.Processing
+	case "heartbeat":
+		w.Heartbeat = from.Heartbeat
+	case "stall":
+		w.Stall = from.Stall
+	case "fence":
+		w.Fence = from.Fence
+	case "effect":
+		w.Effect = from.Effect
+	case "key-txn":
+		w.KeyTxn = from.KeyTxn
+	case "crash-before-commit":
+		w.CrashBeforeCommit = from.CrashBeforeCommit
+	case "key":
+		w.Key = from.Key
+	}
 }
 
 // background turns the list of commands before a '&' into one Background
@@ -736,7 +894,7 @@ func oneOf(list string) string {
 
 func parseRace(c *Command, name token, args []token) *Error {
 	claims := queue.ClaimNames("|")
-	usage := usageErr(name.pos, "usage: race %s [N | --all] [--workers N] [--key K] [--effect receipt|ledger] [--key-txn same|separate] [--heartbeat MS] [--fence] [--delay MS]", claims)
+	usage := usageErr(name.pos, "usage: race [%s] [N | --all] [--workers N] [--key K] [--effect receipt|ledger] [--key-txn same|separate] [--heartbeat MS] [--fence] [--delay MS]", claims)
 	r := RaceArgs{N: DefaultRaces, Workers: DefaultWorkers, Effect: EffectReceipt, KeyTxn: KeyTxnSame}
 	var keyTxn *flagArg // --key-txn, which needs the ledger
 	var delay *flagArg  // --delay, a timing that --all does not model
@@ -797,14 +955,22 @@ func parseRace(c *Command, name token, args []token) *Error {
 			return f.named(v, err)
 		}
 	}
+	// The claim may be left to a use before the race (or to the
+	// default, read): then the count, if any, comes first.
+	if len(pos) > 0 && pos[0].text != "" && (pos[0].text[0] < '0' || pos[0].text[0] > '9') {
+		claim, err := parseClaim(pos[0])
+		if err != nil {
+			return err
+		}
+		r.Claim = claim
+		seen["claim"] = true
+	} else {
+		r.Claim = DefaultClaim
+		pos = append([]token{{}}, pos...)
+	}
 	if len(pos) < 1 || len(pos) > 2 {
 		return usage
 	}
-	claim, err := parseClaim(pos[0])
-	if err != nil {
-		return err
-	}
-	r.Claim = claim
 	if len(pos) == 2 {
 		if r.All {
 			return usageErr(pos[1].pos, "race --all checks every interleaving; it takes no count")
@@ -824,6 +990,7 @@ func parseRace(c *Command, name token, args []token) *Error {
 		}
 		r.N = 0
 	}
+	r.given = seen
 	c.Race = r
 	return nil
 }
@@ -984,13 +1151,43 @@ func parseWork(c *Command, name token, args []token) *Error {
 			return f.named(v, err)
 		}
 	}
-	if !seen["job"] {
+	if !seen["job"] && c.Kind != Use {
 		return usageErr(name.pos, "work needs --job N")
 	}
-	if ledgerOnly != nil && w.Effect != EffectLedger {
-		return usageErr(ledgerOnly.tok.pos, "--%s is about the ledger's transaction: add --effect ledger", ledgerOnly.name)
+	w.given, w.ledgerOnly = seen, ledgerOnly
+	if c.Kind == Use {
+		if err := w.checkLedger(); err != nil {
+			return err
+		}
 	}
 	c.Work = w
+	return nil
+}
+
+// parseUse reads use [work flags]: the flags of work but --job and
+// --worker, which every later work and race gets unless it names its own.
+func parseUse(c *Command, name token, args []token) *Error {
+	for _, a := range args {
+		if f, _, _ := strings.Cut(strings.TrimLeft(a.text, "-"), "="); strings.HasPrefix(a.text, "--") && (f == "job" || f == "worker") {
+			what := map[string]string{"job": "one job", "worker": "one worker"}[f]
+			return usageErr(a.pos, "--%s names %s: put it on the work command; use sets what every later work and race shares", f, what)
+		}
+	}
+	if len(args) == 0 {
+		return usageErr(name.pos, "use needs a flag to set, like use --claim atomic --key event")
+	}
+	var tmp Command
+	tmp.Kind = Use
+	if err := parseWork(&tmp, name, args); err != nil {
+		return err
+	}
+	c.Use.Flags = tmp.Work
+	c.Use.Flags.given, c.Use.Flags.ledgerOnly = nil, nil
+	for _, f := range UseFlags {
+		if tmp.Work.given[f] {
+			c.Use.Given = append(c.Use.Given, f)
+		}
+	}
 	return nil
 }
 
