@@ -47,8 +47,8 @@ var commandTable = []commandSpec{
 	},
 	{
 		name: "race", kind: Race,
-		usage:   "race [" + claimList + "] [N | --all] [--workers K] [--key K] [--effect receipt|ledger] [--key-txn same|separate] [--heartbeat MS] [--fence] [--delay MS]",
-		summary: "N times, a fresh job and K workers released at one instant; --all checks every interleaving instead; the claim is a use's, or read, unless named",
+		usage:   "race [" + claimList + "] [N | --all | --schedule W1,W2,...] [--workers K] [--key K] [--effect receipt|ledger] [--key-txn same|separate] [--heartbeat MS] [--fence] [--delay MS]",
+		summary: "N times, a fresh job and K workers released at one instant; --all checks every interleaving instead; --schedule runs one ordering of those steps, the workers named in turn; the claim is a use's, or read, unless named",
 		example: "race read 20",
 		parse:   parseRace,
 	},
@@ -74,7 +74,7 @@ var commandTable = []commandSpec{
 	{
 		name: "use", kind: Use,
 		usage:   "use [--lease S] [--claim " + claimList + "] [--key " + keyList + "] [--heartbeat MS] [--fence] [--effect receipt|ledger] [...] (any flag of work but --job and --worker)",
-		summary: "set flags that every later work and race gets unless it names its own; a race takes those it has (--claim, --key, --effect, --key-txn, --heartbeat, --fence, and --delay unless --all); a later use adds to it",
+		summary: "set flags that every later work and race gets unless it names its own; a race takes those it has (--claim, --key, --effect, --key-txn, --heartbeat, --fence, and --delay unless --all or --schedule); a later use adds to it",
 		example: "use --claim atomic --key event && add order-77 && work --job 1 && race --all",
 		parse:   parseUse,
 	},

@@ -60,6 +60,8 @@ func (c Command) String() string {
 		}
 		if r.All {
 			s += " --all"
+		} else if len(r.Schedule) > 0 {
+			s += " --schedule " + r.ScheduleText(",")
 		} else if r.N != DefaultRaces {
 			s += " " + strconv.Itoa(r.N)
 		}
@@ -209,4 +211,13 @@ func FormatSeconds(d sim.Time) string {
 		s += "." + strings.TrimRight(fmt.Sprintf("%06d", f), "0")
 	}
 	return s
+}
+
+// ScheduleText names the workers of the race's schedule, joined by sep.
+func (r RaceArgs) ScheduleText(sep string) string {
+	names := make([]string, len(r.Schedule))
+	for i, w := range r.Schedule {
+		names[i] = "W" + strconv.Itoa(w+1)
+	}
+	return strings.Join(names, sep)
 }
