@@ -97,6 +97,7 @@ type Expectation struct {
 // Expectations lists what a check may ask of its run, and says each in
 // words. A check's evidence line reports each one it asks for.
 var Expectations = []struct{ Name, Words string }{
+	{"overlap", "orderings of every race --all in which two workers own the job at once, each between its claim and its ack (overlap=0)"},
 	{"duplicates", "orderings of every race --all, or races of a timed race, with more than one effect (duplicates=0)"},
 	{"effects", "effects that landed: receipts neither refused nor replayed, and ledger rows (effects=1)"},
 	{"deliveries", "deliveries of the jobs: the attempts of every job, summed (deliveries=2)"},

@@ -113,6 +113,19 @@ func judge(x Expectation, res *result.Result) (bool, string) {
 			said = append(said, "no race ran")
 		}
 		return sum.Cmp(big.NewInt(int64(x.N))) == 0, strings.Join(said, ", ")
+	case "overlap":
+		sum := new(big.Int)
+		var said []string
+		for _, e := range res.Explorations {
+			if d, ok := new(big.Int).SetString(e.Overlap, 10); ok {
+				sum.Add(sum, d)
+			}
+			said = append(said, fmt.Sprintf("two owners at once in %s of %s orderings of %d workers", e.Overlap, e.Orderings, e.Workers))
+		}
+		if len(said) == 0 {
+			said = append(said, "no race --all ran")
+		}
+		return sum.Cmp(big.NewInt(int64(x.N))) == 0, strings.Join(said, ", ")
 	case "effects":
 		n := res.Outcome.Effects
 		return n == x.N, fmt.Sprintf("%d %s landed", n, plural(n, "effect", "effects"))

@@ -147,7 +147,8 @@
 //	```
 //
 // It runs the fix, then its own lines, at seed=N (1 unless given), and
-// passes when every condition holds: duplicates=N (orderings of race
+// passes when every condition holds: overlap=N (orderings of race --all
+// in which two workers own the job at once), duplicates=N (orderings of race
 // --all and races of a timed race with two effects), effects=N (effects
 // that landed), deliveries=N (the jobs' attempts, summed), once (every
 // event the producer published has one effect). [Expectations] lists

@@ -61,6 +61,16 @@ function judgeOne(x, res) {
       if (said.length === 0) said.push("no race ran");
       return [sum === BigInt(x.n), said.join(", ")];
     }
+    case "overlap": {
+      let sum = 0n;
+      const said = [];
+      for (const e of res.explorations || []) {
+        if (/^\d+$/.test(e.overlap || "")) sum += BigInt(e.overlap);
+        said.push("two owners at once in " + e.overlap + " of " + e.orderings + " orderings of " + e.workers + " workers");
+      }
+      if (said.length === 0) said.push("no race --all ran");
+      return [sum === BigInt(x.n), said.join(", ")];
+    }
     case "effects": {
       const n = res.outcome.effects;
       return [n === x.n, n + " " + plural(n, "effect", "effects") + " landed"];
