@@ -199,7 +199,9 @@ func a11yShard(t *testing.T, path, axeJS, base string, pages []string, blog bool
 			continue
 		}
 		for i := range n {
-			if s := js[string](t, ctx, fmt.Sprintf(`tp.run(%d)`, i)); s != "done" && s != "error" {
+			// As long as tp.run waits: a case's async-lock experiment is
+			// slow in the browser.
+			if s := run(t, ctx, 130*time.Second, chromedp.Evaluate[string](fmt.Sprintf(`tp.run(%d)`, i), chromedp.EvalAwaitPromise)); s != "done" && s != "error" {
 				t.Fatalf("%s block %d: run ended in %q", page, i, s)
 			}
 		}

@@ -172,7 +172,10 @@ func (r *siteRenderer) renderCase(c lessons.Case, file, shown string, deadline t
 		}
 		var locks strings.Builder
 		for _, l := range ev.Locks {
-			fmt.Fprintf(&locks, "%s: %s\n", l.Worker, strings.Join(l.Steps, "; "))
+			fmt.Fprintf(&locks, "%s\n", l.Worker)
+			for i, st := range l.Steps {
+				fmt.Fprintf(&locks, "  %d. %s\n", i+1, st)
+			}
 		}
 		if locks.Len() > 0 {
 			panel("locks", "Lock trace", `<pre class="desk-lines" tabindex="0"><code>`+esc(locks.String())+"</code></pre>\n")
