@@ -139,183 +139,201 @@ function save(key, state) {
   }
 }
 
+// setup wires the page: each part by a function of its own, all sharing
+// the page's state (pg), kept in localStorage under the case's name.
 function setup() {
   const dataEl = document.getElementById("case-data");
   if (!dataEl) return;
   const data = JSON.parse(dataEl.textContent);
   const key = "twice:case:" + data.slug;
-  const state = Object.assign({ stages: {}, hints: [], verdicts: {} }, load(key));
-  const persist = () => save(key, state);
+  const pg = { data, state: Object.assign({ stages: {}, hints: [], verdicts: {} }, load(key)), replay: null, passed: "" };
+  pg.persist = () => save(key, pg.state);
+  pg.mark = (stage, done) => {
+    if (!!pg.state.stages[stage] === done) return;
+    pg.state.stages[stage] = done;
+    pg.persist();
+    showProgress(pg);
+  };
   document.documentElement.classList.add("case-live");
+  setupFix(pg);
+  setupChecks(pg);
+  setupHints(pg);
+  for (const sec of document.querySelectorAll("section.hypothesis")) setupHypothesis(pg, sec);
+  showProgress(pg);
+  if (pg.replay !== null) pg.runChecks();
+}
 
+// showProgress marks the stages done.
+function showProgress(pg) {
+  for (const s of STAGES) {
+    const li = document.querySelector('.case-progress li[data-stage="' + s + '"]');
+    if (!li) continue;
+    const done = !!pg.state.stages[s];
+    li.classList.toggle("done", done);
+    li.querySelector(".state").textContent = done ? "done" : "not yet";
+  }
+}
+
+// setupFix fills the fix: from a Submit link (?fix=...), which replays
+// it, or as the reader left it; an edit is the "edit the fix" stage.
+function setupFix(pg) {
+  const fixEl = document.getElementById("case-fix");
+  const params = new URLSearchParams(location.search);
+  if (params.has("fix")) {
+    try {
+      pg.replay = decodeFix(params.get("fix"));
+    } catch {
+      pg.replay = null;
+    }
+  }
+  if (pg.replay !== null) {
+    fixEl.value = pg.replay;
+    const note = document.createElement("p");
+    note.className = "case-replay";
+    note.textContent = "This is a submitted fix, replayed: its checks run as the page loads.";
+    fixEl.before(note);
+  } else if (typeof pg.state.fix === "string") {
+    fixEl.value = pg.state.fix;
+  }
+  fixEl.addEventListener("input", () => {
+    pg.state.fix = fixEl.value;
+    pg.mark("edit", fixEl.value !== pg.data.fix);
+    pg.mark("pass", false);
+    document.querySelector(".case-submit-button").disabled = true;
+    pg.persist();
+  });
+}
+
+// runAll runs every check after fix, one line each into results, and
+// says whether all passed.
+async function runAll(pg, fix, results) {
+  let all = true;
+  for (const ck of pg.data.checks) {
+    const m = await getRuntime().run(prelude(fix) + ck.script, ck.seed, false, "case", "check-" + ck.name);
+    const r = judge(ck, fix, JSON.parse(m.json));
+    all = all && r.pass;
+    const li = document.createElement("li");
+    li.className = r.pass ? "pass" : "fail";
+    li.textContent = checkLine(ck.name, r);
+    results.append(li);
+  }
+  return all;
+}
+
+// setupChecks wires Run checks and Submit.
+function setupChecks(pg) {
   const fixEl = document.getElementById("case-fix");
   const runBtn = document.querySelector(".case-run-checks");
   const status = document.querySelector(".case-checks-status");
   const results = document.querySelector(".case-check-results");
   const submitBtn = document.querySelector(".case-submit-button");
-  const submitOut = document.querySelector(".case-submit-link");
-
-  const showProgress = () => {
-    for (const s of STAGES) {
-      const li = document.querySelector('.case-progress li[data-stage="' + s + '"]');
-      if (!li) continue;
-      const done = !!state.stages[s];
-      li.classList.toggle("done", done);
-      li.querySelector(".state").textContent = done ? "done" : "not yet";
-    }
-  };
-  const mark = (stage, done) => {
-    if (!!state.stages[stage] === done) return;
-    state.stages[stage] = done;
-    persist();
-    showProgress();
-  };
-
-  // A link from Submit replays a fix: the fix, then its checks.
-  const params = new URLSearchParams(location.search);
-  let replay = null;
-  if (params.has("fix")) {
-    try {
-      replay = decodeFix(params.get("fix"));
-    } catch {
-      replay = null;
-    }
-  }
-  if (replay !== null) {
-    fixEl.value = replay;
-    const note = document.createElement("p");
-    note.className = "case-replay";
-    note.textContent = "This is a submitted fix, replayed: its checks run as the page loads.";
-    fixEl.before(note);
-  } else if (typeof state.fix === "string") {
-    fixEl.value = state.fix;
-  }
-  fixEl.addEventListener("input", () => {
-    state.fix = fixEl.value;
-    mark("edit", fixEl.value !== data.fix);
-    mark("pass", false);
-    submitBtn.disabled = true;
-    persist();
-  });
-
-  // Run checks.
-  let passed = "";
-  const runChecks = async () => {
+  const n = pg.data.checks.length;
+  pg.runChecks = async () => {
     const fix = fixEl.value;
     runBtn.disabled = true;
-    status.textContent = "Running " + data.checks.length + " " + plural(data.checks.length, "check", "checks") + "…";
+    status.textContent = "Running " + n + " " + plural(n, "check", "checks") + "…";
     results.replaceChildren();
     results.setAttribute("aria-busy", "true");
-    let all = true;
+    let all = false;
     try {
-      for (const ck of data.checks) {
-        const m = await getRuntime().run(prelude(fix) + ck.script, ck.seed, false, "case", "check-" + ck.name);
-        const r = judge(ck, fix, JSON.parse(m.json));
-        all = all && r.pass;
-        const li = document.createElement("li");
-        li.className = r.pass ? "pass" : "fail";
-        li.textContent = checkLine(ck.name, r);
-        results.append(li);
-      }
-      const n = results.querySelectorAll("li.fail").length;
-      status.textContent = all ? "Every check passes." : n + " of " + data.checks.length + " " + plural(data.checks.length, "check fails", "checks fail") + ".";
+      all = await runAll(pg, fix, results);
+      const failed = results.querySelectorAll("li.fail").length;
+      status.textContent = all ? "Every check passes." : failed + " of " + n + " " + plural(n, "check fails", "checks fail") + ".";
     } catch (err) {
-      all = false;
       status.textContent = "The checks could not run: " + (err && err.message ? err.message : String(err));
     }
     results.setAttribute("aria-busy", "false");
     runBtn.disabled = false;
-    passed = all ? fix : "";
-    if (replay === null) mark("pass", all);
-    submitBtn.disabled = !all || replay !== null;
+    pg.passed = all ? fix : "";
+    if (pg.replay === null) pg.mark("pass", all);
+    submitBtn.disabled = !all || pg.replay !== null;
     return all;
   };
-  runBtn.addEventListener("click", runChecks);
+  runBtn.addEventListener("click", pg.runChecks);
   runBtn.disabled = false;
-
   submitBtn.addEventListener("click", () => {
-    if (passed !== fixEl.value) return;
+    if (pg.passed !== fixEl.value) return;
     const url = new URL(location.href);
-    url.search = "?fix=" + encodeFix(passed);
+    url.search = "?fix=" + encodeFix(pg.passed);
     url.hash = "";
     const a = document.createElement("a");
     a.href = url.href;
     a.textContent = url.href;
-    submitOut.replaceChildren("Submitted. This link replays your fix and its checks: ", a);
-    state.submitted = url.href;
-    mark("submit", true);
-    persist();
+    document.querySelector(".case-submit-link").replaceChildren("Submitted. This link replays your fix and its checks: ", a);
+    pg.state.submitted = url.href;
+    pg.mark("submit", true);
+    pg.persist();
   });
+}
 
-  // Hints: opened on request, counted.
-  const hintCount = document.querySelector(".case-hints-count");
-  const allHints = document.querySelectorAll("details.hint");
-  const countHints = () => {
-    if (!hintCount) return;
-    const n = state.hints.length;
-    hintCount.textContent = n === 0 ? "No hints opened." : n + " of " + allHints.length + " " + plural(allHints.length, "hint", "hints") + " opened.";
+// setupHints counts the hints opened, on request, once each.
+function setupHints(pg) {
+  const count = document.querySelector(".case-hints-count");
+  const all = document.querySelectorAll("details.hint");
+  const say = () => {
+    if (!count) return;
+    const n = pg.state.hints.length;
+    count.textContent = n === 0 ? "No hints opened." : n + " of " + all.length + " " + plural(all.length, "hint", "hints") + " opened.";
   };
-  for (const d of allHints) {
-    if (state.hints.includes(d.dataset.hint)) d.open = true;
+  for (const d of all) {
+    if (pg.state.hints.includes(d.dataset.hint)) d.open = true;
     d.addEventListener("toggle", () => {
-      if (d.open && !state.hints.includes(d.dataset.hint)) {
-        state.hints.push(d.dataset.hint);
-        persist();
-        countHints();
+      if (d.open && !pg.state.hints.includes(d.dataset.hint)) {
+        pg.state.hints.push(d.dataset.hint);
+        pg.persist();
+        say();
       }
     });
   }
-  countHints();
+  say();
+}
 
-  // Hypotheses: running an experiment is reproducing; the reader records
-  // what it showed and the line it rests on.
-  for (const sec of document.querySelectorAll("section.hypothesis")) {
-    const i = sec.dataset.hypothesis;
-    const block = sec.querySelector("twice-playground");
-    const select = sec.querySelector("select");
-    const record = sec.querySelector(".verdict-record");
-    const saved = state.verdicts[i] || {};
-    const fill = () => {
-      const t = block && block.ui && block.ui.transcript ? block.ui.transcript.textContent : "";
-      const lines = t.split("\n").filter((l) => l.trim() !== "");
-      if (lines.length === 0) return;
-      const keep = select.value || saved.line || "";
-      select.replaceChildren(new Option("choose a line of the output", ""));
-      for (const l of lines) select.append(new Option(l, l));
-      if (lines.includes(keep)) select.value = keep;
+// setupHypothesis wires one hypothesis: running its experiment is
+// reproducing; the reader records what it showed and the output line it
+// rests on.
+function setupHypothesis(pg, sec) {
+  const i = sec.dataset.hypothesis;
+  const block = sec.querySelector("twice-playground");
+  const select = sec.querySelector("select");
+  const record = sec.querySelector(".verdict-record");
+  const saved = pg.state.verdicts[i] || {};
+  const fill = () => {
+    const t = block && block.ui && block.ui.transcript ? block.ui.transcript.textContent : "";
+    const lines = t.split("\n").filter((l) => l.trim() !== "");
+    if (lines.length === 0) return;
+    const keep = select.value || saved.line || "";
+    select.replaceChildren(new Option("choose a line of the output", ""));
+    for (const l of lines) select.append(new Option(l, l));
+    if (lines.includes(keep)) select.value = keep;
+  };
+  const say = () => {
+    const v = pg.state.verdicts[i];
+    record.textContent = v && v.verdict ? "You recorded: " + v.verdict + (v.line ? ", on the line “" + v.line + "”" : "") + "." : "";
+  };
+  if (block) {
+    block.addEventListener("click", (e) => {
+      if (e.composedPath().some((n) => n.classList && n.classList.contains("run"))) pg.mark("reproduce", true);
+    });
+    const watch = () => {
+      if (!block.ui || !block.ui.transcript) return false;
+      new MutationObserver(fill).observe(block.ui.transcript, { childList: true, characterData: true, subtree: true });
+      fill();
+      return true;
     };
-    const say = () => {
-      const v = state.verdicts[i];
-      record.textContent = v && v.verdict ? "You recorded: " + v.verdict + (v.line ? ", on the line “" + v.line + "”" : "") + "." : "";
-    };
-    if (block) {
-      block.addEventListener("click", (e) => {
-        if (e.composedPath().some((n) => n.classList && n.classList.contains("run"))) mark("reproduce", true);
-      });
-      const watch = () => {
-        if (!block.ui || !block.ui.transcript) return false;
-        new MutationObserver(fill).observe(block.ui.transcript, { childList: true, characterData: true, subtree: true });
-        fill();
-        return true;
-      };
-      if (!watch()) customElements.whenDefined("twice-playground").then(() => setTimeout(watch, 0));
-    }
-    const update = () => {
-      const r = sec.querySelector("input[type=radio]:checked");
-      state.verdicts[i] = { verdict: r ? r.value : "", line: select.value };
-      persist();
-      say();
-    };
-    for (const r of sec.querySelectorAll("input[type=radio]")) {
-      if (saved.verdict === r.value) r.checked = true;
-      r.addEventListener("change", update);
-    }
-    select.addEventListener("change", update);
-    say();
+    if (!watch()) customElements.whenDefined("twice-playground").then(() => setTimeout(watch, 0));
   }
-
-  showProgress();
-  if (replay !== null) runChecks();
+  const update = () => {
+    const r = sec.querySelector("input[type=radio]:checked");
+    pg.state.verdicts[i] = { verdict: r ? r.value : "", line: select.value };
+    pg.persist();
+    say();
+  };
+  for (const r of sec.querySelectorAll("input[type=radio]")) {
+    if (saved.verdict === r.value) r.checked = true;
+    r.addEventListener("change", update);
+  }
+  select.addEventListener("change", update);
+  say();
 }
 
 // The runtime's config comes with the component: wait until it is there.
