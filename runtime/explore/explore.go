@@ -137,8 +137,8 @@ const (
 )
 
 // errTooMany is returned if a count would not fit in a Count, which the
-// worker limit rules out without flags and the script's state budget
-// with them (see Count); it is there so that a future change of limits
+// worker limit rules out for the claims of the article without flags, and
+// the script's state budget otherwise (see Count); it is there so that a future change of limits
 // fails loudly instead of counting wrong.
 var errTooMany = errors.New("too many orderings to count in 128 bits")
 
@@ -801,6 +801,48 @@ var statesOf = map[statesKey][MaxWorkers - MinWorkers + 1]int{
 	{"atomic", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true, SeparateKey: true}}:                  {16, 24, 32, 40, 48, 56, 64},
 	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true, SeparateKey: true}}:   {84, 389, 1260, 3264, 7262, 14471, ManyStates},
 	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true, SeparateKey: true}}: {18, 27, 36, 45, 54, 63, 72},
+	{"lock", receipts.DedupeOff, keySame, Flags{}}:                                                                {11, 18, 25, 32, 39, 46, 53},
+	{"lock", receipts.DedupeCheck, keySame, Flags{}}:                                                              {15, 24, 33, 42, 51, 60, 69},
+	{"lock", receipts.DedupeCheck, keyRun, Flags{}}:                                                               {15, 24, 33, 42, 51, 60, 69},
+	{"lock", receipts.DedupeCheck, keyTry, Flags{}}:                                                               {15, 24, 33, 42, 51, 60, 69},
+	{"lock", receipts.DedupeClaim, keySame, Flags{}}:                                                              {13, 21, 29, 37, 45, 53, 61},
+	{"lock", receipts.DedupeClaim, keyRun, Flags{}}:                                                               {13, 21, 29, 37, 45, 53, 61},
+	{"lock", receipts.DedupeClaim, keyTry, Flags{}}:                                                               {13, 21, 29, 37, 45, 53, 61},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{}}:                                                          {50, 247, 914, 2772, 7277, 17117, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keySame, Flags{}}:                                                        {114, 1097, 8567, 60208, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keyRun, Flags{}}:                                                         {106, 966, 7489, 53643, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keyTry, Flags{}}:                                                         {140, 1859, 21028, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keySame, Flags{}}:                                                        {64, 339, 1321, 4173, 11324, 27380, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keyRun, Flags{}}:                                                         {65, 354, 1428, 4687, 13239, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keyTry, Flags{}}:                                                         {87, 713, 4489, 23389, ManyStates, ManyStates, ManyStates},
+	{"lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                                                 {13, 21, 29, 37, 45, 53, 61},
+	{"lock", receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                                               {17, 27, 37, 47, 57, 67, 77},
+	{"lock", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                                                {17, 27, 37, 47, 57, 67, 77},
+	{"lock", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                                                {17, 27, 37, 47, 57, 67, 77},
+	{"lock", receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                                               {15, 24, 33, 42, 51, 60, 69},
+	{"lock", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                                                {15, 24, 33, 42, 51, 60, 69},
+	{"lock", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                                                {15, 24, 33, 42, 51, 60, 69},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                                           {99, 761, 3837, 14641, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                                         {205, 2733, 26437, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                                          {191, 2469, 23808, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                                          {247, 4475, 61595, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                                         {125, 1002, 5234, 20702, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                                          {129, 1097, 6072, 25286, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                                          {173, 2237, 19502, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"lock", receipts.DedupeOff, keySame, Flags{Fence: true}}:                                                     {13, 21, 29, 37, 45, 53, 61},
+	{"lock", receipts.DedupeCheck, keySame, Flags{Fence: true}}:                                                   {17, 27, 37, 47, 57, 67, 77},
+	{"lock", receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                                                    {17, 27, 37, 47, 57, 67, 77},
+	{"lock", receipts.DedupeCheck, keyTry, Flags{Fence: true}}:                                                    {17, 27, 37, 47, 57, 67, 77},
+	{"lock", receipts.DedupeClaim, keySame, Flags{Fence: true}}:                                                   {15, 24, 33, 42, 51, 60, 69},
+	{"lock", receipts.DedupeClaim, keyRun, Flags{Fence: true}}:                                                    {15, 24, 33, 42, 51, 60, 69},
+	{"lock", receipts.DedupeClaim, keyTry, Flags{Fence: true}}:                                                    {15, 24, 33, 42, 51, 60, 69},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Fence: true}}:                                               {107, 1014, 7045, 40939, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keySame, Flags{Fence: true}}:                                             {203, 2989, 34611, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                                              {203, 2971, 33967, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keyTry, Flags{Fence: true}}:                                              {221, 3857, 55147, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keySame, Flags{Fence: true}}:                                             {127, 1182, 8105, 46521, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keyRun, Flags{Fence: true}}:                                              {143, 1520, 11598, 72741, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keyTry, Flags{Fence: true}}:                                              {149, 1828, 17363, ManyStates, ManyStates, ManyStates, ManyStates},
 }
 
 // statesKey indexes statesOf: the claim by name, so that the table is
