@@ -199,8 +199,8 @@ func a11yShard(t *testing.T, path, axeJS, base string, pages []string, blog bool
 			continue
 		}
 		for i := range n {
-			// As long as tp.run waits: a case's async-lock experiment is
-			// slow in the browser.
+			// As long as tp.run waits, not js's 30 s: on a machine shared
+			// by several browsers a run may take longer.
 			if s := run(t, ctx, 130*time.Second, chromedp.Evaluate[string](fmt.Sprintf(`tp.run(%d)`, i), chromedp.EvalAwaitPromise)); s != "done" && s != "error" {
 				t.Fatalf("%s block %d: run ended in %q", page, i, s)
 			}

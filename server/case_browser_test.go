@@ -127,9 +127,8 @@ func workCase(t *testing.T, base string, c lessons.Case, failing, passing string
 			n = 1
 		}
 		for i := range n {
-			// An async-lock script is slow to run in the browser (its
-			// Every ordering view explores up to eight workers): wait as
-			// long as tp.run does.
+			// Wait as long as tp.run does, not js's 30 s: on a machine
+			// shared by several browsers a run may take longer.
 			if s := run(t, ctx, 130*time.Second, chromedp.Evaluate[string](fmt.Sprintf(`tp.run(%d)`, i), chromedp.EvalAwaitPromise)); s != "done" {
 				t.Errorf("%s: experiment %d ended in %q", where, i+1, s)
 			}
