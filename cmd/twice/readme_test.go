@@ -87,10 +87,11 @@ func readmeTable(t *testing.T, md string) [][2]string {
 }
 
 // TestREADMECommandTable: README.md's command table has a row for every
-// command of the command list and none for a command it lacks, and each
-// row names every flag of its command's synopsis (work's flags are listed
-// below the table, each as `--flag`), and that list of work's flags names
-// none that work lacks.
+// command of the command list and none for a command it lacks; each row
+// names every flag of its command's synopsis (work's flags are listed
+// below the table, each as `--flag`) and its synopsis cell none that the
+// command lacks; and that list of work's flags names none that work
+// lacks. The synopses come from the command table's flag tables.
 func TestREADMECommandTable(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
@@ -109,6 +110,20 @@ func TestREADMECommandTable(t *testing.T) {
 		if !ok {
 			t.Errorf("README's command table has no row for %s", c.Name)
 			continue
+		}
+		// The row's synopsis names no flag the command lacks.
+		for _, r := range rs {
+			cell := strings.SplitN(r[2:], " | ", 2)[0]
+			for _, m := range regexp.MustCompile("`([^`]*)`").FindAllStringSubmatch(cell, -1) {
+				if strings.Fields(m[1])[0] != c.Name {
+					continue
+				}
+				for _, f := range flag.FindAllString(m[1], -1) {
+					if !regexp.MustCompile(regexp.QuoteMeta(f) + `\b`).MatchString(c.Usage) {
+						t.Errorf("README's row for %s names %s, which %s does not take (its synopsis: %s)", c.Name, f, c.Name, c.Usage)
+					}
+				}
+			}
 		}
 		for _, f := range flag.FindAllString(c.Usage, -1) {
 			in := strings.Contains(strings.Join(rs, "\n"), f)

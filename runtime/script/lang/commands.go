@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/twice-lab/twice/runtime/named"
 	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/receipts"
 )
@@ -182,10 +183,7 @@ func joinNames(specs []commandSpec) string {
 			words[i] = s.synopsis()
 		}
 	}
-	if len(words) == 1 {
-		return words[0]
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+	return named.Sentence(words)
 }
 
 // lookupCommand returns the table entry for a command's word.

@@ -34,52 +34,15 @@ func Format(s *Script) string {
 func (c Command) String() string {
 	switch c.Kind {
 	case CmdAdd:
-		s := "add " + c.Add.Order
-		if c.Add.Event != "" {
-			s += " --event " + c.Add.Event
-		}
-		if c.Add.Times != 1 {
-			s += " --times " + strconv.Itoa(c.Add.Times)
-		}
-		return s
+		return c.formatAdd()
 	case CmdService:
-		s := "service --dedupe " + c.Service.Dedupe.String()
-		if c.Service.KeyTTL > 0 {
-			s += " --key-ttl " + FormatSeconds(c.Service.KeyTTL)
-		}
-		return s
+		return c.formatService()
 	case CmdRedeliver:
 		return "redeliver --job " + strconv.FormatInt(c.Job, 10)
 	case CmdSleep:
 		return "sleep " + FormatSeconds(c.Sleep)
 	case CmdRace:
-		r := c.Race
-		s := "race"
-		if !slices.Contains(r.Used, "claim") {
-			s += " " + r.Claim.String()
-		}
-		if r.All {
-			s += " --all"
-		} else if len(r.Schedule) > 0 {
-			s += " --schedule " + r.ScheduleText(",")
-		} else if r.N != DefaultRaces {
-			s += " " + strconv.Itoa(r.N)
-		}
-		if r.Workers != DefaultWorkers {
-			s += " --workers " + strconv.Itoa(r.Workers)
-		}
-		def := RaceArgs{Effect: EffectReceipt, KeyTxn: KeyTxnSame}
-		for _, name := range []string{"effect", "key-txn", "heartbeat", "fence", "delay", "key"} {
-			t := raceFlagText(r, name)
-			differs := t != raceFlagText(def, name)
-			if name == "key-txn" {
-				differs = r.KeyTxn == KeyTxnSeparate // a race made by hand may leave it ""
-			}
-			if !slices.Contains(r.Used, name) && (differs || slices.Contains(r.Pinned, name)) {
-				s += " " + t
-			}
-		}
-		return s
+		return c.formatRace()
 	case CmdMatrix:
 		if c.MatrixSeed != 0 {
 			return "matrix --seed " + strconv.FormatUint(c.MatrixSeed, 10)
@@ -88,66 +51,140 @@ func (c Command) String() string {
 	case CmdPrintLog:
 		return "cat worker.log"
 	case CmdWork:
-		w := c.Work
-		s := fmt.Sprintf("work --job %d", w.Job)
-		if w.Worker != DefaultWorker {
-			s += " --worker " + w.Worker
-		}
-		def := WorkArgs{}.defaults()
-		for _, name := range UseFlags {
-			if t := workFlagText(w, name); !slices.Contains(w.Used, name) && (t != workFlagText(def, name) || slices.Contains(w.Pinned, name)) {
-				s += " " + t
-			}
-		}
-		return s
+		return c.formatWork()
 	case CmdUse:
-		s := "use"
-		for _, name := range c.Use.Given {
-			s += " " + workFlagText(c.Use.Flags, name)
-		}
-		return s
+		return c.formatUse()
 	case CmdLoad:
-		l := c.Load
-		leases := make([]string, len(l.Leases))
-		for i, d := range l.Leases {
-			leases[i] = FormatSeconds(d)
-		}
-		s := fmt.Sprintf("load %d --processing %s --lease %s", l.Jobs, l.Processing, strings.Join(leases, ","))
-		if l.Workers != DefaultWorkers {
-			s += " --workers " + strconv.Itoa(l.Workers)
-		}
-		if l.Heartbeat != 0 {
-			s += fmt.Sprintf(" --heartbeat %d", l.Heartbeat/sim.Millisecond)
-		}
-		if l.Stall != 0 {
-			s += fmt.Sprintf(" --stall %d", l.Stall/sim.Millisecond)
-		}
-		if l.Claim != DefaultLoadClaim {
-			s += " --claim " + l.Claim.String()
-		}
-		return s
+		return c.formatLoad()
 	case CmdBackground:
-		var b strings.Builder
-		b.WriteString("( ")
-		for i, sub := range c.Body {
-			if i > 0 {
-				if sub.Op == OpAnd {
-					b.WriteString(" && ")
-				} else {
-					b.WriteString("; ")
-				}
-			}
-			b.WriteString(sub.String())
-		}
-		b.WriteString(" ) &")
-		if c.Op == OpAnd {
-			// "x && ( a ) &" would send x to the background too: keep
-			// the list that '&' applies to inside a group of its own.
-			return "( " + b.String() + " )"
-		}
-		return b.String()
+		return c.formatBackground()
 	}
 	return c.Kind.String()
+}
+
+// formatAdd prints add in canonical form.
+func (c Command) formatAdd() string {
+	s := "add " + c.Add.Order
+	if c.Add.Event != "" {
+		s += " --event " + c.Add.Event
+	}
+	if c.Add.Times != 1 {
+		s += " --times " + strconv.Itoa(c.Add.Times)
+	}
+	return s
+}
+
+// formatService prints service in canonical form.
+func (c Command) formatService() string {
+	s := "service --dedupe " + c.Service.Dedupe.String()
+	if c.Service.KeyTTL > 0 {
+		s += " --key-ttl " + FormatSeconds(c.Service.KeyTTL)
+	}
+	return s
+}
+
+// formatRace prints race in canonical form: a flag it took from a use is
+// left to the use, a flag written at its default while a use sets it is
+// kept.
+func (c Command) formatRace() string {
+	r := c.Race
+	s := "race"
+	if !slices.Contains(r.Used, "claim") {
+		s += " " + r.Claim.String()
+	}
+	if r.All {
+		s += " --all"
+	} else if len(r.Schedule) > 0 {
+		s += " --schedule " + r.ScheduleText(",")
+	} else if r.N != DefaultRaces {
+		s += " " + strconv.Itoa(r.N)
+	}
+	if r.Workers != DefaultWorkers {
+		s += " --workers " + strconv.Itoa(r.Workers)
+	}
+	def := RaceArgs{Effect: EffectReceipt, KeyTxn: KeyTxnSame}
+	for _, name := range []string{"effect", "key-txn", "heartbeat", "fence", "delay", "key"} {
+		t := raceFlagText(r, name)
+		differs := t != raceFlagText(def, name)
+		if name == "key-txn" {
+			differs = r.KeyTxn == KeyTxnSeparate // a race made by hand may leave it ""
+		}
+		if !slices.Contains(r.Used, name) && (differs || slices.Contains(r.Pinned, name)) {
+			s += " " + t
+		}
+	}
+	return s
+}
+
+// formatWork prints work in canonical form, its flags as formatRace does.
+func (c Command) formatWork() string {
+	w := c.Work
+	s := fmt.Sprintf("work --job %d", w.Job)
+	if w.Worker != DefaultWorker {
+		s += " --worker " + w.Worker
+	}
+	def := WorkArgs{}.defaults()
+	for _, name := range UseFlags {
+		if t := workFlagText(w, name); !slices.Contains(w.Used, name) && (t != workFlagText(def, name) || slices.Contains(w.Pinned, name)) {
+			s += " " + t
+		}
+	}
+	return s
+}
+
+// formatUse prints use with the flags it was given.
+func (c Command) formatUse() string {
+	s := "use"
+	for _, name := range c.Use.Given {
+		s += " " + workFlagText(c.Use.Flags, name)
+	}
+	return s
+}
+
+// formatLoad prints load in canonical form.
+func (c Command) formatLoad() string {
+	l := c.Load
+	leases := make([]string, len(l.Leases))
+	for i, d := range l.Leases {
+		leases[i] = FormatSeconds(d)
+	}
+	s := fmt.Sprintf("load %d --processing %s --lease %s", l.Jobs, l.Processing, strings.Join(leases, ","))
+	if l.Workers != DefaultWorkers {
+		s += " --workers " + strconv.Itoa(l.Workers)
+	}
+	if l.Heartbeat != 0 {
+		s += fmt.Sprintf(" --heartbeat %d", l.Heartbeat/sim.Millisecond)
+	}
+	if l.Stall != 0 {
+		s += fmt.Sprintf(" --stall %d", l.Stall/sim.Millisecond)
+	}
+	if l.Claim != DefaultLoadClaim {
+		s += " --claim " + l.Claim.String()
+	}
+	return s
+}
+
+// formatBackground prints a background list in canonical form.
+func (c Command) formatBackground() string {
+	var b strings.Builder
+	b.WriteString("( ")
+	for i, sub := range c.Body {
+		if i > 0 {
+			if sub.Op == OpAnd {
+				b.WriteString(" && ")
+			} else {
+				b.WriteString("; ")
+			}
+		}
+		b.WriteString(sub.String())
+	}
+	b.WriteString(" ) &")
+	if c.Op == OpAnd {
+		// "x && ( a ) &" would send x to the background too: keep
+		// the list that '&' applies to inside a group of its own.
+		return "( " + b.String() + " )"
+	}
+	return b.String()
 }
 
 // workFlagText writes flag name of w as a script would: "--lease 30",
