@@ -178,7 +178,7 @@ func TestREADMESynopsis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	synopsis := regexp.MustCompile(`(?m)^\s*(twice (run|serve|build|bundle) .*)$`)
+	synopsis := regexp.MustCompile(`(?m)^\s*(twice (run|serve|build|bundle|case list|case check) .*)$`)
 	lines := func(text string) map[string]string {
 		out := map[string]string{}
 		for _, m := range synopsis.FindAllStringSubmatch(text, -1) {
@@ -194,12 +194,12 @@ func TestREADMESynopsis(t *testing.T) {
 		t.Fatal("README.md has no command-line section")
 	}
 	readme, doc, help := lines(md[i:]), lines(strings.ReplaceAll(string(src)[:strings.Index(string(src), "package main")], "//", "")), lines(usage)
-	for _, sub := range []string{"run", "serve", "build", "bundle"} {
+	for _, sub := range []string{"run", "serve", "build", "bundle", "case list", "case check"} {
 		if readme[sub] == "" || readme[sub] != doc[sub] || readme[sub] != help[sub] {
 			t.Errorf("twice %s: README says %q, the package doc %q, the usage %q", sub, readme[sub], doc[sub], help[sub])
 		}
 		var stderr bytes.Buffer
-		run([]string{sub, "-h"}, strings.NewReader(""), &bytes.Buffer{}, &stderr)
+		run(append(strings.Fields(sub), "-h"), strings.NewReader(""), &bytes.Buffer{}, &stderr)
 		for _, m := range regexp.MustCompile(`(?m)^  -([a-z][a-z-]*)`).FindAllStringSubmatch(stderr.String(), -1) {
 			f := m[1]
 			if f == "c" || f == "o" {

@@ -261,6 +261,9 @@ func (in *interp) exec(c lang.Command) (bool, error) {
 		s := c.Service
 		in.k.Record("shell", event.Service, nil, "%s", c)
 		return true, in.svc.SetDedupe(s.Dedupe, s.KeyTTL)
+	case lang.CmdUse:
+		// The parser has given its flags to every later work and race.
+		return true, nil
 	case lang.CmdRedeliver:
 		return true, in.redeliver(c.Job)
 	case lang.CmdSleep:

@@ -68,6 +68,9 @@ const (
 	CmdLedger
 	// CmdMatrix runs every duplicate scenario against every fix.
 	CmdMatrix
+	// CmdUse sets the flags every later work and race gets unless it
+	// names its own (see Command.Use).
+	CmdUse
 	// CmdBackground is a list of commands ended by '&': it runs as a
 	// process of its own while the script goes on (see Command.Body).
 	CmdBackground
@@ -93,6 +96,7 @@ var kinds = named.New("command", numKinds, map[Kind]named.Entry{
 	CmdRedeliver:  {Name: "redeliver"},
 	CmdLedger:     {Name: "ledger"},
 	CmdMatrix:     {Name: "matrix"},
+	CmdUse:        {Name: "use"},
 	CmdBackground: {Name: "background"},
 })
 
@@ -122,7 +126,27 @@ type Command struct {
 	// Body is the list a Background command runs, in order; its first
 	// command's Op is OpSeq. Only work and sleep run in the background.
 	Body []Command
+	// Use is what use sets: work flags, each named in Use.Given.
+	Use UseArgs
 }
+
+// UseArgs are the flags of use: Flags holds their values (the others at
+// their defaults), and Given names the flags written, in the order of
+// UseFlags.
+type UseArgs struct {
+	Flags WorkArgs
+	Given []string
+}
+
+// UseFlags are the flags use takes, in the order Format writes them:
+// every flag of work but --job and --worker, which name one job and one
+// worker. A race takes those it has (--claim, --key, --effect, --key-txn,
+// --heartbeat, --fence, and --delay unless it is race --all, which
+// models no timing).
+var UseFlags = []string{"lease", "claim", "trace", "delay", "timeout", "crash-before-effect", "crash-before-ack", "processing", "heartbeat", "stall", "fence", "effect", "key-txn", "crash-before-commit", "key"}
+
+// raceUseFlags are the flags of UseFlags a race takes.
+var raceUseFlags = map[string]bool{"claim": true, "key": true, "effect": true, "key-txn": true, "heartbeat": true, "fence": true, "delay": true}
 
 // AddArgs are the arguments of add: Times jobs for Order, all carrying
 // the producer's event id Event ("" for a new one, made when add runs).
@@ -177,6 +201,14 @@ type WorkArgs struct {
 	CrashBeforeCommit bool
 	// Key is which value the receipt carries as its Idempotency-Key.
 	Key receipts.Key
+	// Used lists the flags a use before the command set (written in the
+	// use, not on the command); Pinned, the flags written on the command
+	// at their default value while a use sets them. Format writes the
+	// one and not the other, so that the script reads back the same.
+	Used, Pinned []string
+	// given are the flags written on the command, until Parse has
+	// applied the uses before it.
+	given map[string]bool
 }
 
 // Where a job's effect lands (work --effect).
@@ -210,6 +242,10 @@ type RaceArgs struct {
 	// races (--schedule W1,W2,...): each entry the index of the worker,
 	// from 0, that takes its next step.
 	Schedule []int
+	// Used and Pinned are as for WorkArgs; a race that names no claim
+	// takes a use's --claim.
+	Used, Pinned []string
+	given        map[string]bool
 }
 
 // ExploreFlags are the worker flags of a race --all, as package explore
@@ -400,6 +436,9 @@ func Parse(src string) (*Script, error) {
 		if err := p.token(toks[p.i]); err != nil {
 			return nil, err
 		}
+	}
+	if err := applyUse(p.s.Commands, &UseArgs{}); err != nil {
+		return nil, err
 	}
 	if _, err := p.s.cost(); err != nil {
 		return nil, err
@@ -873,4 +912,106 @@ func parseSeconds(t token, what string, max int64) (sim.Time, *Error) {
 		return 0, bad
 	}
 	return d, nil
+}
+
+// applyUse gives every work and race of cmds the flags of the use in
+// force (in, updated by each use in cmds) that it does not name itself,
+// and records which ([WorkArgs].Used, Pinned).
+func applyUse(cmds []Command, in *UseArgs) *Error {
+	for i := range cmds {
+		c := &cmds[i]
+		switch c.Kind {
+		case CmdUse:
+			for _, name := range c.Use.Given {
+				setWorkFlag(&in.Flags, c.Use.Flags, name)
+				if !slices.Contains(in.Given, name) {
+					in.Given = append(in.Given, name)
+				}
+			}
+		case CmdWork:
+			w := &c.Work
+			for _, name := range UseFlags {
+				if !slices.Contains(in.Given, name) {
+					continue
+				}
+				if w.given[name] {
+					if workFlagText(*w, name) == workFlagText(WorkArgs{}.defaults(), name) {
+						w.Pinned = append(w.Pinned, name)
+					}
+					continue
+				}
+				setWorkFlag(w, in.Flags, name)
+				w.Used = append(w.Used, name)
+			}
+			w.given = nil
+			if w.KeyTxn == KeyTxnSeparate && w.Effect != EffectLedger {
+				return usageErr(c.Pos, "work: --key-txn separate, from use, is about the ledger's transaction: add --effect ledger")
+			}
+		case CmdRace:
+			r := &c.Race
+			for _, name := range UseFlags {
+				if !raceUseFlags[name] || !slices.Contains(in.Given, name) || name == "delay" && (r.All || len(r.Schedule) > 0) {
+					continue
+				}
+				if r.given[name] {
+					if raceFlagText(*r, name) == raceFlagText(RaceArgs{Effect: EffectReceipt, KeyTxn: KeyTxnSame}, name) {
+						r.Pinned = append(r.Pinned, name)
+					}
+					continue
+				}
+				w := WorkArgs{Claim: r.Claim, Key: r.Key, Effect: r.Effect, KeyTxn: r.KeyTxn, Heartbeat: r.Heartbeat, Fence: r.Fence, Delay: r.Delay}
+				setWorkFlag(&w, in.Flags, name)
+				r.Claim, r.Key, r.Effect, r.KeyTxn, r.Heartbeat, r.Fence, r.Delay = w.Claim, w.Key, w.Effect, w.KeyTxn, w.Heartbeat, w.Fence, w.Delay
+				r.Used = append(r.Used, name)
+			}
+			r.given = nil
+			if r.KeyTxn == KeyTxnSeparate && r.Effect != EffectLedger {
+				return usageErr(c.Pos, "race: --key-txn separate, from use, is about the ledger's transaction: add --effect ledger")
+			}
+		case CmdBackground:
+			if err := applyUse(c.Body, in); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// defaults returns work's flags at their defaults.
+func (WorkArgs) defaults() WorkArgs { return defaultWork }
+
+// setWorkFlag copies flag name of from into w.
+func setWorkFlag(w *WorkArgs, from WorkArgs, name string) {
+	switch name {
+	case "lease":
+		w.Lease = from.Lease
+	case "claim":
+		w.Claim = from.Claim
+	case "trace":
+		w.Trace = from.Trace
+	case "delay":
+		w.Delay = from.Delay
+	case "timeout":
+		w.Timeout = from.Timeout
+	case "crash-before-effect":
+		w.CrashBeforeEffect = from.CrashBeforeEffect
+	case "crash-before-ack":
+		w.CrashBeforeAck = from.CrashBeforeAck
+	case "processing":
+		w.Processing = from.Processing
+	case "heartbeat":
+		w.Heartbeat = from.Heartbeat
+	case "stall":
+		w.Stall = from.Stall
+	case "fence":
+		w.Fence = from.Fence
+	case "effect":
+		w.Effect = from.Effect
+	case "key-txn":
+		w.KeyTxn = from.KeyTxn
+	case "crash-before-commit":
+		w.CrashBeforeCommit = from.CrashBeforeCommit
+	case "key":
+		w.Key = from.Key
+	}
 }
