@@ -27,6 +27,7 @@
 //	assets/links.HASH.js          links to a run, commands, claim rewriting (module)
 //	assets/render.HASH.js         a run's Result drawn into the DOM (module)
 //	assets/classroom.HASH.js      predict-then-run, the presenter view (module)
+//	assets/scheduler.HASH.js      Be the scheduler (module)
 //	assets/config.HASH.js         the config the loader hands the modules
 //	assets/style.HASH.css         page styles
 //	assets/playground.HASH.css    the component's styles (shadow root)

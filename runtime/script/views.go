@@ -14,9 +14,10 @@ import (
 // decided here, from the parsed script, so that the page renders what it
 // is given and every view describes the block's own commands.
 type Views struct {
-	Explore  ExploreView  `json:"explore"`
-	Compare  CompareView  `json:"compare"`
-	Timeline TimelineView `json:"timeline"`
+	Explore   ExploreView   `json:"explore"`
+	Compare   CompareView   `json:"compare"`
+	Timeline  TimelineView  `json:"timeline"`
+	Scheduler SchedulerView `json:"scheduler"`
 	// Columns names the columns of the effects table this block is about,
 	// most telling first, for the page to show right after the order
 	// (the first, pinned column) where the screen is narrow: the key for
@@ -74,6 +75,23 @@ type CompareSide struct {
 	Script string `json:"script"`
 }
 
+// SchedulerView is what "Be the scheduler" plays: the block's first race,
+// one step at a time, the reader choosing which worker takes each. The
+// page appends --schedule with the workers chosen so far to Script.
+type SchedulerView struct {
+	// Note says in a sentence which race is played, or why there is none.
+	Note string `json:"note"`
+	// Script is the service line in force (if any) and the race line with
+	// its claim, workers and flags, and no count; "" when the block has no
+	// race of its own.
+	Script  string `json:"script"`
+	Claim   string `json:"claim"`
+	Workers int    `json:"workers"`
+	// Refused, when not "", says why the runtime cannot play this race a
+	// step at a time.
+	Refused string `json:"refused"`
+}
+
 // TimelineView says what the Timeline tab can draw for the script.
 type TimelineView struct {
 	// Note is the sentence shown above the picture: what it draws, or why
@@ -121,7 +139,7 @@ func shapeScript(shapes []raceShape, workers int) string {
 
 // ViewsOf decides the views of a parsed script.
 func ViewsOf(s *Script) Views {
-	return Views{Explore: exploreView(s), Compare: compareView(s), Timeline: timelineView(s), Columns: columnsOf(s)}
+	return Views{Explore: exploreView(s), Compare: compareView(s), Timeline: timelineView(s), Scheduler: schedulerView(s), Columns: columnsOf(s)}
 }
 
 // columnsOf picks the effects table's telling columns (see Views.Columns).
@@ -338,6 +356,33 @@ func withClaim(s *Script, claim queue.Claim) *Script {
 		return out
 	}
 	return &Script{Commands: set(s.Commands)}
+}
+
+func schedulerView(s *Script) SchedulerView {
+	var races []raceShape
+	walk(s, func(c Command, dedupe receipts.Dedupe) {
+		if c.Kind == Race {
+			races = append(races, raceShape{dedupe: dedupe, race: c.Race})
+		}
+	})
+	if len(races) == 0 {
+		return SchedulerView{Note: "This block runs no race, so there are no racing workers to schedule."}
+	}
+	r := races[0]
+	v := SchedulerView{Claim: r.race.Claim.String(), Workers: r.race.Workers}
+	if r.dedupe != receipts.DedupeOff {
+		v.Script = "service --dedupe " + r.dedupe.String() + "\n"
+	}
+	a := r.race
+	// One race, in the order the reader picks: no count, no timing.
+	a.All, a.N, a.Delay = false, DefaultRaces, 0
+	v.Script += Command{Kind: Race, Race: a}.String() + "\n"
+	v.Note = "This block's race, one atomic step at a time: you pick which worker goes next."
+	if len(races) > 1 {
+		v.Note = "This block's first race, one atomic step at a time: you pick which worker goes next."
+	}
+	v.Refused = refusal(shapeScript(races[:1], 0))
+	return v
 }
 
 func timelineView(s *Script) TimelineView {

@@ -101,6 +101,7 @@ test("linkHash and parseLink round-trip", () => {
     { seed: "18446744073709551615", script: "work --job 1 --claim atomic", claim: "atomic", view: "timeline", step: 7 },
     { seed: "0", script: "race atomic --all", claim: "atomic", view: "interleavings", workers: 5 },
     { seed: "3", script: "jobs & effects # a ? and a #", claim: "read", view: "compare" },
+    { seed: "1", script: "race read 20\n", claim: "read", view: "scheduler", schedule: ["W1", "W2", "W2", "W1"] },
   ];
   for (const r of runs) {
     const hash = linkHash("block-2", r);
@@ -112,6 +113,7 @@ test("linkHash and parseLink round-trip", () => {
       view: r.view || "output",
       step: r.step || 1,
       workers: r.workers || 0,
+      schedule: r.schedule || null,
     });
   }
 });
@@ -120,6 +122,18 @@ test("linkHash keeps only what reopens the view", () => {
   assert.equal(linkHash("b", { seed: 1, script: "jobs", view: "output", step: 4, workers: 3 }), "#b?seed=1&script=jobs&claim=read");
   assert.equal(linkHash("b", { seed: 1, script: "jobs", view: "timeline", step: 1 }), "#b?seed=1&script=jobs&claim=read&view=timeline");
   assert.equal(linkHash("b", { seed: 1, script: "jobs", view: "interleavings", workers: 2 }), "#b?seed=1&script=jobs&claim=read&view=interleavings");
+  assert.equal(linkHash("b", { seed: 1, script: "jobs", view: "scheduler", schedule: [] }), "#b?seed=1&script=jobs&claim=read&view=scheduler");
+  assert.equal(linkHash("b", { seed: 1, script: "jobs", view: "output", schedule: ["W1"] }), "#b?seed=1&script=jobs&claim=read", "a schedule only with its view");
+  assert.equal(linkHash("b", { seed: 1, script: "jobs", view: "scheduler", schedule: ["W1", "W2"] }), "#b?seed=1&script=jobs&claim=read&view=scheduler&schedule=W1%2CW2");
+});
+
+test("parseLink: a schedule of workers, or its error", () => {
+  assert.deepEqual(parseLink("#b?seed=1&script=jobs&view=scheduler&schedule=W2,W1,W2", "b").schedule, ["W2", "W1", "W2"]);
+  for (const bad of ["W0", "W9", "w1", "W1,,W2", "W1;W2", "", Array(201).fill("W1").join(",")]) {
+    const r = parseLink("#b?seed=1&script=jobs&view=scheduler&schedule=" + encodeURIComponent(bad), "b");
+    assert.equal(r.schedule, null, bad);
+    assert.match(r.error, /^schedule=".*" is not a list of workers W1 to W8, at most 200 steps/, bad);
+  }
 });
 
 test("parseLink refuses links that are not for this block", () => {
@@ -143,7 +157,7 @@ test("parseLink names a bad value instead of ignoring it", () => {
 
 test("parseLink: old links, hand-edited links and bad values", () => {
   // Links from before claim and view existed.
-  assert.deepEqual(parseLink("#b?seed=7&script=race+lock+2", "b"), { script: "race lock 2", seed: "7", claim: "atomic", view: "output", step: 1, workers: 0 });
+  assert.deepEqual(parseLink("#b?seed=7&script=race+lock+2", "b"), { script: "race lock 2", seed: "7", claim: "atomic", view: "output", step: 1, workers: 0, schedule: null });
   // A claim that disagrees with the script is applied to the script.
   assert.equal(parseLink("#b?seed=1&script=race+read+20&claim=atomic", "b").script, "race atomic 20");
   assert.equal(parseLink("#b?seed=1&script=work+--job+1&claim=atomic", "b").script, "work --job 1 --claim atomic");
@@ -155,8 +169,8 @@ test("parseLink: old links, hand-edited links and bad values", () => {
   // Bad view, step and workers fall back to their defaults, and are named.
   const bad = parseLink("#b?seed=&script=jobs&view=secret&step=0&workers=9", "b");
   assert.deepEqual(bad, {
-    script: "jobs", seed: "", claim: "read", view: "output", step: 1, workers: 0,
-    error: 'view="secret" is not one of output, timeline, compare, interleavings; step="0" is not a step number; workers="9" is not a whole number from 2 to 8',
+    script: "jobs", seed: "", claim: "read", view: "output", step: 1, workers: 0, schedule: null,
+    error: 'view="secret" is not one of output, timeline, compare, interleavings, scheduler; step="0" is not a step number; workers="9" is not a whole number from 2 to 8',
   });
   assert.equal(parseLink("#b?seed=1&script=jobs&view=timeline&step=12345678", "b").step, 1, "step has at most 7 digits");
   assert.equal(parseLink("#b?seed=1&script=jobs&view=timeline&step=42", "b").step, 42);

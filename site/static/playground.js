@@ -9,7 +9,8 @@
 // It is the entry module: the loader, twice.js, imports it and calls start
 // with the config. The others: config.js (that config), links.js (scripts
 // as text: the claim toggle, links to a run, commands), render.js (a Result
-// drawn into the DOM) and runtime-client.js (the worker).
+// drawn into the DOM), scheduler.js (Be the scheduler) and
+// runtime-client.js (the worker).
 //
 // Everything a run prints is inserted with textContent, never as HTML.
 //
@@ -27,6 +28,9 @@
 //   Compare         the same script and seed run with each claim
 //   Every ordering  the block's races with --all: every interleaving
 //                   counted exactly
+//   Be the scheduler
+//                   the reader picks which worker takes its next step,
+//                   to make two effects land for one job (scheduler.js)
 //
 // What each view shows for a script is the runtime's decision, carried in
 // the Result's views (script.ViewsOf): the race to explore with the
@@ -35,7 +39,8 @@
 // timeline. The page renders it and guesses nothing from the script's
 // text.
 //
-// A link to a run (#BLOCK-ID?seed=N&script=TEXT&claim=C[&view=V&step=K])
+// A link to a run (#BLOCK-ID?seed=N&script=TEXT&claim=C[&view=V&step=K]
+// [&schedule=W1,W2,...])
 // replays it in any browser, with no state on the server; "Copy link",
 // "Copy as command" (twice run --seed N -c '...') and "Copy as go run"
 // (go run ./cmd/twice run ...) sit beside the output. Reset puts back the
@@ -89,6 +94,7 @@ import {
   timelineAlt,
 } from "./render.js";
 import { currentRuntime, getRuntime, timings } from "./runtime-client.js";
+import { mountSeat } from "./scheduler.js";
 import { installSwitches, loadPrediction, predictAll, question, quietStep, savePrediction, verdict } from "./classroom.js";
 
 // Blocks scrolling into view start the download, and so does the pointer
@@ -151,6 +157,7 @@ const TABS = [
   ["timeline", "Timeline"],
   ["compare", "Compare"],
   ["interleavings", "Every ordering"],
+  ["scheduler", "Be the scheduler"],
 ];
 
 class TwicePlayground extends HTMLElement {
@@ -425,7 +432,9 @@ class TwicePlayground extends HTMLElement {
     );
     ui.yours = h("p", { class: "prediction", hidden: true });
     ui.out.insertBefore(ui.yours, ui.out.children[1]);
-    const box = h("div", { class: "box" }, ui.bar, ui.script, ui.loading, ui.predictForm, ui.tablist, ui.out, ui.tlPanel, ui.cmpPanel, ui.expPanel);
+    // Be the scheduler (scheduler.js).
+    ui.seat = mountSeat(this, label, getRuntime);
+    const box = h("div", { class: "box" }, ui.bar, ui.script, ui.loading, ui.predictForm, ui.tablist, ui.out, ui.tlPanel, ui.cmpPanel, ui.expPanel, ui.seat.panel);
     this.box = box;
     const embed = this.getAttribute("embed");
     if (embed) box.append(this.embedSnippets(embed, this.getAttribute("plain") || script, { seed: defaultSeed, controls: this.getAttribute("controls"), label: this.getAttribute("label"), id: this.id }));
@@ -568,6 +577,7 @@ class TwicePlayground extends HTMLElement {
       this.fit();
       ui.seed.value = shared.seed;
       this.setClaim(shared.claim);
+      this.pendingSchedule = shared.schedule;
       if (shared.workers) {
         ui.workers.value = String(shared.workers);
         this.workersTouched = true;
@@ -822,6 +832,7 @@ class TwicePlayground extends HTMLElement {
     if (view === "timeline") this.showDuplicate();
     ui.cmpPanel.hidden = view !== "compare";
     ui.expPanel.hidden = view !== "interleavings";
+    ui.seat.panel.hidden = view !== "scheduler";
   }
 
   // select shows a view and fills it: the timeline needs a live run (the
@@ -839,6 +850,8 @@ class TwicePlayground extends HTMLElement {
       this.compare(false);
     } else if (view === "interleavings" && !quiet) {
       this.explore(false);
+    } else if (view === "scheduler") {
+      this.seat();
     }
   }
 
@@ -1012,6 +1025,7 @@ class TwicePlayground extends HTMLElement {
       ui.status.replaceChildren(shown, h("span", { class: "sr", text: said.slice(shown.length) }));
       if (this.view === "compare") this.compare(false);
       if (this.view === "interleavings") this.explore(false);
+      if (this.view === "scheduler") this.seat();
     } catch (e) {
       if (seq !== this.seq) return;
       if (e.stopped) this.stopped(script, seed, performance.now() - sent);
@@ -1038,15 +1052,22 @@ class TwicePlayground extends HTMLElement {
   updateLink() {
     const ui = this.ui;
     if (!this.ran) return;
-    ui.link.href = linkHash(this.id, {
-      seed: this.ran.seed,
-      script: this.ran.script,
-      view: this.view,
-      step: this.step + 1,
-      workers: Number(ui.workers.value),
-    });
+    ui.link.href = this.linkTo(this.view, ui.seat.schedule);
     ui.link.hidden = false;
     ui.share.hidden = false;
+  }
+
+  // linkTo is the link to the run shown, opening view (with the step,
+  // workers or schedule the reader is at).
+  linkTo(view, schedule) {
+    return linkHash(this.id, {
+      seed: this.ran ? this.ran.seed : this.defaultSeed,
+      script: this.ran ? this.ran.script : this.ui.script.value,
+      view,
+      step: this.step + 1,
+      workers: Number(this.ui.workers.value),
+      schedule,
+    });
   }
 
   // render shows a Result in the Output panel (see renderOutput); a matrix
@@ -1256,6 +1277,15 @@ class TwicePlayground extends HTMLElement {
     } finally {
       if (seq === this.cmpSeq) ui.cmpPanel.setAttribute("aria-busy", "false");
     }
+  }
+
+  // seat opens Be the scheduler on the race the runtime says this block
+  // has (views.scheduler), replaying a linked schedule once.
+  async seat() {
+    const views = await this.viewsFor(this.ui.script.value);
+    const schedule = this.pendingSchedule;
+    this.pendingSchedule = null;
+    this.ui.seat.open(views && views.scheduler, schedule);
   }
 
   // ---- every ordering ----
