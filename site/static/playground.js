@@ -1282,9 +1282,9 @@ class TwicePlayground extends HTMLElement {
   // seat opens Be the scheduler on the race the runtime says this block
   // has (views.scheduler), replaying a linked schedule once.
   async seat() {
-    const views = await this.viewsFor(this.ui.script.value);
     const schedule = this.pendingSchedule;
     this.pendingSchedule = null;
+    const views = await this.viewsFor(this.ui.script.value);
     this.ui.seat.open(views && views.scheduler, schedule);
   }
 

@@ -216,20 +216,21 @@ export class Seat {
       document.createTextNode(" You are the scheduler: " + view.workers + " workers race with claim=" + view.claim + ", and you pick which one takes its next step.")
     );
     if (schedule) this.go(schedule, "");
-    else if (!same || !this.state) this.go([], "");
-    else this.panel.dataset.state = "done";
+    else if (!same || !(this.state || this.busy)) this.go([], "");
+    else if (!this.busy) this.panel.dataset.state = "done";
   }
 
-  // pick gives the next step to worker i (0-based), if it has one.
+  // pick gives the next step to worker i (0-based), if it has one; the
+  // promise is settled when the step is shown.
   pick(i) {
     const s = this.state;
-    if (!s || this.busy || i >= s.next.length || !s.next[i].label) return;
-    this.go(this.schedule.concat(s.next[i].worker), null);
+    if (!s || this.busy || i >= s.next.length || !s.next[i].label) return Promise.resolve();
+    return this.go(this.schedule.concat(s.next[i].worker), null);
   }
 
   back() {
-    if (this.busy || this.schedule.length === 0) return;
-    this.go(this.schedule.slice(0, -1), "Undone: back to step " + (this.schedule.length - 1) + ".");
+    if (this.busy || this.schedule.length === 0) return Promise.resolve();
+    return this.go(this.schedule.slice(0, -1), "Undone: back to step " + (this.schedule.length - 1) + ".");
   }
 
   // go plays schedule and shows where it leaves the race; said, when not
