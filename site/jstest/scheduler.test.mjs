@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { clearProgress, progressLines, readProgress, recordProgress, seatScript } from "../static/scheduler.js";
+import { clearProgress, progressLines, readProgress, recordProgress, seatScript, twoForOneJob } from "../static/scheduler.js";
 
 // memory is a Storage kept in a Map; full makes setItem throw, as a full
 // or refused localStorage does.
@@ -57,4 +57,15 @@ test("progress: what is kept but not progress reads as none; a full store keeps 
   const p = recordProgress(full, "/p/", "claim=read, 2 workers", { won: "W1,W2" });
   assert.deepEqual(p.won, { "claim=read, 2 workers": ["W1,W2"] }, "the progress of this visit is returned");
   assert.deepEqual(readProgress(full, "/p/"), { won: {}, held: {} });
+});
+
+test("twoForOneJob: two landed effects for one job, a refused or replayed request not counted", () => {
+  const e = (job, more) => Object.assign({ order: "order-77", job, refused: false, replayed: false }, more);
+  assert.equal(twoForOneJob({ tables: { effects: [e(1)] } }), false);
+  assert.equal(twoForOneJob({ tables: { effects: [e(1), e(1)] } }), true);
+  assert.equal(twoForOneJob({ tables: { effects: [e(1), e(2)] } }), false, "two jobs, one effect each");
+  assert.equal(twoForOneJob({ tables: { effects: [e(1), e(1, { replayed: true })] } }), false);
+  assert.equal(twoForOneJob({ tables: { effects: [e(1), e(1, { refused: true })] } }), false);
+  assert.equal(twoForOneJob({ tables: {} }), false);
+  assert.equal(twoForOneJob(null), false);
 });

@@ -100,6 +100,19 @@ const TABLES = [
   ["effects", "Effects", ["order", "job", "run", "attempt", "worker"]],
 ];
 
+// twoForOneJob reports whether a schedule's effects table holds two
+// effects (neither refused nor replayed) for one job.
+export function twoForOneJob(s) {
+  const seen = new Map();
+  for (const e of (s && s.tables && s.tables.effects) || []) {
+    if (e.refused || e.replayed) continue;
+    const k = e.job !== undefined ? "job " + e.job : "order " + e.order;
+    seen.set(k, (seen.get(k) || 0) + 1);
+    if (seen.get(k) > 1) return true;
+  }
+  return false;
+}
+
 // cell writes a table's value.
 function cell(v) {
   if (v === null || v === undefined || v === "") return "-";
@@ -224,7 +237,11 @@ export class Seat {
   // promise is settled when the step is shown.
   pick(i) {
     const s = this.state;
-    if (!s || this.busy || i >= s.next.length || !s.next[i].label) return Promise.resolve();
+    if (!s || this.busy || i >= s.next.length) return Promise.resolve();
+    if (!s.next[i].label) {
+      this.say(s.next[i].worker + " is done: it has no step left.");
+      return Promise.resolve();
+    }
     return this.go(this.schedule.concat(s.next[i].worker), null);
   }
 
@@ -317,31 +334,50 @@ export class Seat {
     if (ended) {
       this.outcome.className = "seat-outcome " + ended.kind;
       this.outcome.textContent = ended.text;
-      text += " " + ended.text;
-      this.record(s);
+      // The outcome is said once, when it happens; the box keeps it.
+      if (!this.ended || this.ended.text !== ended.text || said !== null) text += " " + ended.text;
+      this.record(s, ended);
     }
+    this.ended = ended;
     this.say(text);
   }
 
-  // ending says how a finished schedule ended, or null while it goes on.
+  // reachedAt is the step at which two effects first stood for one job,
+  // as far as this visit has seen the shorter schedules; 0 when they do
+  // not stand.
+  reachedAt(schedule) {
+    const at = (k) => {
+      const r = this.cache.get(seatScript(this.view, schedule.slice(0, k)));
+      return r && twoForOneJob(r.schedule);
+    };
+    let k = schedule.length;
+    if (!at(k)) return 0;
+    while (k > 1 && at(k - 1)) k--;
+    return k;
+  }
+
+  // ending says how the schedule stands: won once two effects landed for
+  // one job (the reader may play on to the acks), else, once every worker
+  // is done, safe or held; null while it goes on.
   ending(s) {
+    const won = this.reachedAt(this.schedule);
+    if (won > 0) {
+      const short = Number(s.shortest);
+      const vs = short > 0 ? (won === short ? ", as short as any ordering that does." : "; the shortest ordering that does takes " + short + ".") : ".";
+      return { kind: "won", steps: won, text: "Goal reached: two effects landed for one job, in " + won + " steps" + vs };
+    }
     if (!s.outcome) return null;
     const n = groupDigits(String(s.orderings));
-    const steps = s.steps.length;
-    if (s.outcome === "two effects") {
-      const vs = Number(s.shortest) > 0 ? (steps === Number(s.shortest) ? ", as short as any ordering that does." : "; the shortest ordering that does takes " + s.shortest + ".") : ".";
-      return { kind: "won", text: "Goal reached: two effects landed for one job, in " + steps + " steps" + vs };
-    }
     if (String(s.duplicating) === "0") {
       return { kind: "held", text: "One effect. You cannot win this one: the explorer checked every ordering, and no ordering of the " + n + " there are gives two effects with claim=" + s.claim + "." };
     }
     return { kind: "safe", text: "One effect: this ordering is safe. " + groupDigits(String(s.duplicating)) + " of the " + n + " orderings give two; Undo and try another." };
   }
 
-  record(s) {
+  record(s, ended) {
     const race = this.raceName();
-    if (s.outcome === "two effects") recordProgress(this.o.store, this.o.page, race, { won: this.schedule.join(",") });
-    else if (String(s.duplicating) === "0") recordProgress(this.o.store, this.o.page, race, { held: String(s.orderings) });
+    if (ended.kind === "won") recordProgress(this.o.store, this.o.page, race, { won: this.schedule.slice(0, ended.steps).join(",") });
+    else if (ended.kind === "held") recordProgress(this.o.store, this.o.page, race, { held: String(s.orderings) });
     this.showProgress();
   }
 
