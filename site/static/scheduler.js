@@ -180,7 +180,7 @@ export class Seat {
     );
     this.panel = h(
       "section",
-      { class: "panel seat-panel", id: "panel-scheduler", role: "tabpanel", "aria-labelledby": "tab-scheduler", hidden: true },
+      { class: "panel seat-panel" },
       this.note,
       this.goal,
       this.play,
