@@ -327,6 +327,15 @@ func (in *interp) exec(c lang.Command) (bool, error) {
 				in.print("job %d %s status=%s attempts=%d run=%s", r.ID, r.Order, r.Status, r.Attempts, run)
 			}
 		}
+		// The locks table, which only a lock claim writes, is its own
+		// table: shown after the jobs when it has a row.
+		locks, err := in.shell.Locks()
+		if err != nil {
+			return false, err
+		}
+		for _, l := range locks {
+			in.print("lock job %d owner=%s until=%s", l.Job, l.Owner, diagnosis.FormatGap(sim.Time(l.Until)))
+		}
 		return true, nil
 	case lang.Effects:
 		sums, err := in.summarize()
@@ -383,6 +392,9 @@ func (in *interp) exec(c lang.Command) (bool, error) {
 	case lang.Race:
 		if c.Race.All {
 			return true, in.explore(c.Race)
+		}
+		if len(c.Race.Schedule) > 0 {
+			return true, in.schedule(c)
 		}
 		if err := in.quiet0("race"); err != nil {
 			return false, err
@@ -602,7 +614,7 @@ func (in *interp) explore(r lang.RaceArgs) error {
 	}
 	x := result.Exploration{
 		Claim: r.Claim.String(), Workers: r.Workers, Dedupe: dedupe.String(), Key: r.Key.String(),
-		Orderings: rep.Orderings.String(), Duplicating: rep.Duplicating.String(),
+		Orderings: rep.Orderings.String(), Duplicating: rep.Duplicating.String(), Overlap: rep.Overlap.String(),
 		States: rep.States, Method: explore.Method, Shortest: []result.ExploreStep{},
 		HeartbeatMS: int(r.Heartbeat / sim.Millisecond), Fence: r.Fence,
 	}
@@ -622,6 +634,18 @@ func (in *interp) explore(r lang.RaceArgs) error {
 	in.print("%s: two effects in %s of %s interleavings of %d workers", label, x.Duplicating, x.Orderings, r.Workers)
 	if flags.Heartbeat {
 		in.print("  each worker renews its lease once, between its claim and its effect: timing is ignored, --heartbeat's period with it")
+	}
+	// Two owners at once is what a lock promises never happens, so a lock
+	// claim's count is printed, zero included. For a claim with no lock
+	// the duplicating count already tells its story (and two effects need
+	// not overlap: a stale read can take a job its first owner has
+	// acked), so the count is in the Result only.
+	if r.Claim.Locks() {
+		who := "two workers"
+		if r.Workers == 2 {
+			who = "both workers"
+		}
+		in.print("  %s owned the job at once (each between its claim and its ack) in %s of %s interleavings", who, x.Overlap, x.Orderings)
 	}
 	if len(x.Shortest) == 0 {
 		in.print("  every interleaving checked, none gives two effects (exact count over %d states)", x.States)
@@ -703,6 +727,11 @@ func (in *interp) finish() {
 	if keys, err := in.shell.Keys(); err == nil {
 		for _, k := range keys {
 			res.Keys = append(res.Keys, result.KeyRow{Key: k.Key, Run: k.Run})
+		}
+	}
+	if locks, err := in.shell.Locks(); err == nil {
+		for _, l := range locks {
+			res.Locks = append(res.Locks, result.LockRow{Job: l.Job, Owner: l.Owner, UntilUS: l.Until})
 		}
 	}
 	res.KeyHits = in.keyHits

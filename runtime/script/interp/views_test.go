@@ -1,9 +1,11 @@
 package interp
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/script/lang"
 )
 
@@ -71,19 +73,37 @@ func TestCompareViewFlipsEveryClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := ViewsOf(s).Compare
-	if len(v.Sides) != 2 {
-		t.Fatalf("%d sides", len(v.Sides))
+	if len(v.Sides) != len(queue.Claims()) {
+		t.Fatalf("%d sides, want one per claim", len(v.Sides))
 	}
-	for _, side := range v.Sides {
-		other := "atomic"
-		if side.Claim == "atomic" {
-			other = "read"
+	for i, side := range v.Sides {
+		if want := queue.Claims()[i].String(); side.Claim != want {
+			t.Errorf("side %d is %s, want %s", i+1, side.Claim, want)
 		}
-		if strings.Contains(side.Script, other) || strings.Contains(side.Script, "lock") {
-			t.Errorf("the %s side still names %s:\n%s", side.Claim, other, side.Script)
-		}
-		if _, err := lang.Parse(side.Script); err != nil {
+		parsed, err := lang.Parse(side.Script)
+		if err != nil {
 			t.Errorf("the %s side does not parse: %v", side.Claim, err)
+			continue
+		}
+		var claims []string
+		var visit func(cs []lang.Command)
+		visit = func(cs []lang.Command) {
+			for _, c := range cs {
+				switch c.Kind {
+				case lang.Race:
+					claims = append(claims, c.Race.Claim.String())
+				case lang.Work:
+					claims = append(claims, c.Work.Claim.String())
+				case lang.Load:
+					claims = append(claims, c.Load.Claim.String())
+				case lang.Background:
+					visit(c.Body)
+				}
+			}
+		}
+		visit(parsed.Commands)
+		if len(claims) != 3 || slices.ContainsFunc(claims, func(c string) bool { return c != side.Claim }) {
+			t.Errorf("the %s side runs claims %v:\n%s", side.Claim, claims, side.Script)
 		}
 	}
 	if !strings.Contains(v.Sides[0].Script, "load 20 --processing fixed:500 --lease 1 --claim read") {

@@ -56,6 +56,8 @@ func (c Command) String() string {
 		s := "race " + c.Race.Claim.String()
 		if c.Race.All {
 			s += " --all"
+		} else if len(c.Race.Schedule) > 0 {
+			s += " --schedule " + c.Race.ScheduleText(",")
 		} else if c.Race.N != DefaultRaces {
 			s += " " + strconv.Itoa(c.Race.N)
 		}
@@ -191,4 +193,13 @@ func FormatSeconds(d sim.Time) string {
 		s += "." + strings.TrimRight(fmt.Sprintf("%06d", f), "0")
 	}
 	return s
+}
+
+// ScheduleText names the workers of the race's schedule, joined by sep.
+func (r RaceArgs) ScheduleText(sep string) string {
+	names := make([]string, len(r.Schedule))
+	for i, w := range r.Schedule {
+		names[i] = "W" + strconv.Itoa(w+1)
+	}
+	return strings.Join(names, sep)
 }

@@ -177,6 +177,10 @@ type RaceArgs struct {
 	Fence     bool
 	Delay     sim.Time     // how long the receipts service takes to answer
 	Key       receipts.Key // the workers' Idempotency-Key
+	// Schedule, when not empty, is the one ordering to run instead of
+	// races (--schedule W1,W2,...): each entry the index of the worker,
+	// from 0, that takes its next step.
+	Schedule []int
 }
 
 // ExploreFlags are the worker flags of a race --all, as package explore
@@ -734,12 +738,29 @@ func oneOf(list string) string {
 	return list
 }
 
+// parseSchedule reads --schedule's value, worker names joined by commas
+// ("W1,W2,W1"), into worker indices from 0. A name that is not W and a
+// worker number is an error naming its place in the schedule.
+func parseSchedule(v token) ([]int, *Error) {
+	var out []int
+	for i, name := range strings.Split(v.text, ",") {
+		digits, ok := strings.CutPrefix(name, "W")
+		n, err := strconv.Atoi(digits)
+		if !ok || err != nil || digits != strconv.Itoa(n) || n < 1 || n > MaxWorkers {
+			return nil, usageErr(v.pos, "--schedule: step %d is %q; want a worker W1 to W%d, the steps joined by commas (W1,W2,W1)", i+1, name, MaxWorkers)
+		}
+		out = append(out, n-1)
+	}
+	return out, nil
+}
+
 func parseRace(c *Command, name token, args []token) *Error {
 	claims := queue.ClaimNames("|")
-	usage := usageErr(name.pos, "usage: race %s [N | --all] [--workers N] [--key K] [--effect receipt|ledger] [--key-txn same|separate] [--heartbeat MS] [--fence] [--delay MS]", claims)
+	usage := usageErr(name.pos, "usage: race %s [N | --all | --schedule W1,W2,...] [--workers N] [--key K] [--effect receipt|ledger] [--key-txn same|separate] [--heartbeat MS] [--fence] [--delay MS]", claims)
 	r := RaceArgs{N: DefaultRaces, Workers: DefaultWorkers, Effect: EffectReceipt, KeyTxn: KeyTxnSame}
 	var keyTxn *flagArg // --key-txn, which needs the ledger
 	var delay *flagArg  // --delay, a timing that --all does not model
+	var sched *token    // --schedule's value
 	var pos []token
 	seen := map[string]bool{}
 	for i := 0; i < len(args); i++ {
@@ -755,6 +776,12 @@ func parseRace(c *Command, name token, args []token) *Error {
 		switch f.name {
 		case "all":
 			err = f.boolean(&r.All)
+		case "schedule":
+			if v, err = f.value(args, &i); err == nil {
+				vv := v
+				sched = &vv
+				r.Schedule, err = parseSchedule(v)
+			}
 		case "key":
 			if v, err = f.value(args, &i); err == nil {
 				r.Key, err = parseKey(v)
@@ -791,7 +818,7 @@ func parseRace(c *Command, name token, args []token) *Error {
 				r.Delay, err = parseMillis(v, "--delay", 0)
 			}
 		default:
-			err = usageErr(f.tok.pos, "unknown flag %q (want --all, --workers, --key, --effect, --key-txn, --heartbeat, --fence, --delay)", f.tok.text)
+			err = usageErr(f.tok.pos, "unknown flag %q (want --all, --schedule, --workers, --key, --effect, --key-txn, --heartbeat, --fence, --delay)", f.tok.text)
 		}
 		if err != nil {
 			return f.named(v, err)
@@ -809,6 +836,9 @@ func parseRace(c *Command, name token, args []token) *Error {
 		if r.All {
 			return usageErr(pos[1].pos, "race --all checks every interleaving; it takes no count")
 		}
+		if sched != nil {
+			return usageErr(pos[1].pos, "race --schedule runs one ordering; it takes no count")
+		}
 		n, err := parseInt(pos[1], "the count", 1, MaxRaces)
 		if err != nil {
 			return err
@@ -817,6 +847,20 @@ func parseRace(c *Command, name token, args []token) *Error {
 	}
 	if keyTxn != nil && r.Effect != EffectLedger {
 		return usageErr(keyTxn.tok.pos, "--key-txn is about the ledger's transaction: add --effect ledger")
+	}
+	if sched != nil {
+		if r.All {
+			return usageErr(sched.pos, "race --schedule runs one ordering and --all every one: give one of them")
+		}
+		if delay != nil {
+			return usageErr(delay.tok.pos, "race --schedule runs the explorer's steps with timing ignored; --delay is a timing: drop it")
+		}
+		for i, w := range r.Schedule {
+			if w >= r.Workers {
+				return usageErr(sched.pos, "--schedule: step %d names W%d, but the race has %d workers (W1 to W%d)", i+1, w+1, r.Workers, r.Workers)
+			}
+		}
+		r.N = 0
 	}
 	if r.All {
 		if delay != nil {

@@ -47,9 +47,17 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		e.strField("run", k.Run)
 		e.byte('}')
 	})
+	if len(r.Locks) > 0 {
+		e.key("locks")
+		jsonList(&e, r.Locks, (*jsonEnc).lockRow)
+	}
 	e.intField("key_hits", r.KeyHits)
 	e.key("matrices")
 	jsonList(&e, r.Matrices, (*jsonEnc).matrix)
+	if r.Schedule != nil {
+		e.key("schedule")
+		e.schedule(r.Schedule)
+	}
 	e.key("views")
 	e.views(&r.Views)
 	e.key("outcome")
@@ -223,6 +231,16 @@ func (e *jsonEnc) race(r RaceTally) {
 	e.byte('}')
 }
 
+func (e *jsonEnc) lockRow(l LockRow) {
+	e.byte('{')
+	e.key("job")
+	e.num64(l.Job)
+	e.strField("owner", l.Owner)
+	e.key("until_us")
+	e.num64(l.UntilUS)
+	e.byte('}')
+}
+
 func (e *jsonEnc) ledgerRow(l LedgerRow) {
 	e.byte('{')
 	e.key("id")
@@ -380,6 +398,7 @@ func (e *jsonEnc) exploration(x Exploration) {
 	}
 	e.strField("orderings", x.Orderings)
 	e.strField("duplicating", x.Duplicating)
+	e.strField("overlap", x.Overlap)
 	e.intField("states", x.States)
 	e.strField("method", x.Method)
 	e.key("shortest")
