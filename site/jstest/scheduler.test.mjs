@@ -25,7 +25,7 @@ function memory(full) {
 test("seatScript appends the schedule to the view's race, the service lines kept", () => {
   const view = { script: "service --dedupe claim\nrace async-lock --key job\n" };
   assert.equal(seatScript(view, ["W1", "W2", "W1"]), "service --dedupe claim\nrace async-lock --key job --schedule W1,W2,W1\n");
-  assert.equal(seatScript(view, []), 'service --dedupe claim\nrace async-lock --key job --schedule ""\n', "the start is the empty schedule");
+  assert.equal(seatScript(view, []), "service --dedupe claim\nrace async-lock --key job --schedule -\n", "the start is the schedule with no step");
 });
 
 test("progress: wins and held claims, per page, cleared", () => {

@@ -43,13 +43,13 @@ test("playground.js defines the element once, when the loader starts it", async 
   }
 });
 
-test("claimOf: atomic when a race or work command names lock or atomic", () => {
+test("claimOf: the claim a race or work command names", () => {
   assert.equal(claimOf("race read 20"), "read");
-  assert.equal(claimOf("race lock 20"), "atomic");
+  assert.equal(claimOf("race lock 20"), "lock");
   assert.equal(claimOf("reset\nrace atomic --all --workers 3"), "atomic");
-  assert.equal(claimOf("work --job 1 --claim=lock"), "atomic");
+  assert.equal(claimOf("work --job 1 --claim=lock"), "lock");
   assert.equal(claimOf("work --job 1 --claim atomic"), "atomic");
-  assert.equal(claimOf("( node queue.mjs race lock 20 && node queue.mjs effects ) 2>/dev/null"), "atomic");
+  assert.equal(claimOf("( node queue.mjs race lock 20 && node queue.mjs effects ) 2>/dev/null"), "lock");
   assert.equal(claimOf("work --job 1"), "read", "no --claim is the default claim");
   assert.equal(claimOf("race read 20 # not race atomic"), "read", "a comment does not count");
   assert.equal(claimOf("add race-atomic-order"), "read", "an order name is not a command");
@@ -157,7 +157,7 @@ test("parseLink names a bad value instead of ignoring it", () => {
 
 test("parseLink: old links, hand-edited links and bad values", () => {
   // Links from before claim and view existed.
-  assert.deepEqual(parseLink("#b?seed=7&script=race+lock+2", "b"), { script: "race lock 2", seed: "7", claim: "atomic", view: "output", step: 1, workers: 0, schedule: null });
+  assert.deepEqual(parseLink("#b?seed=7&script=race+lock+2", "b"), { script: "race lock 2", seed: "7", claim: "lock", view: "output", step: 1, workers: 0, schedule: null });
   // A claim that disagrees with the script is applied to the script.
   assert.equal(parseLink("#b?seed=1&script=race+read+20&claim=atomic", "b").script, "race atomic 20");
   assert.equal(parseLink("#b?seed=1&script=work+--job+1&claim=atomic", "b").script, "work --job 1 --claim atomic");
@@ -165,7 +165,7 @@ test("parseLink: old links, hand-edited links and bad values", () => {
   const odd = parseLink("#b?seed=1&script=race+read+20&claim=fenced", "b");
   assert.equal(odd.script, "race read 20");
   assert.equal(odd.claim, "read");
-  assert.equal(odd.error, 'claim="fenced" is not read or atomic');
+  assert.equal(odd.error, 'claim="fenced" is not read, lock, atomic or async-lock');
   // Bad view, step and workers fall back to their defaults, and are named.
   const bad = parseLink("#b?seed=&script=jobs&view=secret&step=0&workers=9", "b");
   assert.deepEqual(bad, {
@@ -276,7 +276,7 @@ test("a claim added to the runtime's list needs nothing in twice.js", () => {
     assert.equal(parseLink("#b?seed=1&script=race+read+2&claim=claimfirst", "b").script, "race claimfirst 2");
     // A link that names the claim its script already uses is no error.
     assert.equal(parseLink("#b?seed=1&script=race+claimfirst+2&claim=claimfirst", "b").error, undefined);
-    assert.equal(parseLink("#b?seed=1&script=jobs&claim=nope", "b").error, 'claim="nope" is not read, atomic or claimfirst');
+    assert.equal(parseLink("#b?seed=1&script=jobs&claim=nope", "b").error, 'claim="nope" is not read, lock, atomic, async-lock or claimfirst');
   } finally {
     CONFIG.claims = claims;
   }

@@ -25,10 +25,16 @@
 import { h, fillTable, groupDigits } from "./render.js";
 
 // seatScript is the script that plays schedule (worker names, in order)
-// on a scheduler view's race; an empty schedule asks for the start: every
-// worker's first step and the tables before any.
+// on a scheduler view's race; an empty schedule ("-") asks for the start:
+// every worker's first step and the tables before any.
 export function seatScript(view, schedule) {
-  return view.script.replace(/\s+$/, "") + " --schedule " + (schedule.length ? schedule.join(",") : '""') + "\n";
+  return view.script.replace(/\s+$/, "") + " --schedule " + (schedule.length ? schedule.join(",") : "-") + "\n";
+}
+
+// waits reports whether a worker's next step waits for another's open
+// transaction (the runtime's label says so): it cannot be taken now.
+function waits(next) {
+  return / \(waits: [^)]*\)$/.test(next.label);
 }
 
 // PROGRESS_PREFIX starts the localStorage key of a lesson's progress.
@@ -242,6 +248,10 @@ export class Seat {
       this.say(s.next[i].worker + " is done: it has no step left.");
       return Promise.resolve();
     }
+    if (waits(s.next[i])) {
+      this.say(s.next[i].worker + " cannot go now: " + s.next[i].label + ".");
+      return Promise.resolve();
+    }
     return this.go(this.schedule.concat(s.next[i].worker), null);
   }
 
@@ -266,6 +276,13 @@ export class Seat {
         this.cache.set(script, res);
       }
       if (seq !== this.seq) return;
+      if (res.schedule.steps.length < schedule.length) {
+        // The runtime refused the last step (the error names it): the
+        // schedule stays where it was.
+        this.say("That step cannot be taken: " + (res.error ? res.error.msg : "the runtime stopped before it") + ".");
+        this.panel.dataset.state = "done";
+        return;
+      }
       this.schedule = schedule;
       this.show(res.schedule, said);
       this.panel.dataset.state = "done";
@@ -301,7 +318,7 @@ export class Seat {
             class: "seat-worker",
             "data-worker": n.worker,
             "aria-keyshortcuts": i < 9 ? String(i + 1) : null,
-            disabled: n.label ? null : true,
+            disabled: n.label && !waits(n) ? null : true,
           },
           h("span", { class: "seat-key", "aria-hidden": "true", text: i < 9 ? String(i + 1) : "" }),
           h("span", { class: "seat-who", text: n.worker }),

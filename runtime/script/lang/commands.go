@@ -48,7 +48,7 @@ var commandTable = []commandSpec{
 	{
 		name: "race", kind: Race,
 		usage:   "race " + claimList + " [N | --all | --schedule W1,W2,...] [--workers K] [--key K] [--effect receipt|ledger] [--key-txn same|separate] [--heartbeat MS] [--fence] [--delay MS]",
-		summary: "N times, a fresh job and K workers released at one instant; --all checks every interleaving instead; --schedule runs one ordering of those steps, the workers named in turn",
+		summary: "N times, a fresh job and K workers released at one instant; --all checks every interleaving instead; --schedule runs one ordering of those steps, the workers named in turn (- names none yet: the race as it starts)",
 		example: "race read 20",
 		parse:   parseRace,
 	},

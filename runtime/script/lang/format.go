@@ -56,7 +56,7 @@ func (c Command) String() string {
 		s := "race " + c.Race.Claim.String()
 		if c.Race.All {
 			s += " --all"
-		} else if len(c.Race.Schedule) > 0 {
+		} else if c.Race.Schedule != nil {
 			s += " --schedule " + c.Race.ScheduleText(",")
 		} else if c.Race.N != DefaultRaces {
 			s += " " + strconv.Itoa(c.Race.N)
@@ -195,8 +195,12 @@ func FormatSeconds(d sim.Time) string {
 	return s
 }
 
-// ScheduleText names the workers of the race's schedule, joined by sep.
+// ScheduleText names the workers of the race's schedule, joined by sep;
+// "-" for a schedule with no step.
 func (r RaceArgs) ScheduleText(sep string) string {
+	if len(r.Schedule) == 0 {
+		return "-"
+	}
 	names := make([]string, len(r.Schedule))
 	for i, w := range r.Schedule {
 		names[i] = "W" + strconv.Itoa(w+1)

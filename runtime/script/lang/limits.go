@@ -204,7 +204,7 @@ func (s *Script) cost() (Cost, *Error) {
 						return err
 					}
 				}
-				if cmd.Race.All || len(cmd.Race.Schedule) > 0 {
+				if cmd.Race.All || cmd.Race.Schedule != nil {
 					n := 0
 					flags := cmd.Race.ExploreFlags()
 					for _, d := range receipts.Dedupes() {

@@ -177,7 +177,7 @@ type RaceArgs struct {
 	Fence     bool
 	Delay     sim.Time     // how long the receipts service takes to answer
 	Key       receipts.Key // the workers' Idempotency-Key
-	// Schedule, when not empty, is the one ordering to run instead of
+	// Schedule, when not nil, is the one ordering to run instead of
 	// races (--schedule W1,W2,...): each entry the index of the worker,
 	// from 0, that takes its next step.
 	Schedule []int
@@ -739,10 +739,14 @@ func oneOf(list string) string {
 }
 
 // parseSchedule reads --schedule's value, worker names joined by commas
-// ("W1,W2,W1"), into worker indices from 0. A name that is not W and a
-// worker number is an error naming its place in the schedule.
+// ("W1,W2,W1"), into worker indices from 0; "-" is the schedule with no
+// step yet (not nil, but empty): the race as it starts. A name that is not
+// W and a worker number is an error naming its place in the schedule.
 func parseSchedule(v token) ([]int, *Error) {
-	var out []int
+	out := []int{}
+	if v.text == "-" {
+		return out, nil
+	}
 	for i, name := range strings.Split(v.text, ",") {
 		digits, ok := strings.CutPrefix(name, "W")
 		n, err := strconv.Atoi(digits)
