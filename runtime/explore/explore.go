@@ -719,6 +719,8 @@ var statesOf = map[statesKey][MaxWorkers - MinWorkers + 1]int{
 	{"read", receipts.DedupeClaim, keyRun, Flags{}}:                                                               {26, 93, 260, 617, 1303, 2521, 4555},
 	{"read", receipts.DedupeClaim, keyTry, Flags{}}:                                                               {33, 181, 833, 3352, 12170, ManyStates, ManyStates},
 	{"atomic", receipts.DedupeOff, keySame, Flags{}}:                                                              {6, 9, 12, 15, 18, 21, 24},
+	{"lock", receipts.DedupeOff, keySame, Flags{}}:                                                                {11, 18, 25, 32, 39, 46, 53},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{}}:                                                          {50, 247, 914, 2772, 7277, 17117, ManyStates},
 	{"atomic", receipts.DedupeCheck, keySame, Flags{}}:                                                            {10, 15, 20, 25, 30, 35, 40},
 	{"atomic", receipts.DedupeCheck, keyRun, Flags{}}:                                                             {10, 15, 20, 25, 30, 35, 40},
 	{"atomic", receipts.DedupeCheck, keyTry, Flags{}}:                                                             {10, 15, 20, 25, 30, 35, 40},

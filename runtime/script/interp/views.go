@@ -287,7 +287,9 @@ func schedulerView(s *lang.Script) result.SchedulerView {
 	if len(races) > 1 {
 		v.Note = "This block's first race, one atomic step at a time: you pick which worker goes next."
 	}
-	v.Refused = refusal(shapeScript(races[:1], 0))
+	if _, err := lang.Parse(strings.TrimSuffix(v.Script, "\n") + " --schedule -\n"); err != nil {
+		v.Refused = "this race cannot be played a step at a time here: " + err.(*lang.Error).Msg
+	}
 	return v
 }
 
