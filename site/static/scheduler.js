@@ -102,7 +102,7 @@ export function progressLines(p) {
 // other columns follow.
 const TABLES = [
   ["jobs", "Jobs", ["id", "order", "status", "attempts", "run"]],
-  ["locks", "Locks", ["name", "owner"]],
+  ["locks", "Locks", ["job", "owner"]],
   ["effects", "Effects", ["order", "job", "run", "attempt", "worker"]],
 ];
 
@@ -351,12 +351,13 @@ export class Seat {
     if (ended) {
       this.outcome.className = "seat-outcome " + ended.kind;
       this.outcome.textContent = ended.text;
-      // The outcome is said once, when it happens; the box keeps it.
-      if (!this.ended || this.ended.text !== ended.text || said !== null) text += " " + ended.text;
       this.record(s, ended);
     }
+    // The outcome is said once, when it happens, to a screen reader (the
+    // box below shows it to the eye, and keeps it).
+    const tell = ended && (!this.ended || this.ended.text !== ended.text || said !== null);
     this.ended = ended;
-    this.say(text);
+    this.status.replaceChildren(text, ...(tell ? [h("span", { class: "sr", text: " " + ended.text })] : []));
   }
 
   // reachedAt is the step at which two effects first stood for one job,
