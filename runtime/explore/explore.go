@@ -5,33 +5,51 @@
 // ordering of the workers' atomic steps, with timing ignored and order
 // only, and counts how many of them end with two effects for one delivery.
 //
-// Each worker follows the protocol of the simulated worker, reduced to the
-// steps that touch shared state:
+// Each worker runs its claim's steps (queue.Claim.Steps), the same list
+// the simulated worker runs, then the receipt and the ack, then the
+// claim's release steps (a lock's DELETE) if its ack took:
 //
-//	read claim:    SELECT the row; if it is free, UPDATE it (no condition);
-//	               send the receipt; ack
-//	atomic claim:  one conditional UPDATE; if it changed a row, send the
-//	               receipt; ack
+//	claim:    each step a statement or an await, in order; a step whose
+//	          condition fails (queue.Step.Decide: changes() = 1, the row
+//	          read free, the lock read unowned) ends the worker there
+//	receipt:  read the attempt count back and send: the effect is
+//	          recorded on arrival
+//	ack:      UPDATE the job done, then the release steps
 //
-// A worker that finds the job taken stops there. Steps that touch nothing
-// shared (reading the clock, appending to worker.log, connecting) are left
-// out, because moving them cannot change any outcome; so is the atomic
-// loser's follow-up SELECT, which only reads. The receipt step reads the
-// attempt count back and sends: the effect is recorded on arrival. With
-// timing ignored no lease expires during a race.
+// No claim has a case of its own here: a new claim in package queue's
+// list is explored, counted and checked against the brute-force model of
+// the tests (which reads each step's queue.Model) as it is. Steps that
+// touch nothing shared are left out where moving them cannot change any
+// outcome: reading the clock, appending to worker.log, connecting, and
+// the atomic loser's follow-up SELECT, which only reads. An await is a
+// step of an ordering all the same, though it touches nothing either:
+// it is the window an async claim opens, and a schedule (RunSchedule)
+// lets a reader take it step by step. With timing ignored no lease, and
+// no lock, lapses during a race.
+//
+// Besides the orderings that duplicate, the report counts those in which
+// two workers at some moment both own the job, each between a successful
+// claim and its ack (Report.Overlap): what a lock promises never
+// happens, whatever the effects. A state says whether two workers own the
+// job, so the count is one more sum over the same states.
 //
 // Every step runs its real statement on real SQLite (the memdb database of
 // package queue, one connection per worker). To count orderings without
 // enumerating them one by one, the search remembers each state it has
-// explored: the job row (status and attempts, as SQLite returned them), each
-// worker's place in its protocol and what it read, and whether two effects
-// have been recorded. Orderings that reach the same state have the same
-// continuations, so their counts are shared; and because the workers are
-// identical, states that differ only by which worker is which are merged
-// too (symmetry reduction). Both reductions are exact: the counts are the
-// counts of every ordering, computed in 128-bit integers (see Count).
-// Before executing a step from a remembered state the row is put back with
-// queue.Conn.Set.
+// explored: the job row (status and attempts, as SQLite returned them),
+// which worker owns the job's lock, each worker's place in its program
+// and what it read, and whether two effects have been recorded. Orderings
+// that reach the same state have the same continuations, so their counts
+// are shared; and because the workers are identical, states that differ
+// only by which worker is which are merged too (symmetry reduction). Both
+// reductions are exact: the counts are the counts of every ordering,
+// computed in 128-bit integers (see Count). Before executing a step from
+// a remembered state the row is put back with queue.Conn.Set, and the
+// lock with queue.Conn.SetLock.
+//
+// RunSchedule runs one ordering, as a schedule names it, step by step on
+// the same steps, and returns the steps' lines, each worker's next step
+// and the tables after the last.
 //
 // With a service dedupe mode and a key ([Service]), the receipt is no
 // longer one step: the service's statements on its key table (the
@@ -119,8 +137,8 @@ const (
 )
 
 // errTooMany is returned if a count would not fit in a Count, which the
-// worker limit rules out without flags and the script's state budget
-// with them (see Count); it is there so that a future change of limits
+// worker limit rules out for the claims of the article without flags, and
+// the script's state budget otherwise (see Count); it is there so that a future change of limits
 // fails loudly instead of counting wrong.
 var errTooMany = errors.New("too many orderings to count in 128 bits")
 
@@ -503,7 +521,7 @@ func (x *explorer) count(s state) (result, error) {
 	if s.twice() {
 		r.toTwice = 0
 	}
-	// Workers at the same place in the protocol (with what they read)
+	// Workers at the same place in their program (with what they read)
 	// are interchangeable: step one of them and count its continuations
 	// once per such worker.
 	var places []wstate
@@ -701,7 +719,7 @@ const ManyStates = 1 << 30
 const StatesTabled = 12_000
 
 // statesOf is how many states ExploreRace executes steps from, for
-// MinWorkers up to MaxWorkers workers, by the claim's protocol, the
+// MinWorkers up to MaxWorkers workers, by the claim (its name), the
 // service's dedupe mode, the kind of key the workers send and the worker
 // flags. The search is deterministic, so these are known before it runs;
 // a test holds the table to what ExploreRace reports. Keys that are the
@@ -711,80 +729,150 @@ const StatesTabled = 12_000
 //
 //	go test ./runtime/explore -run PrintStates -states -v
 var statesOf = map[statesKey][MaxWorkers - MinWorkers + 1]int{
-	{"read", receipts.DedupeOff, keySame, Flags{}}:                                                                {18, 58, 148, 323, 631, 1135, 1915},
-	{"read", receipts.DedupeCheck, keySame, Flags{}}:                                                              {45, 282, 1579, 8580, 46965, ManyStates, ManyStates},
-	{"read", receipts.DedupeCheck, keyRun, Flags{}}:                                                               {45, 278, 1595, 9027, 51470, ManyStates, ManyStates},
-	{"read", receipts.DedupeCheck, keyTry, Flags{}}:                                                               {55, 489, 4118, 34251, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeClaim, keySame, Flags{}}:                                                              {24, 81, 215, 485, 974, 1793, 3085},
-	{"read", receipts.DedupeClaim, keyRun, Flags{}}:                                                               {26, 93, 260, 617, 1303, 2521, 4555},
-	{"read", receipts.DedupeClaim, keyTry, Flags{}}:                                                               {33, 181, 833, 3352, 12170, ManyStates, ManyStates},
-	{"atomic", receipts.DedupeOff, keySame, Flags{}}:                                                              {6, 9, 12, 15, 18, 21, 24},
-	{"lock", receipts.DedupeOff, keySame, Flags{}}:                                                                {11, 18, 25, 32, 39, 46, 53},
-	{"async-lock", receipts.DedupeOff, keySame, Flags{}}:                                                          {50, 247, 914, 2772, 7277, 17117, ManyStates},
-	{"atomic", receipts.DedupeCheck, keySame, Flags{}}:                                                            {10, 15, 20, 25, 30, 35, 40},
-	{"atomic", receipts.DedupeCheck, keyRun, Flags{}}:                                                             {10, 15, 20, 25, 30, 35, 40},
-	{"atomic", receipts.DedupeCheck, keyTry, Flags{}}:                                                             {10, 15, 20, 25, 30, 35, 40},
-	{"atomic", receipts.DedupeClaim, keySame, Flags{}}:                                                            {8, 12, 16, 20, 24, 28, 32},
-	{"atomic", receipts.DedupeClaim, keyRun, Flags{}}:                                                             {8, 12, 16, 20, 24, 28, 32},
-	{"atomic", receipts.DedupeClaim, keyTry, Flags{}}:                                                             {8, 12, 16, 20, 24, 28, 32},
-	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                                                 {35, 162, 538, 1439, 3314, 6841, 12990},
-	{"read", receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                                               {77, 629, 4273, 26753, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                                                {77, 628, 4261, 26624, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                                                {91, 1031, 10172, 93654, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                                               {46, 212, 708, 1919, 4495, 9451, 18283},
-	{"read", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                                                {49, 255, 945, 2799, 7082, 15943, ManyStates},
-	{"read", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                                                {62, 483, 2870, 14067, ManyStates, ManyStates, ManyStates},
-	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                                               {8, 12, 16, 20, 24, 28, 32},
-	{"atomic", receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                                             {12, 18, 24, 30, 36, 42, 48},
-	{"atomic", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                                              {12, 18, 24, 30, 36, 42, 48},
-	{"atomic", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                                              {12, 18, 24, 30, 36, 42, 48},
-	{"atomic", receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                                             {10, 15, 20, 25, 30, 35, 40},
-	{"atomic", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                                              {10, 15, 20, 25, 30, 35, 40},
-	{"atomic", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                                              {10, 15, 20, 25, 30, 35, 40},
-	{"read", receipts.DedupeOff, keySame, Flags{Fence: true}}:                                                     {40, 255, 1334, 6241, 27384, ManyStates, ManyStates},
-	{"read", receipts.DedupeCheck, keySame, Flags{Fence: true}}:                                                   {84, 826, 7172, 59354, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                                                    {84, 820, 7010, 56775, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeCheck, keyTry, Flags{Fence: true}}:                                                    {91, 1075, 11736, 125248, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeClaim, keySame, Flags{Fence: true}}:                                                   {51, 312, 1576, 7178, 30857, ManyStates, ManyStates},
-	{"read", receipts.DedupeClaim, keyRun, Flags{Fence: true}}:                                                    {57, 406, 2315, 11593, 53682, ManyStates, ManyStates},
-	{"read", receipts.DedupeClaim, keyTry, Flags{Fence: true}}:                                                    {59, 486, 3515, 23643, ManyStates, ManyStates, ManyStates},
-	{"atomic", receipts.DedupeOff, keySame, Flags{Fence: true}}:                                                   {8, 12, 16, 20, 24, 28, 32},
-	{"atomic", receipts.DedupeCheck, keySame, Flags{Fence: true}}:                                                 {12, 18, 24, 30, 36, 42, 48},
-	{"atomic", receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                                                  {12, 18, 24, 30, 36, 42, 48},
-	{"atomic", receipts.DedupeCheck, keyTry, Flags{Fence: true}}:                                                  {12, 18, 24, 30, 36, 42, 48},
-	{"atomic", receipts.DedupeClaim, keySame, Flags{Fence: true}}:                                                 {10, 15, 20, 25, 30, 35, 40},
-	{"atomic", receipts.DedupeClaim, keyRun, Flags{Fence: true}}:                                                  {10, 15, 20, 25, 30, 35, 40},
-	{"atomic", receipts.DedupeClaim, keyTry, Flags{Fence: true}}:                                                  {10, 15, 20, 25, 30, 35, 40},
-	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true}}:                                    {52, 384, 2534, 15845, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeCheck, keySame, Flags{Heartbeat: true, Fence: true}}:                                  {88, 835, 7287, 61253, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true, Fence: true}}:                                   {88, 831, 7190, 59748, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true}}:                                   {88, 886, 8660, 84303, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:                                  {63, 458, 2987, 18471, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:                                   {69, 560, 3983, 26389, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:                                   {69, 606, 4985, 39737, ManyStates, ManyStates, ManyStates},
-	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true}}:                                  {10, 15, 20, 25, 30, 35, 40},
-	{"atomic", receipts.DedupeCheck, keySame, Flags{Heartbeat: true, Fence: true}}:                                {14, 21, 28, 35, 42, 49, 56},
-	{"atomic", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true, Fence: true}}:                                 {14, 21, 28, 35, 42, 49, 56},
-	{"atomic", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true}}:                                 {14, 21, 28, 35, 42, 49, 56},
-	{"atomic", receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:                                {12, 18, 24, 30, 36, 42, 48},
-	{"atomic", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:                                 {12, 18, 24, 30, 36, 42, 48},
-	{"atomic", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:                                 {12, 18, 24, 30, 36, 42, 48},
-	{"read", receipts.DedupeOff, keySame, Flags{Ledger: true}}:                                                    {33, 101, 241, 491, 897, 1513, 2401},
-	{"atomic", receipts.DedupeOff, keySame, Flags{Ledger: true}}:                                                  {12, 18, 24, 30, 36, 42, 48},
-	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:                                   {64, 286, 906, 2311, 5083, 10039, 18271},
-	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:                                 {14, 21, 28, 35, 42, 49, 56},
-	{"read", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                                       {42, 149, 391, 851, 1632, 2857, 4669},
-	{"atomic", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                                     {12, 18, 24, 30, 36, 42, 48},
-	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}:                      {59, 250, 765, 1905, 4117, 8023, 14449},
-	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}:                    {14, 21, 28, 35, 42, 49, 56},
-	{"read", receipts.DedupeOff, keySame, Flags{Ledger: true, SeparateKey: true}}:                                 {51, 193, 559, 1349, 2857, 5489, 9781},
-	{"atomic", receipts.DedupeOff, keySame, Flags{Ledger: true, SeparateKey: true}}:                               {16, 24, 32, 40, 48, 56, 64},
-	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true, SeparateKey: true}}:                {88, 435, 1488, 4022, 9250, 18923, ManyStates},
-	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true, SeparateKey: true}}:              {18, 27, 36, 45, 54, 63, 72},
-	{"read", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true, SeparateKey: true}}:                    {71, 320, 1021, 2620, 5792, 11489, 20988},
-	{"atomic", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true, SeparateKey: true}}:                  {16, 24, 32, 40, 48, 56, 64},
-	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true, SeparateKey: true}}:   {84, 389, 1260, 3264, 7262, 14471, ManyStates},
-	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true, SeparateKey: true}}: {18, 27, 36, 45, 54, 63, 72},
+	{"read", receipts.DedupeOff, keySame, Flags{}}:                                                                    {18, 58, 148, 323, 631, 1135, 1915},
+	{"read", receipts.DedupeCheck, keySame, Flags{}}:                                                                  {45, 282, 1579, 8580, 46965, ManyStates, ManyStates},
+	{"read", receipts.DedupeCheck, keyRun, Flags{}}:                                                                   {45, 278, 1595, 9027, 51470, ManyStates, ManyStates},
+	{"read", receipts.DedupeCheck, keyTry, Flags{}}:                                                                   {55, 489, 4118, 34251, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeClaim, keySame, Flags{}}:                                                                  {24, 81, 215, 485, 974, 1793, 3085},
+	{"read", receipts.DedupeClaim, keyRun, Flags{}}:                                                                   {26, 93, 260, 617, 1303, 2521, 4555},
+	{"read", receipts.DedupeClaim, keyTry, Flags{}}:                                                                   {33, 181, 833, 3352, 12170, ManyStates, ManyStates},
+	{"lock", receipts.DedupeOff, keySame, Flags{}}:                                                                    {11, 18, 25, 32, 39, 46, 53},
+	{"lock", receipts.DedupeCheck, keySame, Flags{}}:                                                                  {15, 24, 33, 42, 51, 60, 69},
+	{"lock", receipts.DedupeCheck, keyRun, Flags{}}:                                                                   {15, 24, 33, 42, 51, 60, 69},
+	{"lock", receipts.DedupeCheck, keyTry, Flags{}}:                                                                   {15, 24, 33, 42, 51, 60, 69},
+	{"lock", receipts.DedupeClaim, keySame, Flags{}}:                                                                  {13, 21, 29, 37, 45, 53, 61},
+	{"lock", receipts.DedupeClaim, keyRun, Flags{}}:                                                                   {13, 21, 29, 37, 45, 53, 61},
+	{"lock", receipts.DedupeClaim, keyTry, Flags{}}:                                                                   {13, 21, 29, 37, 45, 53, 61},
+	{"atomic", receipts.DedupeOff, keySame, Flags{}}:                                                                  {6, 9, 12, 15, 18, 21, 24},
+	{"atomic", receipts.DedupeCheck, keySame, Flags{}}:                                                                {10, 15, 20, 25, 30, 35, 40},
+	{"atomic", receipts.DedupeCheck, keyRun, Flags{}}:                                                                 {10, 15, 20, 25, 30, 35, 40},
+	{"atomic", receipts.DedupeCheck, keyTry, Flags{}}:                                                                 {10, 15, 20, 25, 30, 35, 40},
+	{"atomic", receipts.DedupeClaim, keySame, Flags{}}:                                                                {8, 12, 16, 20, 24, 28, 32},
+	{"atomic", receipts.DedupeClaim, keyRun, Flags{}}:                                                                 {8, 12, 16, 20, 24, 28, 32},
+	{"atomic", receipts.DedupeClaim, keyTry, Flags{}}:                                                                 {8, 12, 16, 20, 24, 28, 32},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{}}:                                                              {50, 247, 914, 2772, 7277, 17117, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keySame, Flags{}}:                                                            {114, 1097, 8567, 60208, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keyRun, Flags{}}:                                                             {106, 966, 7489, 53643, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keyTry, Flags{}}:                                                             {140, 1859, 21028, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keySame, Flags{}}:                                                            {64, 339, 1321, 4173, 11324, 27380, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keyRun, Flags{}}:                                                             {65, 354, 1428, 4687, 13239, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keyTry, Flags{}}:                                                             {87, 713, 4489, 23389, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                                                     {35, 162, 538, 1439, 3314, 6841, 12990},
+	{"read", receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                                                   {77, 629, 4273, 26753, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                                                    {77, 628, 4261, 26624, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                                                    {91, 1031, 10172, 93654, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                                                   {46, 212, 708, 1919, 4495, 9451, 18283},
+	{"read", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                                                    {49, 255, 945, 2799, 7082, 15943, ManyStates},
+	{"read", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                                                    {62, 483, 2870, 14067, ManyStates, ManyStates, ManyStates},
+	{"lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                                                     {13, 21, 29, 37, 45, 53, 61},
+	{"lock", receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                                                   {17, 27, 37, 47, 57, 67, 77},
+	{"lock", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                                                    {17, 27, 37, 47, 57, 67, 77},
+	{"lock", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                                                    {17, 27, 37, 47, 57, 67, 77},
+	{"lock", receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                                                   {15, 24, 33, 42, 51, 60, 69},
+	{"lock", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                                                    {15, 24, 33, 42, 51, 60, 69},
+	{"lock", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                                                    {15, 24, 33, 42, 51, 60, 69},
+	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                                                   {8, 12, 16, 20, 24, 28, 32},
+	{"atomic", receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                                                 {12, 18, 24, 30, 36, 42, 48},
+	{"atomic", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                                                  {12, 18, 24, 30, 36, 42, 48},
+	{"atomic", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                                                  {12, 18, 24, 30, 36, 42, 48},
+	{"atomic", receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                                                 {10, 15, 20, 25, 30, 35, 40},
+	{"atomic", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                                                  {10, 15, 20, 25, 30, 35, 40},
+	{"atomic", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                                                  {10, 15, 20, 25, 30, 35, 40},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                                               {99, 761, 3837, 14641, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                                             {205, 2733, 26437, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                                              {191, 2469, 23808, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                                              {247, 4475, 61595, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                                             {125, 1002, 5234, 20702, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                                              {129, 1097, 6072, 25286, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                                              {173, 2237, 19502, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeOff, keySame, Flags{Fence: true}}:                                                         {40, 255, 1334, 6241, 27384, ManyStates, ManyStates},
+	{"read", receipts.DedupeCheck, keySame, Flags{Fence: true}}:                                                       {84, 826, 7172, 59354, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                                                        {84, 820, 7010, 56775, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeCheck, keyTry, Flags{Fence: true}}:                                                        {91, 1075, 11736, 125248, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeClaim, keySame, Flags{Fence: true}}:                                                       {51, 312, 1576, 7178, 30857, ManyStates, ManyStates},
+	{"read", receipts.DedupeClaim, keyRun, Flags{Fence: true}}:                                                        {57, 406, 2315, 11593, 53682, ManyStates, ManyStates},
+	{"read", receipts.DedupeClaim, keyTry, Flags{Fence: true}}:                                                        {59, 486, 3515, 23643, ManyStates, ManyStates, ManyStates},
+	{"lock", receipts.DedupeOff, keySame, Flags{Fence: true}}:                                                         {13, 21, 29, 37, 45, 53, 61},
+	{"lock", receipts.DedupeCheck, keySame, Flags{Fence: true}}:                                                       {17, 27, 37, 47, 57, 67, 77},
+	{"lock", receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                                                        {17, 27, 37, 47, 57, 67, 77},
+	{"lock", receipts.DedupeCheck, keyTry, Flags{Fence: true}}:                                                        {17, 27, 37, 47, 57, 67, 77},
+	{"lock", receipts.DedupeClaim, keySame, Flags{Fence: true}}:                                                       {15, 24, 33, 42, 51, 60, 69},
+	{"lock", receipts.DedupeClaim, keyRun, Flags{Fence: true}}:                                                        {15, 24, 33, 42, 51, 60, 69},
+	{"lock", receipts.DedupeClaim, keyTry, Flags{Fence: true}}:                                                        {15, 24, 33, 42, 51, 60, 69},
+	{"atomic", receipts.DedupeOff, keySame, Flags{Fence: true}}:                                                       {8, 12, 16, 20, 24, 28, 32},
+	{"atomic", receipts.DedupeCheck, keySame, Flags{Fence: true}}:                                                     {12, 18, 24, 30, 36, 42, 48},
+	{"atomic", receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                                                      {12, 18, 24, 30, 36, 42, 48},
+	{"atomic", receipts.DedupeCheck, keyTry, Flags{Fence: true}}:                                                      {12, 18, 24, 30, 36, 42, 48},
+	{"atomic", receipts.DedupeClaim, keySame, Flags{Fence: true}}:                                                     {10, 15, 20, 25, 30, 35, 40},
+	{"atomic", receipts.DedupeClaim, keyRun, Flags{Fence: true}}:                                                      {10, 15, 20, 25, 30, 35, 40},
+	{"atomic", receipts.DedupeClaim, keyTry, Flags{Fence: true}}:                                                      {10, 15, 20, 25, 30, 35, 40},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Fence: true}}:                                                   {107, 1014, 7045, 40939, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keySame, Flags{Fence: true}}:                                                 {203, 2989, 34611, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                                                  {203, 2971, 33967, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keyTry, Flags{Fence: true}}:                                                  {221, 3857, 55147, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keySame, Flags{Fence: true}}:                                                 {127, 1182, 8105, 46521, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keyRun, Flags{Fence: true}}:                                                  {143, 1520, 11598, 72741, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keyTry, Flags{Fence: true}}:                                                  {149, 1828, 17363, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true}}:                                        {52, 384, 2534, 15845, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeCheck, keySame, Flags{Heartbeat: true, Fence: true}}:                                      {88, 835, 7287, 61253, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true, Fence: true}}:                                       {88, 831, 7190, 59748, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true}}:                                       {88, 886, 8660, 84303, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:                                      {63, 458, 2987, 18471, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:                                       {69, 560, 3983, 26389, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:                                       {69, 606, 4985, 39737, ManyStates, ManyStates, ManyStates},
+	{"lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true}}:                                        {15, 24, 33, 42, 51, 60, 69},
+	{"lock", receipts.DedupeCheck, keySame, Flags{Heartbeat: true, Fence: true}}:                                      {19, 30, 41, 52, 63, 74, 85},
+	{"lock", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true, Fence: true}}:                                       {19, 30, 41, 52, 63, 74, 85},
+	{"lock", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true}}:                                       {19, 30, 41, 52, 63, 74, 85},
+	{"lock", receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:                                      {17, 27, 37, 47, 57, 67, 77},
+	{"lock", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:                                       {17, 27, 37, 47, 57, 67, 77},
+	{"lock", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:                                       {17, 27, 37, 47, 57, 67, 77},
+	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true}}:                                      {10, 15, 20, 25, 30, 35, 40},
+	{"atomic", receipts.DedupeCheck, keySame, Flags{Heartbeat: true, Fence: true}}:                                    {14, 21, 28, 35, 42, 49, 56},
+	{"atomic", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true, Fence: true}}:                                     {14, 21, 28, 35, 42, 49, 56},
+	{"atomic", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true}}:                                     {14, 21, 28, 35, 42, 49, 56},
+	{"atomic", receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:                                    {12, 18, 24, 30, 36, 42, 48},
+	{"atomic", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:                                     {12, 18, 24, 30, 36, 42, 48},
+	{"atomic", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:                                     {12, 18, 24, 30, 36, 42, 48},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true}}:                                  {133, 1477, 12935, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keySame, Flags{Heartbeat: true, Fence: true}}:                                {209, 3006, 35217, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true, Fence: true}}:                                 {209, 2994, 34819, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true}}:                                 {209, 3191, 41647, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:                                {153, 1688, 14801, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:                                 {169, 2065, 19580, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:                                 {169, 2242, 24488, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeOff, keySame, Flags{Ledger: true}}:                                                        {33, 101, 241, 491, 897, 1513, 2401},
+	{"lock", receipts.DedupeOff, keySame, Flags{Ledger: true}}:                                                        {17, 27, 37, 47, 57, 67, 77},
+	{"atomic", receipts.DedupeOff, keySame, Flags{Ledger: true}}:                                                      {12, 18, 24, 30, 36, 42, 48},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Ledger: true}}:                                                  {81, 407, 1487, 4396, 11177, 25379, ManyStates},
+	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:                                       {64, 286, 906, 2311, 5083, 10039, 18271},
+	{"lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:                                       {19, 30, 41, 52, 63, 74, 85},
+	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:                                     {14, 21, 28, 35, 42, 49, 56},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:                                 {159, 1221, 6011, 22288, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                                           {42, 149, 391, 851, 1632, 2857, 4669},
+	{"lock", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                                           {17, 27, 37, 47, 57, 67, 77},
+	{"atomic", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                                         {12, 18, 24, 30, 36, 42, 48},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                                     {99, 550, 2066, 6073, 15094, ManyStates, ManyStates},
+	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}:                          {59, 250, 765, 1905, 4117, 8023, 14449},
+	{"lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}:                          {19, 30, 41, 52, 63, 74, 85},
+	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}:                        {14, 21, 28, 35, 42, 49, 56},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}:                    {133, 863, 3708, 12273, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeOff, keySame, Flags{Ledger: true, SeparateKey: true}}:                                     {51, 193, 559, 1349, 2857, 5489, 9781},
+	{"lock", receipts.DedupeOff, keySame, Flags{Ledger: true, SeparateKey: true}}:                                     {21, 33, 45, 57, 69, 81, 93},
+	{"atomic", receipts.DedupeOff, keySame, Flags{Ledger: true, SeparateKey: true}}:                                   {16, 24, 32, 40, 48, 56, 64},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Ledger: true, SeparateKey: true}}:                               {125, 771, 3350, 11496, 33293, ManyStates, ManyStates},
+	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true, SeparateKey: true}}:                    {88, 435, 1488, 4022, 9250, 18923, ManyStates},
+	{"lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true, SeparateKey: true}}:                    {23, 36, 49, 62, 75, 88, 101},
+	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true, SeparateKey: true}}:                  {18, 27, 36, 45, 54, 63, 72},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true, SeparateKey: true}}:              {227, 1975, 10705, 42877, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true, SeparateKey: true}}:                        {71, 320, 1021, 2620, 5792, 11489, 20988},
+	{"lock", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true, SeparateKey: true}}:                        {21, 33, 45, 57, 69, 81, 93},
+	{"atomic", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true, SeparateKey: true}}:                      {16, 24, 32, 40, 48, 56, 64},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true, SeparateKey: true}}:                  {167, 1218, 5678, 19967, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true, SeparateKey: true}}:       {84, 389, 1260, 3264, 7262, 14471, ManyStates},
+	{"lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true, SeparateKey: true}}:       {23, 36, 49, 62, 75, 88, 101},
+	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true, SeparateKey: true}}:     {18, 27, 36, 45, 54, 63, 72},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true, SeparateKey: true}}: {195, 1472, 7016, 25053, ManyStates, ManyStates, ManyStates},
 }
 
 // statesKey indexes statesOf: the claim by name, so that the table is

@@ -9,8 +9,9 @@
 // leaves a gap between them that another connection can use, and a claim
 // made of one conditional UPDATE does not. Only the methods that put the
 // tables back, which no worker calls, run several: [Conn.Reset] empties
-// three tables with one statement each, and [Conn.SetKeys] empties two and
-// then claims each key.
+// four tables with one statement each, [Conn.SetKeys] empties two and
+// then claims each key, and [Conn.SetLock] empties the locks and puts one
+// back.
 //
 // The table:
 //
@@ -26,6 +27,20 @@
 //
 // A job is claimable when status = 'queued' or its lease has passed. The
 // package knows nothing of virtual time: callers pass instants in.
+//
+// The claims (claim.go) are data: each a list of steps, every step a
+// statement with the values it binds and the condition that decides
+// whether the claim goes on ([Step]), or a clock read, or an await that
+// touches nothing shared. [Conn.RunStep] runs one step. The claims that
+// take a lock own a row of a table of their own, whose until is the
+// job's lease, so that a lock left by a worker that died lapses with the
+// lease; the ack's release step deletes it:
+//
+//	CREATE TABLE locks (
+//		job   INTEGER PRIMARY KEY,
+//		owner TEXT NOT NULL,     -- the run that owns the job's lock
+//		until INTEGER NOT NULL   -- the lock lapses after this instant, virtual µs
+//	)
 //
 // The same database holds the ledger, an effect that lands in the queue's
 // own database instead of a remote service, and the keys already

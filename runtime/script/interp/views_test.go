@@ -90,13 +90,13 @@ func TestCompareViewFlipsEveryClaim(t *testing.T) {
 		visit = func(cs []lang.Command) {
 			for _, c := range cs {
 				switch c.Kind {
-				case lang.Race:
+				case lang.CmdRace:
 					claims = append(claims, c.Race.Claim.String())
-				case lang.Work:
+				case lang.CmdWork:
 					claims = append(claims, c.Work.Claim.String())
-				case lang.Load:
+				case lang.CmdLoad:
 					claims = append(claims, c.Load.Claim.String())
-				case lang.Background:
+				case lang.CmdBackground:
 					visit(c.Body)
 				}
 			}
