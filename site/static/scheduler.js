@@ -324,7 +324,6 @@ export class Seat {
           h("span", { class: "seat-who", text: n.worker }),
           h("span", { class: "seat-next", text: n.label ? n.label : "done" })
         );
-        b.setAttribute("aria-label", n.worker + ": " + (n.label ? "next step " + n.label : "done, no step left"));
         b.addEventListener("click", () => this.pick(i));
         return b;
       })
