@@ -23,6 +23,7 @@ import (
 	"github.com/yuin/goldmark"
 
 	"github.com/twice-lab/twice/lessons"
+	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/script/result"
 	"github.com/twice-lab/twice/site"
 )
@@ -182,6 +183,10 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 		"dedupes":  choices.Dedupes,
 		"keys":     choices.Keys,
 		"kinds":    choices.Kinds,
+
+		// The claim Compare sets beside the block's own until the reader
+		// picks another pair: the atomic claim, the fix the lessons teach.
+		"compareTo": queue.ClaimAtomic.String(),
 	})
 	if err != nil {
 		return nil, err

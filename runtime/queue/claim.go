@@ -3,6 +3,8 @@ package queue
 import (
 	"fmt"
 	"strings"
+
+	"github.com/twice-lab/twice/runtime/named"
 )
 
 // Claim is how a worker takes a job: one of the values in [Claims], each
@@ -285,14 +287,17 @@ var (
 	}
 )
 
-// claimList declares every claim: its name, what it does in words, its
-// steps in order, and the steps that follow a successful ack (release:
-// whatever their conditions say, the worker is done after them).
-var claimList = [numClaims]struct {
+// claimDef is one claim's declaration.
+type claimDef struct {
 	name, words string
 	steps       []Step
 	release     []Step
-}{
+}
+
+// claimList declares every claim: its name, what it does in words, its
+// steps in order, and the steps that follow a successful ack (release:
+// whatever their conditions say, the worker is done after them).
+var claimList = [numClaims]claimDef{
 	ClaimRead: {"read", "read the row, then write it: two statements",
 		[]Step{stepRead, stepClock, stepTake}, nil},
 	ClaimLock: {"lock", "own the job's lock in one INSERT that succeeds for one worker only, then take the job; the ack releases the lock",
@@ -303,24 +308,17 @@ var claimList = [numClaims]struct {
 		[]Step{stepLockOwner, stepClock, stepRemoteRead, stepLockSet, stepTakeUndone}, []Step{stepLockRelease}},
 }
 
+// claims is the list's names and words, as every named list of the
+// runtime keeps them.
+var claims = named.Of[Claim]("claim", claimList[:], func(d claimDef) named.Entry {
+	return named.Entry{Name: d.name, Words: d.words}
+})
+
 // Claims lists every claim, in the order docs and error messages give them.
-func Claims() []Claim {
-	cs := make([]Claim, numClaims)
-	for i := range cs {
-		cs[i] = Claim(i)
-	}
-	return cs
-}
+func Claims() []Claim { return claims.All() }
 
 // ParseClaim returns the claim named s.
-func ParseClaim(s string) (Claim, bool) {
-	for _, c := range Claims() {
-		if claimList[c].name == s {
-			return c, true
-		}
-	}
-	return 0, false
-}
+func ParseClaim(s string) (Claim, bool) { return claims.Lookup(s) }
 
 // ClaimNames returns the claims' names joined with sep ("read|lock|...").
 func ClaimNames(sep string) string {
@@ -331,20 +329,10 @@ func ClaimNames(sep string) string {
 	return strings.Join(names, sep)
 }
 
-func (c Claim) String() string {
-	if !c.Valid() {
-		return "claim(?)"
-	}
-	return claimList[c].name
-}
+func (c Claim) String() string { return claims.Name(c) }
 
 // Words says in a few words what the claim does.
-func (c Claim) Words() string {
-	if !c.Valid() {
-		return ""
-	}
-	return claimList[c].words
-}
+func (c Claim) Words() string { return claims.Words(c) }
 
 // Steps returns the claim's steps, in order; none for a claim outside the
 // list.
@@ -379,4 +367,4 @@ func (c Claim) Locks() bool {
 func (c Claim) Alias() Claim { return c }
 
 // Valid reports whether c is one of Claims.
-func (c Claim) Valid() bool { return c < numClaims }
+func (c Claim) Valid() bool { return claims.Valid(c) }

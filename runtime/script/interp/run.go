@@ -57,6 +57,7 @@ func Run(src string, opts Options) (res *result.Result) {
 		setError(res, &lang.Error{Kind: "runtime", Msg: err.Error()})
 		return res
 	}
+	in.progress = opts.Progress
 	defer in.close()
 	defer func() {
 		// A bug must not show a reader a Go stack: report it as an error.
@@ -152,6 +153,16 @@ type interp struct {
 
 	events map[string]bool // event ids given to jobs since the last reset
 	nextEv int             // the number of the last event id add made up
+
+	progress func(done, of int, what string) // Options.Progress
+}
+
+// progressed tells Options.Progress that done of a command's of races or
+// lease runs (what) are done.
+func (in *interp) progressed(done, of int, what string) {
+	if in.progress != nil {
+		in.progress(done, of, what)
+	}
 }
 
 // newEvent makes up the producer's event id for an add that gave none: a
@@ -578,6 +589,7 @@ func (in *interp) race(r lang.RaceArgs) error {
 		if n > 1 {
 			tally.Duplicates++
 		}
+		in.progressed(i+1, r.N, "races")
 	}
 	in.res.Races = append(in.res.Races, tally)
 	in.quiet = false
