@@ -254,6 +254,8 @@ func withClaim(s *lang.Script, claim queue.Claim) *lang.Script {
 				c.Work.Claim = claim
 			case lang.CmdLoad:
 				c.Load.Claim = claim
+			case lang.CmdUse:
+				c.Use.Flags.Claim = claim
 			case lang.CmdBackground:
 				c.Body = set(c.Body)
 			}

@@ -101,14 +101,26 @@ var raceFlags = []flagSpec{
 // need another or that --all cannot model.
 func finishRace(s commandSpec, c *Command, name token, words []token, given flagsGiven) *Error {
 	r := &c.Race
+	r.given = map[string]bool{}
+	for f := range given {
+		r.given[f] = true
+	}
+	// The claim may be left to a use before the race (or to the
+	// default, read): then the count, if any, comes first.
+	if len(words) > 0 && words[0].text != "" && (words[0].text[0] < '0' || words[0].text[0] > '9') {
+		claim, err := parseClaim(words[0])
+		if err != nil {
+			return err
+		}
+		r.Claim = claim
+		r.given["claim"] = true
+	} else {
+		r.Claim = DefaultClaim
+		words = append([]token{{}}, words...)
+	}
 	if len(words) < 1 || len(words) > 2 {
 		return s.usage(name)
 	}
-	claim, err := parseClaim(words[0])
-	if err != nil {
-		return err
-	}
-	r.Claim = claim
 	sched, scheduled := given["schedule"]
 	if len(words) == 2 {
 		if r.All {
@@ -194,6 +206,43 @@ var workFlags = []flagSpec{
 func finishWork(_ commandSpec, c *Command, _ token, _ []token, given flagsGiven) *Error {
 	if f, ok := given.first("key-txn", "crash-before-commit"); ok && c.Work.Effect != EffectLedger {
 		return usageErr(f.tok.pos, "--%s is about the ledger's transaction: add --effect ledger", f.name)
+	}
+	c.Work.given = map[string]bool{}
+	for f := range given {
+		c.Work.given[f] = true
+	}
+	return nil
+}
+
+// useFlags is use's flag table: work's, but --job and --worker, which
+// name one job and one worker.
+var useFlags = func() []flagSpec {
+	var fs []flagSpec
+	for _, f := range workFlags {
+		if f.name != "job" && f.name != "worker" {
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}()
+
+// finishUse keeps the flags use was given, in the order of UseFlags,
+// and refuses a use that sets nothing or a ledger flag without the
+// ledger.
+func finishUse(s commandSpec, c *Command, name token, words []token, given flagsGiven) *Error {
+	if len(given) == 0 {
+		return usageErr(name.pos, "use needs a flag to set, like use --claim atomic --key event")
+	}
+	if err := finishWork(s, c, name, words, given); err != nil {
+		return err
+	}
+	c.Use.Flags = c.Work
+	c.Use.Flags.given = nil
+	c.Work = WorkArgs{}
+	for _, f := range UseFlags {
+		if _, ok := given[f]; ok {
+			c.Use.Given = append(c.Use.Given, f)
+		}
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/twice-lab/twice/runtime/script/diagnosis"
+	"github.com/twice-lab/twice/runtime/script/lang"
 )
 
 // MarshalJSON encodes r exactly as encoding/json encodes the struct (the
@@ -61,55 +62,25 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 	e.key("views")
 	e.views(&r.Views)
 	e.key("outcome")
-	e.byte('{')
-	e.intField("duplicates", r.Outcome.Duplicates)
-	e.intField("effects", r.Outcome.Effects)
-	e.intField("refused", r.Outcome.Refused)
-	e.intField("replayed", r.Outcome.Replayed)
-	e.strField("headline", r.Outcome.Headline)
-	e.byte('}')
+	e.outcome(r.Outcome)
 	e.key("trace")
 	jsonList(&e, r.Trace, (*jsonEnc).event)
 	if t := r.Timeline; t != nil {
 		e.key("timeline")
-		e.byte('{')
-		e.key("svg")
-		e.str(t.SVG)
-		e.intField("width", t.Width)
-		e.intField("height", t.Height)
-		e.key("event_x")
-		jsonList(&e, t.EventX, (*jsonEnc).num)
-		e.intField("first_duplicate", t.FirstDuplicate)
-		e.byte('}')
+		e.timeline(t)
 	}
 	if c := r.Chart; c != nil {
 		e.key("chart")
-		e.byte('{')
-		e.key("svg")
-		e.str(c.SVG)
-		e.intField("width", c.Width)
-		e.intField("height", c.Height)
-		e.byte('}')
+		e.chart(c)
 	}
 	if x := r.Error; x != nil {
 		e.key("error")
-		e.byte('{')
-		e.strField("kind", x.Kind)
-		e.intField("line", x.Line)
-		e.intField("col", x.Col)
-		e.strField("msg", x.Msg)
-		e.byte('}')
+		e.error(x)
 	}
 	e.intField("exit_code", r.ExitCode)
 	if c := r.Cut; c != nil {
 		e.key("cut")
-		e.byte('{')
-		e.strField("budget", c.Budget)
-		e.key("limit")
-		e.num64(c.Limit)
-		e.key("auto")
-		e.b = strconv.AppendBool(e.b, c.Auto)
-		e.byte('}')
+		e.cut(c)
 	}
 	if r.Heavy {
 		e.key("heavy")
@@ -123,6 +94,56 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 // they open an object, which is all the state an encoder of fixed structs
 // needs.
 type jsonEnc struct{ b []byte }
+
+func (e *jsonEnc) outcome(o Outcome) {
+	e.byte('{')
+	e.intField("duplicates", o.Duplicates)
+	e.intField("effects", o.Effects)
+	e.intField("refused", o.Refused)
+	e.intField("replayed", o.Replayed)
+	e.strField("headline", o.Headline)
+	e.byte('}')
+}
+
+func (e *jsonEnc) timeline(t *Timeline) {
+	e.byte('{')
+	e.key("svg")
+	e.str(t.SVG)
+	e.intField("width", t.Width)
+	e.intField("height", t.Height)
+	e.key("event_x")
+	jsonList(e, t.EventX, (*jsonEnc).num)
+	e.intField("first_duplicate", t.FirstDuplicate)
+	e.byte('}')
+}
+
+func (e *jsonEnc) chart(c *Chart) {
+	e.byte('{')
+	e.key("svg")
+	e.str(c.SVG)
+	e.intField("width", c.Width)
+	e.intField("height", c.Height)
+	e.byte('}')
+}
+
+func (e *jsonEnc) error(x *lang.Error) {
+	e.byte('{')
+	e.strField("kind", x.Kind)
+	e.intField("line", x.Line)
+	e.intField("col", x.Col)
+	e.strField("msg", x.Msg)
+	e.byte('}')
+}
+
+func (e *jsonEnc) cut(c *Cut) {
+	e.byte('{')
+	e.strField("budget", c.Budget)
+	e.key("limit")
+	e.num64(c.Limit)
+	e.key("auto")
+	e.b = strconv.AppendBool(e.b, c.Auto)
+	e.byte('}')
+}
 
 func (e *jsonEnc) byte(c byte) { e.b = append(e.b, c) }
 
