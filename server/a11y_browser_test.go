@@ -92,12 +92,12 @@ func runAxe(t *testing.T, ctx context.Context) []axeViolation {
 // every page of the site (the index, every lesson, every case, every
 // embed page) at
 // 390 and 1280 px, light and dark, as the page loads, after a Run of every
-// block, with each tab shown (output, timeline, compare, every ordering),
-// during step-through, and with the embed snippets open; it must find
-// nothing. A blog page with two unlabelled blocks is checked too, and a
-// lesson with every block asking for a prediction and in the presenter
-// view. One
-// page per address, every view checked in place. The pages are dealt out
+// block, with each tab shown (output, timeline, compare, every ordering,
+// and Be the scheduler two steps into its race), during step-through, and
+// with the embed snippets open; it must find nothing. A blog page with two
+// unlabelled blocks is checked too, and a lesson with every block asking
+// for a prediction and in the presenter view. One page per address, every
+// view checked in place. The pages are dealt out
 // to a11yShards browsers that check them at the same time; the findings
 // of all are reported together.
 func TestBrowserAccessibility(t *testing.T) {
@@ -219,6 +219,13 @@ func a11yShard(t *testing.T, path, axeJS, base string, pages []string, blog bool
 			js[string](t, ctx, fmt.Sprintf(`tp.panel(%d, ".exp-panel", () => tp.tab(%d, "interleavings"))`, i, i))
 		}
 		check(page, "every ordering")
+		// Be the scheduler, two steps into the race where a block has
+		// one: the buttons, the steps and the tables all show.
+		for i := range n {
+			js[string](t, ctx, fmt.Sprintf(`tp.panel(%d, ".seat-panel", () => tp.tab(%d, "scheduler"))`, i, i))
+			js[bool](t, ctx, fmt.Sprintf(`(async () => { const s = tp.el(%d).ui.seat; await s.pick(0); await s.pick(1); return true; })()`, i))
+		}
+		check(page, "scheduler")
 		if strings.HasPrefix(page, "/cases/") {
 			// A case page with its hints open, a verdict recorded and its
 			// checks run.

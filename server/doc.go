@@ -28,6 +28,7 @@
 //	assets/links.HASH.js          links to a run, commands, claim rewriting (module)
 //	assets/render.HASH.js         a run's Result drawn into the DOM (module)
 //	assets/classroom.HASH.js      predict-then-run, the presenter view (module)
+//	assets/scheduler.HASH.js      Be the scheduler (module)
 //	assets/config.HASH.js         the config the loader hands the modules
 //	assets/case.HASH.js           a case page's verdicts, checks, hints, progress and replay link (module)
 //	assets/style.HASH.css         page styles

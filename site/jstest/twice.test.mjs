@@ -191,6 +191,24 @@ test("linkHash keeps only what reopens the view", () => {
   assert.equal(linkHash("b", { seed: 1, script: "jobs", view: "interleavings", workers: 2 }), "#b?seed=1&script=jobs&claim=read&view=interleavings");
 });
 
+test("linkHash and parseLink: a schedule, only with Be the scheduler's view", () => {
+  const r = { seed: "1", script: "race read 20\n", claim: "read", view: "scheduler", schedule: ["W1", "W2", "W2", "W1"] };
+  const hash = linkHash("b", r);
+  assert.equal(hash, "#b?seed=1&script=race+read+20%0A&claim=read&view=scheduler&schedule=W1%2CW2%2CW2%2CW1");
+  assert.deepEqual(parseLink(hash, "b"), { script: r.script, seed: "1", claim: "read", view: "scheduler", step: 1, workers: 0, schedule: r.schedule });
+  assert.equal(linkHash("b", { seed: 1, script: "jobs", view: "scheduler", schedule: [] }), "#b?seed=1&script=jobs&claim=read&view=scheduler");
+  assert.equal(linkHash("b", { seed: 1, script: "jobs", view: "output", schedule: ["W1"] }), "#b?seed=1&script=jobs&claim=read", "a schedule only with its view");
+});
+
+test("parseLink: a schedule of workers, or its error", () => {
+  assert.deepEqual(parseLink("#b?seed=1&script=jobs&view=scheduler&schedule=W2,W1,W2", "b").schedule, ["W2", "W1", "W2"]);
+  for (const bad of ["W0", "W9", "w1", "W1,,W2", "W1;W2", "", Array(201).fill("W1").join(",")]) {
+    const r = parseLink("#b?seed=1&script=jobs&view=scheduler&schedule=" + encodeURIComponent(bad), "b");
+    assert.equal(r.schedule, undefined, bad);
+    assert.match(r.error, /^schedule=".*" is not a list of workers W1 to W8, at most 200 steps/, bad);
+  }
+});
+
 test("parseLink refuses links that are not for this block", () => {
   const hash = linkHash("block-1", { seed: "1", script: "jobs" });
   assert.equal(parseLink(hash, "block-2"), null, "another block");
@@ -244,7 +262,7 @@ test("parseLink: old links, hand-edited links and bad values", () => {
   const bad = parseLink("#b?seed=&script=jobs&view=secret&step=0&workers=9", "b");
   assert.deepEqual(bad, {
     script: "jobs", seed: "", claim: "read", view: "output", step: 1, workers: 0,
-    error: 'view="secret" is not one of output, timeline, compare, interleavings; step="0" is not a step number; workers="9" is not a whole number from 2 to 8',
+    error: 'view="secret" is not one of output, timeline, compare, interleavings, scheduler; step="0" is not a step number; workers="9" is not a whole number from 2 to 8',
   });
   assert.equal(parseLink("#b?seed=1&script=jobs&view=timeline&step=12345678", "b").step, 1, "step has at most 7 digits");
   assert.equal(parseLink("#b?seed=1&script=jobs&view=timeline&step=42", "b").step, 42);

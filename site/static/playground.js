@@ -10,7 +10,8 @@
 // It is the entry module: the loader, twice.js, imports it and calls start
 // with the config. The others: config.js (that config), links.js (scripts
 // as text: the claim toggle, links to a run, commands), render.js (a Result
-// drawn into the DOM) and runtime-client.js (the worker).
+// drawn into the DOM), scheduler.js (Be the scheduler) and
+// runtime-client.js (the worker).
 //
 // Everything a run prints is inserted with textContent, never as HTML.
 //
@@ -30,12 +31,15 @@
 //                   pair of the runtime's claims the reader picks
 //   Every ordering  the block's races with --all: every interleaving
 //                   counted exactly
+//   Be the scheduler
+//                   the reader picks which worker takes its next step,
+//                   to make two effects land for one job (scheduler.js)
 //
 // The element, in the order a reader meets it: setup reads the block
 // (readBlock), builds the bar (controlsBar, claimControl, editor,
 // predictForm) and mounts the views (mountViews: one mountView call per
 // view, its tab and its panel, built by outputPanel, timelinePanel,
-// comparePanel and orderingsPanel), then wires the controls, the views
+// comparePanel and orderingsPanel, and scheduler.js's mountSeat), then wires the controls, the views
 // and the links (wireControls, wireViews, wireLinks), shows what the
 // server rendered (showFirst), starts the runtime when it is time
 // (startRuntime) and replays a link to a run (replayLink). A view's
@@ -52,7 +56,7 @@
 // text.
 //
 // A link to a run (#BLOCK-ID?seed=N&script=TEXT&claim=C[&view=V&step=K
-// &workers=W&pair=A,B])
+// &workers=W&pair=A,B&schedule=W1,W2,...])
 // replays it in any browser, with no state on the server; "Copy link",
 // "Copy as command" (twice run --seed N -c '...') and "Copy as go run"
 // (go run ./cmd/twice run ...) sit beside the output. Reset puts back the
@@ -110,6 +114,7 @@ import {
   timelineAlt,
 } from "./render.js";
 import { currentRuntime, getRuntime, timings } from "./runtime-client.js";
+import { mountSeat } from "./scheduler.js";
 import { installSwitches, loadPrediction, predictAll, question, quietStep, savePrediction, verdict } from "./classroom.js";
 
 // Blocks scrolling into view start the download, and so does the pointer
@@ -524,6 +529,11 @@ class TwicePlayground extends HTMLElement {
       open: (quiet) => quiet || this.explore(false),
       ran: () => this.explore(false),
     });
+    ui.seat = mountSeat(this, this.label, getRuntime);
+    this.mountView("scheduler", "Be the scheduler", ui.seat.panel, {
+      open: () => this.seat(),
+      ran: () => this.seat(),
+    });
   }
 
   // mountView adds a view: its tab after the others, its panel after
@@ -732,6 +742,7 @@ class TwicePlayground extends HTMLElement {
       this.workersTouched = true;
     }
     this.pendingStep = shared.step - 1;
+    this.pendingSchedule = shared.schedule;
     if (shared.pair) this.cmpPicked = shared.pair;
     requestAnimationFrame(() => this.scrollIntoView());
     if (shared.error) {
@@ -1217,16 +1228,23 @@ class TwicePlayground extends HTMLElement {
   updateLink() {
     const ui = this.ui;
     if (!this.ran) return;
-    ui.link.href = linkHash(this.id, {
-      seed: this.ran.seed,
-      script: this.ran.script,
-      view: this.view,
-      step: this.step + 1,
-      workers: Number(ui.workers.value),
-      pair: this.cmpPicked,
-    });
+    ui.link.href = this.linkTo(this.view, ui.seat.schedule);
     ui.link.hidden = false;
     ui.share.hidden = false;
+  }
+
+  // linkTo is the link to the run shown, opening view (with the step,
+  // workers or schedule the reader is at).
+  linkTo(view, schedule) {
+    return linkHash(this.id, {
+      seed: this.ran ? this.ran.seed : this.defaultSeed,
+      script: this.ran ? this.ran.script : this.ui.script.value,
+      view,
+      step: this.step + 1,
+      workers: Number(this.ui.workers.value),
+      pair: this.cmpPicked,
+      schedule,
+    });
   }
 
   // render shows a Result in the Output panel (see renderOutput); a matrix
@@ -1463,6 +1481,15 @@ class TwicePlayground extends HTMLElement {
     } finally {
       if (seq === this.cmpSeq) ui.cmpPanel.setAttribute("aria-busy", "false");
     }
+  }
+
+  // seat opens Be the scheduler on the race the runtime says this block
+  // has (views.scheduler), replaying a linked schedule once.
+  async seat() {
+    const schedule = this.pendingSchedule;
+    this.pendingSchedule = null;
+    const views = await this.viewsFor(this.ui.script.value);
+    this.ui.seat.open(views && views.scheduler, schedule);
   }
 
   // showPair lists the claims the runtime offers in both of Compare's

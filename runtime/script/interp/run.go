@@ -308,7 +308,7 @@ func (in *interp) exec(c lang.Command) (bool, error) {
 		if c.Race.All {
 			return true, in.explore(c.Race)
 		}
-		if len(c.Race.Schedule) > 0 {
+		if c.Race.Schedule != nil {
 			return true, in.schedule(c)
 		}
 		if err := in.quiet0("race"); err != nil {

@@ -41,6 +41,30 @@ func TestExploreViewIsTheBlocksRace(t *testing.T) {
 	}
 }
 
+// Be the scheduler plays the block's first race without its count or
+// timing, with its claim, workers, flags and the dedupe mode in force; a
+// block with no race has none, and says why.
+func TestSchedulerViewIsTheFirstRace(t *testing.T) {
+	for _, c := range []struct {
+		src, script, claim string
+		workers            int
+	}{
+		{"race read 20\neffects\n", "race read\n", "read", 2},
+		{"race atomic 5 --workers 3 --delay 40\nrace read 5\n", "race atomic --workers 3\n", "atomic", 3},
+		{"service --dedupe claim\nrace read 20 --key job --fence\n", "service --dedupe claim\nrace read --fence --key job\n", "read", 2},
+		{"add o\nwork --job 1\nwork --job 1 --worker W2\n", "", "", 0},
+	} {
+		s, err := lang.Parse(c.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := ViewsOf(s).Scheduler
+		if v.Script != c.script || v.Claim != c.claim || v.Workers != c.workers || v.Note == "" || v.Refused != "" {
+			t.Errorf("%q: plays %q (claim %q, %d workers, refused %q), want %q (claim %q, %d workers); note %q", c.src, v.Script, v.Claim, v.Workers, v.Refused, c.script, c.claim, c.workers, v.Note)
+		}
+	}
+}
+
 // Compare sets the claim of every race, work and load command, and says
 // why there is nothing to compare when nothing takes a claim.
 func TestCompareViewFlipsEveryClaim(t *testing.T) {

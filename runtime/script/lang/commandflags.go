@@ -305,10 +305,14 @@ var matrixFlags = []flagSpec{
 }
 
 // parseSchedule reads --schedule's value, worker names joined by commas
-// ("W1,W2,W1"), into worker indices from 0. A name that is not W and a
-// worker number is an error naming its place in the schedule.
+// ("W1,W2,W1"), into worker indices from 0; "-" is the schedule with no
+// step yet (not nil, but empty): the race as it starts. A name that is not
+// W and a worker number is an error naming its place in the schedule.
 func parseSchedule(v token) ([]int, *Error) {
-	var out []int
+	out := []int{}
+	if v.text == "-" {
+		return out, nil
+	}
 	for i, name := range strings.Split(v.text, ",") {
 		digits, ok := strings.CutPrefix(name, "W")
 		n, err := strconv.Atoi(digits)

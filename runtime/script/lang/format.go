@@ -94,7 +94,7 @@ func (c Command) formatRace() string {
 	}
 	if r.All {
 		s += " --all"
-	} else if len(r.Schedule) > 0 {
+	} else if r.Schedule != nil {
 		s += " --schedule " + r.ScheduleText(",")
 	} else if r.N != DefaultRaces {
 		s += " " + strconv.Itoa(r.N)
@@ -250,8 +250,12 @@ func FormatSeconds(d sim.Time) string {
 	return s
 }
 
-// ScheduleText names the workers of the race's schedule, joined by sep.
+// ScheduleText names the workers of the race's schedule, joined by sep;
+// "-" for a schedule with no step.
 func (r RaceArgs) ScheduleText(sep string) string {
+	if len(r.Schedule) == 0 {
+		return "-"
+	}
 	names := make([]string, len(r.Schedule))
 	for i, w := range r.Schedule {
 		names[i] = "W" + strconv.Itoa(w+1)

@@ -247,7 +247,7 @@ func (k *costing) race(cmd Command) *Error {
 	if err := k.workers(cmd.Pos, cmd.Race.Workers); err != nil {
 		return err
 	}
-	if cmd.Race.All || len(cmd.Race.Schedule) > 0 {
+	if cmd.Race.All || cmd.Race.Schedule != nil {
 		return k.explore(cmd)
 	}
 	k.c.Races += cmd.Race.N

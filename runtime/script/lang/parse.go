@@ -238,7 +238,7 @@ type RaceArgs struct {
 	Fence     bool
 	Delay     sim.Time     // how long the receipts service takes to answer
 	Key       receipts.Key // the workers' Idempotency-Key
-	// Schedule, when not empty, is the one ordering to run instead of
+	// Schedule, when not nil, is the one ordering to run instead of
 	// races (--schedule W1,W2,...): each entry the index of the worker,
 	// from 0, that takes its next step.
 	Schedule []int
