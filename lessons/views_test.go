@@ -129,8 +129,8 @@ func checkCompare(t *testing.T, src string, seed uint64, r *result.Result) {
 			continue
 		}
 		if len(claims) == 1 && claims[0] == side.Claim {
-			// The same run; only an alias (lock for atomic) may print
-			// another name.
+			// The same run; only an alias, were a claim another's
+			// name, could print another name.
 			a, b := got.Outcome, r.Outcome
 			a.Headline, b.Headline = "", ""
 			if a != b || len(got.Transcript) != len(r.Transcript) || len(got.Effects) != len(r.Effects) {

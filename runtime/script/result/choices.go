@@ -8,8 +8,9 @@ import (
 
 // Choice is one value of a list the command language takes: a claim, a
 // dedupe mode or a key choice, by name, with a few words on what it does.
-// Alias is the name of the value it stands for (lock stands for atomic),
-// or its own name.
+// Alias is the name of the value it stands for, or its own name: no
+// claim, mode or key is another's name today, and the page's lists keep
+// the field.
 type Choice struct {
 	Name  string `json:"name"`
 	Words string `json:"words"`
