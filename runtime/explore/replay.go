@@ -64,6 +64,7 @@ func RunSchedule(claim queue.Claim, workers int, svc Service, flags Flags, sched
 		}
 		s := start
 		var stop error
+		lastRun := ""
 		for at, i := range schedule {
 			if stop = x.playable(s, i, at+1); stop != nil {
 				break
@@ -75,10 +76,25 @@ func RunSchedule(claim queue.Claim, workers int, svc Service, flags Flags, sched
 			label, said, _ := strings.Cut(what, ": ")
 			rep.Steps = append(rep.Steps, Played{Worker: runOf(i), Label: label, Said: said})
 			s = next
+			// The search keeps the row's run only where a step reads it
+			// back; the reader's tables show it always: the run that
+			// wrote it last.
+			row, err := x.shell.Read(x.id)
+			if err != nil {
+				return err
+			}
+			if row.Run != "" {
+				lastRun = row.Run
+			}
 		}
 		x.onEffect = nil
 		if err := x.restore(s); err != nil {
 			return err
+		}
+		if lastRun != "" && !x.trackRun() {
+			if err := x.shell.Set(x.id, s.status, s.attempts, lastRun); err != nil {
+				return err
+			}
 		}
 		var err error
 		if rep.Jobs, err = x.shell.List(); err != nil {

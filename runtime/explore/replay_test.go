@@ -69,3 +69,24 @@ func TestScheduleErrors(t *testing.T) {
 		t.Errorf("a worker the race lacks: %v, %+v", err, rep)
 	}
 }
+
+// The tables a schedule leaves name the run that holds the job, as the
+// jobs command does after a timed race, even though the search itself
+// keeps the run only where a step reads it back.
+func TestScheduleTablesNameTheRun(t *testing.T) {
+	// Under the atomic claim W1's UPDATE takes the job; W2's finds it taken.
+	rep, err := RunSchedule(queue.ClaimAtomic, 2, Service{}, Flags{}, []int{0, 1})
+	if err != nil && !errors.As(err, new(*ScheduleError)) {
+		t.Fatal(err)
+	}
+	if len(rep.Jobs) != 1 || rep.Jobs[0].Status != "running" || rep.Jobs[0].Run != "W1" {
+		t.Errorf("after W1's claim and W2's miss: jobs %+v, want job 1 running with run W1", rep.Jobs)
+	}
+	rep, err = RunSchedule(queue.ClaimAtomic, 2, Service{}, Flags{}, nil)
+	if err != nil && !errors.As(err, new(*ScheduleError)) {
+		t.Fatal(err)
+	}
+	if len(rep.Jobs) != 1 || rep.Jobs[0].Run != "" {
+		t.Errorf("before any step: jobs %+v, want no run", rep.Jobs)
+	}
+}
