@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/twice-lab/twice/internal/article"
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/diagnosis"
+	"github.com/twice-lab/twice/runtime/script/interp"
+	"github.com/twice-lab/twice/runtime/script/result"
 )
 
 // This file holds the lessons to what they claim: a sentence that was
@@ -38,7 +40,7 @@ func prose(l Lesson) string {
 // blockWith returns the one twice block of l whose script contains every
 // one of words, and its result at its seed; it fails t unless exactly one
 // block matches.
-func blockWith(t *testing.T, l Lesson, words ...string) (Block, *script.Result) {
+func blockWith(t *testing.T, l Lesson, words ...string) (Block, *result.Result) {
 	t.Helper()
 	var found []Block
 	for _, b := range l.Blocks {
@@ -57,7 +59,7 @@ func blockWith(t *testing.T, l Lesson, words ...string) (Block, *script.Result) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := script.Run(found[0].Script, script.Options{Seed: opts.Seed})
+	r := interp.Run(found[0].Script, interp.Options{Seed: opts.Seed})
 	if r.Error != nil {
 		t.Fatalf("%s:%d: %v", l.File, found[0].Line, r.Error)
 	}
@@ -140,7 +142,7 @@ func TestWhichFixAgreesWithItsMatrix(t *testing.T) {
 		}
 		var got []string
 		for _, row := range m.Scenarios {
-			if row.Cells[fi].Verdict == script.VerdictClosed {
+			if row.Cells[fi].Verdict == result.VerdictClosed {
 				got = append(got, row.ID)
 			}
 		}
@@ -150,7 +152,7 @@ func TestWhichFixAgreesWithItsMatrix(t *testing.T) {
 	}
 	for fi, f := range m.Fixes {
 		c := m.Scenarios[0].Cells[fi]
-		if (f.ID == "heartbeat" || f.ID == "fence" || f.ID == "check") && (c.Verdict != script.VerdictNarrows || c.Failed == 0) {
+		if (f.ID == "heartbeat" || f.ID == "fence" || f.ID == "check") && (c.Verdict != result.VerdictNarrows || c.Failed == 0) {
 			t.Errorf("the claim race with %s: %s %d/%d; the lesson says it narrows the race", f.ID, c.Verdict, c.Failed, c.Trials)
 		}
 	}
@@ -173,7 +175,7 @@ func TestLongerLeaseStillDuplicates(t *testing.T) {
 	if got := strings.TrimSpace(b.Script); got != want {
 		t.Errorf("%s: the long-lease block is not the golden long-lease-still-duplicates:\n%s\nwant:\n%s", l.File, got, want)
 	}
-	if len(r.Summary) != 1 || r.Summary[0].Effects != 2 || r.Summary[0].Kind != script.KindLeaseExpired {
+	if len(r.Summary) != 1 || r.Summary[0].Effects != 2 || r.Summary[0].Kind != diagnosis.LeaseExpired {
 		t.Fatalf("%s: the five-second lease block gives %+v, want two effects from a lease that expired", l.File, r.Summary)
 	}
 	if !strings.Contains(r.Text(), "W2 run") || !strings.Contains(r.Text(), "already claimed") {
@@ -193,10 +195,10 @@ func TestScenariosAreLessonBlocks(t *testing.T) {
 	}
 	for _, sc := range article.Scenarios(t) {
 		l := lesson(t, where[sc.Name])
-		var r *script.Result
+		var r *result.Result
 		for _, b := range l.Blocks {
 			if strings.TrimSpace(b.Script) == strings.TrimSpace(sc.Script) {
-				r = script.Run(b.Script, script.Options{Seed: script.DefaultSeed})
+				r = interp.Run(b.Script, interp.Options{Seed: interp.DefaultSeed})
 			}
 		}
 		if r == nil {
@@ -209,7 +211,7 @@ func TestScenariosAreLessonBlocks(t *testing.T) {
 		s, out := r.Summary[0], r.Text()
 		switch sc.Name {
 		case "bg-processing-outlives-lease":
-			if s.Effects != 2 || s.Runs != 2 || s.Kind != script.KindSlow {
+			if s.Effects != 2 || s.Runs != 2 || s.Kind != diagnosis.Slow {
 				t.Errorf("%s: %+v, want 2 effects from 2 runs, processing outlived the lease", sc.Name, s)
 			}
 			// The runs overlap: W2's receipt lands while W1 is still working.
@@ -221,11 +223,11 @@ func TestScenariosAreLessonBlocks(t *testing.T) {
 				t.Errorf("%s: want W2 to find the job claimed and one effect:\n%s", sc.Name, out)
 			}
 		case "bg-stall-beats-heartbeat":
-			if s.Effects != 2 || s.Kind != script.KindStall {
+			if s.Effects != 2 || s.Kind != diagnosis.Stall {
 				t.Errorf("%s: %+v, want 2 effects from a stall past the lease", sc.Name, s)
 			}
 		case "bg-fence-refuses-stale":
-			if s.Effects != 1 || s.Refused != 1 || s.Kind != script.KindFenced ||
+			if s.Effects != 1 || s.Refused != 1 || s.Kind != diagnosis.Fenced ||
 				!strings.Contains(out, "W1 run") || !strings.Contains(out, "receipt refused") || !strings.Contains(out, "ack refused") {
 				t.Errorf("%s: %+v, want one effect, W1's receipt and ack refused:\n%s", sc.Name, s, out)
 			}
@@ -314,7 +316,7 @@ func TestLessonSevenFigures(t *testing.T) {
 	}
 	clean := map[uint64]bool{}
 	for seed := uint64(1); seed <= 300; seed++ {
-		r := script.Run("race read 1\n", script.Options{Seed: seed})
+		r := interp.Run("race read 1\n", interp.Options{Seed: seed})
 		if r.Races[0].Duplicates == 0 {
 			clean[seed] = true
 		}
@@ -339,7 +341,7 @@ func TestLessonSevenFigures(t *testing.T) {
 	// about a million and a half with eight, and a 23-digit count for the
 	// read claim with eight.
 	count := func(src string) string {
-		r := script.Run(src, script.Options{Seed: script.DefaultSeed})
+		r := interp.Run(src, interp.Options{Seed: interp.DefaultSeed})
 		if r.Error != nil || len(r.Explorations) != 1 {
 			t.Fatalf("%s: %v", src, r.Error)
 		}
@@ -401,7 +403,7 @@ func TestLessonsExploreFlags(t *testing.T) {
 func TestCheckWindowHoldsTheEffect(t *testing.T) {
 	l12 := lesson(t, "12-check-or-claim.md")
 	_, slow := blockWith(t, l12, "--dedupe check", "--delay 2")
-	fast := script.Run("service --dedupe check\nrace read 1000 --key job\n", script.Options{Seed: script.DefaultSeed})
+	fast := interp.Run("service --dedupe check\nrace read 1000 --key job\n", interp.Options{Seed: interp.DefaultSeed})
 	if len(slow.Races) != 1 || len(fast.Races) != 1 || slow.Races[0].Duplicates <= 2*fast.Races[0].Duplicates {
 		t.Errorf("lesson 12: a 2 ms effect should more than double check-then-act's duplicates: %+v against %+v", slow.Races, fast.Races)
 	}
@@ -417,7 +419,7 @@ func TestCheckWindowHoldsTheEffect(t *testing.T) {
 		t.Errorf("lesson 12: the retry did not wait for the first request in progress")
 	}
 	b, _ := blockWith(t, l12, "--dedupe claim", "--delay 400 --timeout 300")
-	again := script.Run(strings.Replace(b.Script, "--dedupe claim", "--dedupe check", 1), script.Options{Seed: script.DefaultSeed})
+	again := interp.Run(strings.Replace(b.Script, "--dedupe claim", "--dedupe check", 1), interp.Options{Seed: interp.DefaultSeed})
 	if s := again.Summary[0]; s.Effects != 2 {
 		t.Errorf("lesson 12: with check, the retry inside the window should land a second effect: %+v", s)
 	}
@@ -477,7 +479,7 @@ func TestFirstLessonStartsPlain(t *testing.T) {
 		t.Errorf("the shell line comes before the plain commands")
 	}
 	opts, _ := l.Blocks[0].Options()
-	if plain := script.Run(l.Blocks[0].Script, script.Options{Seed: opts.Seed}); plain.Text() != res.Text() || res.Error != nil {
+	if plain := interp.Run(l.Blocks[0].Script, interp.Options{Seed: opts.Seed}); plain.Text() != res.Text() || res.Error != nil {
 		t.Errorf("the aside says it prints the same; the plain block prints\n%s\nthe shell line\n%s", plain.Text(), res.Text())
 	}
 	if p := prose(l); !strings.Contains(p, "this one is the block above, and prints the same thing") {

@@ -11,7 +11,7 @@ import (
 	"testing/fstest"
 
 	"github.com/twice-lab/twice/internal/article"
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/interp"
 )
 
 // TestManifestListsEveryLesson checks that the embedded manifest and the
@@ -341,7 +341,7 @@ func TestBlocksRun(t *testing.T) {
 				continue
 			}
 			wantFail := opts.Fails
-			r := script.Run(b.Script, script.Options{Seed: opts.Seed})
+			r := interp.Run(b.Script, interp.Options{Seed: opts.Seed})
 			switch {
 			case wantFail && r.ExitCode == 0:
 				t.Errorf("%s:%d: block is marked fails but exits 0", l.File, b.Line)
@@ -390,10 +390,10 @@ func TestParseBlockOptions(t *testing.T) {
 		predict  bool
 		err      string
 	}{
-		{info: "twice", seed: script.DefaultSeed, controls: "claim,seed"},
+		{info: "twice", seed: interp.DefaultSeed, controls: "claim,seed"},
 		{info: "twice seed=42", seed: 42, controls: "claim,seed"},
-		{info: "twice controls=seed", seed: script.DefaultSeed, controls: "seed"},
-		{info: "twice controls=none fails", seed: script.DefaultSeed, controls: "", fails: true},
+		{info: "twice controls=seed", seed: interp.DefaultSeed, controls: "seed"},
+		{info: "twice controls=none fails", seed: interp.DefaultSeed, controls: "", fails: true},
 		{info: "twice seed=18446744073709551615", seed: 1<<64 - 1, controls: "claim,seed"},
 		{info: "twice seed=-1", err: "seed=-1"},
 		{info: "twice seed", err: "seed="},

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/interp"
 )
 
 // BlockOptions are the settings of one twice block, written after the word
@@ -14,7 +14,7 @@ import (
 //	```twice seed=7 controls=seed
 //
 // seed=N pre-renders the block at seed N (a decimal uint64) and puts N in
-// its seed field; the default is script.DefaultSeed.
+// its seed field; the default is interp.DefaultSeed.
 //
 // controls=LIST picks which controls beside Run the widget shows: a
 // comma-separated subset of claim and seed, or none. The default is
@@ -45,7 +45,7 @@ func (b Block) Options() (BlockOptions, error) {
 // options read so far, the defaults for the rest, and an error that names
 // the option.
 func ParseBlockOptions(info string) (BlockOptions, error) {
-	o := BlockOptions{Seed: script.DefaultSeed, Controls: []string{"claim", "seed"}}
+	o := BlockOptions{Seed: interp.DefaultSeed, Controls: []string{"claim", "seed"}}
 	fields := strings.Fields(info)
 	if len(fields) == 0 || fields[0] != Language {
 		return o, fmt.Errorf("info string %q does not start with %q", info, Language)

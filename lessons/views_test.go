@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/interp"
+	"github.com/twice-lab/twice/runtime/script/lang"
+	"github.com/twice-lab/twice/runtime/script/result"
 )
 
 // transcriptDuplicates is what a block's transcript says duplicated: the
@@ -13,7 +15,7 @@ import (
 // races and loads the events with two landed effects among the requests
 // its effects lines list (refused and replayed ones are not effects) and
 // the ledger rows it prints.
-func transcriptDuplicates(r *script.Result) int {
+func transcriptDuplicates(r *result.Result) int {
 	n := 0
 	for _, t := range r.Races {
 		n += t.Duplicates
@@ -64,7 +66,7 @@ func TestEveryViewAgreesWithItsBlock(t *testing.T) {
 			}
 			name := fmt.Sprintf("%s:%d", l.File, b.Line)
 			t.Run(name, func(t *testing.T) {
-				r := script.Run(b.Script, script.Options{Seed: opts.Seed, Timeline: true})
+				r := interp.Run(b.Script, interp.Options{Seed: opts.Seed, Timeline: true})
 				if r.Error != nil {
 					t.Fatalf("block fails: %v", r.Error)
 				}
@@ -77,7 +79,7 @@ func TestEveryViewAgreesWithItsBlock(t *testing.T) {
 	}
 }
 
-func checkOutcome(t *testing.T, r *script.Result) {
+func checkOutcome(t *testing.T, r *result.Result) {
 	t.Helper()
 	want := transcriptDuplicates(r)
 	if got := r.Outcome.Duplicates; got != want {
@@ -110,7 +112,7 @@ func checkOutcome(t *testing.T, r *script.Result) {
 
 // checkCompare runs every side of Compare. The side with the block's own
 // claim is the block's run: same transcript, same outcome.
-func checkCompare(t *testing.T, src string, seed uint64, r *script.Result) {
+func checkCompare(t *testing.T, src string, seed uint64, r *result.Result) {
 	t.Helper()
 	v := r.Views.Compare
 	if len(v.Sides) == 0 {
@@ -121,7 +123,7 @@ func checkCompare(t *testing.T, src string, seed uint64, r *script.Result) {
 	}
 	claims := blockClaims(t, src)
 	for _, side := range v.Sides {
-		got := script.Run(side.Script, script.Options{Seed: seed})
+		got := interp.Run(side.Script, interp.Options{Seed: seed})
 		if got.Error != nil {
 			t.Errorf("Compare's %s side fails: %v\n%s", side.Claim, got.Error, side.Script)
 			continue
@@ -144,7 +146,7 @@ func checkCompare(t *testing.T, src string, seed uint64, r *script.Result) {
 // blockClaims lists the claims (aliases resolved) of the block's race,
 // work and load commands, as the run reports them.
 func blockClaims(t *testing.T, src string) []string {
-	s, err := script.Parse(src)
+	s, err := lang.Parse(src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,17 +159,17 @@ func blockClaims(t *testing.T, src string) []string {
 		}
 		out = append(out, c)
 	}
-	var visit func([]script.Command)
-	visit = func(cs []script.Command) {
+	var visit func([]lang.Command)
+	visit = func(cs []lang.Command) {
 		for _, c := range cs {
 			switch c.Kind {
-			case script.Race:
+			case lang.Race:
 				add(c.Race.Claim.Alias().String())
-			case script.Work:
+			case lang.Work:
 				add(c.Work.Claim.Alias().String())
-			case script.Load:
+			case lang.Load:
 				add(c.Load.Claim.Alias().String())
-			case script.Background:
+			case lang.Background:
 				visit(c.Body)
 			}
 		}
@@ -181,7 +183,7 @@ func blockClaims(t *testing.T, src string) []string {
 // interleavings under the same claim, workers, key and dedupe; when no
 // interleaving duplicates, no race of the transcript did; and a race
 // --all of the block gives the view's numbers exactly.
-func checkExplore(t *testing.T, r *script.Result) {
+func checkExplore(t *testing.T, r *result.Result) {
 	t.Helper()
 	v := r.Views.Explore
 	if v.Note == "" {
@@ -203,7 +205,7 @@ func checkExplore(t *testing.T, r *script.Result) {
 		t.Logf("not explorable yet: %s (%s)", strings.TrimSpace(v.Script), v.Refused)
 		return
 	}
-	x := script.Run(v.Script, script.Options{Seed: 1})
+	x := interp.Run(v.Script, interp.Options{Seed: 1})
 	if x.Error != nil {
 		t.Fatalf("Every ordering's script fails: %v\n%s", x.Error, v.Script)
 	}
@@ -213,7 +215,7 @@ func checkExplore(t *testing.T, r *script.Result) {
 	if !v.Own {
 		return
 	}
-	same := func(claim, key, dedupe string, workers int) *script.Exploration {
+	same := func(claim, key, dedupe string, workers int) *result.Exploration {
 		for i := range x.Explorations {
 			e := &x.Explorations[i]
 			if e.Claim == claim && e.Key == key && e.Dedupe == dedupe && e.Workers == workers {
@@ -250,7 +252,7 @@ func checkExplore(t *testing.T, r *script.Result) {
 // checkTimeline holds the Timeline tab to the run: a load's chart is
 // there with each lease's duplicates, a traced run's picture counts the
 // duplicates of the effects it draws, and a tab with neither says why.
-func checkTimeline(t *testing.T, r *script.Result) {
+func checkTimeline(t *testing.T, r *result.Result) {
 	t.Helper()
 	v := r.Views.Timeline
 	if v.Chart {

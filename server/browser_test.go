@@ -21,7 +21,7 @@ import (
 
 	"github.com/twice-lab/twice/internal/browsertest"
 	"github.com/twice-lab/twice/lessons"
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/interp"
 )
 
 // These tests drive headless Chromium against the served site and against
@@ -219,7 +219,7 @@ func raceLesson(t *testing.T, ctx context.Context, url string, race lessons.Less
 	if s := js[string](t, ctx, `tp.state(0)`); s != "prerendered" {
 		t.Errorf("state before Run = %q, want prerendered", s)
 	}
-	native := script.Run(src, script.Options{Seed: script.DefaultSeed})
+	native := interp.Run(src, interp.Options{Seed: interp.DefaultSeed})
 	if got := js[string](t, ctx, `tp.transcript(0)`); got != shownText(native) {
 		t.Errorf("pre-rendered transcript in the component:\n%s\nwant:\n%s", got, shownText(native))
 	}
@@ -292,7 +292,7 @@ func raceLesson(t *testing.T, ctx context.Context, url string, race lessons.Less
 	if d := js[string](t, ctx, `tp.q(0, ".tally").dataset.duplicates`); d != "0" {
 		t.Errorf("with the atomic claim the tally shows %s duplicates, want 0", d)
 	}
-	if got, want := js[string](t, ctx, `tp.transcript(0)`), shownText(script.Run(edited, script.Options{Seed: script.DefaultSeed})); got != want {
+	if got, want := js[string](t, ctx, `tp.transcript(0)`), shownText(interp.Run(edited, interp.Options{Seed: interp.DefaultSeed})); got != want {
 		t.Errorf("atomic transcript:\n%s\nwant:\n%s", got, want)
 	}
 
@@ -303,7 +303,7 @@ func raceLesson(t *testing.T, ctx context.Context, url string, race lessons.Less
 		t.Fatalf("seeded run ended in state %q", s)
 	}
 	edited = js[string](t, ctx, `tp.q(0, "textarea").value`)
-	want := shownText(script.Run(edited, script.Options{Seed: seed}))
+	want := shownText(interp.Run(edited, interp.Options{Seed: seed}))
 	if got := js[string](t, ctx, `tp.transcript(0)`); got != want {
 		t.Errorf("transcript at seed %d:\n%s\nwant (native, same seed):\n%s", seed, got, want)
 	}
@@ -485,7 +485,7 @@ func keyboard(t *testing.T, ctx context.Context) {
 	js[bool](t, ctx, `tp.q(1, "textarea").value = "race atomic 3\n"; tp.q(1, "textarea").focus(); tp.el(1).setAttribute("state", "idle"); true`)
 	run(t, ctx, 10*time.Second, chromedp.KeyEvent("\r", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
 	run(t, ctx, 60*time.Second, chromedp.Poll[bool](`tp.state(1) === "done"`))
-	if got, want := js[string](t, ctx, `tp.transcript(1)`), shownText(script.Run("race atomic 3\n", script.Options{Seed: script.DefaultSeed})); got != want {
+	if got, want := js[string](t, ctx, `tp.transcript(1)`), shownText(interp.Run("race atomic 3\n", interp.Options{Seed: interp.DefaultSeed})); got != want {
 		t.Errorf("Ctrl+Enter run:\n%s\nwant:\n%s", got, want)
 	}
 	if v := js[string](t, ctx, `tp.q(1, "textarea").value`); v != "race atomic 3\n" {
@@ -520,7 +520,7 @@ jobs</pre>
 	if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
 		t.Fatalf("run on another origin ended in %q: %s", s, js[string](t, ctx, `tp.q(0, ".error").textContent`))
 	}
-	if got, want := js[string](t, ctx, `tp.transcript(0)`), shownText(script.Run("race read 5\njobs\n", script.Options{Seed: 3})); got != want {
+	if got, want := js[string](t, ctx, `tp.transcript(0)`), shownText(interp.Run("race read 5\njobs\n", interp.Options{Seed: 3})); got != want {
 		t.Errorf("embedded run at seed 3:\n%s\nwant:\n%s", got, want)
 	}
 }
@@ -549,7 +549,7 @@ func claimRewrites(t *testing.T, ctx context.Context) {
 			t.Errorf("claimOf(%q) = %s, want %s", got, c, tc.claim)
 		}
 		prefix := "reset && add o\n"
-		if res := script.Run(prefix+got, script.Options{Seed: script.DefaultSeed}); res.Error != nil && res.Error.Kind != "runtime" {
+		if res := interp.Run(prefix+got, interp.Options{Seed: interp.DefaultSeed}); res.Error != nil && res.Error.Kind != "runtime" {
 			t.Errorf("rewritten script %q does not parse: %v", got, res.Error)
 		}
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/twice-lab/twice/lessons"
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/interp"
 )
 
 // TestBrowserReset edits a block's script and seed, runs it, and presses
@@ -33,7 +33,7 @@ func TestBrowserReset(t *testing.T) {
 	}
 	l := ls[3]
 	opts, _ := l.Blocks[0].Options()
-	want := shownText(script.Run(l.Blocks[0].Script, script.Options{Seed: opts.Seed}))
+	want := shownText(interp.Run(l.Blocks[0].Script, interp.Options{Seed: opts.Seed}))
 	navigate(t, ctx, hs.URL+"/lessons/"+l.Slug+"/")
 	js[bool](t, ctx, stopHelpers)
 	lesson := js[string](t, ctx, `tp.q(0, "textarea").value`)

@@ -19,7 +19,7 @@ import (
 
 	"github.com/twice-lab/twice/internal/browsertest"
 	"github.com/twice-lab/twice/lessons"
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/interp"
 )
 
 // These tests look at the playground as readers and embedders meet it: in
@@ -219,7 +219,7 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 		// embed page the snippet names; nothing is run for it.
 		run(t, ctx, 30*time.Second, chromedp.Poll[bool](`tp.state(0) === "prerendered"`))
 		opts, _ := ls[4].Blocks[1].Options()
-		if got, want := js[string](t, ctx, `tp.transcript(0)`), shownText(script.Run(ls[4].Blocks[1].Script, script.Options{Seed: opts.Seed})); got != want {
+		if got, want := js[string](t, ctx, `tp.transcript(0)`), shownText(interp.Run(ls[4].Blocks[1].Script, interp.Options{Seed: opts.Seed})); got != want {
 			t.Errorf("the pasted block before Run shows:\n%s\nwant the server's output:\n%s", got, want)
 		}
 		if n := js[float64](t, ctx, `tpRuns`); n != 0 {
@@ -366,7 +366,7 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 		// The tables and the diagnosis are of the shortest lease with
 		// duplicates (1 s): its duplicates are listed, the jobs that ran
 		// once counted, not listed.
-		native := script.Run(js[string](t, ctx, fmt.Sprintf(`tp.q(%d, "textarea").value`, i)), script.Options{Seed: script.DefaultSeed})
+		native := interp.Run(js[string](t, ctx, fmt.Sprintf(`tp.q(%d, "textarea").value`, i)), interp.Options{Seed: interp.DefaultSeed})
 		first := native.Loads[0]
 		diag := js[string](t, ctx, fmt.Sprintf(`tp.q(%d, ".diagnosis").textContent`, i))
 		if n := js[int](t, ctx, fmt.Sprintf(`tp.el(%d).shadowRoot.querySelectorAll(".verdict.kind-once").length`, i)); n > 0 {

@@ -22,7 +22,9 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/twice-lab/twice/runtime/event"
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/diagnosis"
+	"github.com/twice-lab/twice/runtime/script/interp"
+	"github.com/twice-lab/twice/runtime/script/result"
 )
 
 // The browser side of the views beyond the transcript: share links, the timeline, the keyboard
@@ -71,11 +73,11 @@ func runIDs(s string) []string {
 }
 
 // replayTrace is the Go side of the step-through: the tables after event k.
-func replayTrace(trace []script.Event, k int) (jobs []script.Job, effects []script.Effect) {
-	byID := map[int64]script.Job{}
+func replayTrace(trace []result.Event, k int) (jobs []result.Job, effects []result.Effect) {
+	byID := map[int64]result.Job{}
 	for _, ev := range trace[:k+1] {
 		if ev.Kind == event.Reset {
-			byID = map[int64]script.Job{}
+			byID = map[int64]result.Job{}
 			effects = nil
 		}
 		if ev.Job != nil {
@@ -88,7 +90,7 @@ func replayTrace(trace []script.Event, k int) (jobs []script.Job, effects []scri
 	for _, j := range byID {
 		jobs = append(jobs, j)
 	}
-	slices.SortFunc(jobs, func(a, b script.Job) int { return int(a.ID - b.ID) })
+	slices.SortFunc(jobs, func(a, b result.Job) int { return int(a.ID - b.ID) })
 	return jobs, effects
 }
 
@@ -144,11 +146,11 @@ func TestBrowserExplore(t *testing.T) {
 		t.Errorf("a link whose claim disagrees with its script: %v", got)
 	}
 
-	// A share link opens the same run as script.Run at that seed, on the
+	// A share link opens the same run as interp.Run at that seed, on the
 	// server and in the static export, straight into the timeline.
 	const seed = 31337
 	src := "race read 1\neffects\n"
-	native := script.Run(src, script.Options{Seed: seed, Timeline: true})
+	native := interp.Run(src, interp.Options{Seed: seed, Timeline: true})
 	if native.Timeline == nil || !strings.Contains(native.Timeline.SVG, `class="dup"`) {
 		t.Fatalf("native run of %q at seed %d draws no duplicate; pick another seed", src, seed)
 	}
@@ -158,7 +160,7 @@ func TestBrowserExplore(t *testing.T) {
 		run(t, ctx, 60*time.Second, chromedp.Poll[bool](`tp.state(0) === "done"`))
 		got := js[string](t, ctx, `tp.transcript(0)`)
 		if got != shownText(native) {
-			t.Errorf("%s: the share link replayed\n%s\nwant (script.Run at seed %d):\n%s", base, got, seed, shownText(native))
+			t.Errorf("%s: the share link replayed\n%s\nwant (interp.Run at seed %d):\n%s", base, got, seed, shownText(native))
 		}
 		if ids, want := runIDs(got), runIDs(native.Text()); len(want) == 0 || !slices.Equal(ids, want) {
 			t.Errorf("%s: run ids %q, want %q", base, ids, want)
@@ -302,7 +304,7 @@ func TestBrowserExplore(t *testing.T) {
 	if n := js[int](t, ctx, `tp.dups(0)`); n != 0 {
 		t.Errorf("the atomic race's timeline has %d elements of class dup", n)
 	}
-	atomic := script.Run(strings.Replace(src, "read", "atomic", 1), script.Options{Seed: seed})
+	atomic := interp.Run(strings.Replace(src, "read", "atomic", 1), interp.Options{Seed: seed})
 	if got := js[string](t, ctx, `tp.transcript(0)`); got != shownText(atomic) {
 		t.Errorf("atomic run:\n%s\nwant:\n%s", got, atomic.Text())
 	}
@@ -351,7 +353,7 @@ func TestBrowserExplore(t *testing.T) {
 		t.Fatalf("compare ended in %q", s)
 	}
 	for _, claim := range []string{"read", "atomic"} {
-		want := script.Run("race "+claim+" 20\n", script.Options{Seed: 5}).Text()
+		want := interp.Run("race "+claim+" 20\n", interp.Options{Seed: 5}).Text()
 		if got := js[string](t, ctx, `tp.q(0, ".pane-`+claim+` pre").textContent`); got != want {
 			t.Errorf("compare pane %s:\n%s\nwant:\n%s", claim, got, want)
 		}
@@ -373,8 +375,8 @@ func TestBrowserExplore(t *testing.T) {
 
 	// Diagnosis beside the effects table, with its evidence.
 	diag := js[string](t, ctx, `tp.q(0, ".diagnosis").textContent`) + "\n" + strings.Join(js[[]string](t, ctx, `tp.evidence(0)`), "\n")
-	last := script.Run("race read 20\n", script.Options{Seed: 5})
-	if len(last.Summary) != 1 || last.Summary[0].Kind != script.KindClaimRace {
+	last := interp.Run("race read 20\n", interp.Options{Seed: 5})
+	if len(last.Summary) != 1 || last.Summary[0].Kind != diagnosis.ClaimRace {
 		t.Fatalf("the last race of race read 20 at seed 5 is not a claim race: %+v", last.Summary)
 	}
 	for _, w := range []string{"Claim race", last.Summary[0].Diagnosis, "runs=2: ", "attempts=a", "sends=s1", "gap=" + last.Summary[0].Span + " from the first effect to the last"} {

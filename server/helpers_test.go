@@ -17,7 +17,8 @@ import (
 	"github.com/andybalholm/brotli"
 
 	"github.com/twice-lab/twice/internal/browsertest"
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/diagnosis"
+	"github.com/twice-lab/twice/runtime/script/result"
 )
 
 // fakeRuntime is a stand-in for the wasm module where its content does not
@@ -147,8 +148,8 @@ var orderLine = regexp.MustCompile(`^([A-Za-z0-9_.:-]+): `)
 // left out, so that a diagnosis is said once per view (render.js,
 // transcriptLines and diagnosisPlan: the first three orders, those with
 // a duplicate first; under a load, only orders that did not run once).
-func shownText(res *script.Result) string {
-	var bad, good []script.Summary
+func shownText(res *result.Result) string {
+	var bad, good []diagnosis.Summary
 	for _, s := range res.Summary {
 		if s.Kind.Good() {
 			good = append(good, s)
@@ -158,7 +159,7 @@ func shownText(res *script.Result) string {
 	}
 	ordered := append(bad, good...)
 	if len(res.Loads) > 0 {
-		ordered = slices.DeleteFunc(ordered, func(s script.Summary) bool { return s.Kind == script.KindOnce })
+		ordered = slices.DeleteFunc(ordered, func(s diagnosis.Summary) bool { return s.Kind == diagnosis.Once })
 	}
 	said := map[string]bool{}
 	for i, s := range ordered {

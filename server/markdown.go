@@ -20,7 +20,10 @@ import (
 	"github.com/yuin/goldmark/util"
 
 	"github.com/twice-lab/twice/lessons"
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/draw"
+	"github.com/twice-lab/twice/runtime/script/interp"
+	"github.com/twice-lab/twice/runtime/script/lang"
+	"github.com/twice-lab/twice/runtime/script/result"
 )
 
 // This file is the one place goldmark is configured. A lesson is CommonMark
@@ -46,8 +49,8 @@ type Playground struct {
 	Script string
 	// Options are parsed from the info string.
 	Options lessons.BlockOptions
-	// Result is what script.Run returned for Script at Options.Seed.
-	Result *script.Result
+	// Result is what interp.Run returned for Script at Options.Seed.
+	Result *result.Result
 	// Embed is the URL of the block's embed page relative to the page the
 	// block is rendered on, or "" to show no embed snippets.
 	Embed string
@@ -147,7 +150,7 @@ func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Co
 		p.Options = opts
 		if !st.deadline.IsZero() && time.Now().After(st.deadline) {
 			msg := fmt.Sprintf("not run: the lesson folder took more than %v to render; make the blocks lighter or fewer", MaxRenderTime)
-			p.Result = &script.Result{Seed: opts.Seed, Error: &script.Error{Kind: "limit", Msg: msg}}
+			p.Result = &result.Result{Seed: opts.Seed, Error: &lang.Error{Kind: "limit", Msg: msg}}
 			if be == nil {
 				be = &BlockError{File: st.file, Line: line, Msg: "twice block " + msg}
 			}
@@ -224,7 +227,7 @@ func writePlayground(w textWriter, p *Playground) {
 	// The parser's estimate of the script's cost: a page does not run a
 	// heavy one on load (a link to it, a view that needs a run) without a
 	// click. Light saves the browser asking.
-	if c, err := script.Estimate(p.Script); err == nil && c.Heavy() {
+	if c, err := lang.Estimate(p.Script); err == nil && c.Heavy() {
 		attr("cost", "heavy")
 	} else {
 		attr("cost", "light")
@@ -261,7 +264,7 @@ func writePlayground(w textWriter, p *Playground) {
 	if p.Broken != "" {
 		// The component shows the result's error in the block: for a
 		// broken block, the message that names the file and line.
-		slim.Error = &script.Error{Kind: "usage", Msg: "This block is broken: " + p.Broken}
+		slim.Error = &lang.Error{Kind: "usage", Msg: "This block is broken: " + p.Broken}
 	}
 	js, err := json.Marshal(&slim) // escapes <, > and & as \u003c...
 	if err == nil {
@@ -302,8 +305,8 @@ func plainScript(src string) string {
 		}
 	}
 	plain := strings.Join(out, "\n") + "\n"
-	a, err1 := script.Parse(src)
-	b, err2 := script.Parse(plain)
+	a, err1 := lang.Parse(src)
+	b, err2 := lang.Parse(plain)
 	if err1 != nil || err2 != nil || !sameCommands(a, b) {
 		return src
 	}
@@ -312,7 +315,7 @@ func plainScript(src string) string {
 
 // sameCommands reports whether two scripts hold the same commands, in
 // canonical form, whatever joins them.
-func sameCommands(a, b *script.Script) bool {
+func sameCommands(a, b *lang.Script) bool {
 	if len(a.Commands) != len(b.Commands) {
 		return false
 	}
@@ -328,7 +331,7 @@ func sameCommands(a, b *script.Script) bool {
 // browser runs no script (the component draws its own from the JSON): a
 // row per scenario, a column per fix, each cell the effects one live run
 // produced and its verdict, as the transcript's table prints them.
-func writeMatrix(w textWriter, m script.MatrixTable) {
+func writeMatrix(w textWriter, m result.MatrixTable) {
 	esc := html.EscapeString
 	w.WriteString(`<table class="twice-matrix"><caption>Which fix closes which duplicate, at seed ` + strconv.FormatUint(m.Seed, 10) +
 		": effects per scenario and fix, each cell a live run; one effect per event is right</caption>\n<thead><tr><th scope=\"col\">scenario</th><th scope=\"col\">events</th>")
@@ -470,7 +473,7 @@ func renderLesson(md goldmark.Markdown, l lessons.Lesson, file, shown, root stri
 // is drawn only from a live run). A run is a pure function of the script
 // and the seed, so results are kept for the next render: a teacher's edit
 // reruns only the blocks it changed. Callers must not modify the Result.
-func prerender(src string, seed uint64) *script.Result {
+func prerender(src string, seed uint64) *result.Result {
 	key := strconv.FormatUint(seed, 10) + "\x00" + src
 	prerendered.Lock()
 	res, ok := prerendered.m[key]
@@ -478,8 +481,8 @@ func prerender(src string, seed uint64) *script.Result {
 	if ok {
 		return res
 	}
-	res = script.Run(src, script.Options{Seed: seed})
-	res.Chart = res.DrawLoadChart()
+	res = interp.Run(src, interp.Options{Seed: seed})
+	res.Chart = draw.LoadChart(res)
 	prerendered.Lock()
 	defer prerendered.Unlock()
 	if len(prerendered.m) >= maxPrerendered {
@@ -495,5 +498,5 @@ const maxPrerendered = 512
 
 var prerendered = struct {
 	sync.Mutex
-	m map[string]*script.Result
-}{m: map[string]*script.Result{}}
+	m map[string]*result.Result
+}{m: map[string]*result.Result{}}

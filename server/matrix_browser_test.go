@@ -11,7 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/twice-lab/twice/runtime/event"
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/interp"
 )
 
 // TestBrowserMatrix runs a matrix block in the live widget and reads the
@@ -26,7 +26,7 @@ func TestBrowserMatrix(t *testing.T) {
 	navigate(t, ctx, hs.URL+"/lessons/claim-race/")
 
 	const seed = 5
-	want := script.Run("matrix\n", script.Options{Seed: seed})
+	want := interp.Run("matrix\n", interp.Options{Seed: seed})
 	m := want.Matrices[0]
 	// Every cell runs at twenty seeds: on a busy machine the matrix takes
 	// longer than js's 30 s, so it gets the page helper's own 120 s.
@@ -86,7 +86,7 @@ func TestBrowserMatrix(t *testing.T) {
 	if got := js[string](t, ctx, `tp.q(0, ".cell-box twice-playground").shadowRoot.querySelector("textarea").value`); got != cell.Script {
 		t.Errorf("the cell's block holds %q, want %q", got, cell.Script)
 	}
-	if got, w := js[string](t, ctx, `tp.q(0, ".cell-box twice-playground").shadowRoot.querySelector("pre.transcript").textContent`), shownText(script.Run(cell.Script, script.Options{Seed: seed})); got != w {
+	if got, w := js[string](t, ctx, `tp.q(0, ".cell-box twice-playground").shadowRoot.querySelector("pre.transcript").textContent`), shownText(interp.Run(cell.Script, interp.Options{Seed: seed})); got != w {
 		t.Errorf("cell transcript:\n%s\nwant:\n%s", got, w)
 	}
 	if got := js[string](t, ctx, `tp.q(0, "textarea").value`); got != "matrix\n" {
@@ -108,7 +108,7 @@ func TestBrowserMatrix(t *testing.T) {
 	// The step-through of a ledger race: the row lands at its COMMIT, and
 	// the step names it as a committed ledger row.
 	const ledger = "race read 1 --effect ledger\n"
-	native := script.Run(ledger, script.Options{Seed: seed, Timeline: true})
+	native := interp.Run(ledger, interp.Options{Seed: seed, Timeline: true})
 	commit := -1
 	for k, ev := range native.Trace {
 		if ev.Kind == event.Commit && ev.Effect != nil {

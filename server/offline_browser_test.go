@@ -20,7 +20,7 @@ import (
 
 	"github.com/twice-lab/twice/internal/browsertest"
 	"github.com/twice-lab/twice/lessons"
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/interp"
 )
 
 // cuttable serves h until cut is set; then it drops every connection, as a
@@ -186,7 +186,7 @@ func TestBrowserOffline(t *testing.T) {
 			if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
 				t.Fatalf("offline, the reloaded lesson's Run ended in %q: %s", s, js[string](t, ctx, `tp.q(0, ".error").textContent`))
 			}
-			if got, want := js[string](t, ctx, `tp.transcript(0)`), shownText(script.Run(race.Blocks[0].Script, script.Options{Seed: script.DefaultSeed})); got != want {
+			if got, want := js[string](t, ctx, `tp.transcript(0)`), shownText(interp.Run(race.Blocks[0].Script, interp.Options{Seed: interp.DefaultSeed})); got != want {
 				t.Errorf("offline run:\n%s\nwant:\n%s", got, want)
 			}
 			// A lesson never opened is not there offline...
@@ -245,7 +245,7 @@ func TestBrowserOffline(t *testing.T) {
 		if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
 			t.Fatalf("offline, the lesson opened directly: Run ended in %q", s)
 		}
-		if got, want := js[string](t, ctx, `tp.transcript(0)`), shownText(script.Run(lesson.Blocks[0].Script, script.Options{Seed: script.DefaultSeed})); got != want {
+		if got, want := js[string](t, ctx, `tp.transcript(0)`), shownText(interp.Run(lesson.Blocks[0].Script, interp.Options{Seed: interp.DefaultSeed})); got != want {
 			t.Errorf("offline run of the lesson opened directly:\n%s\nwant:\n%s", got, want)
 		}
 	})

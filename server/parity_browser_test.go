@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/twice-lab/twice/internal/article"
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/interp"
 )
 
 // TestBrowserParity is the browser's half of the determinism check, that
@@ -18,7 +18,7 @@ import (
 // live widget runs the article's six command lines, the four scenarios of
 // a job that outlives its lease, and both claims of the race at several
 // seeds, and each transcript it shows must equal, byte for
-// byte, the native script.Run's at the same seed. Same harness, skip and
+// byte, the native interp.Run's at the same seed. Same harness, skip and
 // require rules as browser_test.go.
 func TestBrowserParity(t *testing.T) {
 	ctx, consoleErrors := browser(t, 1280, 900)
@@ -59,7 +59,7 @@ func TestBrowserParity(t *testing.T) {
 	runs := 0
 	for _, p := range progs {
 		for _, seed := range seeds {
-			want := script.Run(p.src, script.Options{Seed: seed})
+			want := interp.Run(p.src, interp.Options{Seed: seed})
 			if strings.HasPrefix(p.name, "race-read") && (len(want.Races) == 0 || want.Races[0].Duplicates == 0) {
 				t.Errorf("%s at seed %d: the native run shows no duplicates; the lesson expects some", p.name, seed)
 			}
@@ -125,7 +125,7 @@ func TestBrowserWasmType(t *testing.T) {
 	if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
 		t.Fatalf("run ended in state %q: %s", s, js[string](t, ctx, `tp.q(0, ".error").textContent`))
 	}
-	if got, want := js[string](t, ctx, `tp.transcript(0)`), shownText(script.Run(js[string](t, ctx, `tp.q(0, "textarea").value`), script.Options{Seed: script.DefaultSeed})); got != want {
+	if got, want := js[string](t, ctx, `tp.transcript(0)`), shownText(interp.Run(js[string](t, ctx, `tp.q(0, "textarea").value`), interp.Options{Seed: interp.DefaultSeed})); got != want {
 		t.Errorf("transcript:\n%s\nwant:\n%s", got, want)
 	}
 	if errs := consoleErrors(); len(errs) > 0 {

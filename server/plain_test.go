@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/twice-lab/twice/lessons"
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/interp"
 )
 
 // TestPlainScript checks what an embed snippet carries for every lesson
@@ -33,8 +33,8 @@ func TestPlainScript(t *testing.T) {
 				}
 			}
 			opts, _ := b.Options()
-			want := script.Run(b.Script, script.Options{Seed: opts.Seed}).Text()
-			if got := script.Run(plain, script.Options{Seed: opts.Seed}).Text(); got != want {
+			want := interp.Run(b.Script, interp.Options{Seed: opts.Seed}).Text()
+			if got := interp.Run(plain, interp.Options{Seed: opts.Seed}).Text(); got != want {
 				t.Errorf("%s block %d: the plain form prints\n%s\nwant, as the shell line does,\n%s", l.Slug, i+1, got, want)
 			}
 		}

@@ -23,7 +23,7 @@ import (
 	"github.com/yuin/goldmark"
 
 	"github.com/twice-lab/twice/lessons"
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/result"
 	"github.com/twice-lab/twice/site"
 )
 
@@ -170,7 +170,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	}
 	// The claims, dedupe modes, key choices and diagnosis kinds come from
 	// the runtime's lists: the page keeps no copy of its own.
-	choices := script.Choices()
+	choices := result.Choices()
 	config, err := json.Marshal(map[string]any{
 		"entry":    hashed[modules[len(modules)-1]],
 		"worker":   r.names.Worker,

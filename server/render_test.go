@@ -14,7 +14,8 @@ import (
 	"time"
 
 	"github.com/twice-lab/twice/lessons"
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/interp"
+	"github.com/twice-lab/twice/runtime/script/result"
 )
 
 // TestLessonBlocksPrerendered runs every twice block of every built-in
@@ -46,7 +47,7 @@ func TestLessonBlocksPrerendered(t *testing.T) {
 				t.Errorf("%s: %v", where, err)
 				continue
 			}
-			res := script.Run(b.Script, script.Options{Seed: opts.Seed})
+			res := interp.Run(b.Script, interp.Options{Seed: opts.Seed})
 			if res.Error != nil && !opts.Fails {
 				t.Errorf("%s: block fails at seed %d: %v", where, opts.Seed, res.Error)
 			}
@@ -55,9 +56,9 @@ func TestLessonBlocksPrerendered(t *testing.T) {
 				t.Errorf("%s: page holds script %q, lesson has %q", where, w.Script, b.Script)
 			}
 			if want := res.Text(); w.Output != want {
-				t.Errorf("%s: pre-rendered output differs from script.Run at seed %d\n--- page\n%s--- runtime\n%s", where, opts.Seed, w.Output, want)
+				t.Errorf("%s: pre-rendered output differs from interp.Run at seed %d\n--- page\n%s--- runtime\n%s", where, opts.Seed, w.Output, want)
 			}
-			var pre script.Result
+			var pre result.Result
 			js := w.Inner[strings.Index(w.Inner, `class="twice-result">`)+len(`class="twice-result">`):]
 			js = js[:strings.Index(js, "</script>")]
 			if err := json.Unmarshal([]byte(js), &pre); err != nil {
@@ -241,7 +242,7 @@ func TestPrerenderKept(t *testing.T) {
 	if d := prerender("race read 4\neffects\n", 7); d == a {
 		t.Error("an edited script reused the old run")
 	}
-	if got, want := a.Text(), script.Run("race read 3\neffects\n", script.Options{Seed: 7}).Text(); got != want {
+	if got, want := a.Text(), interp.Run("race read 3\neffects\n", interp.Options{Seed: 7}).Text(); got != want {
 		t.Errorf("kept run prints %q, a fresh one %q", got, want)
 	}
 }
@@ -259,7 +260,7 @@ func TestMatrixPrerendered(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := string(site.Files["lessons/m/index.html"].Body)
-	res := script.Run("matrix\n", script.Options{Seed: script.DefaultSeed})
+	res := interp.Run("matrix\n", interp.Options{Seed: interp.DefaultSeed})
 	m := res.Matrices[0]
 	start := strings.Index(page, `<table class="twice-matrix">`)
 	end := strings.Index(page, "</table>")
@@ -331,7 +332,7 @@ func TestPredictBlock(t *testing.T) {
 	if !strings.Contains(first, ` predict=""`) || !strings.Contains(first, `<details class="twice-answer"><summary>Output at seed 3: predict first, then open</summary>`) {
 		t.Errorf("the predict block:\n%s", first)
 	}
-	out := script.Run("race read 20\n", script.Options{Seed: 3}).Text()
+	out := interp.Run("race read 20\n", interp.Options{Seed: 3}).Text()
 	if i := strings.Index(first, `<details class="twice-answer">`); i < 0 || !strings.Contains(first[i:], html.EscapeString(out)) {
 		t.Errorf("the predict block's output is not inside its disclosure")
 	}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/result"
 )
 
 // TestJavaScript runs the unit tests of the component's pure helpers
@@ -44,7 +44,7 @@ func TestJavaScript(t *testing.T) {
 	}
 	// The page takes its lists of claims, dedupe modes and keys from the
 	// server's config; the tests get the same lists, from the runtime.
-	choices, err := json.Marshal(script.Choices())
+	choices, err := json.Marshal(result.Choices())
 	if err != nil {
 		t.Fatal(err)
 	}

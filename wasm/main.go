@@ -7,14 +7,14 @@
 //
 //	twiceRun(script string, options {seed: string, timeline: bool, auto: bool}) string
 //
-// that runs the script with [script.Run] and returns its [script.Result] as
+// that runs the script with [interp.Run] and returns its [result.Result] as
 // JSON, the same facts `twice run --json` prints. With timeline true the
-// Result also carries the run drawn as SVG ([script.Options].Timeline), for
+// Result also carries the run drawn as SVG ([interp.Options].Timeline), for
 // the playground's timeline and step-through. The seed travels as a
 // decimal string because JavaScript numbers cannot hold every uint64; an
-// empty or missing seed means [script.DefaultSeed]. A seed that is not a
+// empty or missing seed means [interp.DefaultSeed]. A seed that is not a
 // decimal uint64 gives a Result whose error says so, like a usage error of
-// the CLI. With auto true the run gets [script.AutoBudget], the small
+// the CLI. With auto true the run gets [interp.AutoBudget], the small
 // budget of a run nobody asked for (a page load of a share link or an
 // embed): a script that passes it stops, and its Result carries "heavy":
 // true, so the page shows a Run button instead of a partial result.
@@ -31,7 +31,9 @@ import (
 	"strconv"
 	"syscall/js"
 
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/interp"
+	"github.com/twice-lab/twice/runtime/script/lang"
+	"github.com/twice-lab/twice/runtime/script/result"
 )
 
 func main() {
@@ -41,13 +43,13 @@ func main() {
 }
 
 // cost is the body of twiceCost(script string) string: the parser's
-// estimate of the script's cost as JSON ([script.CostJSON]), so that a page
+// estimate of the script's cost as JSON ([lang.CostJSON]), so that a page
 // can ask a reader before running a heavy script it was linked to.
 func cost(_ js.Value, args []js.Value) any {
 	if len(args) == 0 || args[0].Type() != js.TypeString {
-		return script.CostJSON("")
+		return lang.CostJSON("")
 	}
-	return script.CostJSON(args[0].String())
+	return lang.CostJSON(args[0].String())
 }
 
 // run is the body of twiceRun.
@@ -56,32 +58,32 @@ func run(_ js.Value, args []js.Value) any {
 	if len(args) > 0 && args[0].Type() == js.TypeString {
 		src = args[0].String()
 	}
-	opts := script.Options{Seed: script.DefaultSeed}
+	opts := interp.Options{Seed: interp.DefaultSeed}
 	if len(args) > 1 && args[1].Type() == js.TypeObject {
 		if t := args[1].Get("timeline"); t.Type() == js.TypeBoolean {
 			opts.Timeline = t.Bool()
 		}
 		if a := args[1].Get("auto"); a.Type() == js.TypeBoolean && a.Bool() {
-			opts.Budget = script.AutoBudget
+			opts.Budget = interp.AutoBudget
 		}
 		if s := args[1].Get("seed"); s.Type() == js.TypeString && s.String() != "" {
 			n, err := strconv.ParseUint(s.String(), 10, 64)
 			if err != nil {
-				return marshal(&script.Result{
+				return marshal(&result.Result{
 					ExitCode: 2,
-					Error:    &script.Error{Kind: "usage", Msg: "seed " + strconv.Quote(s.String()) + " is not a whole number from 0 to 18446744073709551615"},
+					Error:    &lang.Error{Kind: "usage", Msg: "seed " + strconv.Quote(s.String()) + " is not a whole number from 0 to 18446744073709551615"},
 				})
 			}
 			opts.Seed = n
 		}
 	}
-	return marshal(script.Run(src, opts))
+	return marshal(interp.Run(src, opts))
 }
 
 // marshal encodes r with its own MarshalJSON rather than encoding/json,
 // which would add about 60 kB to the brotli download (see
-// [script.Result.MarshalJSON]); the bytes are the same.
-func marshal(r *script.Result) string {
+// [result.Result.MarshalJSON]); the bytes are the same.
+func marshal(r *result.Result) string {
 	b, _ := r.MarshalJSON() // never fails: it only appends
 	return string(b)
 }

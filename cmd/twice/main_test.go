@@ -8,7 +8,7 @@ import (
 	"github.com/andybalholm/brotli"
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/lang"
 	"github.com/twice-lab/twice/server"
 )
 
@@ -67,7 +67,7 @@ func TestRunHelpListsCommands(t *testing.T) {
 		t.Fatalf("twice run --help: exit %d", code)
 	}
 	help := out.String() + errb.String()
-	for _, c := range script.Commands() {
+	for _, c := range lang.Commands() {
 		if !strings.Contains(help, "\n  "+c.Usage+"\n") || !strings.Contains(help, "e.g. "+c.Example+"\n") {
 			t.Errorf("twice run --help does not list %q with its example", c.Name)
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/lang"
 )
 
 // TestREADMEExamples runs every example of twice run in README.md that
@@ -103,7 +103,7 @@ func TestREADMECommandTable(t *testing.T) {
 	}
 	flag := regexp.MustCompile(`--[a-z][a-z-]*`)
 	known := map[string]bool{}
-	for _, c := range script.Commands() {
+	for _, c := range lang.Commands() {
 		known[c.Name] = true
 		rs, ok := rows[c.Name]
 		if !ok {
@@ -136,7 +136,7 @@ func TestREADMECommandTable(t *testing.T) {
 		section = section[:end]
 	}
 	var usage string
-	for _, c := range script.Commands() {
+	for _, c := range lang.Commands() {
 		if c.Name == "work" {
 			usage = c.Usage
 		}

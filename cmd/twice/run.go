@@ -9,7 +9,9 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/twice-lab/twice/runtime/script"
+	"github.com/twice-lab/twice/runtime/script/draw"
+	"github.com/twice-lab/twice/runtime/script/interp"
+	"github.com/twice-lab/twice/runtime/script/lang"
 )
 
 const runUsage = `usage: twice run [--seed N] [--json] [--timeline FILE] [--chart FILE] (-c SCRIPT | FILE | -)
@@ -26,9 +28,9 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprint(stderr, runUsage)
 		printShown(fs, stderr)
-		fmt.Fprint(stderr, "\n"+script.CommandHelp())
+		fmt.Fprint(stderr, "\n"+lang.CommandHelp())
 	}
-	seed := fs.String("seed", strconv.FormatUint(script.DefaultSeed, 10), "seed for every random draw (run ids, timings)")
+	seed := fs.String("seed", strconv.FormatUint(interp.DefaultSeed, 10), "seed for every random draw (run ids, timings)")
 	asJSON := fs.Bool("json", false, "print the structured Result as JSON")
 	code := fs.String("c", "", "run this script")
 	timeline := fs.String("timeline", "", "also draw the run's timeline as SVG into `FILE`")
@@ -50,11 +52,11 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "twice run: %v\n", err)
 		return 2
 	}
-	opts := script.Options{Seed: n}
+	opts := interp.Options{Seed: n}
 	if *auto {
-		opts.Budget = script.AutoBudget
+		opts.Budget = interp.AutoBudget
 	}
-	res := script.Run(src, opts)
+	res := interp.Run(src, opts)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -71,7 +73,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// A script that failed has said so in one line; a picture it cannot
 	// draw is not a second error.
 	if *timeline != "" {
-		tl := res.DrawTimeline()
+		tl := draw.Timeline(res)
 		if tl == nil && res.Error != nil {
 			return res.ExitCode
 		}
@@ -85,7 +87,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	if *chart != "" {
-		ch := res.DrawLoadChart()
+		ch := draw.LoadChart(res)
 		if ch == nil && res.Error != nil {
 			return res.ExitCode
 		}
@@ -144,7 +146,7 @@ func readScript(fs *flag.FlagSet, code string, stdin io.Reader) (src, name strin
 	}
 	// Read one byte past the limit so an oversized script is reported as
 	// such rather than cut.
-	b, err := io.ReadAll(io.LimitReader(r, script.MaxScriptBytes+1))
+	b, err := io.ReadAll(io.LimitReader(r, lang.MaxScriptBytes+1))
 	if err != nil {
 		return "", "", err
 	}

@@ -1,6 +1,6 @@
 // Package article gives tests the six command lines of the article twice
 // re-creates, read from the runtime's golden transcripts
-// (runtime/script/testdata/step*.txtar), so that every test that runs them
+// (runtime/script/interp/testdata/step*.txtar), so that every test that runs them
 // (the goldens, the wazero parity test, the browser parity test) runs the
 // same text and none can drift from the others. It gives them the four
 // scenarios of a job that outlives its lease (Scenarios) the same way.
@@ -29,7 +29,7 @@ func Steps(tb testing.TB) []Step {
 	if !ok {
 		tb.Fatal("article: cannot find the source directory")
 	}
-	dir := filepath.Join(filepath.Dir(here), "..", "..", "runtime", "script", "testdata")
+	dir := filepath.Join(filepath.Dir(here), "..", "..", "runtime", "script", "interp", "testdata")
 	paths, err := filepath.Glob(filepath.Join(dir, "step*.txtar"))
 	if err != nil || len(paths) != 6 {
 		tb.Fatalf("want the six article steps in %s, got %d (%v)", dir, len(paths), err)

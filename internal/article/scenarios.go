@@ -32,7 +32,7 @@ func Scenarios(tb testing.TB) []Step {
 }
 
 // Golden returns the script section of the golden
-// runtime/script/testdata/NAME.txtar, or fails tb.
+// runtime/script/interp/testdata/NAME.txtar, or fails tb.
 func Golden(tb testing.TB, name string) string {
 	tb.Helper()
 	a, err := txtar.ParseFile(filepath.Join(testdata(tb), name+".txtar"))
@@ -55,5 +55,5 @@ func testdata(tb testing.TB) string {
 	if !ok {
 		tb.Fatal("article: cannot find the source directory")
 	}
-	return filepath.Join(filepath.Dir(here), "..", "..", "runtime", "script", "testdata")
+	return filepath.Join(filepath.Dir(here), "..", "..", "runtime", "script", "interp", "testdata")
 }

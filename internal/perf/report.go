@@ -14,12 +14,12 @@ import (
 
 // The files docs/perf/run.sh writes into its output folder.
 const (
-	NativeFile  = "native.txt"  // go test ./runtime/script -bench Race
+	NativeFile  = "native.txt"  // go test ./runtime/script/interp -bench Race
 	WazeroFile  = "wazero.txt"  // go test ./internal/parity -bench CLI
 	SizesFile   = "sizes.txt"   // name bytes
 	WrkDir      = "wrk"         // SERVER-TARGET-REP.txt, wrk reports
 	BrowserFile = "browser.txt" // go test ./internal/perf -bench Browser
-	Wasip1File  = "wasip1.txt"  // GOOS=wasip1 go test ./runtime/script -bench Race, under wazero
+	Wasip1File  = "wasip1.txt"  // GOOS=wasip1 go test ./runtime/script/interp -bench Race, under wazero
 	EnvFile     = "env.txt"     // free text: commit, go version, cpu, date
 	PeerFile    = "peer.txt"    // go test ./internal/perf -bench '^BenchmarkPeer'
 )

@@ -107,6 +107,8 @@ function rewriteCommand(cmd, claim) {
 
 // ---- links, commands and exploration scripts ------------------------
 
+// VIEWS are the views a link may name when the caller does not say which
+// a block has: a block passes the keys of the views it mounted.
 export const VIEWS = ["output", "timeline", "compare", "interleavings"];
 
 // linkHash writes the fragment of a link to a run of the block with the
@@ -128,8 +130,9 @@ export function linkHash(id, r) {
 // and view parameters existed (#ID?seed=N&script=TEXT) still work. A
 // value it cannot use (seed=-1, claim=fenced, step=0) falls back to its
 // default and is named in error, which the block shows instead of
-// running: a link that silently ran something else would mislead.
-export function parseLink(hash, id) {
+// running: a link that silently ran something else would mislead. views
+// lists the views the block has (VIEWS unless given).
+export function parseLink(hash, id, views = VIEWS) {
   const prefix = "#" + id + "?";
   if (!id || !hash.startsWith(prefix)) return null;
   const p = new URLSearchParams(hash.slice(prefix.length));
@@ -150,8 +153,8 @@ export function parseLink(hash, id) {
     bad.push("claim=" + shown(claim) + " is not " + (claims.length > 1 ? claims.slice(0, -1).join(", ") + " or " + claims[claims.length - 1] : claims.join("")));
   }
   const v = p.get("view");
-  const view = VIEWS.includes(v) ? v : "output";
-  if (v !== null && !VIEWS.includes(v)) bad.push("view=" + shown(v) + " is not one of " + VIEWS.join(", "));
+  const view = views.includes(v) ? v : "output";
+  if (v !== null && !views.includes(v)) bad.push("view=" + shown(v) + " is not one of " + views.join(", "));
   const st = p.get("step");
   const step = /^[1-9][0-9]{0,6}$/.test(st || "") ? Number(st) : 1;
   if (st !== null && step === 1 && st !== "1") bad.push("step=" + shown(st) + " is not a step number");

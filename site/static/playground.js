@@ -28,6 +28,19 @@
 //   Every ordering  the block's races with --all: every interleaving
 //                   counted exactly
 //
+// The element, in the order a reader meets it: setup reads the block
+// (readBlock), builds the bar (controlsBar, claimControl, editor,
+// predictForm) and mounts the views (mountViews: one mountView call per
+// view, its tab and its panel, built by outputPanel, timelinePanel,
+// comparePanel and orderingsPanel), then wires the controls, the views
+// and the links (wireControls, wireViews, wireLinks), shows what the
+// server rendered (showFirst), starts the runtime when it is time
+// (startRuntime) and replays a link to a run (replayLink). A view's
+// hooks (open, shown, ran) are all that select, selectTab and a run know
+// of it. Below setup: runs (run, request, stop, runIfCheap), the views'
+// fillers (renderTimeline, compare, explore) and the links (updateLink,
+// copy, embedSnippets).
+//
 // What each view shows for a script is the runtime's decision, carried in
 // the Result's views (script.ViewsOf): the race to explore with the
 // block's flags, or the sentence saying there is none and the race its
@@ -146,12 +159,282 @@ let observer = null;
 // counter numbers the blocks in the order they are set up.
 let counter = 0;
 
-const TABS = [
-  ["output", "Output"],
-  ["timeline", "Timeline"],
-  ["compare", "Compare"],
-  ["interleavings", "Every ordering"],
-];
+// readBlock reads what the server (or an embedder) wrote in the element:
+// the script, the pre-rendered Result if any, which controls to show, the
+// lesson's seed and the block's label.
+function readBlock(el, n) {
+  const scriptEl = el.querySelector(".twice-script") || el.querySelector("pre, textarea");
+  const raw = scriptEl ? (scriptEl.value !== undefined && scriptEl.tagName === "TEXTAREA" ? scriptEl.value : scriptEl.textContent) : "";
+  const script = raw.replace(/^\n/, "").replace(/\s+$/, "") + "\n";
+  const resultEl = el.querySelector("script.twice-result");
+  let prerendered = null;
+  if (resultEl) {
+    try {
+      prerendered = JSON.parse(resultEl.textContent);
+      prerendered.seedText = seedOf(resultEl.textContent, prerendered);
+    } catch {
+      prerendered = null;
+    }
+  }
+  return {
+    n,
+    script,
+    prerendered,
+    controls: (el.getAttribute("controls") || "claim seed").split(/[\s,]+/),
+    defaultSeed: el.getAttribute("seed") || "",
+    // Landmarks and regions repeat in every block, so each carries the
+    // block's label: "Diagnosis, Lesson 4, script 1".
+    label: el.getAttribute("label") || (n > 1 ? "twice script " + n : "twice script"),
+  };
+}
+
+// controlsBar builds the bar above the script: Run, Stop, Reset, the
+// claim control, the seed, "Check every interleaving" and the status
+// region.
+function controlsBar(ui, block) {
+  ui.run = h("button", { type: "button", class: "run", text: "Run" });
+  // Stop shows while this block has a run queued or under way.
+  ui.stop = h("button", { type: "button", class: "stop", text: "Stop", hidden: true, "aria-label": "Stop this block's run" });
+  ui.reset = h("button", { type: "button", class: "reset", text: "Reset", title: "Put back the lesson's script and seed" });
+  ui.bar = h("div", { class: "bar" }, ui.run, ui.stop, ui.reset);
+  if (block.controls.includes("claim")) ui.bar.append(claimControl(ui));
+  ui.seed = h("input", {
+    type: "text",
+    inputmode: "numeric",
+    autocomplete: "off",
+    spellcheck: "false",
+    size: "8",
+    value: block.defaultSeed,
+    placeholder: "default",
+  });
+  ui.seedLabel = h("label", { class: "seed" }, document.createTextNode("Seed "), ui.seed);
+  if (!block.controls.includes("seed")) ui.seedLabel.hidden = true;
+  ui.bar.append(ui.seedLabel);
+  ui.explore = h("button", {
+    type: "button",
+    class: "explore-btn",
+    text: "Check every interleaving",
+    title: "Count, exactly, the orderings of racing workers' steps that give two effects, with each claim the script uses",
+  });
+  ui.bar.append(ui.explore);
+  ui.status = h("span", { class: "status", role: "status", "aria-live": "polite" });
+  ui.bar.append(ui.status);
+  return ui.bar;
+}
+
+// claimControl is the claim toggle: one radio button per claim of the
+// runtime's list.
+function claimControl(ui) {
+  const name = "claim";
+  ui.claims = toggleClaims().map((c) => h("input", { type: "radio", name, value: c.name }));
+  ui.claim = h(
+    "fieldset",
+    { class: "claim" },
+    h("legend", { text: "Claim" }),
+    ...ui.claims.map((r) => h("label", { title: claimWords(r.value) }, r, document.createTextNode(" " + r.value)))
+  );
+  return ui.claim;
+}
+
+// editor builds the script box, as tall as its script, and the runtime's
+// loading bar below it.
+function editor(ui, block) {
+  ui.script = h("textarea", {
+    class: "script",
+    spellcheck: "false",
+    autocapitalize: "off",
+    autocomplete: "off",
+    "aria-label": block.label + " (Ctrl+Enter runs it)",
+    rows: String(Math.max(block.script.split("\n").length - 1, 2)),
+  });
+  ui.script.value = block.script;
+  ui.progress = h("progress", { max: "1", value: "0", "aria-label": "Loading the runtime" });
+  ui.loading = h("div", { class: "loading", hidden: true }, ui.progress, h("span", { class: "loading-text" }));
+}
+
+// predictForm builds predict-then-run (see classroom.js): a question, a
+// field and a button, shown while the output is hidden, and the line
+// that shows the prediction beside the result.
+function predictForm(ui) {
+  ui.predictQ = h("span", { class: "predict-q" });
+  ui.predictInput = h("input", { type: "number", min: "0", step: "1", inputmode: "numeric", class: "predict-input", autocomplete: "off" });
+  ui.predictForm = h(
+    "form",
+    { class: "predict", hidden: true },
+    h("label", { class: "predict-label" }, ui.predictQ, document.createTextNode(" "), ui.predictInput),
+    h("button", { type: "submit", class: "predict-run", text: "Predict and run" }),
+    h("p", { class: "predict-note", text: "The output stays hidden until you run the script: predict first." })
+  );
+  ui.yours = h("p", { class: "prediction", hidden: true });
+}
+
+// outputPanel builds the Output view: the heading and the share links,
+// the transcript, the tally, the load chart, the matrices, the opened
+// matrix cell, the diagnosis and the tables. of(what) names a region of
+// this block.
+function outputPanel(ui, of) {
+  ui.error = h("p", { class: "error", role: "alert", hidden: true });
+  ui.transcript = h("pre", { class: "transcript", tabindex: "0", "aria-label": of("Transcript") });
+  ui.tally = h("p", { class: "tally", hidden: true });
+  ui.chartImg = h("img", { alt: "" });
+  // The chart fits a phone's width (one row per lease), so it needs no
+  // box that scrolls.
+  ui.chartScroll = h("div", { class: "chart-box" }, ui.chartImg);
+  ui.chart = h("figure", { class: "load-chart", hidden: true }, ui.chartScroll);
+  ui.matrix = h("div", { class: "matrix-wrap", hidden: true });
+  // A matrix's text copy, folded: the table below says the same.
+  ui.textCopy = h("details", { class: "text-copy", hidden: true }, h("summary", { text: "Text copy of the matrix, as twice run prints it" }));
+  // A matrix cell opens here, under the matrix, as a block of its own.
+  ui.cellBox = h("section", { class: "cell-box", hidden: true, "aria-label": of("Matrix cell") });
+  ui.diagnosis = h("section", { class: "diagnosis", "aria-label": of("Diagnosis"), hidden: true });
+  ui.effects = h("table", { class: "effects" });
+  ui.jobs = h("table", { class: "jobs" });
+  ui.effectsWrap = h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": of("Effects table") }, ui.effects);
+  ui.jobsWrap = h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": of("Jobs table") }, ui.jobs);
+  ui.ledger = h("table", { class: "ledger" });
+  ui.ledgerWrap = h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": of("Ledger table"), hidden: true }, ui.ledger);
+  ui.heading = h("p", { class: "out-heading" });
+  ui.tables = h("div", { class: "tables" }, ui.effectsWrap, ui.diagnosis, ui.jobsWrap, ui.ledgerWrap);
+  ui.out = h(
+    "section",
+    { class: "out panel" },
+    h("div", { class: "out-top" }, ui.heading, shareLinks(ui)),
+    ui.yours,
+    ui.copyBox,
+    ui.error,
+    ui.transcript,
+    ui.textCopy,
+    ui.tally,
+    ui.chart,
+    ui.matrix,
+    ui.cellBox,
+    ui.tables
+  );
+  return ui.out;
+}
+
+// shareLinks builds "Link to this run" and the Copy buttons beside the
+// output, and the field that holds what to copy when the browser refuses
+// the clipboard.
+function shareLinks(ui) {
+  ui.link = h("a", { class: "permalink", hidden: true, text: "Link to this run" });
+  ui.copyLink = h("button", { type: "button", class: "copy-link small", text: "Copy link" });
+  ui.copyCmd = h("button", { type: "button", class: "copy-cmd small", text: "Copy as command", title: "twice run --seed N -c '…': the same run in a terminal" });
+  ui.copyGo = h("button", { type: "button", class: "copy-go small", text: "Copy as go run", title: "go run ./cmd/twice run --seed N -c '…': the same run from a clone of the repository" });
+  ui.share = h("div", { class: "share", hidden: true }, ui.link, ui.copyLink, ui.copyCmd, ui.copyGo);
+  // The fallback when the browser refuses the clipboard is a textarea,
+  // not an input: an input drops the newlines of a multi-line command.
+  ui.copyField = h("textarea", { class: "copy-field", readonly: true, rows: "1", spellcheck: "false", "aria-label": "Text to copy (press Ctrl+C)" });
+  ui.copyBox = h("div", { class: "copy-box", hidden: true }, h("span", { text: "Press Ctrl+C to copy:" }), ui.copyField);
+  return ui.share;
+}
+
+// timelinePanel builds the Timeline view: the note, the picture with its
+// cursor, the step-through, and a load's chart.
+function timelinePanel(ui, of) {
+  ui.tlNote = h("p", { class: "note" });
+  // The timeline is SVG drawn by the runtime (Go, escaped text,
+  // validated names). It is shown through <img src="data:image/svg+xml,...">
+  // rather than inserted into the DOM: an image document runs no
+  // script, loads nothing and cannot reach the page, so even a
+  // malformed SVG stays a picture, and output is never inserted as
+  // markup. The page's CSP already allows data: images (img-src 'self'
+  // data:) and does not govern the SVG's own <style>, which inline SVG
+  // would need 'unsafe-inline' for. The price: the SVG's hover titles do
+  // not show, so the step-through below says every event in words, and
+  // the cursor is our own element laid over the image at event_x/width.
+  ui.tlImg = h("img", { class: "tl-img", alt: "", decoding: "async" });
+  ui.tlCursor = h("div", { class: "tl-cursor", hidden: true, "aria-hidden": "true" });
+  ui.tlInner = h("div", { class: "tl-inner" }, ui.tlImg, ui.tlCursor);
+  ui.tlScroll = h("div", { class: "tl-scroll", tabindex: "0", role: "region", "aria-label": of("Timeline picture (scrolls sideways on narrow screens)") }, ui.tlInner);
+  ui.tlLegend = h("figcaption", {
+    class: "tl-legend",
+    text: "One lane per worker and one for the receipts service. Bars: leases; ticks: SQL statements; dots: effects, the duplicate in red; crosses: kills. A dashed break skips a long wait. Tap or click the picture to jump to the step drawn there.",
+  });
+  ui.tlFig = h("figure", { class: "timeline", hidden: true }, ui.tlScroll, ui.tlLegend);
+  // A load traces nothing: the tab shows its chart, per lease.
+  ui.tlChartImg = h("img", { alt: "" });
+  ui.tlChart = h("figure", { class: "load-chart", hidden: true }, ui.tlChartImg);
+  ui.tlPanel = h("section", { class: "panel tl-panel" }, ui.tlNote, ui.tlFig, ui.tlChart, stepper(ui, of));
+  return ui.tlPanel;
+}
+
+// stepper builds the step-through of the trace: Back and Next, the step
+// area (the event in words, what it changed, the tables as they stood)
+// and its live region.
+function stepper(ui, of) {
+  // The arrows are decoration: the buttons are named by their words.
+  ui.prev = h("button", { type: "button", class: "step-btn prev" }, h("span", { "aria-hidden": "true", text: "◀ " }), "Back");
+  ui.next = h("button", { type: "button", class: "step-btn next" }, "Next", h("span", { "aria-hidden": "true", text: " ▶" }));
+  ui.stepCount = h("span", { class: "step-count" });
+  ui.stepWhat = h("p", { class: "step-what" });
+  ui.stepChange = h("p", { class: "step-change" });
+  ui.stepLive = h("p", { class: "sr", "aria-live": "polite", "aria-atomic": "true" });
+  ui.stepEffects = h("table", { class: "step-effects" });
+  ui.stepJobs = h("table", { class: "step-jobs" });
+  ui.stepArea = h(
+    "div",
+    {
+      class: "step-area",
+      tabindex: "0",
+      role: "group",
+      "aria-roledescription": "step-through",
+      "aria-label": "Step through the run. Left and Right arrow keys move one step; Home and End go to the first and last.",
+    },
+    ui.stepWhat,
+    ui.stepChange,
+    h(
+      "div",
+      { class: "tables" },
+      h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": of("Effects at this step") }, ui.stepEffects),
+      h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": of("Jobs at this step") }, ui.stepJobs)
+    )
+  );
+  // In the presenter view, Back and Next skip the steps that change
+  // nothing, unless Every step is checked.
+  ui.everyStep = h("input", { type: "checkbox" });
+  const controls = h(
+    "div",
+    { class: "step-controls" },
+    ui.prev,
+    ui.stepCount,
+    ui.next,
+    h("span", { class: "step-hint", text: "or focus the steps and use ← →" }),
+    h("label", { class: "every-step" }, ui.everyStep, document.createTextNode(" Every step"))
+  );
+  ui.stepper = h("div", { class: "stepper", hidden: true }, controls, ui.stepArea, ui.stepLive);
+  return ui.stepper;
+}
+
+// comparePanel builds the Compare view: a note and the panes.
+function comparePanel(ui) {
+  ui.cmpNote = h("p", { class: "note", "aria-live": "polite" });
+  ui.cmpPanes = h("div", { class: "panes" });
+  ui.cmpPanel = h("section", { class: "panel cmp-panel" }, ui.cmpNote, ui.cmpPanes);
+  return ui.cmpPanel;
+}
+
+// orderingsPanel builds Every ordering: the note, the number of workers,
+// the race checked, and the counts.
+function orderingsPanel(ui) {
+  ui.workers = h("select", { class: "workers" }, ...[2, 3, 4, 5, 6, 7, 8].map((w) => h("option", { value: String(w), text: String(w) })));
+  ui.expCmd = h("code", { class: "exp-cmd" });
+  ui.expNote = h("p", { class: "note exp-note" });
+  // A block with no race of its own is offered the race its work would
+  // run; it runs on this button, not on opening the tab.
+  ui.expGo = h("button", { type: "button", class: "exp-go small", text: "Check this race", hidden: true });
+  ui.expHead = h("p", { class: "exp-head", "aria-live": "polite" });
+  ui.expBody = h("div", { class: "exp-body" });
+  ui.expPanel = h(
+    "section",
+    { class: "panel exp-panel" },
+    ui.expNote,
+    h("div", { class: "exp-controls" }, h("label", { class: "workers-label" }, document.createTextNode("Workers "), ui.workers), ui.expCmd, ui.expGo),
+    ui.expHead,
+    ui.expBody
+  );
+  return ui.expPanel;
+}
 
 class TwicePlayground extends HTMLElement {
   connectedCallback() {
@@ -164,288 +447,108 @@ class TwicePlayground extends HTMLElement {
     this.setup();
   }
 
+  // setup upgrades the block: it builds the controls and mounts the views
+  // in its shadow root, wires them, shows what the server rendered, starts
+  // the runtime's download when it is time, and replays a link to a run
+  // of this block.
   setup() {
-    const n = ++counter;
-    const scriptEl = this.querySelector(".twice-script") || this.querySelector("pre, textarea");
-    const raw = scriptEl ? (scriptEl.value !== undefined && scriptEl.tagName === "TEXTAREA" ? scriptEl.value : scriptEl.textContent) : "";
-    const script = raw.replace(/^\n/, "").replace(/\s+$/, "") + "\n";
-    const resultEl = this.querySelector("script.twice-result");
-    let prerendered = null;
-    if (resultEl) {
-      try {
-        prerendered = JSON.parse(resultEl.textContent);
-        prerendered.seedText = seedOf(resultEl.textContent, prerendered);
-      } catch {
-        prerendered = null;
-      }
-    }
-    const controls = (this.getAttribute("controls") || "claim seed").split(/[\s,]+/);
-    const defaultSeed = this.getAttribute("seed") || "";
-    // Landmarks and regions repeat in every block, so each carries the
-    // block's label: "Diagnosis, Lesson 4, script 1".
-    const label = this.getAttribute("label") || (n > 1 ? "twice script " + n : "twice script");
-    const of = (what) => what + ", " + label;
-    this.label = label;
-
+    const block = readBlock(this, ++counter);
+    this.label = block.label;
     const root = this.attachShadow({ mode: "open" });
     root.append(h("link", { rel: "stylesheet", href: assetURL(CONFIG.css) }));
-
-    const ui = {};
-    ui.run = h("button", { type: "button", class: "run", text: "Run" });
-    // Stop shows while this block has a run queued or under way.
-    ui.stop = h("button", { type: "button", class: "stop", text: "Stop", hidden: true, "aria-label": "Stop this block's run" });
-    ui.reset = h("button", { type: "button", class: "reset", text: "Reset", title: "Put back the lesson's script and seed" });
-    ui.bar = h("div", { class: "bar" }, ui.run, ui.stop, ui.reset);
-    if (controls.includes("claim")) {
-      const name = "claim";
-      ui.claims = toggleClaims().map((c) => h("input", { type: "radio", name, value: c.name }));
-      ui.claim = h(
-        "fieldset",
-        { class: "claim" },
-        h("legend", { text: "Claim" }),
-        ...ui.claims.map((r) => h("label", { title: claimWords(r.value) }, r, document.createTextNode(" " + r.value)))
-      );
-      ui.bar.append(ui.claim);
-    }
-    ui.seed = h("input", {
-      type: "text",
-      inputmode: "numeric",
-      autocomplete: "off",
-      spellcheck: "false",
-      size: "8",
-      value: defaultSeed,
-      placeholder: "default",
-    });
-    ui.seedLabel = h("label", { class: "seed" }, document.createTextNode("Seed "), ui.seed);
-    if (!controls.includes("seed")) ui.seedLabel.hidden = true;
-    ui.bar.append(ui.seedLabel);
-    ui.explore = h("button", {
-      type: "button",
-      class: "explore-btn",
-      text: "Check every interleaving",
-      title: "Count, exactly, the orderings of racing workers' steps that give two effects, with each claim the script uses",
-    });
-    ui.bar.append(ui.explore);
-    ui.status = h("span", { class: "status", role: "status", "aria-live": "polite" });
-    ui.bar.append(ui.status);
-
-    ui.script = h("textarea", {
-      class: "script",
-      spellcheck: "false",
-      autocapitalize: "off",
-      autocomplete: "off",
-      "aria-label": label + " (Ctrl+Enter runs it)",
-      rows: String(Math.max(script.split("\n").length - 1, 2)),
-    });
-    ui.script.value = script;
-
-    ui.progress = h("progress", { max: "1", value: "0", "aria-label": "Loading the runtime" });
-    ui.loading = h("div", { class: "loading", hidden: true }, ui.progress, h("span", { class: "loading-text" }));
-
-    // Tabs: Output first and selected, the rest one click away.
-    ui.tablist = h("div", { class: "tabs", role: "tablist", "aria-label": of("Views of the run") });
-    ui.tabs = {};
-    for (const [key, name] of TABS) {
-      const tab = h("button", {
-        type: "button",
-        role: "tab",
-        class: "tab",
-        id: "tab-" + key,
-        "aria-controls": "panel-" + key,
-        "aria-selected": "false",
-        tabindex: "-1",
-        "data-view": key,
-        text: name,
-      });
-      ui.tabs[key] = tab;
-      ui.tablist.append(tab);
-    }
-
-    // Output.
-    ui.error = h("p", { class: "error", role: "alert", hidden: true });
-    ui.transcript = h("pre", { class: "transcript", tabindex: "0", "aria-label": of("Transcript") });
-    ui.tally = h("p", { class: "tally", hidden: true });
-    ui.chartImg = h("img", { alt: "" });
-    // The chart fits a phone's width (one row per lease), so it needs no
-    // box that scrolls.
-    ui.chartScroll = h("div", { class: "chart-box" }, ui.chartImg);
-    ui.chart = h("figure", { class: "load-chart", hidden: true }, ui.chartScroll);
-    ui.matrix = h("div", { class: "matrix-wrap", hidden: true });
-    // A matrix's text copy, folded: the table below says the same.
-    ui.textCopy = h("details", { class: "text-copy", hidden: true }, h("summary", { text: "Text copy of the matrix, as twice run prints it" }));
-    // A matrix cell opens here, under the matrix, as a block of its own.
-    ui.cellBox = h("section", { class: "cell-box", hidden: true, "aria-label": of("Matrix cell") });
-    ui.diagnosis = h("section", { class: "diagnosis", "aria-label": of("Diagnosis"), hidden: true });
-    ui.effects = h("table", { class: "effects" });
-    ui.jobs = h("table", { class: "jobs" });
-    ui.effectsWrap = h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": of("Effects table") }, ui.effects);
-    ui.jobsWrap = h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": of("Jobs table") }, ui.jobs);
-    ui.ledger = h("table", { class: "ledger" });
-    ui.ledgerWrap = h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": of("Ledger table"), hidden: true }, ui.ledger);
-    ui.heading = h("p", { class: "out-heading" });
-    ui.link = h("a", { class: "permalink", hidden: true, text: "Link to this run" });
-    ui.copyLink = h("button", { type: "button", class: "copy-link small", text: "Copy link" });
-    ui.copyCmd = h("button", { type: "button", class: "copy-cmd small", text: "Copy as command", title: "twice run --seed N -c '…': the same run in a terminal" });
-    ui.copyGo = h("button", { type: "button", class: "copy-go small", text: "Copy as go run", title: "go run ./cmd/twice run --seed N -c '…': the same run from a clone of the repository" });
-    ui.share = h("div", { class: "share", hidden: true }, ui.link, ui.copyLink, ui.copyCmd, ui.copyGo);
-    // The fallback when the browser refuses the clipboard is a textarea,
-    // not an input: an input drops the newlines of a multi-line command.
-    ui.copyField = h("textarea", { class: "copy-field", readonly: true, rows: "1", spellcheck: "false", "aria-label": "Text to copy (press Ctrl+C)" });
-    ui.copyBox = h("div", { class: "copy-box", hidden: true }, h("span", { text: "Press Ctrl+C to copy:" }), ui.copyField);
-    ui.out = h(
-      "section",
-      { class: "out panel", id: "panel-output", role: "tabpanel", "aria-labelledby": "tab-output" },
-      h("div", { class: "out-top" }, ui.heading, ui.share),
-      ui.copyBox,
-      ui.error,
-      ui.transcript,
-      ui.textCopy,
-      ui.tally,
-      ui.chart,
-      ui.matrix,
-      ui.cellBox,
-      (ui.tables = h("div", { class: "tables" }, ui.effectsWrap, ui.diagnosis, ui.jobsWrap, ui.ledgerWrap))
-    );
-
-    // Timeline and step-through.
-    ui.tlNote = h("p", { class: "note" });
-    // The timeline is SVG drawn by the runtime (Go, escaped text,
-    // validated names). It is shown through <img src="data:image/svg+xml,...">
-    // rather than inserted into the DOM: an image document runs no
-    // script, loads nothing and cannot reach the page, so even a
-    // malformed SVG stays a picture, and output is never inserted as
-    // markup. The page's CSP already allows data: images (img-src 'self'
-    // data:) and does not govern the SVG's own <style>, which inline SVG
-    // would need 'unsafe-inline' for. The price: the SVG's hover titles do
-    // not show, so the step-through below says every event in words, and
-    // the cursor is our own element laid over the image at event_x/width.
-    ui.tlImg = h("img", { class: "tl-img", alt: "", decoding: "async" });
-    ui.tlCursor = h("div", { class: "tl-cursor", hidden: true, "aria-hidden": "true" });
-    ui.tlInner = h("div", { class: "tl-inner" }, ui.tlImg, ui.tlCursor);
-    ui.tlScroll = h("div", { class: "tl-scroll", tabindex: "0", role: "region", "aria-label": of("Timeline picture (scrolls sideways on narrow screens)") }, ui.tlInner);
-    ui.tlLegend = h("figcaption", {
-      class: "tl-legend",
-      text: "One lane per worker and one for the receipts service. Bars: leases; ticks: SQL statements; dots: effects, the duplicate in red; crosses: kills. A dashed break skips a long wait. Tap or click the picture to jump to the step drawn there.",
-    });
-    ui.tlFig = h("figure", { class: "timeline", hidden: true }, ui.tlScroll, ui.tlLegend);
-    // The arrows are decoration: the buttons are named by their words.
-    ui.prev = h("button", { type: "button", class: "step-btn prev" }, h("span", { "aria-hidden": "true", text: "◀ " }), "Back");
-    ui.next = h("button", { type: "button", class: "step-btn next" }, "Next", h("span", { "aria-hidden": "true", text: " ▶" }));
-    ui.stepCount = h("span", { class: "step-count" });
-    ui.stepWhat = h("p", { class: "step-what" });
-    ui.stepChange = h("p", { class: "step-change" });
-    ui.stepLive = h("p", { class: "sr", "aria-live": "polite", "aria-atomic": "true" });
-    ui.stepEffects = h("table", { class: "step-effects" });
-    ui.stepJobs = h("table", { class: "step-jobs" });
-    ui.stepArea = h(
-      "div",
-      {
-        class: "step-area",
-        tabindex: "0",
-        role: "group",
-        "aria-roledescription": "step-through",
-        "aria-label": "Step through the run. Left and Right arrow keys move one step; Home and End go to the first and last.",
-      },
-      ui.stepWhat,
-      ui.stepChange,
-      h(
-        "div",
-        { class: "tables" },
-        h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": of("Effects at this step") }, ui.stepEffects),
-        h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": of("Jobs at this step") }, ui.stepJobs)
-      )
-    );
-    ui.stepper = h(
-      "div",
-      { class: "stepper", hidden: true },
-      h(
-        "div",
-        { class: "step-controls" },
-        ui.prev,
-        ui.stepCount,
-        ui.next,
-        h("span", { class: "step-hint", text: "or focus the steps and use ← →" }),
-        // In the presenter view, Back and Next skip the steps that change
-        // nothing, unless this is checked.
-        h("label", { class: "every-step" }, (ui.everyStep = h("input", { type: "checkbox" })), document.createTextNode(" Every step"))
-      ),
-      ui.stepArea,
-      ui.stepLive
-    );
-    // A load traces nothing: the tab shows its chart, per lease.
-    ui.tlChartImg = h("img", { alt: "" });
-    ui.tlChart = h("figure", { class: "load-chart", hidden: true }, ui.tlChartImg);
-    ui.tlPanel = h(
-      "section",
-      { class: "panel tl-panel", id: "panel-timeline", role: "tabpanel", "aria-labelledby": "tab-timeline", hidden: true },
-      ui.tlNote,
-      ui.tlFig,
-      ui.tlChart,
-      ui.stepper
-    );
-
-    // Compare.
-    ui.cmpNote = h("p", { class: "note", "aria-live": "polite" });
-    ui.cmpPanes = h("div", { class: "panes" });
-    ui.cmpPanel = h(
-      "section",
-      { class: "panel cmp-panel", id: "panel-compare", role: "tabpanel", "aria-labelledby": "tab-compare", hidden: true },
-      ui.cmpNote,
-      ui.cmpPanes
-    );
-
-    // Every ordering.
-    ui.workers = h("select", { class: "workers" }, ...[2, 3, 4, 5, 6, 7, 8].map((w) => h("option", { value: String(w), text: String(w) })));
-    ui.expCmd = h("code", { class: "exp-cmd" });
-    ui.expNote = h("p", { class: "note exp-note" });
-    // A block with no race of its own is offered the race its work would
-    // run; it runs on this button, not on opening the tab.
-    ui.expGo = h("button", { type: "button", class: "exp-go small", text: "Check this race", hidden: true });
-    ui.expHead = h("p", { class: "exp-head", "aria-live": "polite" });
-    ui.expBody = h("div", { class: "exp-body" });
-    ui.expPanel = h(
-      "section",
-      { class: "panel exp-panel", id: "panel-interleavings", role: "tabpanel", "aria-labelledby": "tab-interleavings", hidden: true },
-      ui.expNote,
-      h("div", { class: "exp-controls" }, h("label", { class: "workers-label" }, document.createTextNode("Workers "), ui.workers), ui.expCmd, ui.expGo),
-      ui.expHead,
-      ui.expBody
-    );
-
-    // Predict, then run (see classroom.js): a question, a field and a
-    // button, shown while the output is hidden.
-    ui.predictQ = h("span", { class: "predict-q" });
-    ui.predictInput = h("input", { type: "number", min: "0", step: "1", inputmode: "numeric", class: "predict-input", autocomplete: "off" });
-    ui.predictForm = h(
-      "form",
-      { class: "predict", hidden: true },
-      h("label", { class: "predict-label" }, ui.predictQ, document.createTextNode(" "), ui.predictInput),
-      h("button", { type: "submit", class: "predict-run", text: "Predict and run" }),
-      h("p", { class: "predict-note", text: "The output stays hidden until you run the script: predict first." })
-    );
-    ui.yours = h("p", { class: "prediction", hidden: true });
-    ui.out.insertBefore(ui.yours, ui.out.children[1]);
-    const box = h("div", { class: "box" }, ui.bar, ui.script, ui.loading, ui.predictForm, ui.tablist, ui.out, ui.tlPanel, ui.cmpPanel, ui.expPanel);
-    this.box = box;
+    const ui = (this.ui = {});
+    controlsBar(ui, block);
+    editor(ui, block);
+    predictForm(ui);
+    this.box = h("div", { class: "box" }, ui.bar, ui.script, ui.loading, ui.predictForm);
+    this.mountViews();
     const embed = this.getAttribute("embed");
-    if (embed) box.append(this.embedSnippets(embed, this.getAttribute("plain") || script, { seed: defaultSeed, controls: this.getAttribute("controls"), label: this.getAttribute("label"), id: this.id }));
-    root.append(box);
-    this.ui = ui;
+    const o = { seed: block.defaultSeed, controls: this.getAttribute("controls"), label: this.getAttribute("label"), id: this.id };
+    if (embed) this.box.append(this.embedSnippets(embed, this.getAttribute("plain") || block.script, o));
+    root.append(this.box);
     this.seq = 0;
     this.cmpSeq = 0;
     this.expSeq = 0;
     this.step = 0;
     this.view = "output";
-    this.id = this.id || "twice-" + n;
-    this.ownScript = script; // what the server's cost attribute is about
-    this.defaultSeed = defaultSeed;
-    this.prerendered = prerendered;
+    this.id = this.id || "twice-" + block.n;
+    this.ownScript = block.script; // what the server's cost attribute is about
+    this.defaultSeed = block.defaultSeed;
+    this.prerendered = block.prerendered;
 
-    this.setClaim(claimOf(script));
-    const views = prerendered && prerendered.views;
-    ui.workers.value = String((views && views.explore.workers) || 2);
+    this.wireControls();
+    this.wireViews();
+    this.wireLinks();
+    this.showFirst(block);
+    this.startRuntime(block.n);
+    this.replayLink();
+  }
+
+  // ---- the views: each a tab and its panel ----
+
+  // mountViews mounts every view of the block, in the order of its tabs:
+  // Output first and selected, the rest one click away. A view is one
+  // call of mountView.
+  mountViews() {
+    const ui = this.ui;
+    const of = (what) => what + ", " + this.label;
+    ui.tablist = h("div", { class: "tabs", role: "tablist", "aria-label": of("Views of the run") });
+    ui.tabs = {};
+    this.views = [];
+    this.box.append(ui.tablist);
+    this.mountView("output", "Output", outputPanel(ui, of), {});
+    this.mountView("timeline", "Timeline", timelinePanel(ui, of), {
+      open: () => this.openTimeline(),
+      shown: () => this.timelineShown(),
+    });
+    this.mountView("compare", "Compare", comparePanel(ui), {
+      open: () => this.compare(false),
+      ran: () => this.compare(false),
+    });
+    this.mountView("interleavings", "Every ordering", orderingsPanel(ui), {
+      open: (quiet) => quiet || this.explore(false),
+      ran: () => this.explore(false),
+    });
+  }
+
+  // mountView adds a view: its tab after the others, its panel after
+  // theirs, and what it does when the reader opens it (open, with quiet
+  // when the caller fills it itself), whenever its panel is shown (shown)
+  // and after each run of the block while it is the view shown (ran).
+  // Its key names it in links to a run (view=KEY).
+  mountView(key, name, panel, hooks) {
+    const ui = this.ui;
+    const tab = h("button", {
+      type: "button",
+      role: "tab",
+      class: "tab",
+      id: "tab-" + key,
+      "aria-controls": "panel-" + key,
+      "aria-selected": "false",
+      tabindex: "-1",
+      "data-view": key,
+      text: name,
+    });
+    ui.tabs[key] = tab;
+    ui.tablist.append(tab);
+    panel.id = "panel-" + key;
+    panel.setAttribute("role", "tabpanel");
+    panel.setAttribute("aria-labelledby", "tab-" + key);
+    panel.hidden = this.views.length > 0;
+    this.box.append(panel);
+    this.views.push({ key, tab, panel, ...hooks });
+  }
+
+  // ---- what the controls do ----
+
+  // wireControls makes the bar and the script box work: Run and Stop,
+  // Ctrl+Enter, the claim control, the seed, "Check every interleaving",
+  // Reset and the prediction.
+  wireControls() {
+    const ui = this.ui;
     ui.run.addEventListener("click", () => this.run());
     ui.stop.addEventListener("click", () => this.stop());
+    ui.reset.addEventListener("click", () => this.reset());
     ui.script.addEventListener("keydown", (e) => {
       if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
         e.preventDefault();
@@ -481,11 +584,26 @@ class TwicePlayground extends HTMLElement {
         this.run();
       });
     }
-    for (const tab of Object.values(ui.tabs)) {
-      tab.addEventListener("click", () => this.select(tab.dataset.view));
-    }
+    ui.explore.addEventListener("click", () => {
+      this.select("interleavings", true);
+      this.explore(true, true);
+    });
+    ui.predictForm.addEventListener("submit", (e) => {
+      e.preventDefault();
+      this.predicted = ui.predictInput.value.trim();
+      savePrediction(this.id, this.predicted, ui.script.value);
+      this.run();
+    });
+  }
+
+  // wireViews makes the views work: the tabs (by pointer, and by arrow
+  // keys, Home and End), Every ordering's workers and button, and the
+  // step-through (buttons, keys, a click on the picture).
+  wireViews() {
+    const ui = this.ui;
+    for (const v of this.views) v.tab.addEventListener("click", () => this.select(v.key));
     ui.tablist.addEventListener("keydown", (e) => {
-      const keys = TABS.map((t) => t[0]);
+      const keys = this.views.map((v) => v.key);
       let i = keys.indexOf(this.view);
       if (e.key === "ArrowRight") i = (i + 1) % keys.length;
       else if (e.key === "ArrowLeft") i = (i + keys.length - 1) % keys.length;
@@ -496,23 +614,20 @@ class TwicePlayground extends HTMLElement {
       this.select(keys[i]);
       ui.tabs[keys[i]].focus();
     });
-    ui.explore.addEventListener("click", () => {
-      this.select("interleavings", true);
-      this.explore(true, true);
-    });
     ui.expGo.addEventListener("click", () => this.explore(true, true));
     ui.workers.addEventListener("change", () => {
       this.workersTouched = true;
       this.explore(true);
     });
+    this.wireStepper();
+  }
+
+  // wireStepper makes the step-through work: Back and Next, the arrow
+  // keys, Home and End in the step area, and a click on the picture.
+  wireStepper() {
+    const ui = this.ui;
     ui.prev.addEventListener("click", () => this.goStep(this.stepFrom(this.step, -1)));
     ui.next.addEventListener("click", () => this.goStep(this.stepFrom(this.step, 1)));
-    ui.predictForm.addEventListener("submit", (e) => {
-      e.preventDefault();
-      this.predicted = ui.predictInput.value.trim();
-      savePrediction(this.id, this.predicted, ui.script.value);
-      this.run();
-    });
     ui.stepArea.addEventListener("keydown", (e) => {
       // In a focused table (it scrolls on its own) the arrows scroll it.
       if (e.target !== ui.stepArea) return;
@@ -533,56 +648,80 @@ class TwicePlayground extends HTMLElement {
       const k = nearestStep(tl.event_x, ((e.clientX - rect.left) / rect.width) * tl.width, this.step);
       this.goStep(k);
     });
+  }
+
+  // wireLinks makes the links work: the copy buttons beside the output,
+  // and Back and Forward, which close and open a matrix cell.
+  wireLinks() {
+    const ui = this.ui;
     addEventListener("popstate", (e) => this.fromHistory(e.state));
     ui.copyLink.addEventListener("click", () => this.copy(ui.copyLink, ui.link.href));
     ui.copyCmd.addEventListener("click", () => this.copy(ui.copyCmd, commandFor(this.ran.script, this.ran.seed)));
     ui.copyGo.addEventListener("click", () => this.copy(ui.copyGo, commandFor(this.ran.script, this.ran.seed, true)));
-    ui.reset.addEventListener("click", () => this.reset());
+  }
 
+  // showFirst shows the block as the page opens: the Output view with
+  // what the server rendered (or, for a block pasted elsewhere, what its
+  // embed page holds), the claim and workers of the script, the
+  // prediction asked for, and the matrix cell the history entry had open.
+  showFirst(block) {
+    const ui = this.ui;
+    const pre = block.prerendered;
+    this.setClaim(claimOf(block.script));
+    ui.workers.value = String((pre && pre.views && pre.views.explore.workers) || 2);
     this.selectTab("output");
     this.fit();
     this.showOwn();
-    this.question = question(prerendered);
+    this.question = question(pre);
     const kept = loadPrediction(this.id);
     if (kept) ui.predictInput.value = kept.value;
     this.setPredicting(this.hasAttribute("predict") || predictAll());
-    if (n === 1) installSwitches();
+    if (block.n === 1) installSwitches();
     // A block pasted into a page elsewhere with the script tag names the
     // embed page it came from: its pre-rendered output is read from there.
     const from = this.getAttribute("from");
-    if (!prerendered && from) this.fetchPrerendered(from, script, defaultSeed);
+    if (!pre && from) this.fetchPrerendered(from, block.script, block.defaultSeed);
     this.renderTimeline();
     // A reload or a return to the page keeps the cell its history entry had open.
-    if (prerendered && (prerendered.matrices || []).length && history.state) this.fromHistory(history.state);
+    if (pre && (pre.matrices || []).length && history.state) this.fromHistory(history.state);
+  }
+
+  // startRuntime starts the runtime's download now if this is the first
+  // block and it is in view, else when it scrolls into view or the
+  // pointer or the focus reaches its Run button.
+  startRuntime(n) {
+    const ui = this.ui;
     if (currentRuntime()) this.attach(currentRuntime());
     else if (n === 1 && inViewport(this)) getRuntime();
     else if (observer) observer.observe(this);
     ui.run.addEventListener("pointerenter", getRuntime, { once: true });
     ui.run.addEventListener("focusin", getRuntime, { once: true });
+  }
 
-    // A link made by "Link to this run" or "Copy link" replays that run,
-    // and reopens the view it was taken from.
-    const shared = parseLink(location.hash, this.id);
-    if (shared) {
-      ui.script.value = shared.script;
-      this.fit();
-      ui.seed.value = shared.seed;
-      this.setClaim(shared.claim);
-      if (shared.workers) {
-        ui.workers.value = String(shared.workers);
-        this.workersTouched = true;
-      }
-      this.pendingStep = shared.step - 1;
-      requestAnimationFrame(() => this.scrollIntoView());
-      if (shared.error) {
-        this.showError("This link has a bad value: " + shared.error + ". Nothing ran; fix it in the fields above and press Run.");
-      } else {
-        this.runIfCheap(shared.script, () => {
-          this.run();
-          if (shared.view !== "output") this.select(shared.view);
-        });
-      }
+  // replayLink replays the run a link made by "Link to this run" or "Copy
+  // link" names for this block, and reopens the view it was taken from.
+  replayLink() {
+    const ui = this.ui;
+    const shared = parseLink(location.hash, this.id, this.views.map((v) => v.key));
+    if (!shared) return;
+    ui.script.value = shared.script;
+    this.fit();
+    ui.seed.value = shared.seed;
+    this.setClaim(shared.claim);
+    if (shared.workers) {
+      ui.workers.value = String(shared.workers);
+      this.workersTouched = true;
     }
+    this.pendingStep = shared.step - 1;
+    requestAnimationFrame(() => this.scrollIntoView());
+    if (shared.error) {
+      this.showError("This link has a bad value: " + shared.error + ". Nothing ran; fix it in the fields above and press Run.");
+      return;
+    }
+    this.runIfCheap(shared.script, () => {
+      this.run();
+      if (shared.view !== "output") this.select(shared.view);
+    });
   }
 
   // setPredicting turns predict-then-run on or off for this block. On, and
@@ -808,38 +947,34 @@ class TwicePlayground extends HTMLElement {
 
   // ---- tabs ----
 
+  // selectTab shows the panel of a view (see mountView) and hides the
+  // others.
   selectTab(view) {
-    const ui = this.ui;
     this.view = view;
-    for (const [key] of TABS) {
-      const on = key === view;
-      ui.tabs[key].setAttribute("aria-selected", on ? "true" : "false");
-      ui.tabs[key].tabIndex = on ? 0 : -1;
+    for (const v of this.views) {
+      const on = v.key === view;
+      v.tab.setAttribute("aria-selected", on ? "true" : "false");
+      v.tab.tabIndex = on ? 0 : -1;
+      v.panel.hidden = !on;
     }
-    ui.out.hidden = view !== "output";
-    ui.tlPanel.hidden = view !== "timeline";
-    if (view === "timeline" && this.tlSrc && ui.tlImg.getAttribute("src") !== this.tlSrc) ui.tlImg.src = this.tlSrc;
-    if (view === "timeline") this.showDuplicate();
-    ui.cmpPanel.hidden = view !== "compare";
-    ui.expPanel.hidden = view !== "interleavings";
+    const v = this.viewOf(view);
+    if (v && v.shown) v.shown();
+  }
+
+  // viewOf is the mounted view with the given key.
+  viewOf(key) {
+    return this.views.find((v) => v.key === key);
   }
 
   // select shows a view and fills it: the timeline needs a live run (the
   // server's output carries no trace), compare and every-ordering run
-  // their own scripts when what they showed is stale.
+  // their own scripts when what they showed is stale; quiet leaves the
+  // filling to the caller.
   select(view, quiet) {
     this.selectTab(view);
     this.updateLink();
-    if (view === "timeline") {
-      // Only a traced run needs a live run for its picture.
-      const traced = !(this.result && this.result.views && !this.result.views.timeline.trace);
-      if (!this.live && !this.busy && traced) this.run();
-      else this.renderTimeline();
-    } else if (view === "compare") {
-      this.compare(false);
-    } else if (view === "interleavings" && !quiet) {
-      this.explore(false);
-    }
+    const v = this.viewOf(view);
+    if (v && v.open) v.open(quiet);
   }
 
   // ---- Stop, and what a link runs on load ----
@@ -1010,8 +1145,8 @@ class TwicePlayground extends HTMLElement {
       const said = res.error ? "Failed: " + ui.error.textContent : announce(res, ms);
       const shown = res.error ? "Failed." : "Done in " + ms + " ms.";
       ui.status.replaceChildren(shown, h("span", { class: "sr", text: said.slice(shown.length) }));
-      if (this.view === "compare") this.compare(false);
-      if (this.view === "interleavings") this.explore(false);
+      const open = this.viewOf(this.view);
+      if (open && open.ran) open.ran();
     } catch (e) {
       if (seq !== this.seq) return;
       if (e.stopped) this.stopped(script, seed, performance.now() - sent);
@@ -1173,6 +1308,22 @@ class TwicePlayground extends HTMLElement {
     this.dupShown = false;
     if (trace.length) this.goStep(this.step);
     else ui.tlCursor.hidden = true;
+    this.showDuplicate();
+  }
+
+  // openTimeline fills the Timeline view: only a traced run needs a
+  // live run for its picture.
+  openTimeline() {
+    const traced = !(this.result && this.result.views && !this.result.views.timeline.trace);
+    if (!this.live && !this.busy && traced) this.run();
+    else this.renderTimeline();
+  }
+
+  // timelineShown decodes the picture, now that its panel shows, and
+  // brings its first duplicate into view.
+  timelineShown() {
+    const ui = this.ui;
+    if (this.tlSrc && ui.tlImg.getAttribute("src") !== this.tlSrc) ui.tlImg.src = this.tlSrc;
     this.showDuplicate();
   }
 

@@ -239,6 +239,21 @@ export function renderOutput(ui, res, heading, label, openCell) {
     ui.error.hidden = true;
     ui.error.textContent = "";
   }
+  renderTranscript(ui, res);
+  const lease = renderTally(ui, res);
+  renderChart(ui, res.chart);
+  renderMatrices(ui.matrix, res, label, openCell);
+  if ((res.loads || []).length) {
+    renderLease(ui, res, lease);
+    return;
+  }
+  renderDiagnosis(ui.diagnosis, res);
+  renderTables(ui, res);
+}
+
+// renderTranscript shows the transcript (see transcriptLines); a
+// matrix's, wider than the panel, is folded as its text copy.
+function renderTranscript(ui, res) {
   const lines = transcriptLines(res);
   ui.transcript.textContent = lines.length ? lines.join("\n") + "\n" : "";
   ui.transcript.hidden = lines.length === 0;
@@ -249,10 +264,13 @@ export function renderOutput(ui, res, heading, label, openCell) {
   if (matrix && ui.transcript.parentElement !== ui.textCopy) ui.textCopy.append(ui.transcript);
   if (!matrix && ui.transcript.parentElement === ui.textCopy) ui.textCopy.before(ui.transcript);
   ui.textCopy.hidden = !matrix || lines.length === 0;
+}
 
+// renderTally writes one line per race and one per lease of a load; it
+// returns the lease whose tables are shown (-1 without a load).
+function renderTally(ui, res) {
   const races = res.races || [];
   ui.tally.replaceChildren();
-  ui.tally.hidden = races.length === 0;
   let dups = 0;
   for (const r of races) {
     dups += r.duplicates;
@@ -282,27 +300,28 @@ export function renderOutput(ui, res, heading, label, openCell) {
   });
   ui.tally.hidden = races.length === 0 && loads.length === 0;
   ui.tally.dataset.duplicates = String(dups);
-  const chart = res.chart;
-  ui.chart.hidden = !chart;
-  if (chart) {
-    // SVG drawn by the runtime (Go, escaped text), shown as an image.
-    ui.chartImg.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(chart.svg);
-    ui.chartImg.width = chart.width;
-    ui.chartImg.height = chart.height;
-    // The runtime draws it narrow enough for a phone: one row per lease.
-    const desc = /<desc[^>]*>([^<]*)<\/desc>/.exec(chart.svg);
-    ui.chartImg.alt = "Chart of jobs with two effects by lease length: " + (desc ? desc[1] : "");
-  } else {
-    ui.chartImg.removeAttribute("src");
-  }
+  return lease;
+}
 
-  renderMatrices(ui.matrix, res, label, openCell);
-  if (loads.length) {
-    renderLease(ui, res, lease);
+// renderChart shows a load's chart: SVG drawn by the runtime (Go, escaped
+// text), shown as an image.
+function renderChart(ui, chart) {
+  ui.chart.hidden = !chart;
+  if (!chart) {
+    ui.chartImg.removeAttribute("src");
     return;
   }
-  renderDiagnosis(ui.diagnosis, res);
+  ui.chartImg.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(chart.svg);
+  ui.chartImg.width = chart.width;
+  ui.chartImg.height = chart.height;
+  // The runtime draws it narrow enough for a phone: one row per lease.
+  const desc = /<desc[^>]*>([^<]*)<\/desc>/.exec(chart.svg);
+  ui.chartImg.alt = "Chart of jobs with two effects by lease length: " + (desc ? desc[1] : "");
+}
 
+// renderTables fills the effects, jobs and ledger tables of a run that is
+// not a load.
+function renderTables(ui, res) {
   const effects = res.effects || [];
   effectsTable(
     ui.effects,
@@ -606,8 +625,32 @@ export function renderStep(ui, res, k) {
     h("span", { class: "step-words", text: ev.step })
   );
   ui.stepWhat.dataset.kind = ev.kind;
+  const { change, jobCells } = stepChange(st);
+  ui.stepChange.textContent = change;
+  ui.stepChange.classList.toggle("bad", st.newEffect >= 0 && /duplicate/.test(change));
+  fillTable(
+    ui.stepEffects,
+    "Effects after this step (" + st.effects.length + ")",
+    ["order", "run", "attempt", "send", "worker", "arrival (ms)"],
+    st.effects.map((e) => [e.order, e.run, e.attempt, e.ledger ? "ledger row" : "s" + e.send, e.worker, formatMS(e.at_us)]),
+    [false, false, true, false, false, true],
+    (i) => (i === st.newEffect ? { row: true, cells: [0, 1, 2, 3, 4, 5] } : null)
+  );
+  fillTable(
+    ui.stepJobs,
+    "Jobs after this step (" + st.jobs.length + ")",
+    ["id", "order", "event", "status", "attempts", "run", "lease (ms)"],
+    st.jobs.map((j) => [j.id, j.order, j.event, j.status, j.attempts, j.run || "-", formatMS(j.lease_us)]),
+    [true, false, false, false, true, false, true],
+    (i) => (st.jobs[i].id === st.changedJob ? { row: true, cells: jobCells } : null)
+  );
+  ui.stepLive.textContent = "Step " + (k + 1) + " of " + trace.length + ", at " + formatMS(ev.at_us) + " ms, " + ev.proc + ": " + ev.step + ". " + change;
+  moveCursor(ui, res.timeline, k);
+}
 
-  // What changed, in words.
+// stepChange says in words what a step changed (st is replay's report),
+// and which cells of the changed job's row to mark (jobCells).
+export function stepChange(st) {
   let change = "The tables did not change.";
   let jobCells = [];
   if (st.reset) change = "The tables were emptied.";
@@ -641,41 +684,24 @@ export function renderStep(ui, res, k) {
     if (e.ledger) change = "Effect " + (st.newEffect + 1) + " committed: a ledger row for " + e.order + " from run " + e.run + " a" + e.attempt + ", with its key " + e.key + " and the ack, in one COMMIT" + (again ? "; a second effect for this order: the duplicate." : ".");
     if (e.replayed) change = "Request " + (st.newEffect + 1) + " replayed: " + e.order + " from run " + e.run + " carried key " + e.key + ", already stored by run " + e.first_run + "; no effect, the first answer again.";
   }
-  ui.stepChange.textContent = change;
-  ui.stepChange.classList.toggle("bad", st.newEffect >= 0 && /duplicate/.test(change));
+  return { change, jobCells };
+}
 
-  fillTable(
-    ui.stepEffects,
-    "Effects after this step (" + st.effects.length + ")",
-    ["order", "run", "attempt", "send", "worker", "arrival (ms)"],
-    st.effects.map((e) => [e.order, e.run, e.attempt, e.ledger ? "ledger row" : "s" + e.send, e.worker, formatMS(e.at_us)]),
-    [false, false, true, false, false, true],
-    (i) => (i === st.newEffect ? { row: true, cells: [0, 1, 2, 3, 4, 5] } : null)
-  );
-  fillTable(
-    ui.stepJobs,
-    "Jobs after this step (" + st.jobs.length + ")",
-    ["id", "order", "event", "status", "attempts", "run", "lease (ms)"],
-    st.jobs.map((j) => [j.id, j.order, j.event, j.status, j.attempts, j.run || "-", formatMS(j.lease_us)]),
-    [true, false, false, false, true, false, true],
-    (i) => (st.jobs[i].id === st.changedJob ? { row: true, cells: jobCells } : null)
-  );
-  ui.stepLive.textContent = "Step " + (k + 1) + " of " + trace.length + ", at " + formatMS(ev.at_us) + " ms, " + ev.proc + ": " + ev.step + ". " + change;
-
-  // The cursor on the timeline.
-  const tl = res.timeline;
+// moveCursor puts the cursor on the timeline at step k's event, and
+// scrolls a picture wider than its box to keep it in view.
+function moveCursor(ui, tl, k) {
   const x = tl && tl.event_x ? tl.event_x[k] : undefined;
-  if (typeof x === "number" && tl.width > 0 && !ui.tlFig.hidden) {
-    const frac = x / tl.width;
-    ui.tlCursor.style.left = (frac * 100).toFixed(3) + "%";
-    ui.tlCursor.hidden = false;
-    const sc = ui.tlScroll;
-    const px = frac * ui.tlInner.clientWidth;
-    if (px < sc.scrollLeft + 16 || px > sc.scrollLeft + sc.clientWidth - 16) {
-      sc.scrollLeft = Math.max(0, px - sc.clientWidth / 2);
-    }
-  } else {
+  if (!(typeof x === "number" && tl.width > 0 && !ui.tlFig.hidden)) {
     ui.tlCursor.hidden = true;
+    return;
+  }
+  const frac = x / tl.width;
+  ui.tlCursor.style.left = (frac * 100).toFixed(3) + "%";
+  ui.tlCursor.hidden = false;
+  const sc = ui.tlScroll;
+  const px = frac * ui.tlInner.clientWidth;
+  if (px < sc.scrollLeft + 16 || px > sc.scrollLeft + sc.clientWidth - 16) {
+    sc.scrollLeft = Math.max(0, px - sc.clientWidth / 2);
   }
 }
 

@@ -1,0 +1,35 @@
+// Package diagnosis says why an order got more effects than it had
+// events: evidence in, findings out. It runs nothing and reads no
+// database: the interpreter records the evidence as its workers step,
+// and hands it over at the end.
+//
+// # What a newcomer meets first
+//
+//	NewHistory()            → *History   the runs of a script, recorded as they claim and step
+//	History.Claimed(...)    → *Record    one run's claim; then Record.Enter(now, Phase) and SetLease
+//	Summarize(Evidence)     → []Summary  one per order: its counts, its Kind and the words for it
+//
+// [Evidence] is what the diagnosis reads: every request the receipts
+// service recorded, the jobs' attempts, the [History] of every run (when
+// it claimed, each lease it wrote, each [Phase] it went through), the
+// service's dedupe mode, and worker.log. A [Summary] is what it finds,
+// per order: how many effects landed, were refused or replayed, the span
+// from the first to the last, a [Kind] and a sentence. The evidence is
+// grouped by event: one effect per event is right, and each further
+// effect gets a cause, read from the histories of the two runs whose
+// effects are paired (what the earlier run was doing when its lease ran
+// out), never guessed from the gap alone.
+//
+// The list of kinds ([Kinds]) is at the bottom of this package (kinds.go)
+// with each kind's name (the JSON's "kind"), its title for a reader, and
+// whether it is good. The page gets them through result.Choices.
+//
+// # Adding a diagnosis
+//
+// A [Kind] constant and its entry in kindInfo (name, title, good or not),
+// a case in orderEvidence.causes or History.pairCause that names it from
+// the evidence, and its words in causeWords or claimWords. A list is
+// written with prose ("1, 2 and 3"). TestEveryDiagnosisKindIsReached (in
+// package interp) needs a script that is diagnosed with it
+// (diagnosisCorpus).
+package diagnosis

@@ -1,0 +1,115 @@
+package diagnosis
+
+import "errors"
+
+// Kind names what the evidence says one order's effects came
+// from: one of the values in [Kinds], each with its name (the
+// JSON's "kind" of a [Summary]), its title for a reader, and whether it is
+// good (every event had its one effect: nothing duplicated, nothing
+// swallowed). The diagnosis, the docs and the browser (the server passes
+// [Choices] to the page in twice.js's config) read this list.
+type Kind uint8
+
+const (
+	Once       Kind = iota // one effect from one delivery
+	Redelivery             // delivered again, one effect
+	RaceCaught             // claimed twice in one delivery; the heartbeat stopped the loser
+	Fenced                 // a stale run's receipt refused by its fencing token, one effect
+	Deduped                // a request replayed on its key, one effect
+	Swallowed              // one effect, but a different event was replayed on its key
+	// Duplicates, each named from the evidence:
+	ClientRetry  // one run sent twice
+	ClaimRace    // a claim overwrote a lease that was still live
+	LeaseExpired // the lease ran out after the run was killed or ended without an ack
+	Slow         // the lease ran out while the run was still working
+	SlowCall     // the lease ran out while the run waited on the service's reply
+	Stall        // the lease ran out while the run was frozen after its last heartbeat
+	Redone       // the job was claimed again after it was done
+	Redriven     // redeliver put the job back, and it ran again
+	TwoJobs      // two events for the order: two jobs
+	PublishTwice // the producer published one event twice: two jobs, one event
+	Mixed        // more than one of the above
+	Unknown      // the evidence cannot tell
+	numKinds
+)
+
+var kindInfo = [numKinds]struct {
+	name, title string
+	good        bool
+}{
+	Once:         {"once", "Ran once", true},
+	Redelivery:   {"redelivery", "Redelivered, with no second effect", true},
+	RaceCaught:   {"race-caught", "A claim race, stopped by the heartbeat before a second effect", true},
+	Fenced:       {"fenced", "Fenced: a stale run's receipt was refused", true},
+	Deduped:      {"deduped", "Deduplicated: the service replayed the first answer", true},
+	Swallowed:    {"swallowed", "Swallowed: a second event got the first one's answer", false},
+	ClientRetry:  {"client-retry", "Client retry: one execution sent twice", false},
+	ClaimRace:    {"claim-race", "Claim race: two workers took one delivery", false},
+	LeaseExpired: {"lease-expired", "Lease expired under finished work", false},
+	Slow:         {"slow-processing", "Processing outlived the lease", false},
+	SlowCall:     {"slow-call", "A slow downstream call outlived the lease", false},
+	Stall:        {"stall", "A stall outlived the lease", false},
+	Redone:       {"redone", "Claimed again after it was done", false},
+	Redriven:     {"redriven", "Redelivered by hand after it was done", false},
+	TwoJobs:      {"two-jobs", "Two events for one order: two jobs", false},
+	PublishTwice: {"publish-twice", "The producer published one event twice", false},
+	Mixed:        {"mixed", "More than one cause", false},
+	Unknown:      {"unknown", "The evidence cannot tell", false},
+}
+
+// Kinds lists every diagnosis kind, in the order of the constants.
+func Kinds() []Kind {
+	ks := make([]Kind, numKinds)
+	for i := range ks {
+		ks[i] = Kind(i)
+	}
+	return ks
+}
+
+// ParseKind returns the diagnosis kind named s.
+func ParseKind(s string) (Kind, bool) {
+	for _, k := range Kinds() {
+		if kindInfo[k].name == s {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// Valid reports whether k is one of Kinds.
+func (k Kind) Valid() bool { return k < numKinds }
+
+// String returns the kind's name, as the JSON spells it.
+func (k Kind) String() string {
+	if !k.Valid() {
+		return "diagnosis(?)"
+	}
+	return kindInfo[k].name
+}
+
+// Title says the kind in plain words, for a reader: what the playground
+// shows as a verdict.
+func (k Kind) Title() string {
+	if !k.Valid() {
+		return ""
+	}
+	return kindInfo[k].title
+}
+
+// Good reports whether the kind is a right outcome: every event had its
+// one effect. A swallowed event is not good, though nothing duplicated.
+func (k Kind) Good() bool { return k.Valid() && kindInfo[k].good }
+
+// MarshalText returns the kind's name, so that encoding/json writes the
+// name, as the runtime's own encoder does.
+func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a kind back from its name.
+func (k *Kind) UnmarshalText(b []byte) error {
+	v, ok := ParseKind(string(b))
+	if !ok {
+		return errors.New("unknown diagnosis kind " + string(b))
+	}
+	*k = v
+	return nil
+}

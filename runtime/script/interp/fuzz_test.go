@@ -1,0 +1,104 @@
+package interp
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/twice-lab/twice/runtime/script/lang"
+)
+
+// FuzzParse checks that the parser never panics, that every error it
+// returns is a one-line *Error, and the round-trip property: formatting a
+// parsed script and parsing it again gives the same commands, and
+// formatting is stable.
+//
+//	go test ./runtime/script/interp -run '^$' -fuzz FuzzParse -fuzztime 10m
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.txtar")
+	for _, file := range files {
+		if ar, err := txtar.ParseFile(file); err == nil {
+			if src, ok := section(ar, "script"); ok {
+				f.Add(src)
+			}
+		}
+	}
+	f.Add("work --job=1 --lease=0.25 --claim=lock --timeout 1 --delay 0")
+	f.Add("service --dedupe check --key-ttl 0.5 && add o --event e-1 --times 3; redeliver --job 2; work --job 1 --key event; race read 3 --key job")
+	f.Fuzz(func(t *testing.T, src string) {
+		s, err := lang.Parse(src)
+		if err != nil {
+			var e *lang.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error of type %T: %v", err, err)
+			}
+			if strings.Contains(e.Error(), "\n") {
+				t.Fatalf("multi-line error %q", e.Error())
+			}
+			return
+		}
+		out := lang.Format(s)
+		s2, err := lang.Parse(out)
+		if err != nil {
+			t.Fatalf("formatted script does not parse: %v\n%s", err, out)
+		}
+		if !sameCommands(s, s2) {
+			t.Fatalf("round trip changed the script\nin:  %q\nout: %q", src, out)
+		}
+		if out2 := lang.Format(s2); out2 != out {
+			t.Fatalf("format is not stable:\n%q\n%q", out, out2)
+		}
+	})
+}
+
+func sameCommands(a, b *lang.Script) bool {
+	if len(a.Commands) != len(b.Commands) {
+		return false
+	}
+	for i := range a.Commands {
+		x, y := stripPos(a.Commands[i]), stripPos(b.Commands[i])
+		if i == 0 {
+			// The first command's operator has nothing to join.
+			x.Op, y.Op = lang.OpSeq, lang.OpSeq
+		}
+		if !reflect.DeepEqual(x, y) {
+			return false
+		}
+	}
+	return true
+}
+
+// stripPos clears the positions of c and of the commands of its body.
+func stripPos(c lang.Command) lang.Command {
+	c.Pos = lang.Pos{}
+	if c.Body != nil {
+		body := make([]lang.Command, len(c.Body))
+		for i, sub := range c.Body {
+			body[i] = stripPos(sub)
+		}
+		c.Body = body
+	}
+	return c
+}
+
+func TestFormatRoundTripGoldens(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.txtar")
+	for _, file := range files {
+		b, _ := os.ReadFile(file)
+		ar := txtar.Parse(b)
+		src, _ := section(ar, "script")
+		s, err := lang.Parse(src)
+		if err != nil {
+			continue
+		}
+		s2, err := lang.Parse(lang.Format(s))
+		if err != nil || !sameCommands(s, s2) {
+			t.Errorf("%s: round trip failed: %v\n%s", file, err, lang.Format(s))
+		}
+	}
+}

@@ -1,0 +1,810 @@
+package interp
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/twice-lab/twice/runtime/event"
+	"github.com/twice-lab/twice/runtime/explore"
+	"github.com/twice-lab/twice/runtime/queue"
+	"github.com/twice-lab/twice/runtime/receipts"
+	"github.com/twice-lab/twice/runtime/script/diagnosis"
+	"github.com/twice-lab/twice/runtime/script/draw"
+	"github.com/twice-lab/twice/runtime/script/lang"
+	"github.com/twice-lab/twice/runtime/script/result"
+	"github.com/twice-lab/twice/runtime/sim"
+)
+
+// The timing model: every duration a simulated process spends is drawn from
+// the seeded source, uniformly between these bounds (µs). They stand for a
+// small Node.js worker on one machine talking to SQLite and to a loopback
+// HTTP service. See RATIONALE.md for how they were chosen.
+const (
+	// A worker process starting up before its first statement.
+	startMin, startMax = 35 * sim.Millisecond, 75 * sim.Millisecond
+	// One SQL statement on an in-memory database.
+	stmtMin, stmtMax sim.Time = 30, 120
+	// Reading the clock.
+	clockMin, clockMax sim.Time = 2, 10
+	// Appending one line to worker.log.
+	logMin, logMax sim.Time = 10, 40
+	// A race releases its workers this long after starting them...
+	raceGate = 400 * sim.Millisecond
+	// ...and each one's timer fires up to this much late.
+	skewMax sim.Time = 80
+)
+
+// RaceOrder is the order id every race enqueues.
+const RaceOrder = "order-77"
+
+// Run parses and runs src. It always returns a Result; when the script
+// fails, Result.Error says why and Result.ExitCode is 1 or 2, and the
+// transcript holds what ran before the failure.
+func Run(src string, opts Options) (res *result.Result) {
+	res = &result.Result{Seed: opts.Seed}
+	defer emptyNotNull(res)
+	s, err := lang.Parse(src)
+	if err != nil {
+		setError(res, err)
+		return res
+	}
+	if !opts.noViews {
+		res.Views = ViewsOf(s)
+	}
+	in, err := newInterp(opts.Seed, opts.Budget, res)
+	if err != nil {
+		setError(res, &lang.Error{Kind: "runtime", Msg: err.Error()})
+		return res
+	}
+	defer in.close()
+	defer func() {
+		// A bug must not show a reader a Go stack: report it as an error.
+		if r := recover(); r != nil {
+			setError(res, &lang.Error{Kind: "runtime", Msg: fmt.Sprintf("internal error: %v (please report this script)", r)})
+		}
+	}()
+	ok := true
+	var last lang.Command // the last command run: where the final wait's error is placed
+	for _, c := range s.Commands {
+		if c.Op == lang.OpAnd && !ok {
+			continue
+		}
+		last = c
+		ok, err = in.exec(c)
+		if err == nil {
+			// The shell's own work (printing, adding, listing) is metered
+			// between commands; the workers' at every step.
+			err = in.m.check()
+		}
+		if err != nil {
+			setError(res, in.errorAt(c, err))
+			break
+		}
+	}
+	if err == nil {
+		// As a shell script's end would not, twice waits for the workers
+		// still running in the background, so that their effects count.
+		if err = in.wait(); err != nil {
+			setError(res, in.errorAt(last, err))
+		}
+	}
+	in.k.Stop()
+	in.finish()
+	if cut := in.m.cut; cut != nil {
+		res.Cut = cut
+		res.Heavy = cut.Auto
+	}
+	res.Spent = in.m.spent()
+	res.Outcome = outcomeOf(res)
+	if opts.Timeline {
+		res.Timeline = draw.Timeline(res)
+		res.Chart = draw.LoadChart(res)
+	}
+	return res
+}
+
+// errorAt places a runtime error at command c, unless it already has a
+// place (a background worker's error names its own command).
+func (in *interp) errorAt(c lang.Command, err error) *lang.Error {
+	var e *lang.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &lang.Error{Kind: "runtime", Line: c.Pos.Line, Col: c.Pos.Col, Msg: err.Error()}
+}
+
+func setError(r *result.Result, err error) {
+	var e *lang.Error
+	if !errors.As(err, &e) {
+		e = &lang.Error{Kind: "runtime", Msg: err.Error()}
+	}
+	r.Error = e
+	r.ExitCode = 1
+	if e.Kind != "runtime" {
+		r.ExitCode = 2
+	}
+}
+
+// interp holds the state of one run: the kernel, the database and its
+// connections, the receipts service and worker.log.
+type interp struct {
+	seed  uint64
+	k     *sim.Kernel
+	db    *queue.DB
+	shell *queue.Conn
+	conns map[string]*queue.Conn
+	svc   receipts.Service
+	log   []string
+	res   *result.Result
+	m     *meter
+	quiet bool // a race after the first prints nothing
+
+	hist     *diagnosis.History // evidence: what every run did since the last reset
+	running  map[string]bool    // workers whose process has not returned
+	bgErr    *lang.Error        // the first runtime error of a background list
+	keyHits  int                // ledger writes that found their key already processed
+	shownLog bool               // the script printed worker.log since the last reset
+	// eventsGiven: an add since the last reset named its event or
+	// published it more than once, so the jobs table shows event ids.
+	eventsGiven bool
+	ledger      bool // a worker has written (or may write) the ledger
+
+	events map[string]bool // event ids given to jobs since the last reset
+	nextEv int             // the number of the last event id add made up
+}
+
+// newEvent makes up the producer's event id for an add that gave none: a
+// new one, ev-1, ev-2, ..., skipping any given by hand.
+func (in *interp) newEvent() string {
+	for {
+		in.nextEv++
+		ev := fmt.Sprintf("ev-%d", in.nextEv)
+		if !in.events[ev] {
+			in.events[ev] = true
+			return ev
+		}
+	}
+}
+
+func newInterp(seed uint64, b Budget, res *result.Result) (*interp, error) {
+	db, err := queue.Get()
+	if err != nil {
+		return nil, err
+	}
+	shell, err := db.Conn()
+	if err != nil {
+		db.Put()
+		return nil, err
+	}
+	k := sim.New(seed)
+	k.SetTracing(true)
+	in := &interp{
+		seed: seed, k: k, db: db, shell: shell, conns: map[string]*queue.Conn{}, res: res, m: newMeter(b, k, db),
+		hist: diagnosis.NewHistory(), running: map[string]bool{},
+		events: map[string]bool{},
+	}
+	shell.Wait = in.shellWait
+	return in, nil
+}
+
+// shellWait is the shell's busy handling, the same as a worker's: a write
+// of the script's own (add, reset, redeliver) that finds a background
+// worker's transaction open waits a statement's time of virtual time,
+// while the workers run, and tries again.
+func (in *interp) shellWait() error {
+	if !in.k.Pending() {
+		// Nothing left to end the transaction: a wait would never end.
+		return errors.New("the database is locked by a transaction that no running worker can end")
+	}
+	in.k.Record("shell", event.Wait, nil, "database is locked by a worker's transaction: the shell waits its turn")
+	return in.runUntil(in.k.Now() + in.k.Between(stmtMin, stmtMax))
+}
+
+func (in *interp) close() {
+	in.svc.Close()
+	in.db.Put()
+}
+
+// conn returns the worker's own connection, opening it on first use.
+func (in *interp) conn(worker string) (*queue.Conn, error) {
+	if c, ok := in.conns[worker]; ok {
+		return c, nil
+	}
+	c, err := in.db.Conn()
+	if err != nil {
+		return nil, err
+	}
+	in.conns[worker] = c
+	return c, nil
+}
+
+// print adds a line to the transcript, unless the run is quiet or the
+// line would pass the output budget (see meter.print).
+func (in *interp) print(format string, args ...any) {
+	if !in.quiet {
+		line := fmt.Sprintf(format, args...)
+		if in.m.print(line) {
+			in.res.Transcript = append(in.res.Transcript, line)
+		}
+	}
+}
+
+// over reports whether the run has passed its budget: a command printing
+// many lines stops printing.
+func (in *interp) over() bool { return in.m.tooBig != nil }
+
+// exec runs one command and reports whether it succeeded in the shell's
+// sense (a killed worker did not). A non-nil error stops the script.
+func (in *interp) exec(c lang.Command) (bool, error) {
+	switch c.Kind {
+	case lang.Reset:
+		if err := in.reset(); err != nil {
+			return false, err
+		}
+		in.k.Record("shell", event.Reset, nil, "reset")
+		return true, nil
+	case lang.Add:
+		ev := c.Add.Event
+		if ev == "" {
+			ev = in.newEvent()
+		}
+		in.eventsGiven = in.eventsGiven || c.Add.Event != "" || c.Add.Times > 1
+		in.events[ev] = true
+		for range c.Add.Times {
+			if in.over() {
+				break
+			}
+			id, err := in.shell.Add(c.Add.Order, ev)
+			if err != nil {
+				return false, err
+			}
+			in.k.Record("shell", event.Add, in.observe(id), "add %s (event %s): job %d", c.Add.Order, ev, id)
+		}
+		return true, nil
+	case lang.Service:
+		s := c.Service
+		in.k.Record("shell", event.Service, nil, "%s", c)
+		return true, in.svc.SetDedupe(s.Dedupe, s.KeyTTL)
+	case lang.Redeliver:
+		if err := in.shell.Requeue(c.Job); err != nil {
+			if errors.Is(err, queue.ErrNoJob) {
+				return false, fmt.Errorf("redeliver: job %d does not exist", c.Job)
+			}
+			return false, err
+		}
+		in.hist.Redriven(c.Job)
+		in.k.Record("shell", event.Redeliver, in.observe(c.Job), "redeliver job %d: back to queued", c.Job)
+		return true, nil
+	case lang.Sleep:
+		in.k.Record("shell", event.Sleep, nil, "sleep %s", lang.FormatSeconds(c.Sleep))
+		return true, in.runUntil(in.k.Now() + c.Sleep)
+	case lang.Wait:
+		in.k.Record("shell", event.Wait, nil, "wait")
+		return true, in.wait()
+	case lang.Background:
+		// As in a shell, the list starts now: it runs until its first
+		// wait before the script goes on.
+		in.background(c)
+		return true, in.runUntil(in.k.Now())
+	case lang.Log:
+		in.shownLog = true
+		for _, l := range in.log {
+			in.print("%s", l)
+		}
+		return true, nil
+	case lang.Jobs:
+		rows, err := in.shell.List()
+		if err != nil {
+			return false, err
+		}
+		if len(rows) == 0 {
+			in.print("no jobs")
+		}
+		// The event id is shown when it tells something: an add named it
+		// or published it twice, or an order has jobs of several events.
+		// Otherwise every job is its own event and the line keeps the
+		// article's shape.
+		showEvent := in.eventsGiven
+		first := map[string]string{}
+		for _, r := range rows {
+			if e, ok := first[r.Order]; ok && e != r.Event {
+				showEvent = true
+			}
+			first[r.Order] = r.Event
+		}
+		for _, r := range rows {
+			if in.over() {
+				break
+			}
+			run := r.Run
+			if run == "" {
+				run = "-"
+			}
+			if showEvent {
+				in.print("job %d %s event=%s status=%s attempts=%d run=%s", r.ID, r.Order, r.Event, r.Status, r.Attempts, run)
+			} else {
+				in.print("job %d %s status=%s attempts=%d run=%s", r.ID, r.Order, r.Status, r.Attempts, run)
+			}
+		}
+		return true, nil
+	case lang.Effects:
+		sums, err := in.summarize()
+		if err != nil {
+			return false, err
+		}
+		if len(sums) == 0 {
+			n := 0
+			if in.ledger {
+				if n, err = in.shell.LedgerLen(); err != nil {
+					return false, err
+				}
+			}
+			if n > 0 {
+				in.print("no receipts recorded; the effects are %d ledger row(s) (see ledger)", n)
+			} else {
+				in.print("no effects recorded")
+			}
+		}
+		for _, s := range sums {
+			if in.over() {
+				break
+			}
+			if s.Refused+s.Replayed == 0 {
+				// The article's shape.
+				in.print("%s: %d effect(s) from %d run(s) over %s [%s]", s.Order, s.Effects, s.Runs, s.Span, strings.Join(s.Tags, ", "))
+			} else if s.Effects > 1 {
+				in.print("%s: %s, from %d run(s), effects over %s [%s]", s.Order, s.Count, s.Runs, s.Span, strings.Join(s.Tags, ", "))
+			} else {
+				in.print("%s: %s, from %d run(s) [%s]", s.Order, s.Count, s.Runs, strings.Join(s.Tags, ", "))
+			}
+			if s.Kind != diagnosis.Once {
+				in.print("  diagnosis: %s", s.Diagnosis)
+			}
+		}
+		return true, nil
+	case lang.Ledger:
+		return true, in.printLedger()
+	case lang.Matrix:
+		seed := c.MatrixSeed
+		if seed == 0 {
+			seed = in.seed
+		}
+		return true, in.matrix(seed)
+	case lang.Work:
+		w := &worker{in: in, args: c.Work}
+		if err := in.spawn(w, in.k.Now()); err != nil {
+			return false, err
+		}
+		if err := in.kernelErr(in.k.RunUntilDone(w.proc)); err != nil {
+			return false, err
+		}
+		return w.ok, w.err
+	case lang.Race:
+		if c.Race.All {
+			return true, in.explore(c.Race)
+		}
+		if err := in.quiet0("race"); err != nil {
+			return false, err
+		}
+		return true, in.race(c.Race)
+	case lang.Load:
+		if err := in.quiet0("load"); err != nil {
+			return false, err
+		}
+		return true, in.load(c.Load)
+	}
+	return false, fmt.Errorf("command %v not implemented", c.Kind)
+}
+
+func (in *interp) runKernel() error { return in.kernelErr(in.k.Run()) }
+
+// kernelErr turns what the kernel returned into the script's error: the
+// step budget spent, or the first error of a background worker.
+func (in *interp) kernelErr(err error) error {
+	if err != nil {
+		if errors.Is(err, sim.ErrBudget) {
+			return in.m.stepsPassed()
+		}
+		return err
+	}
+	if in.bgErr != nil {
+		return in.bgErr
+	}
+	return nil
+}
+
+// runUntil lets background workers run until instant t: a sleep.
+func (in *interp) runUntil(t sim.Time) error { return in.kernelErr(in.k.RunUntil(t)) }
+
+// wait lets every background worker run to its end.
+func (in *interp) wait() error { return in.runKernel() }
+
+// quiet0 refuses to start a command that empties the tables while
+// background workers still run.
+func (in *interp) quiet0(name string) error {
+	if in.k.Pending() {
+		return fmt.Errorf("%s empties the tables, but background workers are still running: put wait before it", name)
+	}
+	return nil
+}
+
+// background starts a list ended by '&' as a process of its own: it runs
+// its sleeps and works in order, in virtual time, while the script goes
+// on. A work in it is a worker process of its own that the list waits for.
+func (in *interp) background(c lang.Command) {
+	in.k.Record("shell", event.Background, nil, "start in the background: %s", c)
+	in.k.Go("shell", in.k.Now(), func(p *sim.Proc) {
+		ok := true
+		for _, sub := range c.Body {
+			if sub.Op == lang.OpAnd && !ok {
+				continue
+			}
+			switch sub.Kind {
+			case lang.Sleep:
+				p.Sleep(sub.Sleep)
+				ok = true
+			case lang.Work:
+				w := &worker{in: in, args: sub.Work}
+				err := in.spawn(w, p.Now())
+				if err == nil {
+					p.Join(w.proc)
+					err = w.err
+				}
+				if err != nil {
+					if in.bgErr == nil {
+						in.bgErr = &lang.Error{Kind: "runtime", Line: sub.Pos.Line, Col: sub.Pos.Col, Msg: err.Error()}
+					}
+					return
+				}
+				ok = w.ok
+			}
+		}
+	})
+}
+
+// observe reads job id through the shell's connection for the trace, when
+// tracing is on. It is an observation, not part of the model: it takes no
+// virtual time and draws nothing.
+func (in *interp) observe(id int64) *result.Job {
+	if !in.k.Tracing() {
+		return nil
+	}
+	r, err := in.shell.Read(id)
+	if err != nil {
+		return nil
+	}
+	return &result.Job{ID: id, Order: r.Order, Event: r.Event, Status: r.Status, Attempts: r.Attempts, Run: r.Run, LeaseUS: r.Lease}
+}
+
+func (in *interp) reset() error {
+	// The tables first: emptying them may wait for a worker's transaction
+	// (see shellWait), and what the workers do meanwhile happened before
+	// the reset, so it is forgotten with the rest.
+	var err error
+	if !in.ledger {
+		err = in.shell.ResetJobs()
+	} else {
+		err = in.shell.Reset()
+	}
+	if err != nil {
+		return err
+	}
+	in.svc.Reset()
+	in.keyHits = 0
+	in.log = in.log[:0]
+	in.m.log = 0
+	in.hist.Reset()
+	in.shownLog = false
+	in.eventsGiven = false
+	clear(in.events)
+	in.nextEv = 0
+	return in.svc.Err()
+}
+
+// spawn starts w as a process due at instant at.
+func (in *interp) spawn(w *worker, at sim.Time) error {
+	if in.running[w.args.Worker] {
+		return fmt.Errorf("worker %s is still running in the background; give this work another --worker name", w.args.Worker)
+	}
+	conn, err := in.conn(w.args.Worker)
+	if err != nil {
+		return err
+	}
+	w.conn = conn
+	in.ledger = in.ledger || w.args.Effect == lang.EffectLedger
+	w.run = fmt.Sprintf("%08x", in.k.Uint32())
+	in.running[w.args.Worker] = true
+	w.proc = in.k.Go(w.args.Worker, at, w.body)
+	return nil
+}
+
+// race runs n races: each empties the tables, enqueues one job and
+// releases two workers at one instant.
+func (in *interp) race(r lang.RaceArgs) error {
+	dedupe, _ := in.svc.Dedupe()
+	tally := result.RaceTally{Claim: r.Claim.String(), Workers: r.Workers, Races: r.N, Key: r.Key.String(), Dedupe: dedupe.String()}
+	defer func() {
+		in.quiet = false
+		in.k.SetTracing(true)
+	}()
+	keyTxn := r.KeyTxn
+	if keyTxn == "" {
+		keyTxn = lang.KeyTxnSame
+	}
+	for i := range r.N {
+		in.quiet = i > 0
+		in.k.SetTracing(i == 0)
+		in.k.Record("shell", event.Reset, nil, "race %d of %d: reset", i+1, r.N)
+		if err := in.reset(); err != nil {
+			return err
+		}
+		ev := in.newEvent()
+		id, err := in.shell.Add(RaceOrder, ev)
+		if err != nil {
+			return err
+		}
+		in.k.Record("shell", event.Add, in.observe(id), "race %d of %d: add %s (event %s): job %d", i+1, r.N, RaceOrder, ev, id)
+		gate := in.k.Now() + raceGate
+		for n := range r.Workers {
+			w := &worker{in: in, gate: gate, args: lang.WorkArgs{
+				Job: id, Worker: fmt.Sprintf("W%d", n+1), Lease: lang.DefaultLease, Claim: r.Claim, Timeout: lang.DefaultTimeout, Key: r.Key,
+				Effect: r.Effect, KeyTxn: keyTxn, Heartbeat: r.Heartbeat, Fence: r.Fence, Delay: r.Delay,
+			}}
+			if err := in.spawn(w, in.k.Now()); err != nil {
+				return err
+			}
+		}
+		if err := in.runKernel(); err != nil {
+			return err
+		}
+		n, err := in.landed()
+		if err != nil {
+			return err
+		}
+		tally.Effects += n
+		if n > 1 {
+			tally.Duplicates++
+		}
+	}
+	in.res.Races = append(in.res.Races, tally)
+	in.quiet = false
+	label := raceLabel(r.Claim, dedupe, r.Key)
+	if r.Workers == lang.DefaultWorkers {
+		in.print("%s: two effects in %d of %d races", label, tally.Duplicates, r.N)
+	} else {
+		in.print("%s, %d workers: two or more effects in %d of %d races", label, r.Workers, tally.Duplicates, r.N)
+	}
+	return nil
+}
+
+// raceLabel names what a race ran with: the claim, and the service's
+// dedupe mode and the workers' key when they are set.
+func raceLabel(claim queue.Claim, dedupe receipts.Dedupe, key receipts.Key) string {
+	s := "claim=" + claim.String()
+	if dedupe != receipts.DedupeOff {
+		s += ", dedupe=" + dedupe.String()
+	}
+	if key != receipts.KeyNone {
+		s += ", key=" + key.String()
+	}
+	return s
+}
+
+// explore checks every interleaving of one race (race --all). It runs on a
+// database of its own and leaves the script's tables as they were.
+func (in *interp) explore(r lang.RaceArgs) error {
+	dedupe, _ := in.svc.Dedupe()
+	flags := r.ExploreFlags()
+	rep, err := explore.ExploreRace(r.Claim, r.Workers, explore.Service{Dedupe: dedupe, Key: r.Key}, flags)
+	if err != nil {
+		return err
+	}
+	x := result.Exploration{
+		Claim: r.Claim.String(), Workers: r.Workers, Dedupe: dedupe.String(), Key: r.Key.String(),
+		Orderings: rep.Orderings.String(), Duplicating: rep.Duplicating.String(),
+		States: rep.States, Method: explore.Method, Shortest: []result.ExploreStep{},
+		HeartbeatMS: int(r.Heartbeat / sim.Millisecond), Fence: r.Fence,
+	}
+	if r.Effect != lang.EffectReceipt {
+		x.Effect = r.Effect
+	}
+	if r.KeyTxn == lang.KeyTxnSeparate {
+		x.KeyTxn = r.KeyTxn
+	}
+	for _, s := range rep.Shortest {
+		x.Shortest = append(x.Shortest, result.ExploreStep{Worker: s.Worker, What: s.What})
+	}
+	in.res.Explorations = append(in.res.Explorations, x)
+	label := raceLabel(r.Claim, dedupe, r.Key) + flagsLabel(r)
+	in.k.Record("shell", event.Race, nil, "race %s --all --workers %d%s: %s of %s interleavings duplicate", r.Claim, r.Workers, flagsLabel(r), x.Duplicating, x.Orderings)
+
+	in.print("%s: two effects in %s of %s interleavings of %d workers", label, x.Duplicating, x.Orderings, r.Workers)
+	if flags.Heartbeat {
+		in.print("  each worker renews its lease once, between its claim and its effect: timing is ignored, --heartbeat's period with it")
+	}
+	if len(x.Shortest) == 0 {
+		in.print("  every interleaving checked, none gives two effects (exact count over %d states)", x.States)
+		return nil
+	}
+	in.print("  every interleaving checked (exact count over %d states); the shortest that gives two effects:", x.States)
+	for i, s := range x.Shortest {
+		in.print("  %d. %s %s", i+1, s.Worker, s.What)
+	}
+	return nil
+}
+
+// flagsLabel names the worker flags of a race --all after its claim:
+// ", effect=ledger, key-txn=separate, heartbeat=300ms, fence", or "" with
+// none.
+func flagsLabel(r lang.RaceArgs) string {
+	s := ""
+	if r.Effect != lang.EffectReceipt {
+		s += ", effect=" + r.Effect
+	}
+	if r.KeyTxn == lang.KeyTxnSeparate {
+		s += ", key-txn=" + r.KeyTxn
+	}
+	if r.Heartbeat > 0 {
+		s += fmt.Sprintf(", heartbeat=%dms", r.Heartbeat/sim.Millisecond)
+	}
+	if r.Fence {
+		s += ", fence"
+	}
+	return s
+}
+
+// landed counts the effects that landed since the last reset: receipts
+// the service recorded and did not refuse, and committed ledger rows.
+func (in *interp) landed() (int, error) {
+	if !in.ledger {
+		return in.svc.Landed(), nil
+	}
+	n, err := in.shell.LedgerLen()
+	return n + in.svc.Landed(), err
+}
+
+// printLedger prints the ledger and processed_keys tables, and flags a key
+// that has no ledger row: work claimed and never done.
+func (in *interp) printLedger() error {
+	rows, err := in.shell.Ledger()
+	if err != nil {
+		return err
+	}
+	keys, err := in.shell.Keys()
+	if err != nil {
+		return err
+	}
+	in.print("ledger: %d row(s), %d key(s), %d duplicate-key hit(s)", len(rows), len(keys), in.keyHits)
+	done := map[string]bool{}
+	for _, r := range rows {
+		done[r.Key] = true
+		in.print("  row %d %s key=%s job=%d run=%s attempt=%d", r.ID, r.Order, r.Key, r.Job, r.Run, r.Attempt)
+	}
+	for _, k := range keys {
+		if done[k.Key] {
+			in.print("  key %s run=%s", k.Key, k.Run)
+		} else {
+			in.print("  key %s run=%s: no ledger row (the work was claimed and never done: lost)", k.Key, k.Run)
+		}
+	}
+	return nil
+}
+
+// finish copies the final state into the Result.
+func (in *interp) finish() {
+	res := in.res
+	res.Log = append([]string{}, in.log...)
+	if rows, err := in.shell.Ledger(); err == nil {
+		for _, r := range rows {
+			res.Ledger = append(res.Ledger, result.LedgerRow{ID: r.ID, Key: r.Key, Order: r.Order, Job: r.Job, Run: r.Run, Attempt: r.Attempt})
+		}
+	}
+	if keys, err := in.shell.Keys(); err == nil {
+		for _, k := range keys {
+			res.Keys = append(res.Keys, result.KeyRow{Key: k.Key, Run: k.Run})
+		}
+	}
+	res.KeyHits = in.keyHits
+	for _, e := range in.svc.Effects() {
+		res.Effects = append(res.Effects, effectOf(e))
+	}
+	if rows, err := in.shell.List(); err == nil {
+		for _, r := range rows {
+			res.Jobs = append(res.Jobs, result.Job{ID: r.ID, Order: r.Order, Event: r.Event, Status: r.Status, Attempts: r.Attempts, Run: r.Run, LeaseUS: r.Lease})
+		}
+	}
+	res.Summary, _ = in.summarize()
+	runOf := map[string]string{} // a worker's current run, for steps taken inside packages that do not know it
+	for _, e := range in.k.Trace() {
+		ev := result.Event{AtUS: e.At, Proc: e.Proc, Kind: e.Kind, Step: e.Step, Run: runOf[e.Proc]}
+		switch d := e.Data.(type) {
+		case *result.Job:
+			ev.Job = d
+		case workerData:
+			ev.Run, ev.Job, ev.Effect = d.run, d.job, d.effect
+			runOf[e.Proc] = d.run
+		case receipts.Effect:
+			ev.Run = d.Run
+			f := effectOf(d)
+			ev.Effect = &f
+		}
+		res.Trace = append(res.Trace, ev)
+	}
+}
+
+// summarize diagnoses every order from the evidence of the run so far.
+func (in *interp) summarize() ([]diagnosis.Summary, error) {
+	rows, err := in.shell.List()
+	if err != nil {
+		return nil, err
+	}
+	attempts := map[int64]int{}
+	for _, r := range rows {
+		attempts[r.ID] = r.Attempts
+	}
+	mode, _ := in.svc.Dedupe()
+	return diagnosis.Summarize(diagnosis.Evidence{
+		Effects: in.svc.Effects(), Attempts: attempts, History: in.hist,
+		Dedupe: mode, Log: in.log, ShownLog: in.shownLog,
+	}), nil
+}
+
+// effectOf converts the service's record of a request.
+func effectOf(e receipts.Effect) result.Effect {
+	return result.Effect{
+		Order: e.Order, Job: e.Job, Run: e.Run, Attempt: e.Attempt, Send: e.Send,
+		Worker: e.Worker, AtUS: e.At, Token: e.Token, Refused: e.Refused,
+		Event: e.Event, Key: e.Key, Replayed: e.Replayed, FirstRun: e.FirstRun, KeyState: e.KeyState,
+	}
+}
+
+// emptyNotNull makes every list an empty one rather than nil, so the JSON
+// has [] (a table with no rows) and never null.
+func emptyNotNull(r *result.Result) {
+	if r.Transcript == nil {
+		r.Transcript = []string{}
+	}
+	if r.Effects == nil {
+		r.Effects = []result.Effect{}
+	}
+	if r.Summary == nil {
+		r.Summary = []diagnosis.Summary{}
+	}
+	if r.Jobs == nil {
+		r.Jobs = []result.Job{}
+	}
+	if r.Log == nil {
+		r.Log = []string{}
+	}
+	if r.Races == nil {
+		r.Races = []result.RaceTally{}
+	}
+	if r.Explorations == nil {
+		r.Explorations = []result.Exploration{}
+	}
+	if r.Loads == nil {
+		r.Loads = []result.LoadTally{}
+	}
+	if r.Ledger == nil {
+		r.Ledger = []result.LedgerRow{}
+	}
+	if r.Keys == nil {
+		r.Keys = []result.KeyRow{}
+	}
+	if r.Matrices == nil {
+		r.Matrices = []result.MatrixTable{}
+	}
+	if r.Views.Explore.ByWorkers == nil {
+		r.Views.Explore.ByWorkers = []result.ExploreRun{}
+	}
+	if r.Views.Compare.Sides == nil {
+		r.Views.Compare.Sides = []result.CompareSide{}
+	}
+	if r.Views.Columns == nil {
+		r.Views.Columns = []string{}
+	}
+	if r.Trace == nil {
+		r.Trace = []result.Event{}
+	}
+}

@@ -1,0 +1,365 @@
+package interp
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/twice-lab/twice/runtime/queue"
+	"github.com/twice-lab/twice/runtime/receipts"
+	"github.com/twice-lab/twice/runtime/script/lang"
+	"github.com/twice-lab/twice/runtime/script/result"
+	"github.com/twice-lab/twice/runtime/sim"
+)
+
+// raceShape is a race as the explorer takes it, and the service's dedupe
+// mode it runs under.
+type raceShape struct {
+	dedupe receipts.Dedupe
+	race   lang.RaceArgs
+}
+
+func (r raceShape) line(workers int) string {
+	a := r.race
+	// Every ordering ignores timing, so a race's --delay does not carry.
+	a.All, a.N, a.Delay = true, 0, 0
+	if workers > 0 {
+		a.Workers = workers
+	}
+	return lang.Command{Kind: lang.Race, Race: a}.String()
+}
+
+// shapeScript writes the races as one script: a service line before each
+// race whose dedupe mode differs from the one before it.
+func shapeScript(shapes []raceShape, workers int) string {
+	var b strings.Builder
+	mode := receipts.DedupeOff
+	for _, s := range shapes {
+		if s.dedupe != mode {
+			b.WriteString("service --dedupe " + s.dedupe.String() + "\n")
+			mode = s.dedupe
+		}
+		b.WriteString(s.line(workers) + "\n")
+	}
+	return b.String()
+}
+
+// ViewsOf decides the views of a parsed script.
+func ViewsOf(s *lang.Script) result.Views {
+	return result.Views{Explore: exploreView(s), Compare: compareView(s), Timeline: timelineView(s), Columns: columnsOf(s)}
+}
+
+// columnsOf picks the effects table's telling columns (see Views.Columns).
+func columnsOf(s *lang.Script) []string {
+	keys, fence, publish := false, false, false
+	walk(s, func(c lang.Command, dedupe receipts.Dedupe) {
+		switch c.Kind {
+		case lang.Service:
+			keys = keys || c.Service.Dedupe != receipts.DedupeOff
+		case lang.Work:
+			keys = keys || c.Work.Key != receipts.KeyNone
+			fence = fence || c.Work.Fence
+		case lang.Race:
+			keys = keys || c.Race.Key != receipts.KeyNone
+			fence = fence || c.Race.Fence
+		case lang.Add:
+			publish = publish || c.Add.Times > 1 || c.Add.Event != ""
+		}
+	})
+	switch {
+	case keys:
+		return []string{"key", "send", "event"}
+	case fence:
+		return []string{"send", "attempt", "run"}
+	case publish:
+		return []string{"event", "job", "run"}
+	}
+	return nil // the table's own order: order, job, event, run come first
+}
+
+// walk calls f for every command of s, the commands of a background list
+// included, with the service's dedupe mode in force when it runs.
+func walk(s *lang.Script, f func(c lang.Command, dedupe receipts.Dedupe)) {
+	mode := receipts.DedupeOff
+	var visit func(cs []lang.Command)
+	visit = func(cs []lang.Command) {
+		for _, c := range cs {
+			if c.Kind == lang.Service {
+				mode = c.Service.Dedupe
+			}
+			if c.Kind == lang.Background {
+				visit(c.Body)
+				continue
+			}
+			f(c, mode)
+		}
+	}
+	visit(s.Commands)
+}
+
+func exploreView(s *lang.Script) result.ExploreView {
+	var own, offered []raceShape
+	var works, loads int
+	matrix := false
+	add := func(list []raceShape, r raceShape) []raceShape {
+		for _, x := range list {
+			if x.dedupe == r.dedupe && x.line(0) == r.line(0) {
+				return list
+			}
+		}
+		return append(list, r)
+	}
+	// The race a block's work would run: the claim of each worker, with
+	// the flags any of them carries, since racing workers all run alike.
+	var merged map[queue.Claim]*raceShape
+	var claims []queue.Claim
+	merge := func(claim queue.Claim, dedupe receipts.Dedupe, key receipts.Key, effect string, hb sim.Time, fence bool) {
+		claim = claim.Alias()
+		if merged == nil {
+			merged = map[queue.Claim]*raceShape{}
+		}
+		m := merged[claim]
+		if m == nil {
+			m = &raceShape{race: lang.RaceArgs{Claim: claim, Workers: lang.DefaultWorkers, Effect: lang.EffectReceipt, Key: receipts.KeyNone}}
+			merged[claim] = m
+			claims = append(claims, claim)
+		}
+		if dedupe != receipts.DedupeOff {
+			m.dedupe = dedupe
+		}
+		if key != receipts.KeyNone && m.race.Key == receipts.KeyNone {
+			m.race.Key = key
+		}
+		if effect == lang.EffectLedger {
+			m.race.Effect = lang.EffectLedger
+		}
+		if hb != 0 && m.race.Heartbeat == 0 {
+			m.race.Heartbeat = hb
+		}
+		m.race.Fence = m.race.Fence || fence
+	}
+	walk(s, func(c lang.Command, dedupe receipts.Dedupe) {
+		switch c.Kind {
+		case lang.Race:
+			own = add(own, raceShape{dedupe: dedupe, race: c.Race})
+		case lang.Work:
+			works++
+			w := c.Work
+			merge(w.Claim, dedupe, w.Key, w.Effect, w.Heartbeat, w.Fence)
+		case lang.Load:
+			loads++
+			merge(c.Load.Claim, dedupe, receipts.KeyNone, lang.EffectReceipt, c.Load.Heartbeat, false)
+		case lang.Matrix:
+			matrix = true
+		}
+	})
+	for _, c := range claims {
+		offered = add(offered, *merged[c])
+	}
+	var v result.ExploreView
+	shapes := own
+	switch {
+	case len(own) > 0:
+		v.Own = true
+		v.Note = "Every ordering of the workers' steps in " + plural(len(own), "this block's race", "each of this block's races") + ", counted exactly."
+	case matrix:
+		v.Note = "The matrix runs scenarios of its own, each cell a script: open a cell to run it. There is no race of this block to explore."
+		return v
+	case loads > 0:
+		v.Note = "load's duplicates come from processing that outlives the lease, not from workers racing for one claim, so its timings matter and orderings alone do not tell. The race its workers would run is below: it is not this block's own."
+		shapes = offered
+	case works == 1:
+		v.Note = "This block runs one worker, so no two workers race and no ordering is at stake. The race two such workers would run is below: it is not this block's own."
+		shapes = offered
+	case works > 1:
+		v.Note = "This block's workers run one after another, not released together, so the orderings of a race are not what it shows. The race its workers would run is below: it is not this block's own."
+		shapes = offered
+	default:
+		v.Note = "This block starts no worker, so there is no race to explore."
+		return v
+	}
+	v.Workers = shapes[0].race.Workers
+	if v.Own {
+		v.Script = shapeScript(shapes, 0)
+	} else {
+		v.Script = shapeScript(shapes, lang.DefaultWorkers)
+	}
+	v.Refused = refusal(v.Script)
+	for w := lang.MinWorkers; w <= lang.MaxWorkers; w++ {
+		src := shapeScript(shapes, w)
+		v.ByWorkers = append(v.ByWorkers, result.ExploreRun{Workers: w, Script: src, Refused: refusal(src)})
+	}
+	return v
+}
+
+// refusal says why the runtime would refuse src, or "" when it parses:
+// a limit (too many states for the page to explore), or flags the
+// explorer does not take.
+func refusal(src string) string {
+	_, err := lang.Parse(src)
+	if err == nil {
+		return ""
+	}
+	e := err.(*lang.Error)
+	if e.Kind == "limit" {
+		return "this race is too large to explore here: " + e.Msg
+	}
+	return "this combination cannot be explored yet: " + e.Msg
+}
+
+func plural(n int, one, more string) string {
+	if n == 1 {
+		return one
+	}
+	return more
+}
+
+func compareView(s *lang.Script) result.CompareView {
+	var v result.CompareView
+	takes, matrix := false, false
+	walk(s, func(c lang.Command, _ receipts.Dedupe) {
+		switch c.Kind {
+		case lang.Race, lang.Work, lang.Load:
+			takes = true
+		case lang.Matrix:
+			matrix = true
+		}
+	})
+	if !takes {
+		v.Note = "This block starts no worker, so there is no claim to compare."
+		if matrix {
+			v.Note = "The matrix runs the atomic claim as a column of its own: its cells are the comparison."
+		}
+		return v
+	}
+	for _, claim := range queue.Claims() {
+		if claim.Alias() != claim {
+			continue
+		}
+		v.Sides = append(v.Sides, result.CompareSide{Claim: claim.String(), Script: lang.Format(withClaim(s, claim))})
+	}
+	return v
+}
+
+// withClaim returns a copy of s with the claim of every race, work and
+// load command set to claim.
+func withClaim(s *lang.Script, claim queue.Claim) *lang.Script {
+	var set func(cs []lang.Command) []lang.Command
+	set = func(cs []lang.Command) []lang.Command {
+		out := make([]lang.Command, len(cs))
+		for i, c := range cs {
+			switch c.Kind {
+			case lang.Race:
+				c.Race.Claim = claim
+			case lang.Work:
+				c.Work.Claim = claim
+			case lang.Load:
+				c.Load.Claim = claim
+			case lang.Background:
+				c.Body = set(c.Body)
+			}
+			out[i] = c
+		}
+		return out
+	}
+	return &lang.Script{Commands: set(s.Commands)}
+}
+
+func timelineView(s *lang.Script) result.TimelineView {
+	var timed, all, loads, works, matrix int
+	walk(s, func(c lang.Command, _ receipts.Dedupe) {
+		switch c.Kind {
+		case lang.Race:
+			if c.Race.All {
+				all++
+			} else {
+				timed++
+			}
+		case lang.Load:
+			loads++
+		case lang.Work:
+			works++
+		case lang.Matrix:
+			matrix++
+		}
+	})
+	var notes []string
+	var v result.TimelineView
+	if timed > 0 {
+		notes = append(notes, "A race command is drawn and stepped through for its first race, the one whose lines the transcript prints.")
+	}
+	if all > 0 {
+		notes = append(notes, "race --all explores orderings, not timings: see Every ordering.")
+	}
+	if loads > 0 {
+		v.Chart = true
+		notes = append(notes, "load does not trace its jobs one by one. Per lease, the chart shows the jobs, those with two effects, and the drawn p95 processing time against the lease.")
+	}
+	if matrix > 0 {
+		notes = append(notes, "The matrix's cells are runs of their own: open a cell to step through it.")
+	}
+	v.Trace = timed > 0 || works > 0
+	if !v.Trace && loads == 0 && matrix == 0 && all == 0 {
+		notes = append(notes, "No worker runs in this block, so there is no timeline to draw.")
+	}
+	v.Note = strings.Join(notes, " ")
+	return v
+}
+
+// outcomeOf counts r as result.Outcome says.
+func outcomeOf(r *result.Result) result.Outcome {
+	var o result.Outcome
+	for _, e := range r.Effects {
+		switch {
+		case e.Refused:
+			o.Refused++
+		case e.Replayed:
+			o.Replayed++
+		default:
+			o.Effects++
+		}
+	}
+	o.Effects += len(r.Ledger)
+	var parts []string
+	for _, t := range r.Races {
+		o.Duplicates += t.Duplicates
+		parts = append(parts, fmt.Sprintf("claim=%s: two effects in %d of %d races", t.Claim, t.Duplicates, t.Races))
+	}
+	for _, t := range r.Loads {
+		o.Duplicates += t.Duplicates
+		parts = append(parts, fmt.Sprintf("lease %ss: two effects in %d of %d jobs", lang.FormatSeconds(t.LeaseUS), t.Duplicates, t.Jobs))
+	}
+	if len(r.Races) == 0 && len(r.Loads) == 0 {
+		// One effect per event is right: an order may carry two events.
+		perEvent := map[string]int{}
+		for _, e := range r.Effects {
+			if !e.Refused && !e.Replayed {
+				perEvent[e.Order+"/"+e.Event]++
+			}
+		}
+		for _, l := range r.Ledger {
+			perEvent[l.Order+"/"+l.Key]++
+		}
+		for _, n := range perEvent {
+			if n > 1 {
+				o.Duplicates++
+			}
+		}
+		switch {
+		case o.Duplicates > 0:
+			parts = append(parts, fmt.Sprintf("two or more effects for %d event(s)", o.Duplicates))
+		case o.Effects > 0:
+			parts = append(parts, "no duplicate effect")
+		default:
+			parts = append(parts, "no effect landed")
+		}
+	}
+	parts = append(parts, plural(o.Effects, "1 effect", fmt.Sprintf("%d effects", o.Effects))+" at the end")
+	if o.Refused > 0 {
+		parts[len(parts)-1] += fmt.Sprintf(", %d refused", o.Refused)
+	}
+	if o.Replayed > 0 {
+		parts[len(parts)-1] += fmt.Sprintf(", %d replayed", o.Replayed)
+	}
+	o.Headline = strings.Join(parts, "; ")
+	return o
+}

@@ -1,0 +1,118 @@
+package interp
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/twice-lab/twice/runtime/script/lang"
+)
+
+// Every ordering explores the block's own race with all its flags and
+// the dedupe mode in force where it runs; a block with no race is offered
+// the race its work would run, marked as not its own; a block that starts
+// no worker has none.
+func TestExploreViewIsTheBlocksRace(t *testing.T) {
+	for _, c := range []struct {
+		src, script string
+		own         bool
+	}{
+		{"service --dedupe claim\nrace read 20 --effect ledger --key event\n", "service --dedupe claim\nrace read --all --effect ledger --key event\n", true},
+		{"race read 200 --heartbeat 300\n", "race read --all --heartbeat 300\n", true},
+		{"race read 5\nrace atomic 5 --workers 3\n", "race read --all\nrace atomic --all --workers 3\n", true},
+		{"service --dedupe check\nrace read 2 --key job\nservice --dedupe off\nrace read 2\n", "service --dedupe check\nrace read --all --key job\nservice --dedupe off\nrace read --all\n", true},
+		{"add o\nwork --job 1 --worker W1 --heartbeat 300 --processing 900\nwork --job 1 --worker W2 --fence\n", "race read --all --heartbeat 300 --fence\n", false},
+		{"load 20 --processing fixed:500 --lease 1 --heartbeat 300\n", "race atomic --all --heartbeat 300\n", false},
+		{"add o\njobs\n", "", false},
+		{"matrix\n", "", false},
+	} {
+		s, err := lang.Parse(c.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := ViewsOf(s).Explore
+		if v.Script != c.script || v.Own != c.own || v.Note == "" {
+			t.Errorf("%q: explores %q (own %v), want %q (own %v); note %q", c.src, v.Script, v.Own, c.script, c.own, v.Note)
+		}
+		if c.script != "" && (v.Refused != "" || len(v.ByWorkers) != lang.MaxWorkers-lang.MinWorkers+1) {
+			t.Errorf("%q: refused %q, %d worker counts", c.src, v.Refused, len(v.ByWorkers))
+		}
+	}
+}
+
+// Compare sets the claim of every race, work and load command, and says
+// why there is nothing to compare when nothing takes a claim.
+func TestCompareViewFlipsEveryClaim(t *testing.T) {
+	s, err := lang.Parse("load 20 --processing fixed:500 --lease 1\n( work --job 1 --claim atomic & )\nrace lock 3\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := ViewsOf(s).Compare
+	if len(v.Sides) != 2 {
+		t.Fatalf("%d sides", len(v.Sides))
+	}
+	for _, side := range v.Sides {
+		other := "atomic"
+		if side.Claim == "atomic" {
+			other = "read"
+		}
+		if strings.Contains(side.Script, other) || strings.Contains(side.Script, "lock") {
+			t.Errorf("the %s side still names %s:\n%s", side.Claim, other, side.Script)
+		}
+		if _, err := lang.Parse(side.Script); err != nil {
+			t.Errorf("the %s side does not parse: %v", side.Claim, err)
+		}
+	}
+	if !strings.Contains(v.Sides[0].Script, "load 20 --processing fixed:500 --lease 1 --claim read") {
+		t.Errorf("the read side does not give the load its claim:\n%s", v.Sides[0].Script)
+	}
+	s, _ = lang.Parse("add o\njobs\n")
+	if v := ViewsOf(s).Compare; len(v.Sides) != 0 || v.Note == "" {
+		t.Errorf("nothing takes a claim, yet Compare has %d sides and note %q", len(v.Sides), v.Note)
+	}
+}
+
+// The outcome counts ledger rows as effects, load jobs and races as
+// duplicates, and a refused receipt as refused, not as an effect.
+func TestOutcomeCountsEveryEffect(t *testing.T) {
+	for _, c := range []struct {
+		src                 string
+		effects, duplicates int
+		refused             int
+	}{
+		{"race read 20 --effect ledger\n", 1, 0, 0},
+		{"reset\nadd order-77\nwork --job 1 --worker W1 --lease 1 --processing 3000 --heartbeat 300 --stall 2500 --fence &\nsleep 4.5\nwork --job 1 --worker W2 --fence\nwait\n", 1, 0, 1},
+		{"add o --times 2\nwork --job 1\nwork --job 2\n", 2, 1, 0},
+		{"add o --event e1\nadd o --event e2\nwork --job 1\nwork --job 2\n", 2, 0, 0},
+	} {
+		o := Run(c.src, Options{Seed: DefaultSeed}).Outcome
+		if o.Effects != c.effects || o.Duplicates != c.duplicates || o.Refused != c.refused || o.Headline == "" {
+			t.Errorf("%q: %+v, want %d effect(s), %d duplicate(s), %d refused", c.src, o, c.effects, c.duplicates, c.refused)
+		}
+	}
+	r := Run("load 50 --processing lognormal:p50=800,p95=3000 --lease 1,10\n", Options{Seed: DefaultSeed})
+	if want := r.Loads[0].Duplicates + r.Loads[1].Duplicates; r.Outcome.Duplicates != want || want == 0 {
+		t.Errorf("load: outcome counts %d duplicates, the tallies %d", r.Outcome.Duplicates, want)
+	}
+}
+
+// The effects table leads with the key where a block sends keys.
+func TestColumnsFollowTheBlock(t *testing.T) {
+	for src, want := range map[string]string{
+		"service --dedupe claim\nadd o\nwork --job 1 --key event\n": "key",
+		"add o\nwork --job 1 --fence\n":                             "send",
+		"add o --times 2\nwork --job 1\n":                           "event",
+		"race read 3\n":                                             "",
+	} {
+		s, err := lang.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if cs := ViewsOf(s).Columns; len(cs) > 0 {
+			got = cs[0]
+		}
+		if got != want {
+			t.Errorf("%q: first column %q, want %q", src, got, want)
+		}
+	}
+}

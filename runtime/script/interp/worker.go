@@ -1,0 +1,626 @@
+package interp
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/twice-lab/twice/runtime/event"
+	"github.com/twice-lab/twice/runtime/queue"
+	"github.com/twice-lab/twice/runtime/receipts"
+	"github.com/twice-lab/twice/runtime/script/diagnosis"
+	"github.com/twice-lab/twice/runtime/script/lang"
+	"github.com/twice-lab/twice/runtime/script/result"
+	"github.com/twice-lab/twice/runtime/sim"
+)
+
+// worker is one execution of one job: a simulated process with its own
+// database connection and its own run id.
+type worker struct {
+	in   *interp
+	args lang.WorkArgs
+	conn *queue.Conn
+	run  string
+	gate sim.Time // if set, wait until this instant (a race's shared start)
+	proc *sim.Proc
+
+	rec *diagnosis.Record // what this run did, once it has claimed the job
+	// beat is the instant of the last renewal (or of the claim): the
+	// heartbeat timer fires every WorkArgs.Heartbeat after it.
+	beat sim.Time
+	lost bool  // a renewal found another run holding the job
+	ok   bool  // finished its work and acked
+	err  error // a runtime error that stops the script
+}
+
+// workerData is the trace payload of a worker's event.
+type workerData struct {
+	run    string
+	job    *result.Job
+	effect *result.Effect // a ledger row committed by this step
+}
+
+// step records one atomic step of the worker and yields for cost. A step
+// that wrote the job row carries the row as it now stands.
+func (w *worker) step(p *sim.Proc, cost sim.Time, kind event.Kind, wrote bool, format string, args ...any) {
+	var job *result.Job
+	if wrote {
+		job = w.in.observe(w.args.Job)
+	}
+	p.Kernel().Record(w.args.Worker, kind, workerData{run: w.run, job: job}, format, args...)
+	p.Sleep(cost)
+}
+
+// say prints one line of the worker to the transcript and the trace.
+func (w *worker) say(kind event.Kind, format string, args ...any) {
+	w.in.print("%s run %s: %s", w.args.Worker, w.run, fmt.Sprintf(format, args...))
+	w.in.k.Record(w.args.Worker, kind, workerData{run: w.run}, format, args...)
+}
+
+// stall freezes the worker for --stall, after its last lease check and
+// before its effect: no heartbeats, no work.
+func (w *worker) stall(p *sim.Proc) {
+	if d := w.args.Stall; d > 0 {
+		w.rec.Enter(w.in.k.Now(), diagnosis.PhaseStalled)
+		w.step(p, d, event.Stall, false, "frozen for %d ms (a pause: no heartbeats, no work)", d/sim.Millisecond)
+	}
+}
+
+func (w *worker) stmt() sim.Time { return w.in.k.Between(stmtMin, stmtMax) }
+
+// body is the worker's process. Every SQL statement, clock read, log write
+// and request is one atomic step; between steps other processes may run.
+// Its stages: claim the job, read back the attempt, do the job's own work
+// (processing, with heartbeats), send the receipt, ack.
+func (w *worker) body(p *sim.Proc) {
+	k := p.Kernel()
+	a := w.args
+	defer func() { delete(w.in.running, a.Worker) }()
+
+	w.step(p, k.Between(startMin, startMax), event.Start, false, "start run %s", w.run)
+	if w.gate != 0 {
+		p.SleepUntil(w.gate + k.Between(0, skewMax))
+	}
+	w.execute(p)
+}
+
+// execute is one execution of the job, from the claim to the ack.
+func (w *worker) execute(p *sim.Proc) {
+	a := w.args
+	// A write that finds another connection's transaction open waits a
+	// statement's time and tries again, as SQLite's busy handler would.
+	w.conn.Wait = func() error {
+		w.step(p, w.stmt(), event.Busy, false, "database is locked by another connection's transaction: waiting")
+		return nil
+	}
+	row, claimed := w.claim(p)
+	if w.err != nil {
+		return
+	}
+	if !claimed {
+		if row.Status == "done" {
+			w.say(event.Say, "job %d already done", a.Job)
+		} else {
+			w.say(event.Say, "job %d already claimed", a.Job)
+		}
+		w.ok = true
+		return
+	}
+
+	// Read back what the claim wrote: the attempt number and the order.
+	got, err := w.conn.Read(a.Job)
+	if err != nil {
+		w.fail(err)
+		return
+	}
+	w.step(p, w.stmt(), event.Select, false, "SELECT job %d: attempts=%d", a.Job, got.Attempts)
+	if got.Attempts > 1 {
+		w.in.m.poll() // a reclaim: some run claimed this job before
+	}
+
+	if a.Effect == lang.EffectLedger {
+		w.ledger(p, got)
+		return
+	}
+	if a.CrashBeforeEffect {
+		w.rec.Enter(w.in.k.Now(), diagnosis.PhaseKilled)
+		w.say(event.Kill, "killed before the receipt")
+		return
+	}
+	if !w.process(p) {
+		return
+	}
+	w.stall(p)
+	answered, refused := w.send(p, got)
+	if !answered && !refused {
+		w.rec.Enter(w.in.k.Now(), diagnosis.PhaseEnded)
+		return
+	}
+	if answered {
+		if w.rec.Replayed {
+			w.say(event.Say, "receipt sent for %s: the service replayed the first answer (key %s)", got.Order, w.rec.Key)
+		} else {
+			w.say(event.Say, "receipt sent for %s", got.Order)
+		}
+	}
+	if w.lost {
+		return // the heartbeat found the lease gone during the call
+	}
+	if a.CrashBeforeAck {
+		w.rec.Enter(w.in.k.Now(), diagnosis.PhaseKilled)
+		w.say(event.Kill, "killed before the ack")
+		return
+	}
+	w.ack(p)
+}
+
+// claim takes the job with the worker's claim and reports whether it did,
+// with the row as last read when it did not. Each protocol's statements
+// are a method of their own.
+func (w *worker) claim(p *sim.Proc) (queue.Row, bool) {
+	switch w.args.Claim.Protocol() {
+	case queue.ReadThenWrite:
+		return w.claimReadThenWrite(p)
+	case queue.Conditional:
+		return w.claimConditional(p)
+	}
+	// A claim whose protocol has no steps here must not run as another:
+	// TestEveryClaimRuns reaches this line for any such claim.
+	w.fail(fmt.Errorf("work: claim %s (%s) has no steps in the worker", w.args.Claim, w.args.Claim.Protocol()))
+	return queue.Row{}, false
+}
+
+// claimReadThenWrite is the read claim: SELECT the row, read the clock,
+// and if the row is claimable, an UPDATE with no condition.
+func (w *worker) claimReadThenWrite(p *sim.Proc) (queue.Row, bool) {
+	k := p.Kernel()
+	a := w.args
+	row, err := w.conn.Read(a.Job)
+	if err != nil {
+		w.fail(err)
+		return row, false
+	}
+	w.step(p, w.stmt(), event.Select, false, "SELECT job %d: status=%s", a.Job, row.Status)
+	now := p.ReadClock(k.Between(clockMin, clockMax))
+	if !row.Claimable(now) {
+		return row, false
+	}
+	if err := w.conn.Take(a.Job, w.run, now+a.Lease); err != nil {
+		w.fail(err)
+		return row, false
+	}
+	w.claimed(p, now+a.Lease)
+	w.step(p, w.stmt(), event.Claim, true, "UPDATE job %d: running, run %s (no condition)", a.Job, w.run)
+	return row, true
+}
+
+// claimConditional is the atomic claim: read the clock, then one UPDATE
+// whose WHERE says "claimable", decided by the rows it changed. The loser
+// reads the row once more, to say why.
+func (w *worker) claimConditional(p *sim.Proc) (queue.Row, bool) {
+	k := p.Kernel()
+	a := w.args
+	now := p.ReadClock(k.Between(clockMin, clockMax))
+	ok, err := w.conn.Claim(a.Job, w.run, now, now+a.Lease)
+	if err != nil {
+		w.fail(err)
+		return queue.Row{}, false
+	}
+	if ok {
+		w.claimed(p, now+a.Lease)
+		w.step(p, w.stmt(), event.Claim, true, "UPDATE job %d WHERE queued or lease passed: 1 row changed", a.Job)
+		return queue.Row{}, true
+	}
+	w.step(p, w.stmt(), event.ClaimFailed, false, "UPDATE job %d WHERE queued or lease passed: 0 rows changed", a.Job)
+	// Find out why: no such job, done, or held by another run.
+	row, err := w.conn.Read(a.Job)
+	if err != nil {
+		w.fail(err)
+		return row, false
+	}
+	w.step(p, w.stmt(), event.Select, false, "SELECT job %d: status=%s", a.Job, row.Status)
+	return row, false
+}
+
+// claimed notes, as evidence for the diagnosis, that this run took the job
+// at the current instant with a lease to expire at lease, and what the run
+// that held the job before was doing then.
+func (w *worker) claimed(p *sim.Proc, lease sim.Time) {
+	w.rec = w.in.hist.Claimed(w.run, w.args.Worker, w.args.Job, p.Now(), lease)
+	w.rec.Heartbeat = w.args.Heartbeat > 0
+	w.rec.Delay, w.rec.Processing = w.args.Delay, w.args.Processing
+	w.beat = p.Now()
+}
+
+// process does the job's own work for WorkArgs.Processing, renewing the
+// lease every WorkArgs.Heartbeat while it does. It reports false when a
+// renewal found the lease gone: the worker then stops before the receipt.
+// With heartbeats on, the last renewal is the worker's last lease check
+// before it sends.
+func (w *worker) process(p *sim.Proc) bool {
+	a := w.args
+	if a.Processing == 0 && a.Heartbeat == 0 {
+		return true
+	}
+	if a.Processing > 0 {
+		w.rec.Enter(w.in.k.Now(), diagnosis.PhaseProcessing)
+		p.Kernel().Record(a.Worker, event.Process, workerData{run: w.run}, "working on job %d for %d ms", a.Job, a.Processing/sim.Millisecond)
+	}
+	left := a.Processing
+	for {
+		chunk := left
+		if a.Heartbeat > 0 && a.Heartbeat < chunk {
+			chunk = a.Heartbeat
+		}
+		if chunk > 0 {
+			p.Sleep(chunk)
+			left -= chunk
+		}
+		if a.Heartbeat > 0 && !w.renew(p, "stopping before the receipt") {
+			return false
+		}
+		if left <= 0 {
+			return w.err == nil
+		}
+	}
+}
+
+// renew is one heartbeat: an UPDATE of the lease conditional on this run
+// still holding the job. When it finds the lease gone it says so, and
+// next: what the worker does about it.
+func (w *worker) renew(p *sim.Proc, next string) bool {
+	k := p.Kernel()
+	a := w.args
+	now := p.ReadClock(k.Between(clockMin, clockMax))
+	w.beat = now
+	ok, err := w.conn.Renew(a.Job, w.run, now+a.Lease)
+	if err != nil {
+		w.fail(err)
+		return false
+	}
+	if ok {
+		w.rec.SetLease(now, now+a.Lease)
+		w.step(p, w.stmt(), event.Heartbeat, true, "UPDATE job %d SET lease WHERE run %s: 1 row changed", a.Job, w.run)
+		return true
+	}
+	w.step(p, w.stmt(), event.LeaseLost, false, "UPDATE job %d SET lease WHERE run %s: 0 rows changed", a.Job, w.run)
+	row, err := w.conn.Read(a.Job)
+	if err != nil {
+		w.fail(err)
+		return false
+	}
+	w.step(p, w.stmt(), event.Select, false, "SELECT job %d: status=%s run=%s", a.Job, row.Status, row.Run)
+	w.lost = true
+	w.rec.Enter(w.in.k.Now(), diagnosis.PhaseLost)
+	w.say(event.Say, "lease lost: job %d is held by run %s now; %s", a.Job, row.Run, next)
+	return false
+}
+
+// await is how the worker waits for the service's reply until instant t:
+// its heartbeat timer runs for the whole handler, so while the call is
+// out it goes on renewing the lease every WorkArgs.Heartbeat. A renewal
+// that finds the lease gone stops the timer; the worker will not ack.
+func (w *worker) await(p *sim.Proc, t sim.Time) {
+	a := w.args
+	for a.Heartbeat > 0 && !w.lost && w.err == nil && w.beat+a.Heartbeat < t {
+		p.SleepUntil(w.beat + a.Heartbeat)
+		w.renew(p, "the receipt is already out; no ack")
+	}
+}
+
+// send appends to worker.log and posts the receipt, retrying once on a
+// client timeout. It reports whether an answer came back, and whether the
+// service refused the request's fencing token.
+func (w *worker) send(p *sim.Proc, got queue.Row) (answered, refused bool) {
+	k := p.Kernel()
+	a := w.args
+	w.rec.Enter(w.in.k.Now(), diagnosis.PhaseSending)
+	token := 0
+	if a.Fence {
+		token = got.Attempts
+	}
+	key, ok := a.Key.Of(receipts.Delivery{Event: got.Event, Job: a.Job, Order: got.Order, Run: w.run, Attempt: got.Attempts})
+	if !ok {
+		w.fail(fmt.Errorf("work: key %s has no value", a.Key))
+		return false, false
+	}
+	for send := 1; ; send++ {
+		line := "sending receipt for " + got.Order
+		if a.Trace {
+			line = fmt.Sprintf("[run %s attempt %d] %s", w.run, got.Attempts, line)
+		}
+		w.in.log = append(w.in.log, line)
+		w.in.m.log += len(line) + 1
+		w.step(p, k.Between(logMin, logMax), event.Log, false, "append to worker.log: %s", line)
+		w.rec.Key = key
+		delay := a.Delay
+		if send > 1 {
+			delay = 0 // the retry goes out without the injected delay
+		}
+		out := w.in.svc.Post(p, receipts.Request{
+			Order: got.Order, Job: a.Job, Run: w.run, Attempt: got.Attempts, Send: send,
+			Worker: a.Worker, Delay: delay, Timeout: a.Timeout, Token: token,
+			Event: got.Event, Key: key, Await: w.await,
+		})
+		if err := w.in.svc.Err(); err != nil {
+			w.fail(err)
+			return false, false
+		}
+		switch out {
+		case receipts.Answered:
+			return true, false
+		case receipts.Replayed:
+			w.rec.Replayed = true
+			return true, false
+		case receipts.Refused:
+			w.rec.Enter(w.in.k.Now(), diagnosis.PhaseRefused)
+			w.say(event.Say, "receipt refused: fencing token %d is older than %d", token, w.in.svc.Highest(got.ID))
+			return false, true
+		}
+		if send == 2 {
+			w.say(event.Say, "POST TimeoutError, giving up")
+			return false, false
+		}
+		w.say(event.Say, "POST TimeoutError, retrying")
+	}
+}
+
+// ack marks the job done: unconditionally, or with --fence only if this
+// run still holds it.
+func (w *worker) ack(p *sim.Proc) {
+	a := w.args
+	if !a.Fence {
+		if err := w.conn.Ack(a.Job); err != nil {
+			w.fail(err)
+			return
+		}
+		w.rec.Enter(w.in.k.Now(), diagnosis.PhaseAcked)
+		w.step(p, w.stmt(), event.Ack, true, "UPDATE job %d: done", a.Job)
+		w.ok = true
+		return
+	}
+	ok, err := w.conn.AckRun(a.Job, w.run)
+	if err != nil {
+		w.fail(err)
+		return
+	}
+	if ok {
+		w.rec.Enter(w.in.k.Now(), diagnosis.PhaseAcked)
+		w.step(p, w.stmt(), event.Ack, true, "UPDATE job %d: done WHERE run %s: 1 row changed", a.Job, w.run)
+		w.ok = true
+		return
+	}
+	w.step(p, w.stmt(), event.AckRefused, false, "UPDATE job %d: done WHERE run %s: 0 rows changed", a.Job, w.run)
+	row, err := w.conn.Read(a.Job)
+	if err != nil {
+		w.fail(err)
+		return
+	}
+	w.step(p, w.stmt(), event.Select, false, "SELECT job %d: status=%s run=%s", a.Job, row.Status, row.Run)
+	w.rec.Enter(w.in.k.Now(), diagnosis.PhaseEnded)
+	w.say(event.Say, "ack refused: job %d belongs to run %s", a.Job, row.Run)
+}
+
+func (w *worker) fail(err error) {
+	if errors.Is(err, queue.ErrNoJob) {
+		err = fmt.Errorf("work: job %d does not exist", w.args.Job)
+	}
+	w.err = err
+}
+
+// ledgerKey is the idempotency key a ledger write claims: the producer's
+// event id, the one value every delivery of the job and every publish of
+// the same event carry.
+func ledgerKey(got queue.Row) string { return got.Event }
+
+// ledger is the rest of an execution whose effect is a row in the queue's
+// own database: the key's claim, the ledger row and the ack, in one real
+// transaction on the worker's connection (or, with --key-txn separate, the
+// key first in a transaction of its own). Every statement is one step, so
+// other workers run between them; a kill inside the transaction rolls it
+// back, as SQLite does when the connection that opened it dies.
+func (w *worker) ledger(p *sim.Proc, got queue.Row) {
+	a := w.args
+	key := ledgerKey(got)
+	if a.KeyTxn == lang.KeyTxnSeparate {
+		if !w.begin(p) {
+			return
+		}
+		took, ok := w.claimKey(p, key)
+		if !ok || !w.commit(p, "the key alone") {
+			return
+		}
+		if !took {
+			w.keyHit(p, key, false)
+			return
+		}
+	}
+	if a.CrashBeforeEffect {
+		w.rec.Enter(w.in.k.Now(), diagnosis.PhaseKilled)
+		if a.KeyTxn == lang.KeyTxnSeparate {
+			w.say(event.Kill, "killed before the effect: key %s is committed and no ledger row will follow (lost work)", key)
+		} else {
+			w.say(event.Kill, "killed before the ledger transaction began: nothing written")
+		}
+		return
+	}
+	if !w.process(p) {
+		return
+	}
+	w.stall(p)
+	w.rec.Enter(w.in.k.Now(), diagnosis.PhaseSending)
+	if !w.begin(p) {
+		return
+	}
+	if a.KeyTxn == lang.KeyTxnSame {
+		took, ok := w.claimKey(p, key)
+		if !ok {
+			return
+		}
+		if !took {
+			w.keyHit(p, key, true)
+			return
+		}
+	}
+	if err := w.conn.AddLedger(queue.LedgerRow{Key: key, Order: got.Order, Job: a.Job, Run: w.run, Attempt: got.Attempts}); err != nil {
+		w.fail(err)
+		return
+	}
+	w.step(p, w.stmt(), event.Ledger, false, "INSERT INTO ledger: %s, run %s, attempt %d (not yet committed)", got.Order, w.run, got.Attempts)
+	if a.CrashBeforeAck {
+		w.kill(p, "killed before the ack, inside the transaction")
+		return
+	}
+	if !w.ackInTx(p) {
+		return
+	}
+	if a.CrashBeforeCommit {
+		w.kill(p, "killed before COMMIT")
+		return
+	}
+	what := "the key, the ledger row and the ack"
+	if a.KeyTxn == lang.KeyTxnSeparate {
+		what = "the ledger row and the ack"
+	}
+	if !w.commitRow(p, what, &result.Effect{Order: got.Order, Job: a.Job, Run: w.run, Attempt: got.Attempts, Worker: a.Worker, Event: got.Event, Key: key, Ledger: true}) {
+		return
+	}
+	w.rec.Enter(w.in.k.Now(), diagnosis.PhaseAcked)
+	w.ok = true
+	if a.KeyTxn == lang.KeyTxnSame {
+		w.say(event.Say, "ledger row written for %s: key, row and ack in one COMMIT", got.Order)
+	} else {
+		w.say(event.Say, "ledger row written for %s: row and ack in one COMMIT, after the key's own", got.Order)
+	}
+}
+
+// begin opens the worker's transaction.
+func (w *worker) begin(p *sim.Proc) bool {
+	if err := w.conn.Begin(); err != nil {
+		w.fail(err)
+		return false
+	}
+	w.step(p, w.stmt(), event.Begin, false, "BEGIN IMMEDIATE")
+	return true
+}
+
+// commit commits the worker's transaction.
+func (w *worker) commit(p *sim.Proc, what string) bool { return w.commitRow(p, what, nil) }
+
+// commitRow commits the worker's transaction; row, when not nil, is the
+// ledger row it makes visible: the effect, landing at this step.
+func (w *worker) commitRow(p *sim.Proc, what string, row *result.Effect) bool {
+	if err := w.conn.Commit(); err != nil {
+		w.fail(err)
+		return false
+	}
+	k := p.Kernel()
+	if row != nil {
+		row.AtUS = p.Now()
+	}
+	k.Record(w.args.Worker, event.Commit, workerData{run: w.run, job: w.in.observe(w.args.Job), effect: row}, "COMMIT: %s now visible", what)
+	p.Sleep(w.stmt())
+	return true
+}
+
+// rollback discards the worker's open transaction.
+func (w *worker) rollback(p *sim.Proc, why string) bool {
+	if err := w.conn.Rollback(); err != nil {
+		w.fail(err)
+		return false
+	}
+	w.step(p, w.stmt(), event.Rollback, true, "ROLLBACK: %s", why)
+	return true
+}
+
+// claimKey inserts the key with ON CONFLICT DO NOTHING and reports whether
+// the insert took; ok is false on an error.
+func (w *worker) claimKey(p *sim.Proc, key string) (took, ok bool) {
+	took, err := w.conn.ClaimKey(key, w.run)
+	if err != nil {
+		w.fail(err)
+		return false, false
+	}
+	n := "0 rows changed: the key is taken"
+	if took {
+		n = "1 row changed (not yet committed)"
+	}
+	w.step(p, w.stmt(), event.Key, false, "INSERT INTO processed_keys %s ON CONFLICT DO NOTHING: %s", key, n)
+	return took, true
+}
+
+// keyHit is a duplicate caught by the key: the work was done (or claimed)
+// by another run, so this one writes no row and acks. inTx says whether
+// the ack goes in the transaction still open.
+func (w *worker) keyHit(p *sim.Proc, key string, inTx bool) {
+	owner, err := w.conn.KeyOwner(key)
+	if err != nil {
+		w.fail(err)
+		return
+	}
+	w.step(p, w.stmt(), event.KeyHit, false, "SELECT run FROM processed_keys: %s", owner)
+	w.in.keyHits++
+	w.say(event.Say, "key %s already processed by run %s: no ledger row (a duplicate-key hit)", key, owner)
+	if !inTx {
+		w.ack(p)
+		return
+	}
+	if !w.ackInTx(p) || !w.commit(p, "the ack") {
+		return
+	}
+	w.rec.Enter(w.in.k.Now(), diagnosis.PhaseAcked)
+	w.ok = true
+}
+
+// ackInTx is the ack inside the ledger's transaction: unconditional, or
+// with --fence only if this run still holds the job; a refused fenced ack
+// rolls the whole transaction back, the ledger row with it.
+func (w *worker) ackInTx(p *sim.Proc) bool {
+	a := w.args
+	if !a.Fence {
+		if err := w.conn.Ack(a.Job); err != nil {
+			w.fail(err)
+			return false
+		}
+		w.step(p, w.stmt(), event.Ack, false, "UPDATE job %d: done (not yet committed)", a.Job)
+		return true
+	}
+	ok, err := w.conn.AckRun(a.Job, w.run)
+	if err != nil {
+		w.fail(err)
+		return false
+	}
+	if ok {
+		w.step(p, w.stmt(), event.Ack, false, "UPDATE job %d: done WHERE run %s: 1 row changed (not yet committed)", a.Job, w.run)
+		return true
+	}
+	w.step(p, w.stmt(), event.AckRefused, false, "UPDATE job %d: done WHERE run %s: 0 rows changed", a.Job, w.run)
+	row, err := w.conn.Read(a.Job)
+	if err != nil {
+		w.fail(err)
+		return false
+	}
+	w.step(p, w.stmt(), event.Select, false, "SELECT job %d: status=%s run=%s", a.Job, row.Status, row.Run)
+	if !w.rollback(p, "the ack was refused") {
+		return false
+	}
+	w.rec.Enter(w.in.k.Now(), diagnosis.PhaseEnded)
+	w.say(event.Say, "ack refused: job %d belongs to run %s; rolled back, ledger row and all", a.Job, row.Run)
+	return false
+}
+
+// kill ends the worker inside its open transaction. The process dies with
+// its connection, and SQLite discards what the transaction wrote: here, a
+// ROLLBACK on that connection.
+func (w *worker) kill(p *sim.Proc, what string) {
+	w.rec.Enter(w.in.k.Now(), diagnosis.PhaseKilled)
+	if err := w.conn.Rollback(); err != nil {
+		w.fail(err)
+		return
+	}
+	w.in.k.Record(w.args.Worker, event.Rollback, workerData{run: w.run, job: w.in.observe(w.args.Job)}, "the connection dies with the process: SQLite rolls the open transaction back")
+	if w.args.KeyTxn == lang.KeyTxnSeparate {
+		w.say(event.Kill, "%s; SQLite rolls the transaction back: no ledger row, no ack, but the key, committed on its own, stays (lost work)", what)
+		return
+	}
+	w.say(event.Kill, "%s; SQLite rolls the transaction back: no key, no ledger row, no ack", what)
+}

@@ -1,0 +1,58 @@
+// Package lang is the twice command language: the commands a script can
+// type, the command table they come from, the parser that turns a
+// script's text into a [Script], and the printer that writes a Script
+// back ([Format], [Command.String]). It runs nothing: package interp
+// does.
+//
+// # What a newcomer meets first
+//
+//	Parse(src)        → *Script   commands with their positions and arguments, or an *Error
+//	Format(*Script)   → string    the script in canonical form; Parse(Format(s)) is s
+//	Estimate(src)     → Cost      the parser's guess at what a script will spend
+//	Commands()        → []CommandInfo   the command table, as help and docs list it
+//
+// A [Command] has a [Kind] (which command), its [Pos] in the script, how it
+// joins the command before it ([Op]: ; or &&), and its arguments: one of
+// [AddArgs], [WorkArgs], [RaceArgs], [LoadArgs], [ServiceArgs], or a job
+// id or a sleep. A value from one of the runtime's lists (a claim, a
+// dedupe mode, a key choice) is parsed into its named type here, so that
+// nothing later sees a name that is not on its list. The wrappers of the
+// article's command lines (node queue.mjs, twice, ( ... ), a trailing
+// 2>/dev/null) are dropped here.
+//
+// Every limit of limits.go (MaxScriptBytes, MaxCommands, MaxRaces,
+// MaxWorkerNames, MaxExploreStates, MaxRenewals, the load limits,
+// MaxSleep, MaxLease, MaxMillis, MaxJobID) is checked here, before anything
+// runs, and every number follows one rule (decimal digits, no sign, in
+// range). An [Error] says what went wrong and where: its Kind is "parse",
+// "usage", "limit" or, when the interpreter places a failure of its own
+// at a command, "runtime".
+//
+// The matrix command's table lives here too (matrix.go): its scenarios
+// are scripts and its fixes are changes written into a script
+// ([CellScript]), so the parser can count what a matrix will run.
+//
+// # Adding a command
+//
+//  1. parse.go: a [Kind] constant and its name in kindNames, in the same
+//     order (before Background); a field or an args struct on [Command]
+//     for its arguments.
+//  2. commands.go: an entry in commandTable with its word, Kind,
+//     synopsis, one-line summary, an example that runs, and its parse
+//     function (parseNAME, as parseAdd, parseService and parseRedeliver
+//     are), which fills the arguments and returns a usage error
+//     (usageErr) for bad input. The unknown-command error, twice run
+//     --help and docs/COMMANDS.md all come from that table. A flag that
+//     takes a value from a list parses it with parseClaim, parseDedupe or
+//     parseKey, whose errors name the list.
+//  3. limits.go: if it has a limit, a Max constant, checked in the
+//     parser; if it starts workers (each worker name is a SQLite
+//     connection) or does work in proportion to its arguments, a case in
+//     Script.cost that counts its names, races, states or steps, so the
+//     budget and Estimate see it.
+//  4. format.go: a case in [Command.String] if it has arguments, so that
+//     Format round-trips (FuzzParse checks it).
+//  5. go test ./runtime/script/lang -run CommandReference -update
+//     rewrites docs/COMMANDS.md. Then the interpreter runs it: see
+//     package interp.
+package lang

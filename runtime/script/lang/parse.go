@@ -1,0 +1,1250 @@
+package lang
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/twice-lab/twice/runtime/explore"
+	"github.com/twice-lab/twice/runtime/queue"
+	"github.com/twice-lab/twice/runtime/receipts"
+	"github.com/twice-lab/twice/runtime/sim"
+)
+
+// Defaults of the work and race commands, as in the article.
+const (
+	DefaultWorker  = "W1"
+	DefaultLease   = 30 * sim.Second
+	DefaultClaim   = queue.ClaimRead
+	DefaultTimeout = 5000 * sim.Millisecond
+	DefaultRaces   = 20
+	DefaultWorkers = 2
+	MinWorkers     = explore.MinWorkers
+	MaxWorkers     = explore.MaxWorkers
+	// DefaultLoadClaim is load's claim: a consumer that polls uses the
+	// atomic claim unless told otherwise.
+	DefaultLoadClaim = queue.ClaimAtomic
+)
+
+// Pos is a place in the script: line and column, both from 1 (columns
+// count characters, not bytes).
+type Pos struct{ Line, Col int }
+
+func fmtPos(line, col int) string { return fmt.Sprintf("line %d, col %d", line, col) }
+
+// Op says how a command joins the one before it.
+type Op int
+
+const (
+	// OpSeq: runs whatever happened before (start of a line, or after ';').
+	OpSeq Op = iota
+	// OpAnd: runs only if the previous command succeeded (after '&&').
+	OpAnd
+)
+
+// Kind is the name of a command.
+type Kind int
+
+const (
+	Reset Kind = iota
+	Add
+	Work
+	Race
+	Sleep
+	Log
+	Jobs
+	Effects
+	Wait
+	Load
+	Service
+	Redeliver
+	// Ledger prints the ledger and processed_keys tables.
+	Ledger
+	// Matrix runs every duplicate scenario against every fix.
+	Matrix
+	// Background is a list of commands ended by '&': it runs as a process of
+	// its own while the script goes on (see Command.Body).
+	Background
+)
+
+var kindNames = [...]string{"reset", "add", "work", "race", "sleep", "log", "jobs", "effects", "wait", "load", "service", "redeliver", "ledger", "matrix", "background"}
+
+func (k Kind) String() string { return kindNames[k] }
+
+// Command is one parsed command.
+type Command struct {
+	Pos  Pos
+	Op   Op
+	Kind Kind
+
+	Add   AddArgs  // add
+	Work  WorkArgs // work
+	Race  RaceArgs // race
+	Sleep sim.Time // sleep, µs
+	Load  LoadArgs // load
+	// MatrixSeed is the seed of matrix --seed, 0 for the run's own.
+	MatrixSeed uint64
+	// Service is what service sets: how the receipts service treats the
+	// Idempotency-Key header from then on.
+	Service ServiceArgs
+	// Job is the job redeliver puts back in the queue.
+	Job int64
+	// Body is the list a Background command runs, in order; its first
+	// command's Op is OpSeq. Only work and sleep run in the background.
+	Body []Command
+}
+
+// AddArgs are the arguments of add: Times jobs for Order, all carrying
+// the producer's event id Event ("" for a new one, made when add runs).
+type AddArgs struct {
+	Order string
+	Event string
+	Times int
+}
+
+// ServiceArgs are the flags of service.
+type ServiceArgs struct {
+	Dedupe receipts.Dedupe
+	// KeyTTL is how long the service remembers a key; 0 for ever.
+	KeyTTL sim.Time
+}
+
+// WorkArgs are the flags of work, with defaults filled in.
+type WorkArgs struct {
+	Job               int64
+	Worker            string
+	Lease             sim.Time
+	Claim             queue.Claim
+	Trace             bool
+	Delay             sim.Time
+	Timeout           sim.Time
+	CrashBeforeEffect bool
+	CrashBeforeAck    bool
+	// Processing is how long the job's own work takes, between the claim
+	// and the receipt.
+	Processing sim.Time
+	// Heartbeat, when not zero, renews the lease this often, with an
+	// UPDATE conditional on the run id: a timer for the whole handler,
+	// during processing and while the receipt call waits for its reply.
+	Heartbeat sim.Time
+	// Stall freezes the worker after its last lease check and before the
+	// receipt (a GC pause, a VM migration): no heartbeats meanwhile.
+	Stall sim.Time
+	// Fence sends the attempt number as a fencing token with the receipt
+	// and makes the ack conditional on the run id.
+	Fence bool
+	// Effect is where the job's effect lands: EffectReceipt (a POST to the
+	// receipts service) or EffectLedger (a row in the queue's own
+	// database, written in one transaction with the key's claim and the
+	// ack).
+	Effect string
+	// KeyTxn, with the ledger, says where the key is claimed: KeyTxnSame
+	// (in the effect's transaction) or KeyTxnSeparate (in a transaction of
+	// its own, committed before the effect's begins).
+	KeyTxn string
+	// CrashBeforeCommit kills the worker inside the ledger's transaction,
+	// after its last statement and before COMMIT.
+	CrashBeforeCommit bool
+	// Key is which value the receipt carries as its Idempotency-Key.
+	Key receipts.Key
+}
+
+// Where a job's effect lands (work --effect).
+const (
+	EffectReceipt = "receipt" // POST to the receipts service (the default)
+	EffectLedger  = "ledger"  // a row in the queue's own database
+)
+
+// Where the ledger's key is claimed (work --key-txn).
+const (
+	KeyTxnSame     = "same"     // in the effect's transaction (the default)
+	KeyTxnSeparate = "separate" // in a transaction of its own, before the effect's
+)
+
+// RaceArgs are the arguments of race.
+type RaceArgs struct {
+	Claim   queue.Claim
+	N       int  // races to run; 0 with All
+	All     bool // check every interleaving instead of timed races
+	Workers int
+	// Worker flags every racing worker gets; with All, the steps they add
+	// are explored too (package explore: a heartbeat's one renewal, the
+	// fenced receipt and ack, the ledger's transaction).
+	Effect    string
+	KeyTxn    string // with the ledger: KeyTxnSame or KeyTxnSeparate
+	Heartbeat sim.Time
+	Fence     bool
+	Delay     sim.Time     // how long the receipts service takes to answer
+	Key       receipts.Key // the workers' Idempotency-Key
+}
+
+// ExploreFlags are the worker flags of a race --all, as package explore
+// takes them.
+func (r RaceArgs) ExploreFlags() explore.Flags {
+	return explore.Flags{Heartbeat: r.Heartbeat > 0, Fence: r.Fence, Ledger: r.Effect == EffectLedger, SeparateKey: r.KeyTxn == KeyTxnSeparate}
+}
+
+// LoadArgs are the arguments of load: N jobs worked by K workers, with
+// processing times drawn from a distribution, once for each lease length.
+type LoadArgs struct {
+	Jobs       int
+	Workers    int
+	Leases     []sim.Time // one load run per lease, in the order given
+	Processing Dist
+	Heartbeat  sim.Time
+	Stall      sim.Time
+	Claim      queue.Claim
+}
+
+// Script is a parsed script: its commands in order.
+type Script struct {
+	Commands []Command
+}
+
+// Races returns how many races the script runs in all.
+func (s *Script) Races() int {
+	n := 0
+	for _, c := range s.Commands {
+		switch c.Kind {
+		case Race:
+			n += c.Race.N
+		case Matrix:
+			n += MatrixRaces()
+		}
+	}
+	return n
+}
+
+// LoadJobs returns how many jobs the script's load commands run in all,
+// counting each lease of a sweep.
+func (s *Script) LoadJobs() int {
+	n := 0
+	for _, c := range s.Commands {
+		if c.Kind == Load {
+			n += c.Load.Jobs * len(c.Load.Leases)
+		}
+	}
+	return n
+}
+
+func parseErr(p Pos, format string, args ...any) *Error {
+	return &Error{Kind: "parse", Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, shortArgs(args)...)}
+}
+
+func usageErr(p Pos, format string, args ...any) *Error {
+	return &Error{Kind: "usage", Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, shortArgs(args)...)}
+}
+
+// maxQuoted is how much of a word an error message quotes: a 60 KB word
+// in a script makes a one-line error, not a 60 KB one.
+const maxQuoted = 40
+
+// shortArgs cuts every word of the script among the arguments (a string
+// with no space: the lexer splits words at spaces) that is longer than
+// maxQuoted characters. Lists and nested messages have spaces and stay
+// whole.
+func shortArgs(args []any) []any {
+	for i, a := range args {
+		if s, ok := a.(string); ok && !strings.ContainsAny(s, " \t") && utf8.RuneCountInString(s) > maxQuoted {
+			n := 0
+			for j := range s {
+				if n == maxQuoted {
+					args[i] = s[:j] + "…"
+					break
+				}
+				n++
+			}
+		}
+	}
+	return args
+}
+
+type tokKind int
+
+const (
+	tWord   tokKind = iota
+	tAnd            // &&
+	tAmp            // & (run in the background)
+	tSemi           // ;
+	tLParen         // (
+	tRParen         // )
+	tNewline
+	tEOF
+)
+
+type token struct {
+	kind tokKind
+	text string
+	pos  Pos
+}
+
+// lex splits src into tokens. Words are runs of characters other than
+// blanks and the shell operators it understands.
+func lex(src string) ([]token, *Error) {
+	var toks []token
+	line, col := 1, 1
+	i := 0
+	for i < len(src) {
+		r, size := utf8.DecodeRuneInString(src[i:])
+		p := Pos{line, col}
+		switch {
+		case r == utf8.RuneError && size == 1:
+			return nil, parseErr(p, "invalid UTF-8")
+		case r == '\n':
+			toks = append(toks, token{tNewline, "\n", p})
+			i++
+			line, col = line+1, 1
+			continue
+		case r == ' ' || r == '\t' || r == '\r':
+			i++
+			col++
+			continue
+		case r == '\\' && strings.HasPrefix(src[i:], "\\\n"):
+			// A line continuation, as in a shell.
+			i += 2
+			line, col = line+1, 1
+			continue
+		case r == '#':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			continue
+		case r == ';':
+			toks = append(toks, token{tSemi, ";", p})
+		case r == '(':
+			toks = append(toks, token{tLParen, "(", p})
+		case r == ')':
+			toks = append(toks, token{tRParen, ")", p})
+		case r == '&':
+			if strings.HasPrefix(src[i:], "&&") {
+				toks = append(toks, token{tAnd, "&&", p})
+				i += 2
+				col += 2
+				continue
+			}
+			toks = append(toks, token{tAmp, "&", p})
+		case r == '|':
+			return nil, parseErr(p, "'|' is not supported; use '&&' or ';'")
+		case r == '\'' || r == '"' || r == '`':
+			return nil, parseErr(p, "quotes are not supported: write words without them")
+		case r == '$':
+			return nil, parseErr(p, "'$' (variables) is not supported")
+		default:
+			start := i
+			for i < len(src) {
+				r, size := utf8.DecodeRuneInString(src[i:])
+				if strings.ContainsRune(" \t\r\n;&|()'\"`$", r) || r == utf8.RuneError && size == 1 {
+					break
+				}
+				i += size
+				col++
+			}
+			toks = append(toks, token{tWord, src[start:i], p})
+			continue
+		}
+		i += size
+		col++
+	}
+	toks = append(toks, token{tEOF, "", Pos{line, col}})
+	return toks, nil
+}
+
+// Parse parses a script. Errors are *Error values naming line and column.
+func Parse(src string) (*Script, error) {
+	if err := checkSize(src); err != nil {
+		return nil, err
+	}
+	// A byte-order mark, which some editors put at the start of a file,
+	// is not part of the script.
+	src = strings.TrimPrefix(src, "\ufeff")
+	toks, err := lex(src)
+	if err != nil {
+		return nil, err
+	}
+	s := &Script{}
+	var open []Pos // unclosed '(' positions
+	// lists[i] is the index in s.Commands where the current list (the
+	// commands chained by '&&' since the last ';', newline or '&') began,
+	// at parenthesis depth i: '&' sends that whole list to the background.
+	lists := []int{0}
+	op := OpSeq
+	var words []token
+	var afterAnd *token // the '&&' still waiting for its command
+
+	flush := func(end token) *Error {
+		if len(words) == 0 {
+			if afterAnd != nil {
+				return parseErr(afterAnd.pos, "expected a command after '&&'")
+			}
+			return nil
+		}
+		c, err := parseCommand(words)
+		if err != nil {
+			return err
+		}
+		c.Op = op
+		s.Commands = append(s.Commands, c)
+		if len(s.Commands) > MaxCommands {
+			return limitErr(c.Pos, "more than %d commands; the limit is %d commands per script", MaxCommands, MaxCommands)
+		}
+		words = words[:0]
+		afterAnd = nil
+		return nil
+	}
+	newList := func() { lists[len(lists)-1] = len(s.Commands) }
+
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		switch t.kind {
+		case tWord:
+			if len(words) == 0 && t.text == "2>/dev/null" {
+				// A redirection after ')' or on its own: ignored.
+				if i == 0 || toks[i-1].kind != tRParen {
+					return nil, parseErr(t.pos, "expected a command before '2>/dev/null'")
+				}
+				continue
+			}
+			words = append(words, t)
+		case tLParen:
+			if len(words) > 0 {
+				return nil, parseErr(t.pos, "unexpected '(' after %q", words[len(words)-1].text)
+			}
+			open = append(open, t.pos)
+			lists = append(lists, len(s.Commands))
+		case tRParen:
+			if len(open) == 0 {
+				return nil, parseErr(t.pos, "unmatched ')'")
+			}
+			open = open[:len(open)-1]
+			if err := flush(t); err != nil {
+				return nil, err
+			}
+			lists = lists[:len(lists)-1]
+		case tAnd:
+			if len(words) == 0 {
+				// '&&' right after ')' continues the chain; anything else
+				// has no command to its left.
+				if i == 0 || toks[i-1].kind != tRParen {
+					return nil, parseErr(t.pos, "expected a command before '&&'")
+				}
+			} else if err := flush(t); err != nil {
+				return nil, err
+			}
+			op = OpAnd
+			tt := t
+			afterAnd = &tt
+			// A newline after '&&' continues the line, as in a shell.
+			for i+1 < len(toks) && toks[i+1].kind == tNewline {
+				i++
+			}
+		case tAmp:
+			if afterAnd != nil && len(words) == 0 {
+				return nil, parseErr(afterAnd.pos, "expected a command after '&&'")
+			}
+			if err := flush(t); err != nil {
+				return nil, err
+			}
+			from := lists[len(lists)-1]
+			if from >= len(s.Commands) {
+				return nil, parseErr(t.pos, "expected a command before '&'")
+			}
+			bg, err := background(s.Commands[from:], t)
+			if err != nil {
+				return nil, err
+			}
+			s.Commands = append(s.Commands[:from], bg)
+			newList()
+			op = OpSeq
+		case tSemi:
+			if len(words) == 0 && (i == 0 || toks[i-1].kind != tRParen && toks[i-1].kind != tWord) {
+				if afterAnd != nil {
+					return nil, parseErr(t.pos, "expected a command after '&&'")
+				}
+				return nil, parseErr(t.pos, "expected a command before ';'")
+			}
+			if err := flush(t); err != nil {
+				return nil, err
+			}
+			newList()
+			op = OpSeq
+		case tNewline, tEOF:
+			if err := flush(t); err != nil {
+				return nil, err
+			}
+			if t.kind == tEOF && len(open) > 0 {
+				return nil, parseErr(open[len(open)-1], "unclosed '('")
+			}
+			newList()
+			op = OpSeq
+		}
+	}
+	if _, err := s.cost(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// background turns the list of commands before a '&' into one Background
+// command. Only work and sleep can run in the background: a background
+// list is a worker of its own, going on while the script does.
+func background(list []Command, amp token) (Command, *Error) {
+	body := append([]Command(nil), list...)
+	hasWork := false
+	for _, c := range body {
+		switch c.Kind {
+		case Work:
+			hasWork = true
+		case Sleep:
+		case Background:
+			return Command{}, parseErr(c.Pos, "a list sent to the background with '&' cannot itself contain '&'")
+		default:
+			return Command{}, usageErr(amp.pos, "%s cannot run in the background: '&' sends the whole '&&' list before it there, and only work and sleep can run there (end the list with ';' or a new line before the worker)", c.Kind)
+		}
+	}
+	if !hasWork {
+		return Command{}, usageErr(amp.pos, "'&' starts a worker in the background, but this list has no work command")
+	}
+	bg := Command{Pos: body[0].Pos, Op: body[0].Op, Kind: Background, Body: body}
+	bg.Body[0].Op = OpSeq
+	return bg, nil
+}
+
+// parseCommand turns the words of one command into a Command.
+func parseCommand(words []token) (Command, *Error) {
+	// Wrappers the article's command lines carry: "node queue.mjs" and
+	// "twice" before a command, "2>/dev/null" after it.
+	first := words[0].pos
+	if words[0].text == "node" {
+		if len(words) < 2 || words[1].text != "queue.mjs" {
+			return Command{}, parseErr(words[0].pos, `only "node queue.mjs COMMAND" is understood after "node"`)
+		}
+		words = words[2:]
+		if len(words) == 0 {
+			return Command{}, usageErr(first, "expected a command after \"node queue.mjs\"")
+		}
+	} else if words[0].text == "twice" {
+		words = words[1:]
+		if len(words) == 0 {
+			return Command{}, usageErr(first, "expected a command after \"twice\"")
+		}
+	}
+	if n := len(words); n > 1 && words[n-1].text == "2>/dev/null" {
+		words = words[:n-1]
+	}
+	name, args := words[0], words[1:]
+	c := Command{Pos: name.pos}
+	for _, a := range args {
+		if strings.Contains(a.text, ">") || strings.Contains(a.text, "<") {
+			return c, parseErr(a.pos, "redirection %q is not supported (only a trailing 2>/dev/null is accepted)", a.text)
+		}
+	}
+	spec, ok := lookupCommand(name.text)
+	if !ok {
+		return c, usageErr(name.pos, "unknown command %q (want %s)", name.text, commandNames)
+	}
+	c.Kind = spec.kind
+	if err := spec.parse(&c, name, args); err != nil {
+		// Every error names the command it is about.
+		if !strings.HasPrefix(err.Msg, "usage: ") && !strings.HasPrefix(err.Msg, name.text+" ") && !strings.HasPrefix(err.Msg, name.text+":") {
+			err.Msg = name.text + ": " + err.Msg
+		}
+		return c, err
+	}
+	return c, nil
+}
+
+// parseAdd reads add ORDER [--event ID] [--times N].
+func parseAdd(c *Command, name token, args []token) *Error {
+	a := AddArgs{Times: 1}
+	var pos []token
+	seen := map[string]bool{}
+	for i := 0; i < len(args); i++ {
+		if !strings.HasPrefix(args[i].text, "-") {
+			pos = append(pos, args[i])
+			continue
+		}
+		f, err := cutFlag(args[i], seen)
+		if err != nil {
+			return err
+		}
+		var v token
+		if v, err = f.value(args, &i); err != nil {
+			return err
+		}
+		switch f.name {
+		case "event":
+			if err = checkID(v, "event id"); err == nil {
+				a.Event = v.text
+			}
+		case "times":
+			var n int64
+			n, err = parseInt(v, "--times", 1, MaxTimes)
+			a.Times = int(n)
+		default:
+			err = usageErr(f.tok.pos, "unknown flag %q (want --event, --times)", f.tok.text)
+		}
+		if err != nil {
+			return f.named(v, err)
+		}
+	}
+	if len(pos) != 1 {
+		return usageErr(name.pos, "usage: add ORDER [--event ID] [--times N] (one order id, like order-77)")
+	}
+	if err := checkOrder(pos[0]); err != nil {
+		return err
+	}
+	a.Order = pos[0].text
+	c.Add = a
+	return nil
+}
+
+// parseService reads service --dedupe MODE [--key-ttl S].
+func parseService(c *Command, name token, args []token) *Error {
+	var s ServiceArgs
+	seen := map[string]bool{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a.text, "-") {
+			return usageErr(a.pos, "unexpected argument %q (service takes only flags)", a.text)
+		}
+		f, err := cutFlag(a, seen)
+		if err != nil {
+			return err
+		}
+		var v token
+		if v, err = f.value(args, &i); err != nil {
+			return err
+		}
+		switch f.name {
+		case "dedupe":
+			s.Dedupe, err = parseDedupe(v)
+		case "key-ttl":
+			s.KeyTTL, err = parseSeconds(v, "--key-ttl", MaxLease)
+			if err == nil && s.KeyTTL == 0 {
+				err = usageErr(v.pos, "--key-ttl must be more than 0 seconds (leave it out to keep keys for ever)")
+			}
+		default:
+			err = usageErr(a.pos, "unknown flag %q (want --dedupe, --key-ttl)", a.text)
+		}
+		if err != nil {
+			return f.named(v, err)
+		}
+	}
+	if !seen["dedupe"] {
+		return usageErr(name.pos, "usage: service --dedupe %s [--key-ttl S]", receipts.DedupeNames("|"))
+	}
+	if s.KeyTTL > 0 && s.Dedupe == receipts.DedupeOff {
+		return usageErr(name.pos, "--key-ttl needs a dedupe mode that keeps keys (--dedupe check or claim)")
+	}
+	c.Service = s
+	return nil
+}
+
+// parseRedeliver reads redeliver --job N.
+func parseRedeliver(c *Command, name token, args []token) *Error {
+	seen, err := soleFlag(args, "job", "redeliver", "redeliver takes only --job N", func(v token) *Error {
+		var err *Error
+		c.Job, err = parseInt(v, "--job", 1, MaxJobID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if !seen {
+		return usageErr(name.pos, "usage: redeliver --job N")
+	}
+	return nil
+}
+
+// soleFlag reads the arguments of a command whose only argument is the
+// flag --want with a value, given at most once: set gets the value.
+// notFlag ends the error for a word that is not a flag. It reports
+// whether the flag was given.
+func soleFlag(args []token, want, cmd, notFlag string, set func(v token) *Error) (bool, *Error) {
+	seen := map[string]bool{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a.text, "-") {
+			return false, usageErr(a.pos, "unexpected argument %q (%s)", a.text, notFlag)
+		}
+		f, err := cutFlag(a, seen)
+		if err != nil {
+			return false, err
+		}
+		if f.name != want {
+			return false, usageErr(a.pos, "unknown flag %q (want --%s)", a.text, want)
+		}
+		v, err := f.value(args, &i)
+		if err == nil {
+			err = set(v)
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+	return seen[want], nil
+}
+
+func parseDedupe(t token) (receipts.Dedupe, *Error) {
+	if d, ok := receipts.ParseDedupe(t.text); ok {
+		return d, nil
+	}
+	return 0, usageErr(t.pos, "unknown dedupe mode %q (want %s)", t.text, oneOf(receipts.DedupeNames(", ")))
+}
+
+func parseKey(t token) (receipts.Key, *Error) {
+	if k, ok := receipts.ParseKey(t.text); ok {
+		return k, nil
+	}
+	return 0, usageErr(t.pos, "unknown key %q (want %s)", t.text, oneOf(receipts.KeyNames(", ")))
+}
+
+func checkOrder(t token) *Error { return checkID(t, "order id") }
+
+// checkID checks an order or event id.
+func checkID(t token, what string) *Error {
+	if len(t.text) > maxOrderLen {
+		return usageErr(t.pos, "%s is longer than %d characters", what, maxOrderLen)
+	}
+	for _, r := range t.text {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.:", r)) {
+			return usageErr(t.pos, "%s %q may use only letters, digits and - _ . :", what, t.text)
+		}
+	}
+	if strings.HasPrefix(t.text, "-") {
+		return usageErr(t.pos, "%s %q must not start with '-'", what, t.text)
+	}
+	return nil
+}
+
+// parseClaim reads one of queue.Claims by name.
+func parseClaim(t token) (queue.Claim, *Error) {
+	if c, ok := queue.ParseClaim(t.text); ok {
+		return c, nil
+	}
+	return 0, usageErr(t.pos, "unknown claim %q (want %s)", t.text, oneOf(queue.ClaimNames(", ")))
+}
+
+// oneOf turns "a, b, c" into "a, b or c".
+func oneOf(list string) string {
+	if i := strings.LastIndex(list, ", "); i >= 0 {
+		return list[:i] + " or " + list[i+2:]
+	}
+	return list
+}
+
+func parseRace(c *Command, name token, args []token) *Error {
+	claims := queue.ClaimNames("|")
+	usage := usageErr(name.pos, "usage: race %s [N | --all] [--workers N] [--key K] [--effect receipt|ledger] [--key-txn same|separate] [--heartbeat MS] [--fence] [--delay MS]", claims)
+	r := RaceArgs{N: DefaultRaces, Workers: DefaultWorkers, Effect: EffectReceipt, KeyTxn: KeyTxnSame}
+	var keyTxn *flagArg // --key-txn, which needs the ledger
+	var delay *flagArg  // --delay, a timing that --all does not model
+	var pos []token
+	seen := map[string]bool{}
+	for i := 0; i < len(args); i++ {
+		if !strings.HasPrefix(args[i].text, "-") {
+			pos = append(pos, args[i])
+			continue
+		}
+		f, err := cutFlag(args[i], seen)
+		if err != nil {
+			return err
+		}
+		var v token
+		switch f.name {
+		case "all":
+			err = f.boolean(&r.All)
+		case "key":
+			if v, err = f.value(args, &i); err == nil {
+				r.Key, err = parseKey(v)
+			}
+		case "workers":
+			if v, err = f.value(args, &i); err == nil {
+				var n int64
+				n, err = parseInt(v, "--workers", MinWorkers, MaxWorkers)
+				r.Workers = int(n)
+			}
+		case "effect":
+			if v, err = f.value(args, &i); err == nil {
+				r.Effect, err = v.text, checkEffect(v)
+			}
+		case "heartbeat":
+			if v, err = f.value(args, &i); err == nil {
+				r.Heartbeat, err = parseMillis(v, "--heartbeat", 1)
+			}
+		case "fence":
+			err = f.boolean(&r.Fence)
+		case "key-txn":
+			ff := f
+			keyTxn = &ff
+			if v, err = f.value(args, &i); err == nil {
+				r.KeyTxn = v.text
+				if v.text != KeyTxnSame && v.text != KeyTxnSeparate {
+					err = usageErr(v.pos, "unknown --key-txn %q (want same or separate)", v.text)
+				}
+			}
+		case "delay":
+			ff := f
+			delay = &ff
+			if v, err = f.value(args, &i); err == nil {
+				r.Delay, err = parseMillis(v, "--delay", 0)
+			}
+		default:
+			err = usageErr(f.tok.pos, "unknown flag %q (want --all, --workers, --key, --effect, --key-txn, --heartbeat, --fence, --delay)", f.tok.text)
+		}
+		if err != nil {
+			return f.named(v, err)
+		}
+	}
+	if len(pos) < 1 || len(pos) > 2 {
+		return usage
+	}
+	claim, err := parseClaim(pos[0])
+	if err != nil {
+		return err
+	}
+	r.Claim = claim
+	if len(pos) == 2 {
+		if r.All {
+			return usageErr(pos[1].pos, "race --all checks every interleaving; it takes no count")
+		}
+		n, err := parseInt(pos[1], "the count", 1, MaxRaces)
+		if err != nil {
+			return err
+		}
+		r.N = int(n)
+	}
+	if keyTxn != nil && r.Effect != EffectLedger {
+		return usageErr(keyTxn.tok.pos, "--key-txn is about the ledger's transaction: add --effect ledger")
+	}
+	if r.All {
+		if delay != nil {
+			return usageErr(delay.tok.pos, "race --all checks every ordering with timing ignored; --delay is a timing: drop it, or race N times")
+		}
+		r.N = 0
+	}
+	c.Race = r
+	return nil
+}
+
+// flagArg is one --name or --name=value argument.
+type flagArg struct {
+	tok    token
+	name   string
+	val    string
+	hasVal bool
+}
+
+// cutFlag splits a flag argument and refuses one given twice, or written
+// with other than two dashes.
+func cutFlag(t token, seen map[string]bool) (flagArg, *Error) {
+	name, val, hasVal := strings.Cut(strings.TrimLeft(t.text, "-"), "=")
+	if name == "" {
+		return flagArg{}, usageErr(t.pos, "%q is not a flag: flags are --name or --name=value", t.text)
+	}
+	if dashes := len(t.text) - len(strings.TrimLeft(t.text, "-")); dashes != 2 && (name[0] >= 'a' && name[0] <= 'z') {
+		return flagArg{}, usageErr(t.pos, "flag %q has the wrong number of dashes: write --%s", t.text, name)
+	}
+	if seen[name] {
+		return flagArg{}, usageErr(t.pos, "flag --%s given twice", name)
+	}
+	seen[name] = true
+	return flagArg{tok: t, name: name, val: val, hasVal: hasVal}, nil
+}
+
+// named puts the flag's name before an error about its value v: "--job:
+// want a whole number ...".
+func (f flagArg) named(v token, err *Error) *Error {
+	if err != nil && err.Line == v.pos.Line && err.Col == v.pos.Col && !strings.HasPrefix(err.Msg, "--") {
+		err.Msg = "--" + f.name + ": " + err.Msg
+	}
+	return err
+}
+
+// value returns the flag's value: after '=', or the next argument.
+func (f flagArg) value(args []token, i *int) (token, *Error) {
+	if f.hasVal {
+		col := f.tok.pos.Col + utf8.RuneCountInString(f.tok.text) - utf8.RuneCountInString(f.val)
+		return token{tWord, f.val, Pos{f.tok.pos.Line, col}}, nil
+	}
+	if *i+1 >= len(args) {
+		return token{}, usageErr(f.tok.pos, "flag --%s needs a value", f.name)
+	}
+	*i++
+	return args[*i], nil
+}
+
+// boolean sets *dst for a flag that takes no value.
+func (f flagArg) boolean(dst *bool) *Error {
+	if f.hasVal {
+		return usageErr(f.tok.pos, "flag --%s takes no value", f.name)
+	}
+	*dst = true
+	return nil
+}
+
+func parseWork(c *Command, name token, args []token) *Error {
+	w := WorkArgs{
+		Worker:  DefaultWorker,
+		Lease:   DefaultLease,
+		Claim:   DefaultClaim,
+		Timeout: DefaultTimeout,
+		Effect:  EffectReceipt,
+		KeyTxn:  KeyTxnSame,
+	}
+	seen := map[string]bool{}
+	var ledgerOnly *flagArg // the first flag that means something only with the ledger
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a.text, "-") {
+			return usageErr(a.pos, "unexpected argument %q (work takes only flags)", a.text)
+		}
+		f, err := cutFlag(a, seen)
+		if err != nil {
+			return err
+		}
+		value := func() (token, *Error) { return f.value(args, &i) }
+		boolean := f.boolean
+		var v token
+		switch f.name {
+		case "job":
+			if v, err = value(); err == nil {
+				w.Job, err = parseInt(v, "--job", 1, MaxJobID)
+			}
+		case "worker":
+			if v, err = value(); err == nil {
+				w.Worker, err = v.text, checkWorker(v)
+			}
+		case "lease":
+			if v, err = value(); err == nil {
+				w.Lease, err = parseSeconds(v, "--lease", MaxLease)
+			}
+		case "claim":
+			if v, err = value(); err == nil {
+				w.Claim, err = parseClaim(v)
+			}
+		case "delay":
+			if v, err = value(); err == nil {
+				w.Delay, err = parseMillis(v, "--delay", 0)
+			}
+		case "timeout":
+			if v, err = value(); err == nil {
+				w.Timeout, err = parseMillis(v, "--timeout", 1)
+			}
+		case "trace":
+			err = boolean(&w.Trace)
+		case "crash-before-effect":
+			err = boolean(&w.CrashBeforeEffect)
+		case "crash-before-ack":
+			err = boolean(&w.CrashBeforeAck)
+		case "processing":
+			if v, err = value(); err == nil {
+				w.Processing, err = parseMillis(v, "--processing", 0)
+			}
+		case "heartbeat":
+			if v, err = value(); err == nil {
+				w.Heartbeat, err = parseMillis(v, "--heartbeat", 1)
+			}
+		case "stall":
+			if v, err = value(); err == nil {
+				w.Stall, err = parseMillis(v, "--stall", 0)
+			}
+		case "fence":
+			err = boolean(&w.Fence)
+		case "key":
+			if v, err = value(); err == nil {
+				w.Key, err = parseKey(v)
+			}
+		case "effect":
+			if v, err = value(); err == nil {
+				w.Effect, err = v.text, checkEffect(v)
+			}
+		case "key-txn":
+			if ledgerOnly == nil {
+				ff := f
+				ledgerOnly = &ff
+			}
+			if v, err = value(); err == nil {
+				w.KeyTxn = v.text
+				if v.text != KeyTxnSame && v.text != KeyTxnSeparate {
+					err = usageErr(v.pos, "unknown --key-txn %q (want same or separate)", v.text)
+				}
+			}
+		case "crash-before-commit":
+			if ledgerOnly == nil {
+				ff := f
+				ledgerOnly = &ff
+			}
+			err = boolean(&w.CrashBeforeCommit)
+		default:
+			err = usageErr(a.pos, "unknown flag %q (want --job, --worker, --lease, --claim, --trace, --delay, --timeout, --processing, --heartbeat, --stall, --fence, --key, --effect, --key-txn, --crash-before-effect, --crash-before-ack, --crash-before-commit)", a.text)
+		}
+		if err != nil {
+			return f.named(v, err)
+		}
+	}
+	if !seen["job"] {
+		return usageErr(name.pos, "work needs --job N")
+	}
+	if ledgerOnly != nil && w.Effect != EffectLedger {
+		return usageErr(ledgerOnly.tok.pos, "--%s is about the ledger's transaction: add --effect ledger", ledgerOnly.name)
+	}
+	c.Work = w
+	return nil
+}
+
+// parseMillis reads a whole number of milliseconds from lo to MaxMillis.
+func parseMillis(t token, what string, lo int64) (sim.Time, *Error) {
+	ms, ok := wholeNumber(t.text, lo, MaxMillis)
+	if !ok {
+		return 0, usageErr(t.pos, "%s wants a whole number of ms from %d to %d, got %s", what, lo, MaxMillis, shown(t.text))
+	}
+	return ms * sim.Millisecond, nil
+}
+
+// Dist is a distribution of processing times.
+type Dist struct {
+	// Kind is "fixed" (always P50) or "lognormal" (median P50, 95th
+	// percentile P95).
+	Kind     string
+	P50, P95 sim.Time
+}
+
+func (d Dist) String() string {
+	if d.Kind == "fixed" {
+		return fmt.Sprintf("fixed:%d", d.P50/sim.Millisecond)
+	}
+	return fmt.Sprintf("lognormal:p50=%d,p95=%d", d.P50/sim.Millisecond, d.P95/sim.Millisecond)
+}
+
+// parseDist reads fixed:MS or lognormal:p50=MS,p95=MS.
+func parseDist(t token) (Dist, *Error) {
+	bad := func(why string) (Dist, *Error) {
+		return Dist{}, usageErr(t.pos, "--processing %q: %s (want fixed:MS or lognormal:p50=MS,p95=MS, in milliseconds)", t.text, why)
+	}
+	kind, rest, _ := strings.Cut(t.text, ":")
+	ms := func(s string, lo int64) (sim.Time, bool) {
+		n, ok := wholeNumber(s, lo, MaxMillis)
+		return n * sim.Millisecond, ok
+	}
+	switch kind {
+	case "fixed":
+		v, ok := ms(rest, 0)
+		if !ok {
+			return bad(fmt.Sprintf("want a whole number of ms from 0 to %d", MaxMillis))
+		}
+		return Dist{Kind: "fixed", P50: v, P95: v}, nil
+	case "lognormal":
+		d := Dist{Kind: "lognormal"}
+		seen := map[string]bool{}
+		for _, kv := range strings.Split(rest, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			switch {
+			case k == "":
+				return bad("a parameter is empty")
+			case k != "p50" && k != "p95":
+				return bad(fmt.Sprintf("unknown parameter %q", k))
+			case seen[k]:
+				return bad(k + " is given twice")
+			}
+			seen[k] = true
+			n, ok := ms(v, 1)
+			if !ok {
+				return bad(fmt.Sprintf("want %s as a whole number of ms from 1 to %d, got %s", k, MaxMillis, shown(v)))
+			}
+			if k == "p50" {
+				d.P50 = n
+			} else {
+				d.P95 = n
+			}
+		}
+		if !seen["p50"] || !seen["p95"] {
+			return bad("give both p50 and p95")
+		}
+		if d.P95 < d.P50 {
+			return bad("p95 must not be less than p50")
+		}
+		return d, nil
+	}
+	return bad("unknown distribution")
+}
+
+func parseLoad(c *Command, name token, args []token) *Error {
+	l := LoadArgs{Workers: DefaultWorkers, Claim: DefaultLoadClaim}
+	var pos []token
+	seen := map[string]bool{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a.text, "-") {
+			pos = append(pos, a)
+			continue
+		}
+		f, err := cutFlag(a, seen)
+		if err != nil {
+			return err
+		}
+		var v token
+		if v, err = f.value(args, &i); err != nil {
+			return err
+		}
+		switch f.name {
+		case "processing":
+			l.Processing, err = parseDist(v)
+		case "lease":
+			for j, part := range strings.Split(v.text, ",") {
+				if j == MaxLoadLeases {
+					return usageErr(v.pos, "--lease lists at most %d lengths", MaxLoadLeases)
+				}
+				d, e := parseSeconds(token{tWord, part, v.pos}, "--lease", MaxLease)
+				if e == nil && d == 0 {
+					e = usageErr(v.pos, "--lease must be more than 0 seconds")
+				}
+				if e != nil {
+					return f.named(v, e)
+				}
+				l.Leases = append(l.Leases, d)
+			}
+		case "workers":
+			var n int64
+			n, err = parseInt(v, "--workers", 1, MaxLoadWorkers)
+			l.Workers = int(n)
+		case "heartbeat":
+			l.Heartbeat, err = parseMillis(v, "--heartbeat", 1)
+		case "stall":
+			l.Stall, err = parseMillis(v, "--stall", 0)
+		case "claim":
+			l.Claim, err = parseClaim(v)
+		default:
+			err = usageErr(a.pos, "unknown flag %q (want --processing, --lease, --workers, --heartbeat, --stall, --claim)", a.text)
+		}
+		if err != nil {
+			return f.named(v, err)
+		}
+	}
+	usage := usageErr(name.pos, "usage: load N --processing fixed:MS|lognormal:p50=MS,p95=MS --lease S[,S...] [--workers K] [--heartbeat MS] [--stall MS]")
+	if len(pos) != 1 || !seen["processing"] || !seen["lease"] {
+		return usage
+	}
+	n, err := parseInt(pos[0], "the job count", 1, MaxLoadJobs)
+	if err != nil {
+		return err
+	}
+	l.Jobs = int(n)
+	c.Load = l
+	return nil
+}
+
+func checkEffect(t token) *Error {
+	if t.text != EffectReceipt && t.text != EffectLedger {
+		return usageErr(t.pos, "unknown effect %q (want receipt or ledger)", t.text)
+	}
+	return nil
+}
+
+func parseMatrix(c *Command, name token, args []token) *Error {
+	_, err := soleFlag(args, "seed", "matrix", "usage: matrix [--seed N]", func(v token) *Error {
+		n, perr := strconv.ParseUint(v.text, 10, 64)
+		if perr != nil || n == 0 || !digits(v.text) {
+			return usageErr(v.pos, "--seed wants a whole number from 1 to %d, got %s", uint64(1<<64-1), shown(v.text))
+		}
+		c.MatrixSeed = n
+		return nil
+	})
+	return err
+}
+
+func checkWorker(t token) *Error {
+	if t.text == "" || len(t.text) > 16 {
+		return usageErr(t.pos, "worker name must be 1 to 16 characters")
+	}
+	for _, r := range t.text {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return usageErr(t.pos, "worker name %q may use only letters, digits, - and _", t.text)
+		}
+	}
+	return nil
+}
+
+// parseInt reads a whole number from lo to hi; what names it in the error
+// ("--job", "the count").
+func parseInt(t token, what string, lo, hi int64) (int64, *Error) {
+	n, ok := wholeNumber(t.text, lo, hi)
+	if !ok {
+		return 0, usageErr(t.pos, "%s wants a whole number from %d to %d, got %s", what, lo, hi, shown(t.text))
+	}
+	return n, nil
+}
+
+// wholeNumber is the one rule for every number of a script: decimal
+// digits only (no sign, no spaces, no point; leading zeros are fine), from
+// lo to hi. lo is never negative: nothing a script counts or waits for is.
+func wholeNumber(s string, lo, hi int64) (int64, bool) {
+	if !digits(s) {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil && n >= lo && n <= hi
+}
+
+// digits reports whether s is one or more ASCII decimal digits.
+func digits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// shown writes a value as an error quotes it: a number-like word as it is
+// ("got 99999999", "got -1"), anything else quoted ("got \"x\"", "got
+// nothing").
+func shown(s string) string {
+	if s == "" {
+		return "nothing"
+	}
+	for _, r := range s {
+		if !(r >= '0' && r <= '9' || r == '-' || r == '+' || r == '.') {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
+// parseSeconds reads a decimal number of seconds ("2", "0.5", "1.25") into
+// microseconds without going through floating point.
+func parseSeconds(t token, what string, max int64) (sim.Time, *Error) {
+	bad := usageErr(t.pos, "%s wants seconds from 0 to %d (like 2 or 0.5), got %s", what, max, shown(t.text))
+	whole, frac, hasFrac := strings.Cut(t.text, ".")
+	if whole == "" && !hasFrac || hasFrac && (frac == "" || len(frac) > 6) {
+		return 0, bad
+	}
+	var w int64
+	if whole != "" {
+		n, ok := wholeNumber(whole, 0, max)
+		if !ok {
+			return 0, bad
+		}
+		w = n
+	}
+	var f int64
+	if hasFrac {
+		n, ok := wholeNumber(frac, 0, 999_999)
+		if !ok {
+			return 0, bad
+		}
+		for i := len(frac); i < 6; i++ {
+			n *= 10
+		}
+		f = n
+	}
+	d := w*sim.Second + f
+	if d > max*sim.Second {
+		return 0, bad
+	}
+	return d, nil
+}

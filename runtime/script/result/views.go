@@ -1,0 +1,93 @@
+package result
+
+// Views says, for each view of a block beside its output, what that view
+// shows for this script, or in a sentence why it does not apply. It is
+// decided here, from the parsed script, so that the page renders what it
+// is given and every view describes the block's own commands.
+type Views struct {
+	Explore  ExploreView  `json:"explore"`
+	Compare  CompareView  `json:"compare"`
+	Timeline TimelineView `json:"timeline"`
+	// Columns names the columns of the effects table this block is about,
+	// most telling first, for the page to show right after the order
+	// (the first, pinned column) where the screen is narrow: the key for
+	// a block that sends keys, the send and attempt for fencing, the event
+	// and job for a double publish; none for any other block, whose first
+	// columns (order, job, event, run) are the telling ones.
+	Columns []string `json:"columns"`
+}
+
+// ExploreView is what Every ordering checks: the block's own races made
+// exhaustive (race ... --all with the same claim, workers, key, dedupe,
+// heartbeat, fence and effect), or, for a block with no race, the race its
+// work would run, offered but not the block's own.
+type ExploreView struct {
+	// Own is true when Script explores the block's own race commands.
+	Own bool `json:"own"`
+	// Note says in a sentence what is explored, or why the block's
+	// commands have no race to explore.
+	Note string `json:"note"`
+	// Script is the script to run: service lines and one race --all line
+	// per distinct race; "" when no race applies.
+	Script string `json:"script"`
+	// Workers is how many workers Script's first race has.
+	Workers int `json:"workers"`
+	// Refused, when not "", says why the explorer cannot check Script:
+	// the runtime refuses this combination of flags.
+	Refused string `json:"refused"`
+	// ByWorkers has Script with every race at each number of workers
+	// from MinWorkers to MaxWorkers, in order.
+	ByWorkers []ExploreRun `json:"by_workers"`
+}
+
+// ExploreRun is an exploration script at one number of workers.
+type ExploreRun struct {
+	Workers int    `json:"workers"`
+	Script  string `json:"script"`
+	// Refused says why the runtime refuses Script ("" when it runs).
+	Refused string `json:"refused"`
+}
+
+// CompareView is what Compare flips: the block's script once with each
+// claim of the toggle, the claim of every race, work and load command set
+// to it.
+type CompareView struct {
+	// Sides has one script per claim, in the order of queue.Claims (an
+	// alias such as lock is left out); empty when nothing takes a claim.
+	Sides []CompareSide `json:"sides"`
+	// Note says why there is nothing to compare, or what differs.
+	Note string `json:"note"`
+}
+
+// CompareSide is the block's script with one claim.
+type CompareSide struct {
+	Claim  string `json:"claim"`
+	Script string `json:"script"`
+}
+
+// TimelineView says what the Timeline tab can draw for the script.
+type TimelineView struct {
+	// Note is the sentence shown above the picture: what it draws, or why
+	// there is none.
+	Note string `json:"note"`
+	// Chart is true when the tab shows the load chart (per lease: the
+	// jobs, those with two effects, and the drawn p95 against the lease)
+	// because load does not trace its jobs.
+	Chart bool `json:"chart"`
+	// Trace is true when a worker's steps are traced and drawn.
+	Trace bool `json:"trace"`
+}
+
+// Outcome counts what a run ended with, the same way for every view:
+// Duplicates are the races, load jobs or (outside races and loads) events
+// that ended with two or more effects; Effects are the effects that
+// landed in the final tables (receipts neither refused nor replayed, and
+// ledger rows).
+type Outcome struct {
+	Duplicates int `json:"duplicates"`
+	Effects    int `json:"effects"`
+	Refused    int `json:"refused"`
+	Replayed   int `json:"replayed"`
+	// Headline says the outcome in a few words.
+	Headline string `json:"headline"`
+}
