@@ -163,13 +163,13 @@ func blockClaims(t *testing.T, src string) []string {
 	visit = func(cs []lang.Command) {
 		for _, c := range cs {
 			switch c.Kind {
-			case lang.Race:
+			case lang.CmdRace:
 				add(c.Race.Claim.Alias().String())
-			case lang.Work:
+			case lang.CmdWork:
 				add(c.Work.Claim.Alias().String())
-			case lang.Load:
+			case lang.CmdLoad:
 				add(c.Load.Claim.Alias().String())
-			case lang.Background:
+			case lang.CmdBackground:
 				visit(c.Body)
 			}
 		}

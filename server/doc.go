@@ -49,7 +49,7 @@
 // language is twice with a [Playground] node, a node kind of its own with
 // its own renderer; other fenced blocks keep goldmark's rendering.
 //
-// The transformer runs each block's script natively with script.Run at the
+// The transformer runs each block's script natively with interp.Run at the
 // block's seed. The rendered element holds the script and that output as
 // text, so a reader sees real output before any wasm loads, and a reader
 // without JavaScript sees both as plain <pre> blocks:

@@ -42,7 +42,7 @@ func TestBrowserBuildLinks(t *testing.T) {
 	}
 	// The parser must see what is surely there, or the checks below
 	// would pass on nothing.
-	for _, want := range []string{"github.com_twice_lab_twice_runtime_script.Run", "main.main"} {
+	for _, want := range []string{"github.com_twice_lab_twice_runtime_script_interp.Run", "main.main"} {
 		if _, ok := funcs[want]; !ok {
 			t.Fatalf("no function %s among the %d names read; the name section parser is wrong", want, len(funcs))
 		}

@@ -24,7 +24,7 @@
 //
 // After installing the functions, main blocks forever so that the Go
 // program stays alive between calls. There is no logic here beyond
-// converting arguments: everything a run does lives in runtime/script.
+// converting arguments: everything a run does lives in runtime/script/interp.
 package main
 
 import (

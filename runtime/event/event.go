@@ -14,6 +14,8 @@
 // type, and for the kind of its own clock read.
 package event
 
+import "github.com/twice-lab/twice/runtime/named"
+
 // Kind is what an event of the trace is: one of the values in [Kinds].
 type Kind uint8
 
@@ -133,13 +135,18 @@ const (
 	StallFrom
 )
 
-var kinds = [numKinds]struct {
+// kindRow is what the list says of one kind.
+type kindRow struct {
 	name  string
 	lane  Lane
 	mark  Mark
 	bar   Bar
 	words string
-}{
+}
+
+// kindInfo is the list: each kind's name, lane, mark, bar and words, in
+// the order of the constants.
+var kindInfo = [numKinds]kindRow{
 	Reset:      {"reset", LaneShell, NoMark, NoBar, "reset (or a race's own reset): every table emptied"},
 	Add:        {"add", LaneShell, NoMark, NoBar, "a job enqueued (Job: the new row)"},
 	Service:    {"service", LaneShell, NoMark, NoBar, "the service's dedupe mode set"},
@@ -185,42 +192,28 @@ var kinds = [numKinds]struct {
 	Replayed: {"replayed", LaneReceipts, Ring, NoBar, "the service answered a stored key with the first answer (Effect set)"},
 }
 
+var kinds = named.Of[Kind]("event kind", kindInfo[:], func(k kindRow) named.Entry {
+	return named.Entry{Name: k.name, Words: k.words}
+})
+
 // Kinds lists every kind, in the order of the constants.
-func Kinds() []Kind {
-	ks := make([]Kind, numKinds)
-	for i := range ks {
-		ks[i] = Kind(i)
-	}
-	return ks
-}
+func Kinds() []Kind { return kinds.All() }
 
 // Parse returns the kind named s.
-func Parse(s string) (Kind, bool) {
-	for _, k := range Kinds() {
-		if kinds[k].name == s {
-			return k, true
-		}
-	}
-	return 0, false
-}
+func Parse(s string) (Kind, bool) { return kinds.Lookup(s) }
 
 // Valid reports whether k is one of Kinds.
-func (k Kind) Valid() bool { return k < numKinds }
+func (k Kind) Valid() bool { return kinds.Valid(k) }
 
 // String returns the kind's name, as the JSON trace spells it.
-func (k Kind) String() string {
-	if !k.Valid() {
-		return "kind(?)"
-	}
-	return kinds[k].name
-}
+func (k Kind) String() string { return kinds.Name(k) }
 
 // Lane returns whose lane the kind belongs to (0 for a kind not listed).
 func (k Kind) Lane() Lane {
 	if !k.Valid() {
 		return 0
 	}
-	return kinds[k].lane
+	return kindInfo[k].lane
 }
 
 // Mark returns what the timeline draws at the event's instant.
@@ -228,7 +221,7 @@ func (k Kind) Mark() Mark {
 	if !k.Valid() {
 		return NoMark
 	}
-	return kinds[k].mark
+	return kindInfo[k].mark
 }
 
 // Bar returns what the event does to its lane's bars.
@@ -236,16 +229,11 @@ func (k Kind) Bar() Bar {
 	if !k.Valid() {
 		return NoBar
 	}
-	return kinds[k].bar
+	return kindInfo[k].bar
 }
 
 // Words says what an event of the kind is.
-func (k Kind) Words() string {
-	if !k.Valid() {
-		return ""
-	}
-	return kinds[k].words
-}
+func (k Kind) Words() string { return kinds.Words(k) }
 
 // MarshalText returns the kind's name, so that encoding/json writes the
 // name, as the runtime's own encoder does.

@@ -2,7 +2,8 @@ package receipts
 
 import (
 	"strconv"
-	"strings"
+
+	"github.com/twice-lab/twice/runtime/named"
 )
 
 // Dedupe is how the service treats a request's Idempotency-Key: one of
@@ -27,57 +28,29 @@ const (
 	numDedupes
 )
 
-var dedupeInfo = [numDedupes]struct{ name, words string }{
-	DedupeOff:   {"off", "every request is an effect; the key is ignored"},
-	DedupeCheck: {"check", "SELECT the key, do the effect, then INSERT the key: check-then-act"},
-	DedupeClaim: {"claim", "INSERT the key ON CONFLICT DO NOTHING first; the effect only if it took"},
-}
+var dedupes = named.New("dedupe mode", numDedupes, map[Dedupe]named.Entry{
+	DedupeOff:   {Name: "off", Words: "every request is an effect; the key is ignored"},
+	DedupeCheck: {Name: "check", Words: "SELECT the key, do the effect, then INSERT the key: check-then-act"},
+	DedupeClaim: {Name: "claim", Words: "INSERT the key ON CONFLICT DO NOTHING first; the effect only if it took"},
+})
 
 // Dedupes lists every dedupe mode.
-func Dedupes() []Dedupe {
-	ds := make([]Dedupe, numDedupes)
-	for i := range ds {
-		ds[i] = Dedupe(i)
-	}
-	return ds
-}
+func Dedupes() []Dedupe { return dedupes.All() }
 
-// ParseDedupe returns the dedupe mode named s.
-func ParseDedupe(s string) (Dedupe, bool) {
-	for _, d := range Dedupes() {
-		if dedupeInfo[d].name == s {
-			return d, true
-		}
-	}
-	return 0, false
-}
+// ParseDedupe returns the dedupe mode named s, or an error listing the
+// modes.
+func ParseDedupe(s string) (Dedupe, error) { return dedupes.Parse(s) }
 
 // DedupeNames returns the modes' names joined with sep.
-func DedupeNames(sep string) string {
-	var names []string
-	for _, d := range Dedupes() {
-		names = append(names, d.String())
-	}
-	return strings.Join(names, sep)
-}
+func DedupeNames(sep string) string { return dedupes.Names(sep) }
 
 // Valid reports whether d is one of Dedupes.
-func (d Dedupe) Valid() bool { return d < numDedupes }
+func (d Dedupe) Valid() bool { return dedupes.Valid(d) }
 
-func (d Dedupe) String() string {
-	if !d.Valid() {
-		return "dedupe(?)"
-	}
-	return dedupeInfo[d].name
-}
+func (d Dedupe) String() string { return dedupes.Name(d) }
 
 // Words says in a few words what the mode does.
-func (d Dedupe) Words() string {
-	if !d.Valid() {
-		return ""
-	}
-	return dedupeInfo[d].words
-}
+func (d Dedupe) Words() string { return dedupes.Words(d) }
 
 // Key is which value a worker sends as its Idempotency-Key: one of the
 // values in [Keys].
@@ -103,60 +76,32 @@ const (
 	numKeys
 )
 
-var keyInfo = [numKeys]struct{ name, words string }{
-	KeyNone:    {"none", "no Idempotency-Key header"},
-	KeyEvent:   {"event", "the producer's event id: one per event, the same on every delivery of it"},
-	KeyJob:     {"job", "the job id: a second job for the same event gets a new key"},
-	KeyOrder:   {"order", "the order id: a second event for the order gets the same key"},
-	KeyRun:     {"run", "the run id: every delivery is a new run, so a new key"},
-	KeyAttempt: {"attempt", "the job and attempt number: every delivery is a new attempt, so a new key"},
-}
+var keys = named.New("key", numKeys, map[Key]named.Entry{
+	KeyNone:    {Name: "none", Words: "no Idempotency-Key header"},
+	KeyEvent:   {Name: "event", Words: "the producer's event id: one per event, the same on every delivery of it"},
+	KeyJob:     {Name: "job", Words: "the job id: a second job for the same event gets a new key"},
+	KeyOrder:   {Name: "order", Words: "the order id: a second event for the order gets the same key"},
+	KeyRun:     {Name: "run", Words: "the run id: every delivery is a new run, so a new key"},
+	KeyAttempt: {Name: "attempt", Words: "the job and attempt number: every delivery is a new attempt, so a new key"},
+})
 
 // Keys lists every key choice.
-func Keys() []Key {
-	ks := make([]Key, numKeys)
-	for i := range ks {
-		ks[i] = Key(i)
-	}
-	return ks
-}
+func Keys() []Key { return keys.All() }
 
-// ParseKey returns the key choice named s.
-func ParseKey(s string) (Key, bool) {
-	for _, k := range Keys() {
-		if keyInfo[k].name == s {
-			return k, true
-		}
-	}
-	return 0, false
-}
+// ParseKey returns the key choice named s, or an error listing the
+// choices.
+func ParseKey(s string) (Key, error) { return keys.Parse(s) }
 
 // KeyNames returns the key choices' names joined with sep.
-func KeyNames(sep string) string {
-	var names []string
-	for _, k := range Keys() {
-		names = append(names, k.String())
-	}
-	return strings.Join(names, sep)
-}
+func KeyNames(sep string) string { return keys.Names(sep) }
 
 // Valid reports whether k is one of Keys.
-func (k Key) Valid() bool { return k < numKeys }
+func (k Key) Valid() bool { return keys.Valid(k) }
 
-func (k Key) String() string {
-	if !k.Valid() {
-		return "key(?)"
-	}
-	return keyInfo[k].name
-}
+func (k Key) String() string { return keys.Name(k) }
 
 // Words says in a few words what the key is.
-func (k Key) Words() string {
-	if !k.Valid() {
-		return ""
-	}
-	return keyInfo[k].words
-}
+func (k Key) Words() string { return keys.Words(k) }
 
 // Of returns the key value a request sends for key choice k, from what a
 // worker knows of its delivery; "" sends no key. It is the only place

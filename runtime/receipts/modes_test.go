@@ -9,8 +9,8 @@ func TestModeLists(t *testing.T) {
 			t.Errorf("dedupe %d: name %q repeated or no words", d, d)
 		}
 		seen[d.String()] = true
-		if got, ok := ParseDedupe(d.String()); !ok || got != d {
-			t.Errorf("ParseDedupe(%q) = %v, %v", d, got, ok)
+		if got, err := ParseDedupe(d.String()); err != nil || got != d {
+			t.Errorf("ParseDedupe(%q) = %v, %v", d, got, err)
 		}
 	}
 	if DedupeNames("|") != "off|check|claim" {
@@ -24,8 +24,8 @@ func TestModeLists(t *testing.T) {
 			t.Errorf("key %d: name %q repeated or no words", k, k)
 		}
 		seen[k.String()] = true
-		if got, ok := ParseKey(k.String()); !ok || got != k {
-			t.Errorf("ParseKey(%q) = %v, %v", k, got, ok)
+		if got, err := ParseKey(k.String()); err != nil || got != k {
+			t.Errorf("ParseKey(%q) = %v, %v", k, got, err)
 		}
 		v, ok := k.Of(d)
 		if !ok {

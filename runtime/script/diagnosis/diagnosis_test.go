@@ -26,12 +26,12 @@ func TestFmtGap(t *testing.T) {
 		{2_076_999, "2076 ms"},
 	} {
 		if got := FormatGap(c.us); got != c.want {
-			t.Errorf("fmtGap(%d µs) = %q, want %q", c.us, got, c.want)
+			t.Errorf("FormatGap(%d µs) = %q, want %q", c.us, got, c.want)
 		}
 	}
 }
 
-// TestRoundGap pins how a diagnosis rounds a gap: as fmtGap below a
+// TestRoundGap pins how a diagnosis rounds a gap: as FormatGap below a
 // second, then a tenth of a second below 10 s, then whole seconds.
 func TestRoundGap(t *testing.T) {
 	for _, c := range []struct {

@@ -1,6 +1,10 @@
 package diagnosis
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/twice-lab/twice/runtime/named"
+)
 
 // Kind names what the evidence says one order's effects came
 // from: one of the values in [Kinds], each with its name (the
@@ -33,10 +37,14 @@ const (
 	numKinds
 )
 
-var kindInfo = [numKinds]struct {
+// kindRow is what the list says of one kind: its name, its title for a
+// reader, and whether it is good.
+type kindRow struct {
 	name, title string
 	good        bool
-}{
+}
+
+var kindInfo = [numKinds]kindRow{
 	Once:         {"once", "Ran once", true},
 	Redelivery:   {"redelivery", "Redelivered, with no second effect", true},
 	RaceCaught:   {"race-caught", "A claim race, stopped by the heartbeat before a second effect", true},
@@ -57,44 +65,25 @@ var kindInfo = [numKinds]struct {
 	Unknown:      {"unknown", "The evidence cannot tell", false},
 }
 
+var kinds = named.Of[Kind]("diagnosis kind", kindInfo[:], func(r kindRow) named.Entry {
+	return named.Entry{Name: r.name, Words: r.title}
+})
+
 // Kinds lists every diagnosis kind, in the order of the constants.
-func Kinds() []Kind {
-	ks := make([]Kind, numKinds)
-	for i := range ks {
-		ks[i] = Kind(i)
-	}
-	return ks
-}
+func Kinds() []Kind { return kinds.All() }
 
 // ParseKind returns the diagnosis kind named s.
-func ParseKind(s string) (Kind, bool) {
-	for _, k := range Kinds() {
-		if kindInfo[k].name == s {
-			return k, true
-		}
-	}
-	return 0, false
-}
+func ParseKind(s string) (Kind, bool) { return kinds.Lookup(s) }
 
 // Valid reports whether k is one of Kinds.
-func (k Kind) Valid() bool { return k < numKinds }
+func (k Kind) Valid() bool { return kinds.Valid(k) }
 
 // String returns the kind's name, as the JSON spells it.
-func (k Kind) String() string {
-	if !k.Valid() {
-		return "diagnosis(?)"
-	}
-	return kindInfo[k].name
-}
+func (k Kind) String() string { return kinds.Name(k) }
 
 // Title says the kind in plain words, for a reader: what the playground
 // shows as a verdict.
-func (k Kind) Title() string {
-	if !k.Valid() {
-		return ""
-	}
-	return kindInfo[k].title
-}
+func (k Kind) Title() string { return kinds.Words(k) }
 
 // Good reports whether the kind is a right outcome: every event had its
 // one effect. A swallowed event is not good, though nothing duplicated.

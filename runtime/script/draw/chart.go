@@ -1,12 +1,12 @@
 package draw
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/twice-lab/twice/runtime/script/diagnosis"
 	"github.com/twice-lab/twice/runtime/script/lang"
 	"github.com/twice-lab/twice/runtime/script/result"
-
-	"fmt"
-	"strings"
 )
 
 // Layout of the chart, in SVG user units: one row per lease, its bar
@@ -23,7 +23,7 @@ const (
 	chBottom = 46 // the legend
 )
 
-// DrawLoadChart draws r.Loads as horizontal bars, one row per lease
+// LoadChart draws r.Loads as horizontal bars, one row per lease
 // length, and marks where the drawn p95 of processing falls among the
 // lease lengths with a dashed line across the rows. It returns nil when
 // the script ran no load.

@@ -1,13 +1,12 @@
 package draw
 
 import (
-	"github.com/twice-lab/twice/runtime/script/result"
-
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/twice-lab/twice/runtime/event"
+	"github.com/twice-lab/twice/runtime/script/result"
 	"github.com/twice-lab/twice/runtime/sim"
 )
 
@@ -119,7 +118,7 @@ func fmtTime(t sim.Time) string {
 	return fmt.Sprintf("%d.%d ms", t/sim.Millisecond, t%sim.Millisecond/100)
 }
 
-// DrawTimeline draws the run's trace. It returns nil when there is nothing
+// Timeline draws the run's trace. It returns nil when there is nothing
 // to draw (no worker ever ran).
 func Timeline(r *result.Result) *result.Timeline {
 	var lanes []string

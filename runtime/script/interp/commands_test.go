@@ -9,6 +9,7 @@ import (
 // Every command's example in the command table runs to the end: a command
 // the parser knows but interp.exec does not fails here.
 func TestEveryCommandExampleRuns(t *testing.T) {
+	t.Parallel()
 	for _, c := range lang.Commands() {
 		res := Run(c.Example, Options{Seed: DefaultSeed})
 		if res.Error != nil || res.ExitCode != 0 {

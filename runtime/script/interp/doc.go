@@ -3,49 +3,38 @@
 // (package result), diagnosed (package diagnosis) and, when asked, drawn
 // (package draw), for the CLI to print and the browser to draw.
 //
-// # The pipeline
+// # The packages of runtime/script, from the bottom up
 //
-//	Parse(src)             → *Script     commands with their positions and arguments
-//	Run(src, Options)      → *Result     parses, then interprets every command
-//	Result.Text()          → string      the transcript, as twice run prints it
-//	Result.MarshalJSON()   → []byte      the Result as twice run --json and the browser see it
-//	Result.DrawTimeline()  → *Timeline   the run as SVG (Options.Timeline asks Run for it)
-//	ViewsOf(*Script)       → Views       what each view of a block shows, or why it does not apply
+//	lang       the command language: Parse, Format, the command table, limits, Estimate
+//	diagnosis  why an order got more effects than events: evidence in, Summary out
+//	result     the Result of a run and its JSON
+//	draw       the run as SVG: draw.Timeline, draw.LoadChart
+//	interp     this package: Run
 //
-// [Parse] lexes the script (words, &&, ;, parentheses, newlines, # comments,
-// trailing-backslash continuations) and turns each command's words into a
-// [Command]: a [Kind], its [Pos] in the script, how it joins the command
-// before it ([Op]: ; or &&), and its arguments ([AddArgs], [WorkArgs],
-// [RaceArgs], [LoadArgs], [ServiceArgs], a job id or a sleep). A value
-// from one of the runtime's lists (a claim, a dedupe mode, a key choice)
-// is parsed into its named type here, so that nothing later sees a name
-// that is not on its list. The wrappers of the article's command lines
-// (node queue.mjs, twice, ( ... ), a trailing 2>/dev/null) are dropped
-// here. Every limit of limits.go (MaxScriptBytes, MaxCommands, MaxRaces,
-// MaxWorkerNames, MaxExploreStates, MaxRenewals, the load limits,
-// MaxSleep, MaxLease, MaxMillis, MaxJobID) is checked here, before anything
-// runs, and every number follows one rule (decimal digits, no sign, in
-// range). What the parser cannot know is metered while the script runs
+// Each imports only those above it in this list (TestScriptLayers). What a
+// newcomer meets first here:
+//
+//	Run(src, Options)      → *result.Result  parses, then interprets every command
+//	Options{Seed, Timeline, Budget}          what a run may draw from and spend
+//	ViewsOf(*lang.Script)  → result.Views    what each view of a block shows, or why it does not apply
+//
+// [Run] always returns a Result. It parses (lang.Parse), then runs the
+// commands in order: a command after && is skipped when the one before it
+// failed (a worker killed on purpose fails in that sense), and a command
+// whose execution returns an error stops the script. The Result then
+// holds the transcript, the effects the receipts service recorded, a
+// per-order diagnosis.Summary, the jobs table, worker.log, one RaceTally
+// per timed race, one Exploration per race --all, and the Event trace of
+// every atomic step. A lang.Error says what went wrong and where: parse,
+// usage and limit errors exit 2, runtime errors exit 1
+// (Result.ExitCode), as twice run does.
+//
+// What the parser cannot know is metered while the script runs
 // (meter.go): steps, SQLite work, polls and reclaims, and bytes of output,
 // against the [Budget] of [Options]; the zero Budget is [FullBudget], and
 // [AutoBudget] is for a run nobody asked for. A run that passes its budget
-// stops at once, with one line naming what ran out ([Result].Cut, and
-// Result.Heavy under the auto budget). [Estimate] returns a script's
-// [Cost], the parser's guess at whether a page should wait for a click
-// before running it. [Format] and
-// [Command.String] print a Script back in canonical form; the fuzz test
-// checks that what Format prints parses back to the same script.
-//
-// [Run] always returns a [Result]. It parses, then runs the commands in
-// order: a command after && is skipped when the one before it failed (a
-// worker killed on purpose fails in that sense), and a command whose
-// execution returns an error stops the script. The Result then holds the
-// transcript, the effects the receipts service recorded, a per-order
-// [Summary] with its diagnosis, the jobs table, worker.log, one
-// [RaceTally] per timed race, one [Exploration] per race --all, and the
-// [Event] trace of every atomic step. An [Error] says what went wrong and
-// where: parse, usage and limit errors exit 2, runtime errors exit 1
-// (Result.ExitCode), as twice run does.
+// stops at once, with one line naming what ran out (Result.Cut, and
+// Result.Heavy under the auto budget).
 //
 // Run also fills Result.Views from the parsed script ([ViewsOf]), so that
 // every view of a block beside its output describes the block's own
@@ -58,11 +47,9 @@
 // Timeline gets the sentence for what it can draw (the load chart for a
 // load, which traces nothing). Result.Outcome counts duplicates and
 // effects one way for every view: races, load jobs, or events with two
-// landed effects, ledger rows counted as effects.
-//
-// The JSON encoder is written by hand so that the browser build links no
-// encoding/json; a test holds it to encoding/json's bytes. The timeline is
-// drawn from the trace alone.
+// landed effects, ledger rows counted as effects. With Options.Timeline,
+// Run draws the timeline and the load chart (package draw) from the
+// finished Result.
 //
 // # The simulation
 //
@@ -114,11 +101,13 @@
 // its states are budgeted at parse time with the dedupe mode in force
 // where it runs.
 //
-// matrix runs every scenario of matrixScenarios against every fix of
-// matrixFixes (matrix.go). A cell is a live run: cellScript writes the
-// fix into the scenario's script (a claim, flags added to every work and
-// race line that lacks them, service lines first), Run runs it like any
-// other script at each of matrixSeeds seeds, and runCell counts the
+// matrix runs every scenario of lang.Scenarios against every fix of
+// lang.Fixes (the table is the language's, in lang/matrix.go, so the
+// parser can count a matrix's races). A cell is a live run:
+// lang.CellScript writes the fix into the scenario's script (a claim,
+// flags added to every work and race line that lacks them, service lines
+// first), Run runs it like any other script at each of lang.MatrixSeeds
+// seeds, and runCell (matrix.go) counts the
 // trials (races, or runs) that did not end with one effect per event: a
 // cell is closed only when none did, and narrows when it fails less often
 // than the scenario's no-fix cell.
@@ -130,75 +119,58 @@
 //
 // # Adding a command
 //
-//  1. parse.go: a [Kind] constant and its name in kindNames, in the same
-//     order (before Background); a field or an args struct on [Command]
-//     for its arguments. commands.go: an entry in commandTable with its
-//     word, Kind, synopsis, one-line summary, an example that runs, and its
-//     parse function (parseNAME, as parseAdd, parseService and
-//     parseRedeliver are), which fills the arguments and returns a usage
-//     error (usageErr) for bad input. The unknown-command error, twice run
-//     --help and docs/COMMANDS.md all come from that table. A flag that
-//     takes a value from a list parses it with parseClaim, parseDedupe or
-//     parseKey, whose errors name the list. If it has a limit, a Max
-//     constant in limits.go, checked in the parser. If it starts workers
-//     (each worker name is a SQLite connection) or does work in proportion
-//     to its arguments, a case in Script.cost (limits.go) that counts its
-//     names, races, states or steps, so the budget and Estimate see it.
-//  2. format.go: a case in [Command.String] if it has arguments, so that
-//     Format round-trips.
-//  3. run.go: a case in interp.exec. It returns (ok, err): ok false fails
+//  1. Package lang: its Kind, its entry in the command table, its parse
+//     function, its limits and its printing (see that package's doc).
+//  2. run.go: a case in interp.exec. It returns (ok, err): ok false fails
 //     the command for a following &&; a non-nil err stops the script with
 //     a runtime error. Print with in.print, record a trace event with
 //     in.k.Record and a kind from package event (a new kind: see below),
-//     and spend virtual time or draw numbers only through the kernel. A case missing from exec compiles, and fails at run time with
-//     "command ... not implemented".
-//  4. testdata: a golden (a txtar with a script section) for what it
-//     prints, and one for each usage error; go test ./runtime/script/interp -run
-//     Golden -update fills in their stdout and error sections from what
-//     the runtime prints now: review the diff.
-//  5. go test ./runtime/script/interp -run CommandReference -update rewrites
+//     and spend virtual time or draw numbers only through the kernel. A
+//     case missing from exec compiles, and fails at run time with
+//     "command ... not implemented" (TestEveryCommandExampleRuns runs
+//     every command's example).
+//  3. testdata: a golden (a txtar with a script section) for what it
+//     prints, and one for each usage error; go test
+//     ./runtime/script/interp -run Golden -update fills in their stdout
+//     and error sections from what the runtime prints now: review the
+//     diff.
+//  4. go test ./runtime/script/lang -run CommandReference -update rewrites
 //     docs/COMMANDS.md; the command table in README.md, and a lesson if
-//     readers should meet it. The browser shows the transcript as is and needs nothing, unless
-//     the command adds a field to [Result].
+//     readers should meet it. The browser shows the transcript as is and
+//     needs nothing, unless the command adds a field to result.Result.
 //
 // # Adding a scenario or a fix to the matrix
 //
-// One entry in matrixScenarios (a script that duplicates without a fix,
+// One entry in lang.Scenarios (a script that duplicates without a fix,
 // and how many events it carries: one effect each is right) or in
-// matrixFixes (a claim to use instead of read, flags for every work and
+// lang.Fixes (a claim to use instead of read, flags for every work and
 // race line, service lines to run first). The scripts must parse with
 // the fix written in: TestMatrixCellsAreLiveRuns runs every cell again
 // from its script and requires every scenario to duplicate without a fix.
-// Then go test ./runtime/script/interp -run Golden -update rewrites matrix.txtar;
-// review the diff, and the prose of the which-fix lesson.
+// Then go test ./runtime/script/interp -run Golden -update rewrites
+// matrix.txtar; review the diff, and the prose of the which-fix lesson.
 //
 // # Adding an event kind or a diagnosis
 //
 // An event kind is a constant of event.Kind and its entry in that
 // package's list: its name (the JSON's "kind"), its lane, and what the
 // timeline draws for it (a mark at its instant, a bar it starts or ends).
-// DrawTimeline draws from the list, so a kind with an existing mark needs
-// no code there; a new mark or bar needs its case in DrawTimeline and its
-// check in markDrawn (kinds_test.go). Record it by its constant (in.k.Record,
+// draw.Timeline draws from the list, so a kind with an existing mark
+// needs no code there; a new mark or bar needs its case in package draw
+// and its check in markDrawn (kinds_test.go). Record it by its constant (in.k.Record,
 // w.step, w.say, p.Step), and add a script that records it to a golden or
 // to traceCorpus: TestEveryEventKindIsRecordedAndDrawn fails for a listed
 // kind nothing records or draws, or one recorded in another lane.
 //
-// A diagnosis is a [DiagnosisKind] constant and its entry in
-// diagnosisInfo (name, title for a reader, good or not), a case in
-// diagnosis.causes or claimCause that names it from the evidence, and its
-// words in diagnosis.causeWords or claimWords. The evidence is grouped by
-// event: one effect per event is right, and each cause is said of the
-// events and jobs it concerns; a list is written with prose ("1, 2 and
-// 3"). The page gets the title and the good flag through
-// [Choices]; nothing in twice.js. TestEveryDiagnosisKindIsReached needs a
-// script that is diagnosed with it (diagnosisCorpus).
+// A diagnosis: see package diagnosis. TestEveryDiagnosisKindIsReached
+// (kinds_test.go) needs a script that is diagnosed with it
+// (diagnosisCorpus).
 //
 // # Adding a claim
 //
 // A claim is a value of [queue.Claim]; its list (queue.Claims) is the only
 // one. The parser, the worker, the explorer, the docs and the browser (the
-// server passes [Choices] to the page in twice.js's config) read it.
+// server passes result.Choices to the page in twice.js's config) read it.
 //
 //  1. runtime/queue/claim.go: a constant before numClaims and its entry in
 //     claimInfo (name, words, protocol, alias). A claim that runs new

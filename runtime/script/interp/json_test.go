@@ -3,7 +3,6 @@ package interp
 import (
 	"bytes"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/twice-lab/twice/runtime/script/diagnosis"
 	"github.com/twice-lab/twice/runtime/script/lang"
 	"github.com/twice-lab/twice/runtime/script/result"
-	"golang.org/x/tools/txtar"
 )
 
 // plainResult has Result's fields and tags but not its MarshalJSON, so
@@ -55,19 +53,13 @@ func checkJSON(t *testing.T, name string, r *result.Result) {
 func clip(b []byte) []byte { return b[:min(len(b), 80)] }
 
 func TestMarshalJSONMatchesEncodingJSON(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*.txtar")
-	if len(files) == 0 {
-		t.Fatal("no golden files")
-	}
-	for _, file := range files {
-		ar, err := txtar.ParseFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		src, _ := section(ar, "script")
-		for _, timeline := range []bool{false, true} {
-			checkJSON(t, file, Run(src, Options{Seed: 7, Timeline: timeline}))
-		}
+	t.Parallel()
+	for _, g := range goldenRuns(t) {
+		checkJSON(t, g.file, g.res)
+		// And as a run that drew no pictures.
+		plain := *g.res
+		plain.Timeline, plain.Chart = nil, nil
+		checkJSON(t, g.file+" (no pictures)", &plain)
 	}
 }
 

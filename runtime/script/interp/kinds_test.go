@@ -2,7 +2,6 @@ package interp
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"github.com/twice-lab/twice/runtime/receipts"
 	"github.com/twice-lab/twice/runtime/script/diagnosis"
 	"github.com/twice-lab/twice/runtime/script/result"
-	"golang.org/x/tools/txtar"
 )
 
 // traceCorpus runs every golden script, the scripts of the timeline
@@ -20,18 +18,9 @@ import (
 // kind of event.
 func traceCorpus(t *testing.T) []*result.Result {
 	t.Helper()
-	files, _ := filepath.Glob("testdata/*.txtar")
-	if len(files) == 0 {
-		t.Fatal("no golden files")
-	}
 	var out []*result.Result
-	for _, file := range files {
-		ar, err := txtar.ParseFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		src, _ := section(ar, "script")
-		out = append(out, Run(src, Options{Seed: DefaultSeed, Timeline: true}))
+	for _, g := range goldenRuns(t) {
+		out = append(out, g.res)
 	}
 	for _, src := range []string{
 		"reset && add order-77 && work --job 1 --worker W1 --lease 1 --crash-before-ack; sleep 2; work --job 1 --worker W2 && effects",
@@ -103,6 +92,7 @@ func markDrawn(t *testing.T, svg string, k event.Kind, x int) bool {
 // (a kind nothing records is a dead entry); and for every kind the list says the
 // timeline draws, some event of it is drawn, at its own x.
 func TestEveryEventKindIsRecordedAndDrawn(t *testing.T) {
+	t.Parallel()
 	recorded := map[event.Kind]int{}
 	drawn := map[event.Kind]bool{}
 	for _, res := range traceCorpus(t) {
@@ -146,7 +136,7 @@ func TestEveryEventKindIsRecordedAndDrawn(t *testing.T) {
 	}
 }
 
-// TestEveryDiagnosisKindIsListed: every DiagnosisKind constant has its
+// TestEveryDiagnosisKindIsListed: every diagnosis.Kind constant has its
 // entry, with a name, a title and its good flag, and the page's config
 // carries the list. A constant added without an entry fails here.
 func TestEveryDiagnosisKindIsListed(t *testing.T) {
@@ -161,7 +151,7 @@ func TestEveryDiagnosisKindIsListed(t *testing.T) {
 			t.Errorf("%s: no title", k)
 		}
 		if back, ok := diagnosis.ParseKind(k.String()); !ok || back != k {
-			t.Errorf("ParseDiagnosisKind(%q) = %v, %v", k, back, ok)
+			t.Errorf("diagnosis.ParseKind(%q) = %v, %v", k, back, ok)
 		}
 		var u diagnosis.Kind
 		if b, _ := k.MarshalText(); u.UnmarshalText(b) != nil || u != k {
@@ -188,11 +178,12 @@ func TestEveryDiagnosisKindIsListed(t *testing.T) {
 // with the effects: a good order had one effect, a bad one two or more
 // (or, swallowed, one effect for two events).
 func TestEveryDiagnosisKindIsReached(t *testing.T) {
+	t.Parallel()
 	reached := map[diagnosis.Kind]bool{}
 	for _, res := range append(traceCorpus(t), diagnosisCorpus()...) {
 		for _, s := range res.Summary {
 			if !s.Kind.Valid() {
-				t.Fatalf("%s: diagnosis kind %d is not in DiagnosisKinds", s.Order, s.Kind)
+				t.Fatalf("%s: diagnosis kind %d is not in diagnosis.Kinds", s.Order, s.Kind)
 			}
 			reached[s.Kind] = true
 			switch {

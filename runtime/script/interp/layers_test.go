@@ -20,7 +20,8 @@ var scriptLayers = []string{"lang", "diagnosis", "result", "draw", "interp"}
 // runtime/script's packages and of the runtime's own packages, and fails
 // for an import that runs up a layer: a package of runtime/script that
 // imports one above it, or a runtime package below runtime/script
-// (event, explore, queue, receipts, sim) that imports any of them.
+// (event, explore, queue, receipts, sim) that imports any of them, or
+// runtime/named, under every list, importing anything of twice.
 func TestScriptLayers(t *testing.T) {
 	const mod = "github.com/twice-lab/twice/runtime/"
 	level := map[string]int{}
@@ -59,6 +60,9 @@ func TestScriptLayers(t *testing.T) {
 				dep, ok := strings.CutPrefix(path, mod)
 				if !ok {
 					continue
+				}
+				if rel == "named" {
+					t.Errorf("%s: runtime/named imports runtime/%s; it sits below every list", f, dep)
 				}
 				from, inScript := level[rel]
 				to, toScript := level[dep]

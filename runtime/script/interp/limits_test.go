@@ -165,6 +165,7 @@ func TestExploreBudgetCountsWhatRuns(t *testing.T) {
 // combination of worker flags, with two and three workers, what Estimate
 // says race --all will explore is what it explores when the script runs.
 func TestExploreEstimateIsExact(t *testing.T) {
+	t.Parallel()
 	workers := []int{2, 3}
 	if testing.Short() {
 		workers = workers[:1]

@@ -13,6 +13,7 @@ import (
 // that script again gives the same count, and the script is the
 // scenario's with the fix's change written in.
 func TestMatrixCellsAreLiveRuns(t *testing.T) {
+	t.Parallel()
 	res := Run("matrix --seed 3", Options{Seed: DefaultSeed})
 	if res.Error != nil {
 		t.Fatal(res.Error)

@@ -58,11 +58,13 @@ func cutAt(t *testing.T, src string, b Budget, what string) *result.Result {
 // gigabytes and checks that it now stops within the budget, with its
 // one-line message.
 func TestReproducersStop(t *testing.T) {
+	t.Parallel()
 	full := Budget{}
 	if testing.Short() {
 		full = AutoBudget // the same paths, a smaller budget
 	}
 	t.Run("printing tables", func(t *testing.T) {
+		t.Parallel()
 		// 500 jobs, then the whole table printed again and again.
 		res := cutAt(t, repeat("add a --times 100", 5)+repeat("jobs", 400), full, result.BudgetOutput)
 		if len(res.Transcript) == 0 || !strings.HasPrefix(res.Transcript[0], "job 1 a event=ev-1 status=queued") {
@@ -73,6 +75,7 @@ func TestReproducersStop(t *testing.T) {
 		}
 	})
 	t.Run("adding without end", func(t *testing.T) {
+		t.Parallel()
 		// 3,600 adds of 100 jobs each: the trace and the jobs table were
 		// 173 MB of JSON.
 		res := cutAt(t, fill("", "add a --times 100"), full, result.BudgetOutput)
@@ -81,9 +84,11 @@ func TestReproducersStop(t *testing.T) {
 		}
 	})
 	t.Run("printing at 64 KiB", func(t *testing.T) {
+		t.Parallel()
 		cutAt(t, fill(repeat("add a --times 100", 1000), "jobs"), full, result.BudgetOutput)
 	})
 	t.Run("reclaims without end", func(t *testing.T) {
+		t.Parallel()
 		// A heartbeat longer than the lease: the lease always runs out
 		// first, another consumer reclaims the job, for ever.
 		res := cutAt(t, "load 1000 --processing fixed:2428 --lease 0.523 --workers 8 --heartbeat 938", full, result.BudgetPolls)
@@ -92,6 +97,7 @@ func TestReproducersStop(t *testing.T) {
 		}
 	})
 	t.Run("effects of many runs, again and again", func(t *testing.T) {
+		t.Parallel()
 		src := repeat("add a --event e --times 100", 20)
 		for i := 1; i <= 2000; i++ {
 			src += fmt.Sprintf("work --job %d\n", i)
@@ -99,6 +105,7 @@ func TestReproducersStop(t *testing.T) {
 		cutAt(t, fill(src, "effects"), full, result.BudgetOutput)
 	})
 	t.Run("SQLite work", func(t *testing.T) {
+		t.Parallel()
 		// Listing a big table costs SQLite work whether or not it prints:
 		// effects reads every job each time.
 		src := repeat("add a --times 100", 20)
@@ -151,6 +158,7 @@ func TestAutoBudget(t *testing.T) {
 // TestBudgetFields checks that a zero field of a Budget means the full
 // budget's, and that a matrix's cells spend from the run that made it.
 func TestBudgetFields(t *testing.T) {
+	t.Parallel()
 	if got := (Budget{Polls: 7}).orFull(); got.Polls != 7 || got.Steps != FullBudget.Steps || got.Output != FullBudget.Output || got.Work != FullBudget.Work {
 		t.Errorf("Budget{Polls: 7} means %+v", got)
 	}

@@ -238,13 +238,13 @@ func (in *interp) over() bool { return in.m.tooBig != nil }
 // sense (a killed worker did not). A non-nil error stops the script.
 func (in *interp) exec(c lang.Command) (bool, error) {
 	switch c.Kind {
-	case lang.Reset:
+	case lang.CmdReset:
 		if err := in.reset(); err != nil {
 			return false, err
 		}
 		in.k.Record("shell", event.Reset, nil, "reset")
 		return true, nil
-	case lang.Add:
+	case lang.CmdAdd:
 		ev := c.Add.Event
 		if ev == "" {
 			ev = in.newEvent()
@@ -262,11 +262,11 @@ func (in *interp) exec(c lang.Command) (bool, error) {
 			in.k.Record("shell", event.Add, in.observe(id), "add %s (event %s): job %d", c.Add.Order, ev, id)
 		}
 		return true, nil
-	case lang.Service:
+	case lang.CmdService:
 		s := c.Service
 		in.k.Record("shell", event.Service, nil, "%s", c)
 		return true, in.svc.SetDedupe(s.Dedupe, s.KeyTTL)
-	case lang.Redeliver:
+	case lang.CmdRedeliver:
 		if err := in.shell.Requeue(c.Job); err != nil {
 			if errors.Is(err, queue.ErrNoJob) {
 				return false, fmt.Errorf("redeliver: job %d does not exist", c.Job)
@@ -276,24 +276,24 @@ func (in *interp) exec(c lang.Command) (bool, error) {
 		in.hist.Redriven(c.Job)
 		in.k.Record("shell", event.Redeliver, in.observe(c.Job), "redeliver job %d: back to queued", c.Job)
 		return true, nil
-	case lang.Sleep:
+	case lang.CmdSleep:
 		in.k.Record("shell", event.Sleep, nil, "sleep %s", lang.FormatSeconds(c.Sleep))
 		return true, in.runUntil(in.k.Now() + c.Sleep)
-	case lang.Wait:
+	case lang.CmdWait:
 		in.k.Record("shell", event.Wait, nil, "wait")
 		return true, in.wait()
-	case lang.Background:
+	case lang.CmdBackground:
 		// As in a shell, the list starts now: it runs until its first
 		// wait before the script goes on.
 		in.background(c)
 		return true, in.runUntil(in.k.Now())
-	case lang.Log:
+	case lang.CmdPrintLog:
 		in.shownLog = true
 		for _, l := range in.log {
 			in.print("%s", l)
 		}
 		return true, nil
-	case lang.Jobs:
+	case lang.CmdJobs:
 		rows, err := in.shell.List()
 		if err != nil {
 			return false, err
@@ -328,7 +328,7 @@ func (in *interp) exec(c lang.Command) (bool, error) {
 			}
 		}
 		return true, nil
-	case lang.Effects:
+	case lang.CmdEffects:
 		sums, err := in.summarize()
 		if err != nil {
 			return false, err
@@ -363,15 +363,15 @@ func (in *interp) exec(c lang.Command) (bool, error) {
 			}
 		}
 		return true, nil
-	case lang.Ledger:
+	case lang.CmdLedger:
 		return true, in.printLedger()
-	case lang.Matrix:
+	case lang.CmdMatrix:
 		seed := c.MatrixSeed
 		if seed == 0 {
 			seed = in.seed
 		}
 		return true, in.matrix(seed)
-	case lang.Work:
+	case lang.CmdWork:
 		w := &worker{in: in, args: c.Work}
 		if err := in.spawn(w, in.k.Now()); err != nil {
 			return false, err
@@ -380,7 +380,7 @@ func (in *interp) exec(c lang.Command) (bool, error) {
 			return false, err
 		}
 		return w.ok, w.err
-	case lang.Race:
+	case lang.CmdRace:
 		if c.Race.All {
 			return true, in.explore(c.Race)
 		}
@@ -388,7 +388,7 @@ func (in *interp) exec(c lang.Command) (bool, error) {
 			return false, err
 		}
 		return true, in.race(c.Race)
-	case lang.Load:
+	case lang.CmdLoad:
 		if err := in.quiet0("load"); err != nil {
 			return false, err
 		}
@@ -441,10 +441,10 @@ func (in *interp) background(c lang.Command) {
 				continue
 			}
 			switch sub.Kind {
-			case lang.Sleep:
+			case lang.CmdSleep:
 				p.Sleep(sub.Sleep)
 				ok = true
-			case lang.Work:
+			case lang.CmdWork:
 				w := &worker{in: in, args: sub.Work}
 				err := in.spawn(w, p.Now())
 				if err == nil {

@@ -176,6 +176,7 @@ func TestErrorsNameLineAndColumn(t *testing.T) {
 }
 
 func TestLimits(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("jobs\n", lang.MaxScriptBytes/5+1)
 	if res := Run(big, Options{}); res.ExitCode != 2 || res.Error.Kind != "limit" {
 		t.Errorf("oversized script: %+v", res.Error)
@@ -237,7 +238,7 @@ func TestEveryClaimRuns(t *testing.T) {
 	if _, err := in.shell.Add("o1", "ev-1"); err != nil {
 		t.Fatal(err)
 	}
-	ok, err := in.exec(lang.Command{Kind: lang.Work, Work: lang.WorkArgs{Job: 1, Worker: "W1", Lease: lang.DefaultLease, Timeout: lang.DefaultTimeout, Claim: queue.Claim(200)}})
+	ok, err := in.exec(lang.Command{Kind: lang.CmdWork, Work: lang.WorkArgs{Job: 1, Worker: "W1", Lease: lang.DefaultLease, Timeout: lang.DefaultTimeout, Claim: queue.Claim(200)}})
 	if ok || err == nil || !strings.Contains(err.Error(), "has no steps") {
 		t.Errorf("a claim outside the list ran: ok=%v err=%v", ok, err)
 	}

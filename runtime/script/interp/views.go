@@ -25,7 +25,7 @@ func (r raceShape) line(workers int) string {
 	if workers > 0 {
 		a.Workers = workers
 	}
-	return lang.Command{Kind: lang.Race, Race: a}.String()
+	return lang.Command{Kind: lang.CmdRace, Race: a}.String()
 }
 
 // shapeScript writes the races as one script: a service line before each
@@ -53,15 +53,15 @@ func columnsOf(s *lang.Script) []string {
 	keys, fence, publish := false, false, false
 	walk(s, func(c lang.Command, dedupe receipts.Dedupe) {
 		switch c.Kind {
-		case lang.Service:
+		case lang.CmdService:
 			keys = keys || c.Service.Dedupe != receipts.DedupeOff
-		case lang.Work:
+		case lang.CmdWork:
 			keys = keys || c.Work.Key != receipts.KeyNone
 			fence = fence || c.Work.Fence
-		case lang.Race:
+		case lang.CmdRace:
 			keys = keys || c.Race.Key != receipts.KeyNone
 			fence = fence || c.Race.Fence
-		case lang.Add:
+		case lang.CmdAdd:
 			publish = publish || c.Add.Times > 1 || c.Add.Event != ""
 		}
 	})
@@ -83,10 +83,10 @@ func walk(s *lang.Script, f func(c lang.Command, dedupe receipts.Dedupe)) {
 	var visit func(cs []lang.Command)
 	visit = func(cs []lang.Command) {
 		for _, c := range cs {
-			if c.Kind == lang.Service {
+			if c.Kind == lang.CmdService {
 				mode = c.Service.Dedupe
 			}
-			if c.Kind == lang.Background {
+			if c.Kind == lang.CmdBackground {
 				visit(c.Body)
 				continue
 			}
@@ -139,16 +139,16 @@ func exploreView(s *lang.Script) result.ExploreView {
 	}
 	walk(s, func(c lang.Command, dedupe receipts.Dedupe) {
 		switch c.Kind {
-		case lang.Race:
+		case lang.CmdRace:
 			own = add(own, raceShape{dedupe: dedupe, race: c.Race})
-		case lang.Work:
+		case lang.CmdWork:
 			works++
 			w := c.Work
 			merge(w.Claim, dedupe, w.Key, w.Effect, w.Heartbeat, w.Fence)
-		case lang.Load:
+		case lang.CmdLoad:
 			loads++
 			merge(c.Load.Claim, dedupe, receipts.KeyNone, lang.EffectReceipt, c.Load.Heartbeat, false)
-		case lang.Matrix:
+		case lang.CmdMatrix:
 			matrix = true
 		}
 	})
@@ -218,9 +218,9 @@ func compareView(s *lang.Script) result.CompareView {
 	takes, matrix := false, false
 	walk(s, func(c lang.Command, _ receipts.Dedupe) {
 		switch c.Kind {
-		case lang.Race, lang.Work, lang.Load:
+		case lang.CmdRace, lang.CmdWork, lang.CmdLoad:
 			takes = true
-		case lang.Matrix:
+		case lang.CmdMatrix:
 			matrix = true
 		}
 	})
@@ -248,13 +248,13 @@ func withClaim(s *lang.Script, claim queue.Claim) *lang.Script {
 		out := make([]lang.Command, len(cs))
 		for i, c := range cs {
 			switch c.Kind {
-			case lang.Race:
+			case lang.CmdRace:
 				c.Race.Claim = claim
-			case lang.Work:
+			case lang.CmdWork:
 				c.Work.Claim = claim
-			case lang.Load:
+			case lang.CmdLoad:
 				c.Load.Claim = claim
-			case lang.Background:
+			case lang.CmdBackground:
 				c.Body = set(c.Body)
 			}
 			out[i] = c
@@ -268,17 +268,17 @@ func timelineView(s *lang.Script) result.TimelineView {
 	var timed, all, loads, works, matrix int
 	walk(s, func(c lang.Command, _ receipts.Dedupe) {
 		switch c.Kind {
-		case lang.Race:
+		case lang.CmdRace:
 			if c.Race.All {
 				all++
 			} else {
 				timed++
 			}
-		case lang.Load:
+		case lang.CmdLoad:
 			loads++
-		case lang.Work:
+		case lang.CmdWork:
 			works++
-		case lang.Matrix:
+		case lang.CmdMatrix:
 			matrix++
 		}
 	})

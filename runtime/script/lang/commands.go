@@ -16,121 +16,132 @@ var (
 )
 
 // The command table: every command a script may use, with the Kind it
-// parses to, its synopsis, a line on what it does, and an example that
-// runs. The parser looks commands up here, the unknown-command error lists
-// these names, twice run --help prints them, and docs/COMMANDS.md is this
-// table written out (a test keeps the two equal). A test runs every
-// example, so a command that parses but has no case in interp.exec fails
-// there, not in a reader's browser.
+// parses to, its words and its flag table, a line on what it does, and an
+// example that runs. The parser reads a command's arguments by its entry
+// (commandSpec.parse), the unknown-command error lists these names, the
+// unknown-flag error the command's flags, and twice run --help and
+// docs/COMMANDS.md print each command's synopsis, made from its entry (a
+// test keeps docs/COMMANDS.md equal to it). A test runs every example, so
+// a command that parses but has no case in interp.exec fails there, not
+// in a reader's browser.
 //
 // Background is not in the table: it is what '&' makes of a list, not a
 // word a script types.
 var commandTable = []commandSpec{
 	{
-		name: "reset", kind: Reset, usage: "reset",
+		name: "reset", kind: CmdReset,
 		summary: "empty the jobs table, worker.log and the recorded effects",
 		example: "reset",
-		parse:   noArgs,
 	},
 	{
-		name: "add", kind: Add, usage: "add ORDER [--event ID] [--times N]",
+		name: "add", kind: CmdAdd, args: "ORDER", flags: addFlags,
 		summary: "enqueue one job for ORDER (like order-77) carrying the producer's event id (ev-1, ev-2, ... unless given); --times N publishes that event N times, N jobs",
 		example: "add order-77 --event ev-9 --times 2 && jobs",
-		parse:   parseAdd,
+		start:   func(c *Command) { c.Add = AddArgs{Times: 1} },
+		finish:  finishAdd,
 	},
 	{
-		name: "work", kind: Work,
-		usage:   "work --job N [--worker W] [--lease S] [--claim " + claimList + "] [--trace] [--delay MS] [--timeout MS] [--processing MS] [--heartbeat MS] [--stall MS] [--fence] [--key " + keyList + "] [--effect receipt|ledger] [--key-txn same|separate] [--crash-before-effect] [--crash-before-ack] [--crash-before-commit]",
+		name: "work", kind: CmdWork, flags: workFlags,
 		summary: "one worker process executes job N: claim, log, send the receipt (or, with --effect ledger, write the effect in the ack's transaction), ack; with & it runs in the background",
 		example: "add order-77 && work --job 1 --worker W1 --trace",
-		parse:   parseWork,
+		start:   func(c *Command) { c.Work = defaultWork },
+		finish:  finishWork,
 	},
 	{
-		name: "race", kind: Race,
-		usage:   "race " + claimList + " [N | --all] [--workers K] [--key K] [--effect receipt|ledger] [--key-txn same|separate] [--heartbeat MS] [--fence] [--delay MS]",
+		name: "race", kind: CmdRace, args: claimList + " [N | --all]", flags: raceFlags,
 		summary: "N times, a fresh job and K workers released at one instant; --all checks every interleaving instead",
 		example: "race read 20",
-		parse:   parseRace,
+		start:   func(c *Command) { c.Race = defaultRace },
+		finish:  finishRace,
 	},
 	{
-		name: "load", kind: Load,
-		usage:   "load N --processing fixed:MS|lognormal:p50=MS,p95=MS --lease S[,S...] [--workers K] [--heartbeat MS] [--stall MS] [--claim " + claimList + "]",
+		name: "load", kind: CmdLoad, args: "N", flags: loadFlags,
 		summary: "N jobs worked by K workers with processing times drawn from a distribution, once per lease length",
 		example: "load 50 --processing lognormal:p50=800,p95=3000 --lease 1,5",
-		parse:   parseLoad,
+		start:   func(c *Command) { c.Load = LoadArgs{Workers: DefaultWorkers, Claim: DefaultLoadClaim} },
+		finish:  finishLoad,
 	},
 	{
-		name: "matrix", kind: Matrix, usage: "matrix [--seed N]",
+		name: "matrix", kind: CmdMatrix, flags: matrixFlags,
 		summary: "run every duplicate scenario the lab knows against every fix, each cell a live run, and print which fix closes which duplicate",
 		example: "matrix",
-		parse:   parseMatrix,
 	},
 	{
-		name: "service", kind: Service, usage: "service --dedupe " + dedupeList + " [--key-ttl S]",
+		name: "service", kind: CmdService, flags: serviceFlags,
 		summary: "how the receipts service treats a request's Idempotency-Key from now on: off, check (look up, effect, then store: check-then-act) or claim (store first, effect only if new); --key-ttl forgets keys older than S seconds",
 		example: "service --dedupe claim && race read 5 --key job",
-		parse:   parseService,
+		finish:  finishService,
 	},
 	{
-		name: "redeliver", kind: Redeliver, usage: "redeliver --job N",
+		name: "redeliver", kind: CmdRedeliver, flags: redeliverFlags,
 		summary: "put job N back in the queue, as a dead-letter re-drive or a manual replay does",
 		example: "add order-77 && work --job 1 && redeliver --job 1 && work --job 1 --worker W2 && effects",
-		parse:   parseRedeliver,
 	},
 	{
-		name: "sleep", kind: Sleep, usage: "sleep SECONDS",
+		name: "sleep", kind: CmdSleep, args: "SECONDS",
 		summary: "advance virtual time (decimals allowed, like 1.5)",
 		example: "sleep 2",
-		parse:   parseSleep,
+		raw:     parseSleep,
 	},
 	{
-		name: "wait", kind: Wait, usage: "wait",
+		name: "wait", kind: CmdWait,
 		summary: "wait until every background worker has finished",
 		example: "add order-77; work --job 1 --processing 500 & wait",
-		parse:   noArgs,
 	},
 	{
-		name: "cat", kind: Log, usage: "cat worker.log",
+		name: "cat", kind: CmdPrintLog, args: "worker.log",
 		summary: "print worker.log, the lines the workers appended",
 		example: "add order-77 && work --job 1 && cat worker.log",
-		parse:   parseCat,
+		raw:     parseCat,
 	},
 	{
-		name: "log", kind: Log, usage: "log",
+		name: "log", kind: CmdPrintLog,
 		summary: "the same as cat worker.log",
 		example: "add order-77 && work --job 1 && log",
-		parse:   noArgs,
 	},
 	{
-		name: "jobs", kind: Jobs, usage: "jobs",
+		name: "jobs", kind: CmdJobs,
 		summary: "print the jobs table: each job's status, attempts and the run that holds it, and its event id once an add named one or published one twice, or an order has jobs of two events",
 		example: "add order-77 && jobs",
-		parse:   noArgs,
 	},
 	{
-		name: "effects", kind: Effects, usage: "effects",
+		name: "effects", kind: CmdEffects,
 		summary: "print what the receipts service recorded, per order (effects, and requests it refused or replayed), with a diagnosis of any duplicate",
 		example: "race read 1 && effects",
-		parse:   noArgs,
 	},
 	{
-		name: "ledger", kind: Ledger, usage: "ledger",
+		name: "ledger", kind: CmdLedger,
 		summary: "print the ledger: the effect rows work --effect ledger wrote in the queue's database, the keys claimed with them, and any key with no row (lost work)",
 		example: "add order-77 && work --job 1 --effect ledger && ledger",
-		parse:   noArgs,
 	},
 }
 
 // commandSpec is one entry of the command table.
 type commandSpec struct {
-	name    string // the word a script types
-	kind    Kind
-	usage   string // the synopsis, as help prints it
+	name string // the word a script types
+	kind Kind
+	// args is what the command takes besides flags, as its synopsis
+	// shows it ("ORDER", "CLAIM [N | --all]"); "" for nothing.
+	args string
+	// flags is the command's flag table, in the order its synopsis and
+	// the unknown-flag error list them.
+	flags   []flagSpec
 	summary string // what it does, in one line
 	example string // a script that uses it and runs without error
-	// parse fills c's arguments from the words after the name; c.Kind is
-	// already set.
-	parse func(c *Command, name token, args []token) *Error
+	// start sets the defaults of c's arguments before a flag is read.
+	start func(c *Command)
+	// finish reads the words that are not flags and checks what no one
+	// flag can (a flag that needs another, a count); nil when the flags
+	// are all.
+	finish func(s commandSpec, c *Command, name token, words []token, given flagsGiven) *Error
+	// raw, for a command whose words are not flags (sleep -1 is a
+	// negative time, not a flag), reads them all instead.
+	raw func(c *Command, name token, args []token) *Error
+}
+
+// usage is the usage error of a command: its synopsis, at its name.
+func (s commandSpec) usage(name token) *Error {
+	return usageErr(name.pos, "usage: %s", s.synopsis())
 }
 
 // CommandInfo describes one command for help texts and docs.
@@ -145,7 +156,7 @@ type CommandInfo struct {
 func Commands() []CommandInfo {
 	out := make([]CommandInfo, len(commandTable))
 	for i, s := range commandTable {
-		out[i] = CommandInfo{Name: s.name, Usage: s.usage, Summary: s.summary, Example: s.example}
+		out[i] = CommandInfo{Name: s.name, Usage: s.synopsis(), Summary: s.summary, Example: s.example}
 	}
 	return out
 }
@@ -161,7 +172,7 @@ func joinNames(specs []commandSpec) string {
 	for i, s := range specs {
 		words[i] = s.name
 		if s.name == "cat" {
-			words[i] = s.usage
+			words[i] = s.synopsis()
 		}
 	}
 	if len(words) == 1 {
@@ -186,7 +197,7 @@ func CommandHelp() string {
 	var b strings.Builder
 	b.WriteString("Commands (a line chains them with && or ;, CMD & runs a worker in the background, # starts a comment):\n")
 	for _, s := range commandTable {
-		fmt.Fprintf(&b, "  %s\n      %s\n      e.g. %s\n", s.usage, s.summary, s.example)
+		fmt.Fprintf(&b, "  %s\n      %s\n      e.g. %s\n", s.synopsis(), s.summary, s.example)
 	}
 	return b.String()
 }
@@ -206,7 +217,7 @@ func CommandReference() string {
 	b.WriteString("trailing `2>/dev/null` are accepted and ignored, so shell command lines\n")
 	b.WriteString("written for a Node.js queue run as they are.\n")
 	for _, s := range commandTable {
-		fmt.Fprintf(&b, "\n## %s\n\n```\n%s\n```\n\n%s.\n\nExample:\n\n```twice\n%s\n```\n", s.name, s.usage, upperFirst(s.summary), s.example)
+		fmt.Fprintf(&b, "\n## %s\n\n```\n%s\n```\n\n%s.\n\nExample:\n\n```twice\n%s\n```\n", s.name, s.synopsis(), upperFirst(s.summary), s.example)
 	}
 	return b.String()
 }
@@ -216,14 +227,6 @@ func upperFirst(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// noArgs is the parser of a command that takes no arguments.
-func noArgs(c *Command, name token, args []token) *Error {
-	if len(args) > 0 {
-		return usageErr(args[0].pos, "%s takes no arguments", name.text)
-	}
-	return nil
 }
 
 func parseCat(c *Command, name token, args []token) *Error {

@@ -20,11 +20,21 @@ func TestCommandTable(t *testing.T) {
 		}
 		names[s.name] = true
 		covered[s.kind] = true
-		if s.usage == "" || s.summary == "" || s.example == "" || s.parse == nil {
-			t.Errorf("command %q: usage, summary, example and parse are all needed", s.name)
+		if s.summary == "" || s.example == "" {
+			t.Errorf("command %q: summary and example are both needed", s.name)
 		}
-		if !strings.HasPrefix(s.usage, s.name) {
-			t.Errorf("command %q: usage %q does not start with the name", s.name, s.usage)
+		if s.raw != nil && (len(s.flags) > 0 || s.finish != nil || s.start != nil) {
+			t.Errorf("command %q: a command that reads its words raw has no flag table", s.name)
+		}
+		flags := map[string]bool{}
+		for _, f := range s.flags {
+			if flags[f.name] || f.name == "" || strings.HasPrefix(f.name, "-") || f.set == nil {
+				t.Errorf("command %q: flag %q is repeated, unnamed or has no set", s.name, f.name)
+			}
+			flags[f.name] = true
+			if !strings.Contains(s.synopsis(), "--"+f.name) {
+				t.Errorf("command %q: the synopsis %q does not show --%s", s.name, s.synopsis(), f.name)
+			}
 		}
 
 		sc, err := Parse(s.example)
@@ -36,8 +46,8 @@ func TestCommandTable(t *testing.T) {
 			t.Errorf("command %q: example %q has no %v command", s.name, s.example, s.kind)
 		}
 	}
-	for k := Kind(0); int(k) < len(kindNames); k++ {
-		if k != Background && !covered[k] {
+	for _, k := range Kinds() {
+		if k != CmdBackground && !covered[k] {
 			t.Errorf("kind %v has no entry in the command table", k)
 		}
 	}

@@ -32,19 +32,35 @@
 // are scripts and its fixes are changes written into a script
 // ([CellScript]), so the parser can count what a matrix will run.
 //
+// # Adding a flag
+//
+// One entry in the command's flag table (commandflags.go): a flagSpec
+// with its name, what its value is as the synopsis shows it ("" for a
+// flag that takes none), and set, which reads it into the Command; or a
+// constructor for the kinds many commands share (msFlag, boolFlag,
+// keyFlag, claimFlag, effectFlag, keyTxnFlag). A command that takes the
+// same flags as another (work's) uses that table. Then go test
+// ./runtime/script/lang -run CommandReference -update, and the README's
+// table of the command.
+//
 // # Adding a command
 //
-//  1. parse.go: a [Kind] constant and its name in kindNames, in the same
-//     order (before Background); a field or an args struct on [Command]
-//     for its arguments.
-//  2. commands.go: an entry in commandTable with its word, Kind,
-//     synopsis, one-line summary, an example that runs, and its parse
-//     function (parseNAME, as parseAdd, parseService and parseRedeliver
-//     are), which fills the arguments and returns a usage error
-//     (usageErr) for bad input. The unknown-command error, twice run
-//     --help and docs/COMMANDS.md all come from that table. A flag that
-//     takes a value from a list parses it with parseClaim, parseDedupe or
-//     parseKey, whose errors name the list.
+//  1. parse.go: a [Kind] constant (CmdNAME, before CmdBackground) and
+//     its entry in kinds, the named list of the kinds; a field or an args
+//     struct on [Command] for its arguments.
+//  2. commands.go: an entry in commandTable with its word, Kind, its
+//     words besides flags as the synopsis shows them (args), its flag
+//     table (commandflags.go), a one-line summary and an example that
+//     runs; start sets its arguments' defaults, and finish reads its
+//     words and checks what no one flag can, returning a usage error
+//     (usageErr) for bad input. One loop (commandSpec.parse, flags.go)
+//     reads every command's flags by its table: each at most once, its
+//     value after a space or '=', an unknown flag refused with the list
+//     of the command's flags, a flag marked need required. The synopsis
+//     that twice run --help, docs/COMMANDS.md and the usage errors print
+//     is made from the entry. A flag that takes a value from a list
+//     parses it with parseClaim, parseDedupe or parseKey, whose errors
+//     name the list.
 //  3. limits.go: if it has a limit, a Max constant, checked in the
 //     parser; if it starts workers (each worker name is a SQLite
 //     connection) or does work in proportion to its arguments, a case in

@@ -33,7 +33,7 @@ func Format(s *Script) string {
 // String formats one command in canonical form.
 func (c Command) String() string {
 	switch c.Kind {
-	case Add:
+	case CmdAdd:
 		s := "add " + c.Add.Order
 		if c.Add.Event != "" {
 			s += " --event " + c.Add.Event
@@ -42,17 +42,17 @@ func (c Command) String() string {
 			s += " --times " + strconv.Itoa(c.Add.Times)
 		}
 		return s
-	case Service:
+	case CmdService:
 		s := "service --dedupe " + c.Service.Dedupe.String()
 		if c.Service.KeyTTL > 0 {
 			s += " --key-ttl " + FormatSeconds(c.Service.KeyTTL)
 		}
 		return s
-	case Redeliver:
+	case CmdRedeliver:
 		return "redeliver --job " + strconv.FormatInt(c.Job, 10)
-	case Sleep:
+	case CmdSleep:
 		return "sleep " + FormatSeconds(c.Sleep)
-	case Race:
+	case CmdRace:
 		s := "race " + c.Race.Claim.String()
 		if c.Race.All {
 			s += " --all"
@@ -81,14 +81,14 @@ func (c Command) String() string {
 			s += " --key " + c.Race.Key.String()
 		}
 		return s
-	case Matrix:
+	case CmdMatrix:
 		if c.MatrixSeed != 0 {
 			return "matrix --seed " + strconv.FormatUint(c.MatrixSeed, 10)
 		}
 		return "matrix"
-	case Log:
+	case CmdPrintLog:
 		return "cat worker.log"
-	case Work:
+	case CmdWork:
 		w := c.Work
 		s := fmt.Sprintf("work --job %d", w.Job)
 		if w.Worker != DefaultWorker {
@@ -140,7 +140,7 @@ func (c Command) String() string {
 			s += " --key " + w.Key.String()
 		}
 		return s
-	case Load:
+	case CmdLoad:
 		l := c.Load
 		leases := make([]string, len(l.Leases))
 		for i, d := range l.Leases {
@@ -160,7 +160,7 @@ func (c Command) String() string {
 			s += " --claim " + l.Claim.String()
 		}
 		return s
-	case Background:
+	case CmdBackground:
 		var b strings.Builder
 		b.WriteString("( ")
 		for i, sub := range c.Body {

@@ -170,17 +170,17 @@ func (s *Script) cost() (Cost, *Error) {
 		for _, cmd := range cmds {
 			c.Commands++
 			switch cmd.Kind {
-			case Service:
+			case CmdService:
 				if cmd.Op != OpAnd {
 					clear(modes)
 				}
 				modes[cmd.Service.Dedupe] = true
-			case Background:
+			case CmdBackground:
 				c.Commands--
 				if err := walk(cmd.Body); err != nil {
 					return err
 				}
-			case Work:
+			case CmdWork:
 				if err := name(cmd.Pos, cmd.Work.Worker); err != nil {
 					return err
 				}
@@ -190,7 +190,7 @@ func (s *Script) cost() (Cost, *Error) {
 						return err
 					}
 				}
-			case Matrix:
+			case CmdMatrix:
 				// Each cell is a run of its own (its own workers and
 				// databases); the claim race's cells are most of the work.
 				c.Races += MatrixRaces()
@@ -198,7 +198,7 @@ func (s *Script) cost() (Cost, *Error) {
 					return limitErr(cmd.Pos, "this matrix brings the script to %d races (a matrix runs %d); the limit is %d races per script", c.Races, MatrixRaces(), MaxRaces)
 				}
 				c.Steps += MatrixRaces()*2*stepsPerRun + len(Scenarios)*len(Fixes)*MatrixSeeds*3*stepsPerRun
-			case Race:
+			case CmdRace:
 				for n := range cmd.Race.Workers {
 					if err := name(cmd.Pos, fmt.Sprintf("W%d", n+1)); err != nil {
 						return err
@@ -230,7 +230,7 @@ func (s *Script) cost() (Cost, *Error) {
 					return limitErr(cmd.Pos, "this race brings the script to %d races; the limit is %d races per script", c.Races, MaxRaces)
 				}
 				c.Steps += cmd.Race.N * cmd.Race.Workers * stepsPerRun
-			case Load:
+			case CmdLoad:
 				for n := range cmd.Load.Workers {
 					if err := name(cmd.Pos, fmt.Sprintf("W%d", n+1)); err != nil {
 						return err

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/twice-lab/twice/runtime/explore"
+	"github.com/twice-lab/twice/runtime/named"
 	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/receipts"
 	"github.com/twice-lab/twice/runtime/sim"
@@ -43,34 +44,60 @@ const (
 	OpAnd
 )
 
-// Kind is the name of a command.
+// Kind is which command a Command is. The constants say Cmd so that
+// they never read as the event kinds of the trace (package event), which
+// say what happened: lang.CmdReset is the command, event.Reset the tables
+// emptied.
 type Kind int
 
 const (
-	Reset Kind = iota
-	Add
-	Work
-	Race
-	Sleep
-	Log
-	Jobs
-	Effects
-	Wait
-	Load
-	Service
-	Redeliver
-	// Ledger prints the ledger and processed_keys tables.
-	Ledger
-	// Matrix runs every duplicate scenario against every fix.
-	Matrix
-	// Background is a list of commands ended by '&': it runs as a process of
-	// its own while the script goes on (see Command.Body).
-	Background
+	CmdReset     Kind = iota // reset
+	CmdAdd                   // add ORDER
+	CmdWork                  // work --job N
+	CmdRace                  // race CLAIM [N | --all]
+	CmdSleep                 // sleep SECONDS
+	CmdPrintLog              // cat worker.log, or log: print worker.log
+	CmdJobs                  // jobs
+	CmdEffects               // effects
+	CmdWait                  // wait
+	CmdLoad                  // load N
+	CmdService               // service --dedupe MODE
+	CmdRedeliver             // redeliver --job N
+	// CmdLedger prints the ledger and processed_keys tables.
+	CmdLedger
+	// CmdMatrix runs every duplicate scenario against every fix.
+	CmdMatrix
+	// CmdBackground is a list of commands ended by '&': it runs as a
+	// process of its own while the script goes on (see Command.Body).
+	CmdBackground
+	numKinds
 )
 
-var kindNames = [...]string{"reset", "add", "work", "race", "sleep", "log", "jobs", "effects", "wait", "load", "service", "redeliver", "ledger", "matrix", "background"}
+// kinds names each Kind, as Kind.String and the parser's tests spell it.
+// The words a script types are the command table's (commands.go): cat
+// and log both make a CmdPrintLog, and no word makes a CmdBackground.
+var kinds = named.New("command", numKinds, map[Kind]named.Entry{
+	CmdReset:      {Name: "reset", Words: "empty every table"},
+	CmdAdd:        {Name: "add", Words: "enqueue jobs"},
+	CmdWork:       {Name: "work", Words: "one worker works one job"},
+	CmdRace:       {Name: "race", Words: "workers race for a job, N times or every interleaving"},
+	CmdSleep:      {Name: "sleep", Words: "advance virtual time"},
+	CmdPrintLog:   {Name: "log", Words: "print worker.log"},
+	CmdJobs:       {Name: "jobs", Words: "print the jobs table"},
+	CmdEffects:    {Name: "effects", Words: "print the effects, with their diagnosis"},
+	CmdWait:       {Name: "wait", Words: "wait for the background workers"},
+	CmdLoad:       {Name: "load", Words: "many jobs, many workers, a sweep of leases"},
+	CmdService:    {Name: "service", Words: "set the receipts service's dedupe mode"},
+	CmdRedeliver:  {Name: "redeliver", Words: "put a job back in the queue"},
+	CmdLedger:     {Name: "ledger", Words: "print the ledger and its keys"},
+	CmdMatrix:     {Name: "matrix", Words: "every scenario against every fix"},
+	CmdBackground: {Name: "background", Words: "a list ended by &, run by a process of its own"},
+})
 
-func (k Kind) String() string { return kindNames[k] }
+// Kinds lists every command kind, in the order of the constants.
+func Kinds() []Kind { return kinds.All() }
+
+func (k Kind) String() string { return kinds.Name(k) }
 
 // Command is one parsed command.
 type Command struct {
@@ -207,9 +234,9 @@ func (s *Script) Races() int {
 	n := 0
 	for _, c := range s.Commands {
 		switch c.Kind {
-		case Race:
+		case CmdRace:
 			n += c.Race.N
-		case Matrix:
+		case CmdMatrix:
 			n += MatrixRaces()
 		}
 	}
@@ -221,7 +248,7 @@ func (s *Script) Races() int {
 func (s *Script) LoadJobs() int {
 	n := 0
 	for _, c := range s.Commands {
-		if c.Kind == Load {
+		if c.Kind == CmdLoad {
 			n += c.Load.Jobs * len(c.Load.Leases)
 		}
 	}
@@ -493,10 +520,10 @@ func background(list []Command, amp token) (Command, *Error) {
 	hasWork := false
 	for _, c := range body {
 		switch c.Kind {
-		case Work:
+		case CmdWork:
 			hasWork = true
-		case Sleep:
-		case Background:
+		case CmdSleep:
+		case CmdBackground:
 			return Command{}, parseErr(c.Pos, "a list sent to the background with '&' cannot itself contain '&'")
 		default:
 			return Command{}, usageErr(amp.pos, "%s cannot run in the background: '&' sends the whole '&&' list before it there, and only work and sleep can run there (end the list with ';' or a new line before the worker)", c.Kind)
@@ -505,7 +532,7 @@ func background(list []Command, amp token) (Command, *Error) {
 	if !hasWork {
 		return Command{}, usageErr(amp.pos, "'&' starts a worker in the background, but this list has no work command")
 	}
-	bg := Command{Pos: body[0].Pos, Op: body[0].Op, Kind: Background, Body: body}
+	bg := Command{Pos: body[0].Pos, Op: body[0].Op, Kind: CmdBackground, Body: body}
 	bg.Body[0].Op = OpSeq
 	return bg, nil
 }
@@ -555,149 +582,23 @@ func parseCommand(words []token) (Command, *Error) {
 }
 
 // parseAdd reads add ORDER [--event ID] [--times N].
-func parseAdd(c *Command, name token, args []token) *Error {
-	a := AddArgs{Times: 1}
-	var pos []token
-	seen := map[string]bool{}
-	for i := 0; i < len(args); i++ {
-		if !strings.HasPrefix(args[i].text, "-") {
-			pos = append(pos, args[i])
-			continue
-		}
-		f, err := cutFlag(args[i], seen)
-		if err != nil {
-			return err
-		}
-		var v token
-		if v, err = f.value(args, &i); err != nil {
-			return err
-		}
-		switch f.name {
-		case "event":
-			if err = checkID(v, "event id"); err == nil {
-				a.Event = v.text
-			}
-		case "times":
-			var n int64
-			n, err = parseInt(v, "--times", 1, MaxTimes)
-			a.Times = int(n)
-		default:
-			err = usageErr(f.tok.pos, "unknown flag %q (want --event, --times)", f.tok.text)
-		}
-		if err != nil {
-			return f.named(v, err)
-		}
-	}
-	if len(pos) != 1 {
-		return usageErr(name.pos, "usage: add ORDER [--event ID] [--times N] (one order id, like order-77)")
-	}
-	if err := checkOrder(pos[0]); err != nil {
-		return err
-	}
-	a.Order = pos[0].text
-	c.Add = a
-	return nil
-}
-
-// parseService reads service --dedupe MODE [--key-ttl S].
-func parseService(c *Command, name token, args []token) *Error {
-	var s ServiceArgs
-	seen := map[string]bool{}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if !strings.HasPrefix(a.text, "-") {
-			return usageErr(a.pos, "unexpected argument %q (service takes only flags)", a.text)
-		}
-		f, err := cutFlag(a, seen)
-		if err != nil {
-			return err
-		}
-		var v token
-		if v, err = f.value(args, &i); err != nil {
-			return err
-		}
-		switch f.name {
-		case "dedupe":
-			s.Dedupe, err = parseDedupe(v)
-		case "key-ttl":
-			s.KeyTTL, err = parseSeconds(v, "--key-ttl", MaxLease)
-			if err == nil && s.KeyTTL == 0 {
-				err = usageErr(v.pos, "--key-ttl must be more than 0 seconds (leave it out to keep keys for ever)")
-			}
-		default:
-			err = usageErr(a.pos, "unknown flag %q (want --dedupe, --key-ttl)", a.text)
-		}
-		if err != nil {
-			return f.named(v, err)
-		}
-	}
-	if !seen["dedupe"] {
-		return usageErr(name.pos, "usage: service --dedupe %s [--key-ttl S]", receipts.DedupeNames("|"))
-	}
-	if s.KeyTTL > 0 && s.Dedupe == receipts.DedupeOff {
-		return usageErr(name.pos, "--key-ttl needs a dedupe mode that keeps keys (--dedupe check or claim)")
-	}
-	c.Service = s
-	return nil
-}
-
-// parseRedeliver reads redeliver --job N.
-func parseRedeliver(c *Command, name token, args []token) *Error {
-	seen, err := soleFlag(args, "job", "redeliver", "redeliver takes only --job N", func(v token) *Error {
-		var err *Error
-		c.Job, err = parseInt(v, "--job", 1, MaxJobID)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	if !seen {
-		return usageErr(name.pos, "usage: redeliver --job N")
-	}
-	return nil
-}
-
-// soleFlag reads the arguments of a command whose only argument is the
-// flag --want with a value, given at most once: set gets the value.
-// notFlag ends the error for a word that is not a flag. It reports
-// whether the flag was given.
-func soleFlag(args []token, want, cmd, notFlag string, set func(v token) *Error) (bool, *Error) {
-	seen := map[string]bool{}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if !strings.HasPrefix(a.text, "-") {
-			return false, usageErr(a.pos, "unexpected argument %q (%s)", a.text, notFlag)
-		}
-		f, err := cutFlag(a, seen)
-		if err != nil {
-			return false, err
-		}
-		if f.name != want {
-			return false, usageErr(a.pos, "unknown flag %q (want --%s)", a.text, want)
-		}
-		v, err := f.value(args, &i)
-		if err == nil {
-			err = set(v)
-		}
-		if err != nil {
-			return false, err
-		}
-	}
-	return seen[want], nil
-}
-
 func parseDedupe(t token) (receipts.Dedupe, *Error) {
-	if d, ok := receipts.ParseDedupe(t.text); ok {
-		return d, nil
-	}
-	return 0, usageErr(t.pos, "unknown dedupe mode %q (want %s)", t.text, oneOf(receipts.DedupeNames(", ")))
+	d, err := receipts.ParseDedupe(t.text)
+	return d, listErr(t, err)
 }
 
 func parseKey(t token) (receipts.Key, *Error) {
-	if k, ok := receipts.ParseKey(t.text); ok {
-		return k, nil
+	k, err := receipts.ParseKey(t.text)
+	return k, listErr(t, err)
+}
+
+// listErr places the error of a list's Parse (which names what the list
+// holds) at t, as a usage error.
+func listErr(t token, err error) *Error {
+	if err == nil {
+		return nil
 	}
-	return 0, usageErr(t.pos, "unknown key %q (want %s)", t.text, oneOf(receipts.KeyNames(", ")))
+	return usageErr(t.pos, "%s", err.Error())
 }
 
 func checkOrder(t token) *Error { return checkID(t, "order id") }
@@ -732,266 +633,6 @@ func oneOf(list string) string {
 		return list[:i] + " or " + list[i+2:]
 	}
 	return list
-}
-
-func parseRace(c *Command, name token, args []token) *Error {
-	claims := queue.ClaimNames("|")
-	usage := usageErr(name.pos, "usage: race %s [N | --all] [--workers N] [--key K] [--effect receipt|ledger] [--key-txn same|separate] [--heartbeat MS] [--fence] [--delay MS]", claims)
-	r := RaceArgs{N: DefaultRaces, Workers: DefaultWorkers, Effect: EffectReceipt, KeyTxn: KeyTxnSame}
-	var keyTxn *flagArg // --key-txn, which needs the ledger
-	var delay *flagArg  // --delay, a timing that --all does not model
-	var pos []token
-	seen := map[string]bool{}
-	for i := 0; i < len(args); i++ {
-		if !strings.HasPrefix(args[i].text, "-") {
-			pos = append(pos, args[i])
-			continue
-		}
-		f, err := cutFlag(args[i], seen)
-		if err != nil {
-			return err
-		}
-		var v token
-		switch f.name {
-		case "all":
-			err = f.boolean(&r.All)
-		case "key":
-			if v, err = f.value(args, &i); err == nil {
-				r.Key, err = parseKey(v)
-			}
-		case "workers":
-			if v, err = f.value(args, &i); err == nil {
-				var n int64
-				n, err = parseInt(v, "--workers", MinWorkers, MaxWorkers)
-				r.Workers = int(n)
-			}
-		case "effect":
-			if v, err = f.value(args, &i); err == nil {
-				r.Effect, err = v.text, checkEffect(v)
-			}
-		case "heartbeat":
-			if v, err = f.value(args, &i); err == nil {
-				r.Heartbeat, err = parseMillis(v, "--heartbeat", 1)
-			}
-		case "fence":
-			err = f.boolean(&r.Fence)
-		case "key-txn":
-			ff := f
-			keyTxn = &ff
-			if v, err = f.value(args, &i); err == nil {
-				r.KeyTxn = v.text
-				if v.text != KeyTxnSame && v.text != KeyTxnSeparate {
-					err = usageErr(v.pos, "unknown --key-txn %q (want same or separate)", v.text)
-				}
-			}
-		case "delay":
-			ff := f
-			delay = &ff
-			if v, err = f.value(args, &i); err == nil {
-				r.Delay, err = parseMillis(v, "--delay", 0)
-			}
-		default:
-			err = usageErr(f.tok.pos, "unknown flag %q (want --all, --workers, --key, --effect, --key-txn, --heartbeat, --fence, --delay)", f.tok.text)
-		}
-		if err != nil {
-			return f.named(v, err)
-		}
-	}
-	if len(pos) < 1 || len(pos) > 2 {
-		return usage
-	}
-	claim, err := parseClaim(pos[0])
-	if err != nil {
-		return err
-	}
-	r.Claim = claim
-	if len(pos) == 2 {
-		if r.All {
-			return usageErr(pos[1].pos, "race --all checks every interleaving; it takes no count")
-		}
-		n, err := parseInt(pos[1], "the count", 1, MaxRaces)
-		if err != nil {
-			return err
-		}
-		r.N = int(n)
-	}
-	if keyTxn != nil && r.Effect != EffectLedger {
-		return usageErr(keyTxn.tok.pos, "--key-txn is about the ledger's transaction: add --effect ledger")
-	}
-	if r.All {
-		if delay != nil {
-			return usageErr(delay.tok.pos, "race --all checks every ordering with timing ignored; --delay is a timing: drop it, or race N times")
-		}
-		r.N = 0
-	}
-	c.Race = r
-	return nil
-}
-
-// flagArg is one --name or --name=value argument.
-type flagArg struct {
-	tok    token
-	name   string
-	val    string
-	hasVal bool
-}
-
-// cutFlag splits a flag argument and refuses one given twice, or written
-// with other than two dashes.
-func cutFlag(t token, seen map[string]bool) (flagArg, *Error) {
-	name, val, hasVal := strings.Cut(strings.TrimLeft(t.text, "-"), "=")
-	if name == "" {
-		return flagArg{}, usageErr(t.pos, "%q is not a flag: flags are --name or --name=value", t.text)
-	}
-	if dashes := len(t.text) - len(strings.TrimLeft(t.text, "-")); dashes != 2 && (name[0] >= 'a' && name[0] <= 'z') {
-		return flagArg{}, usageErr(t.pos, "flag %q has the wrong number of dashes: write --%s", t.text, name)
-	}
-	if seen[name] {
-		return flagArg{}, usageErr(t.pos, "flag --%s given twice", name)
-	}
-	seen[name] = true
-	return flagArg{tok: t, name: name, val: val, hasVal: hasVal}, nil
-}
-
-// named puts the flag's name before an error about its value v: "--job:
-// want a whole number ...".
-func (f flagArg) named(v token, err *Error) *Error {
-	if err != nil && err.Line == v.pos.Line && err.Col == v.pos.Col && !strings.HasPrefix(err.Msg, "--") {
-		err.Msg = "--" + f.name + ": " + err.Msg
-	}
-	return err
-}
-
-// value returns the flag's value: after '=', or the next argument.
-func (f flagArg) value(args []token, i *int) (token, *Error) {
-	if f.hasVal {
-		col := f.tok.pos.Col + utf8.RuneCountInString(f.tok.text) - utf8.RuneCountInString(f.val)
-		return token{tWord, f.val, Pos{f.tok.pos.Line, col}}, nil
-	}
-	if *i+1 >= len(args) {
-		return token{}, usageErr(f.tok.pos, "flag --%s needs a value", f.name)
-	}
-	*i++
-	return args[*i], nil
-}
-
-// boolean sets *dst for a flag that takes no value.
-func (f flagArg) boolean(dst *bool) *Error {
-	if f.hasVal {
-		return usageErr(f.tok.pos, "flag --%s takes no value", f.name)
-	}
-	*dst = true
-	return nil
-}
-
-func parseWork(c *Command, name token, args []token) *Error {
-	w := WorkArgs{
-		Worker:  DefaultWorker,
-		Lease:   DefaultLease,
-		Claim:   DefaultClaim,
-		Timeout: DefaultTimeout,
-		Effect:  EffectReceipt,
-		KeyTxn:  KeyTxnSame,
-	}
-	seen := map[string]bool{}
-	var ledgerOnly *flagArg // the first flag that means something only with the ledger
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if !strings.HasPrefix(a.text, "-") {
-			return usageErr(a.pos, "unexpected argument %q (work takes only flags)", a.text)
-		}
-		f, err := cutFlag(a, seen)
-		if err != nil {
-			return err
-		}
-		value := func() (token, *Error) { return f.value(args, &i) }
-		boolean := f.boolean
-		var v token
-		switch f.name {
-		case "job":
-			if v, err = value(); err == nil {
-				w.Job, err = parseInt(v, "--job", 1, MaxJobID)
-			}
-		case "worker":
-			if v, err = value(); err == nil {
-				w.Worker, err = v.text, checkWorker(v)
-			}
-		case "lease":
-			if v, err = value(); err == nil {
-				w.Lease, err = parseSeconds(v, "--lease", MaxLease)
-			}
-		case "claim":
-			if v, err = value(); err == nil {
-				w.Claim, err = parseClaim(v)
-			}
-		case "delay":
-			if v, err = value(); err == nil {
-				w.Delay, err = parseMillis(v, "--delay", 0)
-			}
-		case "timeout":
-			if v, err = value(); err == nil {
-				w.Timeout, err = parseMillis(v, "--timeout", 1)
-			}
-		case "trace":
-			err = boolean(&w.Trace)
-		case "crash-before-effect":
-			err = boolean(&w.CrashBeforeEffect)
-		case "crash-before-ack":
-			err = boolean(&w.CrashBeforeAck)
-		case "processing":
-			if v, err = value(); err == nil {
-				w.Processing, err = parseMillis(v, "--processing", 0)
-			}
-		case "heartbeat":
-			if v, err = value(); err == nil {
-				w.Heartbeat, err = parseMillis(v, "--heartbeat", 1)
-			}
-		case "stall":
-			if v, err = value(); err == nil {
-				w.Stall, err = parseMillis(v, "--stall", 0)
-			}
-		case "fence":
-			err = boolean(&w.Fence)
-		case "key":
-			if v, err = value(); err == nil {
-				w.Key, err = parseKey(v)
-			}
-		case "effect":
-			if v, err = value(); err == nil {
-				w.Effect, err = v.text, checkEffect(v)
-			}
-		case "key-txn":
-			if ledgerOnly == nil {
-				ff := f
-				ledgerOnly = &ff
-			}
-			if v, err = value(); err == nil {
-				w.KeyTxn = v.text
-				if v.text != KeyTxnSame && v.text != KeyTxnSeparate {
-					err = usageErr(v.pos, "unknown --key-txn %q (want same or separate)", v.text)
-				}
-			}
-		case "crash-before-commit":
-			if ledgerOnly == nil {
-				ff := f
-				ledgerOnly = &ff
-			}
-			err = boolean(&w.CrashBeforeCommit)
-		default:
-			err = usageErr(a.pos, "unknown flag %q (want --job, --worker, --lease, --claim, --trace, --delay, --timeout, --processing, --heartbeat, --stall, --fence, --key, --effect, --key-txn, --crash-before-effect, --crash-before-ack, --crash-before-commit)", a.text)
-		}
-		if err != nil {
-			return f.named(v, err)
-		}
-	}
-	if !seen["job"] {
-		return usageErr(name.pos, "work needs --job N")
-	}
-	if ledgerOnly != nil && w.Effect != EffectLedger {
-		return usageErr(ledgerOnly.tok.pos, "--%s is about the ledger's transaction: add --effect ledger", ledgerOnly.name)
-	}
-	c.Work = w
-	return nil
 }
 
 // parseMillis reads a whole number of milliseconds from lo to MaxMillis.
@@ -1070,68 +711,17 @@ func parseDist(t token) (Dist, *Error) {
 	return bad("unknown distribution")
 }
 
-func parseLoad(c *Command, name token, args []token) *Error {
-	l := LoadArgs{Workers: DefaultWorkers, Claim: DefaultLoadClaim}
-	var pos []token
-	seen := map[string]bool{}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if !strings.HasPrefix(a.text, "-") {
-			pos = append(pos, a)
-			continue
-		}
-		f, err := cutFlag(a, seen)
-		if err != nil {
-			return err
-		}
-		var v token
-		if v, err = f.value(args, &i); err != nil {
-			return err
-		}
-		switch f.name {
-		case "processing":
-			l.Processing, err = parseDist(v)
-		case "lease":
-			for j, part := range strings.Split(v.text, ",") {
-				if j == MaxLoadLeases {
-					return usageErr(v.pos, "--lease lists at most %d lengths", MaxLoadLeases)
-				}
-				d, e := parseSeconds(token{tWord, part, v.pos}, "--lease", MaxLease)
-				if e == nil && d == 0 {
-					e = usageErr(v.pos, "--lease must be more than 0 seconds")
-				}
-				if e != nil {
-					return f.named(v, e)
-				}
-				l.Leases = append(l.Leases, d)
-			}
-		case "workers":
-			var n int64
-			n, err = parseInt(v, "--workers", 1, MaxLoadWorkers)
-			l.Workers = int(n)
-		case "heartbeat":
-			l.Heartbeat, err = parseMillis(v, "--heartbeat", 1)
-		case "stall":
-			l.Stall, err = parseMillis(v, "--stall", 0)
-		case "claim":
-			l.Claim, err = parseClaim(v)
-		default:
-			err = usageErr(a.pos, "unknown flag %q (want --processing, --lease, --workers, --heartbeat, --stall, --claim)", a.text)
-		}
-		if err != nil {
-			return f.named(v, err)
-		}
+// The values of --effect and --key-txn, as their synopsis shows them.
+const (
+	effectList = EffectReceipt + "|" + EffectLedger
+	keyTxnList = KeyTxnSame + "|" + KeyTxnSeparate
+)
+
+// checkKeyTxn checks a value of --key-txn.
+func checkKeyTxn(t token) *Error {
+	if t.text != KeyTxnSame && t.text != KeyTxnSeparate {
+		return usageErr(t.pos, "unknown --key-txn %q (want same or separate)", t.text)
 	}
-	usage := usageErr(name.pos, "usage: load N --processing fixed:MS|lognormal:p50=MS,p95=MS --lease S[,S...] [--workers K] [--heartbeat MS] [--stall MS]")
-	if len(pos) != 1 || !seen["processing"] || !seen["lease"] {
-		return usage
-	}
-	n, err := parseInt(pos[0], "the job count", 1, MaxLoadJobs)
-	if err != nil {
-		return err
-	}
-	l.Jobs = int(n)
-	c.Load = l
 	return nil
 }
 
@@ -1140,18 +730,6 @@ func checkEffect(t token) *Error {
 		return usageErr(t.pos, "unknown effect %q (want receipt or ledger)", t.text)
 	}
 	return nil
-}
-
-func parseMatrix(c *Command, name token, args []token) *Error {
-	_, err := soleFlag(args, "seed", "matrix", "usage: matrix [--seed N]", func(v token) *Error {
-		n, perr := strconv.ParseUint(v.text, 10, 64)
-		if perr != nil || n == 0 || !digits(v.text) {
-			return usageErr(v.pos, "--seed wants a whole number from 1 to %d, got %s", uint64(1<<64-1), shown(v.text))
-		}
-		c.MatrixSeed = n
-		return nil
-	})
-	return err
 }
 
 func checkWorker(t token) *Error {

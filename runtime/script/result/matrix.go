@@ -6,6 +6,15 @@ import (
 	"strings"
 )
 
+// Verdicts of a matrix cell.
+const (
+	VerdictClosed    = "closed"    // every event had exactly one effect, at every seed
+	VerdictNarrows   = "narrows"   // duplicates remain, but fewer than with no fix
+	VerdictDuplicate = "duplicate" // some event had two or more
+	VerdictLost      = "lost"      // some event had none
+	VerdictPending   = "pending"   // the fix cannot run yet
+)
+
 // Text is a cell as the text table prints it: "ok" for closed at every
 // seed, else the verdict and how many trials of how many failed ("dup
 // 20/20", "narrows 3/400").

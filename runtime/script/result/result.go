@@ -1,6 +1,8 @@
 package result
 
 import (
+	"strings"
+
 	"github.com/twice-lab/twice/runtime/event"
 	"github.com/twice-lab/twice/runtime/script/diagnosis"
 	"github.com/twice-lab/twice/runtime/script/lang"
@@ -296,4 +298,12 @@ type Event struct {
 	Run    string     `json:"run,omitempty"`
 	Job    *Job       `json:"job,omitempty"`
 	Effect *Effect    `json:"effect,omitempty"`
+}
+
+// Text returns the transcript as the CLI prints it.
+func (r *Result) Text() string {
+	if len(r.Transcript) == 0 {
+		return ""
+	}
+	return strings.Join(r.Transcript, "\n") + "\n"
 }

@@ -1,4 +1,4 @@
-package interp
+package lang
 
 import (
 	"errors"
@@ -9,18 +9,30 @@ import (
 	"testing"
 
 	"golang.org/x/tools/txtar"
-
-	"github.com/twice-lab/twice/runtime/script/lang"
 )
+
+// goldens are the interpreter's golden transcripts: scripts of every
+// command, which the parser's tests read too.
+const goldens = "../interp/testdata/*.txtar"
+
+// section returns the named file of a txtar archive.
+func section(ar *txtar.Archive, name string) (string, bool) {
+	for _, f := range ar.Files {
+		if f.Name == name {
+			return string(f.Data), true
+		}
+	}
+	return "", false
+}
 
 // FuzzParse checks that the parser never panics, that every error it
 // returns is a one-line *Error, and the round-trip property: formatting a
 // parsed script and parsing it again gives the same commands, and
 // formatting is stable.
 //
-//	go test ./runtime/script/interp -run '^$' -fuzz FuzzParse -fuzztime 10m
+//	go test ./runtime/script/lang -run '^$' -fuzz FuzzParse -fuzztime 10m
 func FuzzParse(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.txtar")
+	files, _ := filepath.Glob(goldens)
 	for _, file := range files {
 		if ar, err := txtar.ParseFile(file); err == nil {
 			if src, ok := section(ar, "script"); ok {
@@ -31,9 +43,9 @@ func FuzzParse(f *testing.F) {
 	f.Add("work --job=1 --lease=0.25 --claim=lock --timeout 1 --delay 0")
 	f.Add("service --dedupe check --key-ttl 0.5 && add o --event e-1 --times 3; redeliver --job 2; work --job 1 --key event; race read 3 --key job")
 	f.Fuzz(func(t *testing.T, src string) {
-		s, err := lang.Parse(src)
+		s, err := Parse(src)
 		if err != nil {
-			var e *lang.Error
+			var e *Error
 			if !errors.As(err, &e) {
 				t.Fatalf("error of type %T: %v", err, err)
 			}
@@ -42,21 +54,21 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		out := lang.Format(s)
-		s2, err := lang.Parse(out)
+		out := Format(s)
+		s2, err := Parse(out)
 		if err != nil {
 			t.Fatalf("formatted script does not parse: %v\n%s", err, out)
 		}
 		if !sameCommands(s, s2) {
 			t.Fatalf("round trip changed the script\nin:  %q\nout: %q", src, out)
 		}
-		if out2 := lang.Format(s2); out2 != out {
+		if out2 := Format(s2); out2 != out {
 			t.Fatalf("format is not stable:\n%q\n%q", out, out2)
 		}
 	})
 }
 
-func sameCommands(a, b *lang.Script) bool {
+func sameCommands(a, b *Script) bool {
 	if len(a.Commands) != len(b.Commands) {
 		return false
 	}
@@ -64,7 +76,7 @@ func sameCommands(a, b *lang.Script) bool {
 		x, y := stripPos(a.Commands[i]), stripPos(b.Commands[i])
 		if i == 0 {
 			// The first command's operator has nothing to join.
-			x.Op, y.Op = lang.OpSeq, lang.OpSeq
+			x.Op, y.Op = OpSeq, OpSeq
 		}
 		if !reflect.DeepEqual(x, y) {
 			return false
@@ -74,10 +86,10 @@ func sameCommands(a, b *lang.Script) bool {
 }
 
 // stripPos clears the positions of c and of the commands of its body.
-func stripPos(c lang.Command) lang.Command {
-	c.Pos = lang.Pos{}
+func stripPos(c Command) Command {
+	c.Pos = Pos{}
 	if c.Body != nil {
-		body := make([]lang.Command, len(c.Body))
+		body := make([]Command, len(c.Body))
 		for i, sub := range c.Body {
 			body[i] = stripPos(sub)
 		}
@@ -87,18 +99,18 @@ func stripPos(c lang.Command) lang.Command {
 }
 
 func TestFormatRoundTripGoldens(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*.txtar")
+	files, _ := filepath.Glob(goldens)
 	for _, file := range files {
 		b, _ := os.ReadFile(file)
 		ar := txtar.Parse(b)
 		src, _ := section(ar, "script")
-		s, err := lang.Parse(src)
+		s, err := Parse(src)
 		if err != nil {
 			continue
 		}
-		s2, err := lang.Parse(lang.Format(s))
+		s2, err := Parse(Format(s))
 		if err != nil || !sameCommands(s, s2) {
-			t.Errorf("%s: round trip failed: %v\n%s", file, err, lang.Format(s))
+			t.Errorf("%s: round trip failed: %v\n%s", file, err, Format(s))
 		}
 	}
 }

@@ -1,0 +1,234 @@
+package lang
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/twice-lab/twice/runtime/queue"
+	"github.com/twice-lab/twice/runtime/receipts"
+	"github.com/twice-lab/twice/runtime/sim"
+)
+
+// Each command's flag table, and the checks of its words and of what
+// no one flag can check (finishNAME). A flag is one entry: its name, what
+// its value is as the synopsis shows it, and how it is read. A new flag
+// of a command is one entry in its table; a flag that many commands take
+// is one constructor call (msFlag, boolFlag, keyFlag, claimFlag, ...).
+
+// addFlags is add's flag table.
+var addFlags = []flagSpec{
+	{name: "event", arg: "ID", set: func(c *Command, v token) *Error {
+		c.Add.Event = v.text
+		return checkID(v, "event id")
+	}},
+	{name: "times", arg: "N", set: func(c *Command, v token) *Error {
+		n, err := parseInt(v, "--times", 1, MaxTimes)
+		c.Add.Times = int(n)
+		return err
+	}},
+}
+
+// finishAdd reads add's one order id.
+func finishAdd(s commandSpec, c *Command, name token, words []token, _ flagsGiven) *Error {
+	if len(words) != 1 {
+		return usageErr(name.pos, "usage: %s (one order id, like order-77)", s.synopsis())
+	}
+	if err := checkOrder(words[0]); err != nil {
+		return err
+	}
+	c.Add.Order = words[0].text
+	return nil
+}
+
+// serviceFlags is service's flag table.
+var serviceFlags = []flagSpec{
+	{name: "dedupe", arg: dedupeList, need: true, set: func(c *Command, v token) (err *Error) {
+		c.Service.Dedupe, err = parseDedupe(v)
+		return err
+	}},
+	{name: "key-ttl", arg: "S", set: func(c *Command, v token) (err *Error) {
+		c.Service.KeyTTL, err = parseSeconds(v, "--key-ttl", MaxLease)
+		if err == nil && c.Service.KeyTTL == 0 {
+			err = usageErr(v.pos, "--key-ttl must be more than 0 seconds (leave it out to keep keys for ever)")
+		}
+		return err
+	}},
+}
+
+// finishService refuses a key TTL where no key is kept.
+func finishService(_ commandSpec, c *Command, name token, _ []token, _ flagsGiven) *Error {
+	if c.Service.KeyTTL > 0 && c.Service.Dedupe == receipts.DedupeOff {
+		return usageErr(name.pos, "--key-ttl needs a dedupe mode that keeps keys (--dedupe check or claim)")
+	}
+	return nil
+}
+
+// redeliverFlags is redeliver's flag table.
+var redeliverFlags = []flagSpec{
+	{name: "job", arg: "N", need: true, set: func(c *Command, v token) (err *Error) {
+		c.Job, err = parseInt(v, "--job", 1, MaxJobID)
+		return err
+	}},
+}
+
+// defaultRace is what a race is before its flags.
+var defaultRace = RaceArgs{N: DefaultRaces, Workers: DefaultWorkers, Effect: EffectReceipt, KeyTxn: KeyTxnSame}
+
+// raceFlags is race's flag table.
+var raceFlags = []flagSpec{
+	{name: "all", inArgs: true, set: func(c *Command, _ token) *Error {
+		c.Race.All = true
+		return nil
+	}},
+	{name: "workers", arg: "K", set: func(c *Command, v token) *Error {
+		n, err := parseInt(v, "--workers", MinWorkers, MaxWorkers)
+		c.Race.Workers = int(n)
+		return err
+	}},
+	keyFlag("K", func(c *Command) *receipts.Key { return &c.Race.Key }),
+	effectFlag(func(c *Command) *string { return &c.Race.Effect }),
+	keyTxnFlag(func(c *Command) *string { return &c.Race.KeyTxn }),
+	msFlag("heartbeat", 1, func(c *Command) *sim.Time { return &c.Race.Heartbeat }),
+	boolFlag("fence", func(c *Command) *bool { return &c.Race.Fence }),
+	msFlag("delay", 0, func(c *Command) *sim.Time { return &c.Race.Delay }),
+}
+
+// finishRace reads race's claim and count, and refuses the flags that
+// need another or that --all cannot model.
+func finishRace(s commandSpec, c *Command, name token, words []token, given flagsGiven) *Error {
+	r := &c.Race
+	if len(words) < 1 || len(words) > 2 {
+		return s.usage(name)
+	}
+	claim, err := parseClaim(words[0])
+	if err != nil {
+		return err
+	}
+	r.Claim = claim
+	if len(words) == 2 {
+		if r.All {
+			return usageErr(words[1].pos, "race --all checks every interleaving; it takes no count")
+		}
+		n, err := parseInt(words[1], "the count", 1, MaxRaces)
+		if err != nil {
+			return err
+		}
+		r.N = int(n)
+	}
+	if f, ok := given["key-txn"]; ok && r.Effect != EffectLedger {
+		return usageErr(f.tok.pos, "--key-txn is about the ledger's transaction: add --effect ledger")
+	}
+	if r.All {
+		if f, ok := given["delay"]; ok {
+			return usageErr(f.tok.pos, "race --all checks every ordering with timing ignored; --delay is a timing: drop it, or race N times")
+		}
+		r.N = 0
+	}
+	return nil
+}
+
+// defaultWork is what a work command is before its flags.
+var defaultWork = WorkArgs{
+	Worker:  DefaultWorker,
+	Lease:   DefaultLease,
+	Claim:   DefaultClaim,
+	Timeout: DefaultTimeout,
+	Effect:  EffectReceipt,
+	KeyTxn:  KeyTxnSame,
+}
+
+// workFlags is work's flag table.
+var workFlags = []flagSpec{
+	{name: "job", arg: "N", need: true, set: func(c *Command, v token) (err *Error) {
+		c.Work.Job, err = parseInt(v, "--job", 1, MaxJobID)
+		return err
+	}},
+	{name: "worker", arg: "W", set: func(c *Command, v token) *Error {
+		c.Work.Worker = v.text
+		return checkWorker(v)
+	}},
+	{name: "lease", arg: "S", set: func(c *Command, v token) (err *Error) {
+		c.Work.Lease, err = parseSeconds(v, "--lease", MaxLease)
+		return err
+	}},
+	claimFlag(func(c *Command) *queue.Claim { return &c.Work.Claim }),
+	boolFlag("trace", func(c *Command) *bool { return &c.Work.Trace }),
+	msFlag("delay", 0, func(c *Command) *sim.Time { return &c.Work.Delay }),
+	msFlag("timeout", 1, func(c *Command) *sim.Time { return &c.Work.Timeout }),
+	msFlag("processing", 0, func(c *Command) *sim.Time { return &c.Work.Processing }),
+	msFlag("heartbeat", 1, func(c *Command) *sim.Time { return &c.Work.Heartbeat }),
+	msFlag("stall", 0, func(c *Command) *sim.Time { return &c.Work.Stall }),
+	boolFlag("fence", func(c *Command) *bool { return &c.Work.Fence }),
+	keyFlag(keyList, func(c *Command) *receipts.Key { return &c.Work.Key }),
+	effectFlag(func(c *Command) *string { return &c.Work.Effect }),
+	keyTxnFlag(func(c *Command) *string { return &c.Work.KeyTxn }),
+	boolFlag("crash-before-effect", func(c *Command) *bool { return &c.Work.CrashBeforeEffect }),
+	boolFlag("crash-before-ack", func(c *Command) *bool { return &c.Work.CrashBeforeAck }),
+	boolFlag("crash-before-commit", func(c *Command) *bool { return &c.Work.CrashBeforeCommit }),
+}
+
+// finishWork refuses a flag about the ledger's transaction without the
+// ledger.
+func finishWork(_ commandSpec, c *Command, _ token, _ []token, given flagsGiven) *Error {
+	if f, ok := given.first("key-txn", "crash-before-commit"); ok && c.Work.Effect != EffectLedger {
+		return usageErr(f.tok.pos, "--%s is about the ledger's transaction: add --effect ledger", f.name)
+	}
+	return nil
+}
+
+// loadFlags is load's flag table.
+var loadFlags = []flagSpec{
+	{name: "processing", arg: "fixed:MS|lognormal:p50=MS,p95=MS", need: true, set: func(c *Command, v token) (err *Error) {
+		c.Load.Processing, err = parseDist(v)
+		return err
+	}},
+	{name: "lease", arg: "S[,S...]", need: true, set: func(c *Command, v token) *Error {
+		for j, part := range strings.Split(v.text, ",") {
+			if j == MaxLoadLeases {
+				return usageErr(v.pos, "--lease lists at most %d lengths", MaxLoadLeases)
+			}
+			d, err := parseSeconds(token{tWord, part, v.pos}, "--lease", MaxLease)
+			if err == nil && d == 0 {
+				err = usageErr(v.pos, "--lease must be more than 0 seconds")
+			}
+			if err != nil {
+				return err
+			}
+			c.Load.Leases = append(c.Load.Leases, d)
+		}
+		return nil
+	}},
+	{name: "workers", arg: "K", set: func(c *Command, v token) *Error {
+		n, err := parseInt(v, "--workers", 1, MaxLoadWorkers)
+		c.Load.Workers = int(n)
+		return err
+	}},
+	msFlag("heartbeat", 1, func(c *Command) *sim.Time { return &c.Load.Heartbeat }),
+	msFlag("stall", 0, func(c *Command) *sim.Time { return &c.Load.Stall }),
+	claimFlag(func(c *Command) *queue.Claim { return &c.Load.Claim }),
+}
+
+// finishLoad reads load's job count.
+func finishLoad(s commandSpec, c *Command, name token, words []token, _ flagsGiven) *Error {
+	if len(words) != 1 {
+		return s.usage(name)
+	}
+	n, err := parseInt(words[0], "the job count", 1, MaxLoadJobs)
+	if err != nil {
+		return err
+	}
+	c.Load.Jobs = int(n)
+	return nil
+}
+
+// matrixFlags is matrix's flag table.
+var matrixFlags = []flagSpec{
+	{name: "seed", arg: "N", set: func(c *Command, v token) *Error {
+		n, perr := strconv.ParseUint(v.text, 10, 64)
+		if perr != nil || n == 0 || !digits(v.text) {
+			return usageErr(v.pos, "--seed wants a whole number from 1 to %d, got %s", uint64(1<<64-1), shown(v.text))
+		}
+		c.MatrixSeed = n
+		return nil
+	}},
+}
