@@ -37,9 +37,9 @@ const Module = "github.com/twice-lab/twice"
 //     parity tests require the same output from all of them.
 //   - -gcflags=twice's packages=-l compiles twice's own code without
 //     inlining: the module is 141 kB smaller raw and 24 kB brotli
-//     (docs/PERFORMANCE.md), so there is less to download and for V8 to
-//     compile; a race spends most of its time in SQLite, which keeps its
-//     inlining.
+//     (docs/PERFORMANCE.md); a race spends most of its time in SQLite,
+//     which keeps its inlining. What it does to the time of a first run
+//     is not yet measured apart from the noise.
 var WasmBuildFlags = []string{"-trimpath", "-gcflags=" + Module + "/...=-l", "-gcflags=" + SQLitePackage + "=-B", "-ldflags=-s -w"}
 
 // SQLitePackage is the package holding SQLite translated to Go.
