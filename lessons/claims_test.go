@@ -74,6 +74,7 @@ func TestCorrectedClaimsStayOut(t *testing.T) {
 		{"02-lease-expiry.md", "long lease prevents", "a longer lease only moves the goalposts: a worker that arrives after it has run out duplicates again"},
 		{"03-client-retry.md", "like many clients, retries", "standard HTTP clients do not resend a POST after a timeout; the retry is the worker's own code"},
 		{"05-atomic-claim.md", "write to the table while", "SQLite locks the whole database for a write, not a table"},
+		{"05-atomic-claim.md", "`atomic` is the same thing", "lock is a claim of its own: a lock row owned in one INSERT, then the job taken"},
 		{"06-redelivery.md", "such as the job id or the order id", "the key is the producer's event id, claimed atomically by the service"},
 		{"07-every-interleaving.md", "each one run against the table", "the search merges states: each state runs on SQLite once, the orderings are counted"},
 		{"07-every-interleaving.md", "astronomical", "the atomic claim has about a million and a half orderings for eight workers"},
@@ -100,6 +101,7 @@ func TestCorrectionsStayIn(t *testing.T) {
 		{"02-lease-expiry.md", "Lesson 8 runs exactly that"},
 		{"03-client-retry.md", "That second try is the worker's own code"},
 		{"03-client-retry.md", "does not resend a POST after a timeout by itself"},
+		{"05-atomic-claim.md", "with one `INSERT` that succeeds for one worker only"},
 		{"06-redelivery.md", "The right key is the id the producer gave the event"},
 		{"06-redelivery.md", "must also *claim* the key atomically"},
 		{"06-redelivery.md", "The lessons on idempotency that follow"},
@@ -484,5 +486,73 @@ func TestFirstLessonStartsPlain(t *testing.T) {
 	}
 	if p := prose(l); !strings.Contains(p, "this one is the block above, and prints the same thing") {
 		t.Errorf("lesson 1's aside no longer says what the test checks")
+	}
+}
+
+// TestLessonSeventeenFigures holds lesson 17 to what its blocks print: the
+// lock that checks, awaits and sets duplicates in every timed race and in
+// the explorer's count, the clue that rules out the producer, the lock
+// taken in one statement that no ordering breaks, and the redelivery that
+// only the event's key holds.
+func TestLessonSeventeenFigures(t *testing.T) {
+	l := lesson(t, "17-lock-that-awaits.md")
+	p := prose(l)
+	says := func(phrase string) {
+		t.Helper()
+		if !strings.Contains(p, phrase) {
+			t.Errorf("%s no longer says %q", l.File, phrase)
+		}
+	}
+
+	_, r := blockWith(t, l, "race async-lock 20")
+	if len(r.Races) != 1 || r.Races[0].Races != 20 || r.Races[0].Duplicates != 20 {
+		t.Errorf("race async-lock 20: %+v; the lesson says every one of the twenty races duplicates", r.Races)
+	}
+	says("Every one of the twenty races sends two receipts")
+
+	// One job (one publish), delivered twice, two effects.
+	_, r = blockWith(t, l, "race async-lock 1", "jobs")
+	if len(r.Jobs) != 1 || r.Jobs[0].Attempts != 2 || len(r.Summary) != 1 || r.Summary[0].Effects != 2 || r.Summary[0].Kind != diagnosis.ClaimRace {
+		t.Errorf("the clue block: jobs %+v, summary %+v; the lesson says one job, attempts=2, two effects from a claim race", r.Jobs, r.Summary)
+	}
+	says("One job, so the producer published once; `attempts=2`")
+	says("Deliveries 2 against publishes 1")
+
+	// The explorer's count and its shortest ordering, as the lesson tells it.
+	_, r = blockWith(t, l, "race async-lock --all")
+	x := r.Explorations[0]
+	if x.Duplicating != "2100" || x.Orderings != "2404" || len(x.Shortest) != 10 {
+		t.Errorf("race async-lock --all: %s of %s, shortest %d steps", x.Duplicating, x.Orderings, len(x.Shortest))
+	}
+	says("2,100 of the 2,404 orderings")
+	says("The shortest takes ten steps")
+	if len(x.Shortest) >= 3 {
+		first := []string{x.Shortest[0].Worker + " " + x.Shortest[0].What, x.Shortest[1].Worker + " " + x.Shortest[1].What, x.Shortest[2].Worker + " " + x.Shortest[2].What}
+		if !strings.HasPrefix(first[0], "W1 SELECT owner") || !strings.HasPrefix(first[1], "W1 await") || !strings.HasPrefix(first[2], "W2 SELECT owner") {
+			t.Errorf("the shortest ordering starts %q; the lesson says W1 checks and awaits, then W2 checks", first)
+		}
+	}
+	says("W1 checks and starts its await, W2 checks before W1 has written")
+
+	// The lock taken in one statement: no timed race and no ordering.
+	_, r = blockWith(t, l, "race lock 20")
+	if r.Races[0].Duplicates != 0 {
+		t.Errorf("race lock 20 duplicates %d times", r.Races[0].Duplicates)
+	}
+	_, r = blockWith(t, l, "race lock --all")
+	if x := r.Explorations[0]; x.Duplicating != "0" || x.Orderings != "10" {
+		t.Errorf("race lock --all: %s of %s; the lesson says none of ten", x.Duplicating, x.Orderings)
+	}
+	says("None of the ten orderings sends two receipts")
+
+	// A worker killed after its effect: the lock and the lease lapse, the
+	// job runs again, and only the event's key holds.
+	_, r = blockWith(t, l, "--claim lock --lease 1 --crash-before-ack")
+	if s := r.Summary[0]; s.Effects != 2 || s.Kind != diagnosis.LeaseExpired {
+		t.Errorf("the killed worker's block: %+v; the lesson says two effects after the lease ran out", s)
+	}
+	_, r = blockWith(t, l, "--claim lock --lease 1 --key event --crash-before-ack")
+	if s := r.Summary[0]; s.Effects != 1 || s.Replayed != 1 {
+		t.Errorf("the keyed block: %+v; the lesson says one effect, the retry replayed", s)
 	}
 }

@@ -102,6 +102,61 @@
 // the lesson's page, and twice serve --notes=off leaves them out. Lines
 // keep their numbers: an error in a block names the line in the file.
 //
+// # Writing a case
+//
+// A case is an incident for the reader to explain and fix. It is a
+// markdown file of the folder like a lesson (listed the same way, served
+// at /cases/SLUG/ instead of /lessons/SLUG/, and read by [LoadCases], not
+// [Load]) whose front matter says kind: case; level: names its difficulty:
+//
+//	---
+//	kind: case
+//	time: 35 minutes
+//	level: hard
+//	---
+//	# The job two workers both completed
+//
+// After the title, level-two headings divide it into sections, each
+// optional but Evidence, Fix and Checks, in any order:
+//
+//	## Symptom         what a customer noticed (markdown)
+//	## Expected        what should have happened
+//	## Actual          what happened
+//	## Architecture    a list of arrows, "- Queue -> Worker: delivers",
+//	                   drawn as a diagram
+//	## Evidence        one twice block: the run the page's evidence desk
+//	                   (log lines, lock trace, counts) is made from, at
+//	                   render time
+//	## Recent changes  a list
+//	## Hypotheses      a ### heading per hypothesis, each with one twice
+//	                   block, its experiment (an ordinary block with its
+//	                   options)
+//	## Fix             one twice block, empty or not: the prelude the
+//	                   reader edits, which runs before every check
+//	## Checks          one twice block per check (below)
+//	## Hints           a ### heading per stage, each with a list of one
+//	                   to three hints, broad to narrow
+//
+// A check's info string names it and says what its run must show:
+//
+//	```twice name=killed-worker deliveries=2 effects=1
+//	add order-77
+//	work --job 1 --crash-before-ack
+//	sleep 600
+//	work --job 1 --worker W2
+//	```
+//
+// It runs the fix, then its own lines, at seed=N (1 unless given), and
+// passes when every condition holds: overlap=N (orderings of race --all
+// in which two workers own the job at once), duplicates=N (orderings of race
+// --all and races of a timed race with two effects), effects=N (effects
+// that landed), deliveries=N (the jobs' attempts, summed), once (every
+// event the producer published has one effect). [Expectations] lists
+// them. twice case check runs a case's checks against a fix from the
+// command line, one line each, so a teacher can test a case in CI; the
+// page's Run checks button prints the same lines. docs/example-case
+// holds a small case to start from.
+//
 // # Errors
 //
 // [Load] reports problems as errors that start with the file name and,
@@ -218,10 +273,24 @@ type Block struct {
 // that joins one line per file left out, each starting with the file's
 // name and, where it can, the line.
 func Load(fsys fs.FS) ([]Lesson, error) {
+	ls, _, err := load(fsys)
+	return ls, err
+}
+
+// LoadCases reads the cases of fsys: the files [Load] reads whose front
+// matter says kind: case, in the same order, with the same errors.
+func LoadCases(fsys fs.FS) ([]Case, error) {
+	_, cs, err := load(fsys)
+	return cs, err
+}
+
+// load reads every file of the folder's order, lessons and cases.
+func load(fsys fs.FS) ([]Lesson, []Case, error) {
 	files, err := order(fsys)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	var cases []Case
 	lessons := make([]Lesson, 0, len(files))
 	bySlug := make(map[string]string, len(files))
 	var errs []error
@@ -235,7 +304,7 @@ func Load(fsys fs.FS) ([]Lesson, error) {
 			}
 			continue
 		}
-		l, err := parse(e.name, src)
+		l, c, err := parse(e.name, src)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -245,9 +314,13 @@ func Load(fsys fs.FS) ([]Lesson, error) {
 			continue
 		}
 		bySlug[l.Slug] = e.name
+		if c != nil {
+			cases = append(cases, *c)
+			continue
+		}
 		lessons = append(lessons, l)
 	}
-	return lessons, errors.Join(errs...)
+	return lessons, cases, errors.Join(errs...)
 }
 
 // Limits of a lesson folder, so that a folder cannot stall a server or a
@@ -417,15 +490,30 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// parse reads one lesson: its title and its twice blocks.
-func parse(name string, src []byte) (Lesson, error) {
+// parse reads one lesson: its title and its twice blocks; and when its
+// front matter says kind: case, the case it is.
+func parse(name string, src []byte) (Lesson, *Case, error) {
+	l, fm, err := parseLesson(name, src)
+	if err != nil || !isCase(fm) {
+		return l, nil, err
+	}
+	c, err := parseCase(l, fm["level"])
+	if err != nil {
+		return l, nil, err
+	}
+	return l, &c, nil
+}
+
+// parseLesson reads one lesson file: its front matter, title and twice
+// blocks.
+func parseLesson(name string, src []byte) (Lesson, map[string]string, error) {
 	l := Lesson{File: name, Source: src, Slug: Slug(name)}
 	if l.Slug == "" {
-		return l, fmt.Errorf("%s: cannot make a URL name from this file name; use letters or digits", name)
+		return l, nil, fmt.Errorf("%s: cannot make a URL name from this file name; use letters or digits", name)
 	}
 	fm, src, err := frontMatter(name, src)
 	if err != nil {
-		return l, err
+		return l, nil, err
 	}
 	l.Source, l.Time, l.Notes = src, fm["time"], fm["notes"]
 	doc := goldmark.DefaultParser().Parse(text.NewReader(src))
@@ -455,15 +543,15 @@ func parse(name string, src []byte) (Lesson, error) {
 		return ast.WalkContinue, nil
 	})
 	if err != nil {
-		return l, err
+		return l, fm, err
 	}
 	if len(l.Blocks) > MaxBlocks {
-		return l, fmt.Errorf("%s:%d: refused: %d twice blocks, more than the %d a lesson may have; split it into several lessons", name, l.Blocks[MaxBlocks].Line, len(l.Blocks), MaxBlocks)
+		return l, fm, fmt.Errorf("%s:%d: refused: %d twice blocks, more than the %d a lesson may have; split it into several lessons", name, l.Blocks[MaxBlocks].Line, len(l.Blocks), MaxBlocks)
 	}
 	if l.Title == "" {
-		return l, fmt.Errorf("%s:1: no title: start the lesson with a heading such as \"# One job, one worker\"", name)
+		return l, fm, fmt.Errorf("%s:1: no title: start the lesson with a heading such as \"# One job, one worker\"", name)
 	}
-	return l, nil
+	return l, fm, nil
 }
 
 // lineOf returns the 1-based line of byte offset off in src.

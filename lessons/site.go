@@ -141,8 +141,11 @@ func frontMatter(name string, src []byte) (map[string]string, []byte, error) {
 			if _, dup := vals[k]; dup {
 				return nil, src, fmt.Errorf("%s:%d: %s is given twice in the front matter", name, i+1, k)
 			}
-			if k != "time" && k != "notes" {
-				return nil, src, fmt.Errorf("%s:%d: unknown front matter key %q (known: time, notes)", name, i+1, k)
+			if k != "time" && k != "notes" && k != "kind" && k != "level" {
+				return nil, src, fmt.Errorf("%s:%d: unknown front matter key %q (known: time, notes, kind, level)", name, i+1, k)
+			}
+			if k == "kind" && strings.TrimSpace(v) != "lesson" && strings.TrimSpace(v) != "case" {
+				return nil, src, fmt.Errorf("%s:%d: kind: %s: want lesson or case", name, i+1, strings.TrimSpace(v))
 			}
 			key = k
 			vals[k] = strings.TrimSpace(v)

@@ -89,14 +89,15 @@ func runAxe(t *testing.T, ctx context.Context) []axeViolation {
 }
 
 // TestBrowserAccessibility is the accessibility gate: axe-core runs on
-// every page of the site (the index, every lesson, every embed page) at
+// every page of the site (the index, every lesson, every case, every
+// embed page) at
 // 390 and 1280 px, light and dark, as the page loads, after a Run of every
-// block, with each tab shown (output, timeline, compare, every ordering),
-// during step-through, and with the embed snippets open; it must find
-// nothing. A blog page with two unlabelled blocks is checked too, and a
-// lesson with every block asking for a prediction and in the presenter
-// view. One
-// page per address, every view checked in place. The pages are dealt out
+// block, with each tab shown (output, timeline, compare, every ordering,
+// and Be the scheduler two steps into its race), during step-through, and
+// with the embed snippets open; it must find nothing. A blog page with two
+// unlabelled blocks is checked too, and a lesson with every block asking
+// for a prediction and in the presenter view. One page per address, every
+// view checked in place. The pages are dealt out
 // to a11yShards browsers that check them at the same time; the findings
 // of all are reported together.
 func TestBrowserAccessibility(t *testing.T) {
@@ -108,7 +109,7 @@ func TestBrowserAccessibility(t *testing.T) {
 
 	var pages []string
 	for _, p := range srv.Site().Paths() {
-		if p == "index.html" || strings.HasPrefix(p, "lessons/") || strings.HasPrefix(p, "embed/") {
+		if p == "index.html" || strings.HasPrefix(p, "lessons/") || strings.HasPrefix(p, "cases/") || strings.HasPrefix(p, "embed/") {
 			if strings.HasSuffix(p, "index.html") {
 				pages = append(pages, "/"+strings.TrimSuffix(p, "index.html"))
 			}
@@ -198,7 +199,9 @@ func a11yShard(t *testing.T, path, axeJS, base string, pages []string, blog bool
 			continue
 		}
 		for i := range n {
-			if s := js[string](t, ctx, fmt.Sprintf(`tp.run(%d)`, i)); s != "done" && s != "error" {
+			// As long as tp.run waits, not js's 30 s: on a machine shared
+			// by several browsers a run may take longer.
+			if s := run(t, ctx, 130*time.Second, chromedp.Evaluate[string](fmt.Sprintf(`tp.run(%d)`, i), chromedp.EvalAwaitPromise)); s != "done" && s != "error" {
 				t.Fatalf("%s block %d: run ended in %q", page, i, s)
 			}
 		}
@@ -216,6 +219,21 @@ func a11yShard(t *testing.T, path, axeJS, base string, pages []string, blog bool
 			js[string](t, ctx, fmt.Sprintf(`tp.panel(%d, ".exp-panel", () => tp.tab(%d, "interleavings"))`, i, i))
 		}
 		check(page, "every ordering")
+		// Be the scheduler, two steps into the race where a block has
+		// one: the buttons, the steps and the tables all show.
+		for i := range n {
+			js[string](t, ctx, fmt.Sprintf(`tp.panel(%d, ".seat-panel", () => tp.tab(%d, "scheduler"))`, i, i))
+			js[bool](t, ctx, fmt.Sprintf(`(async () => { const s = tp.el(%d).ui.seat; await s.pick(0); await s.pick(1); return true; })()`, i))
+		}
+		check(page, "scheduler")
+		if strings.HasPrefix(page, "/cases/") {
+			// A case page with its hints open, a verdict recorded and its
+			// checks run.
+			js[bool](t, ctx, `document.querySelectorAll("details.hint").forEach((d) => d.open = true); const r = document.querySelector(".verdict input"); r.click(); true`)
+			js[bool](t, ctx, `document.querySelector(".case-run-checks").click(), true`)
+			run(t, ctx, 120*time.Second, chromedp.Poll[bool](`document.querySelector(".case-check-results").getAttribute("aria-busy") === "false" && document.querySelectorAll(".case-check-results li").length > 0`))
+			check(page, "checks")
+		}
 	}
 	if !blog {
 		return

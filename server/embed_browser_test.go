@@ -384,10 +384,37 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 		if c := js[string](t, ctx, fmt.Sprintf(`tp.q(%d, "table.jobs caption").textContent`, i)); !strings.Contains(c, fmt.Sprintf("%d jobs that ran once", first.RanOnce)) {
 			t.Errorf("the jobs table's caption does not fold the jobs that ran once: %q", c)
 		}
-		// Picking another lease shows its tables.
+		// The status region says the diagnosis of the lease shown (1 s),
+		// not of the last lease run.
+		status := func() string { return js[string](t, ctx, fmt.Sprintf(`tp.q(%d, "[role=status]").textContent`, i)) }
+		if want := "Diagnosis for " + first.Summary[0].Order + " at lease 1 s: "; !strings.Contains(status(), want) {
+			t.Errorf("the status says %q; want %q in it", status(), want)
+		}
+		// On a phone a long caption wraps in its box, and stays in view
+		// while its table scrolls sideways.
+		captions := func() []string {
+			return js[[]string](t, ctx, fmt.Sprintf(`[...tp.el(%d).shadowRoot.querySelectorAll(".table-wrap:not([hidden]) caption")].filter((c) => {
+				const w = c.closest(".table-wrap");
+				w.scrollLeft = w.scrollWidth;
+				const r = c.getBoundingClientRect(), b = w.getBoundingClientRect();
+				// The box's inside, a vertical scrollbar left out.
+				const out = r.left < b.left - 1 || r.right > b.left + w.clientLeft + w.clientWidth + 1 || c.scrollWidth > c.clientWidth + 1;
+				w.scrollLeft = 0;
+				return out;
+			}).map((c) => c.textContent)`, i))
+		}
+		if c := captions(); len(c) > 0 {
+			t.Errorf("on a phone these captions are clipped: %q", c)
+		}
+		// Picking another lease shows its tables, and the status says its
+		// diagnosis.
 		js[bool](t, ctx, fmt.Sprintf(`tp.q(%d, ".lease-pick:nth-child(2) input").click(), true`, i))
 		if c := js[string](t, ctx, fmt.Sprintf(`tp.q(%d, "table.jobs caption").textContent`, i)); !strings.Contains(c, "lease 2 s") {
 			t.Errorf("after picking lease 2 s the jobs table says %q", c)
+		}
+		second := native.Loads[1]
+		if want := "The tables show lease 2 s. Diagnosis for " + second.Summary[0].Order + " at lease 2 s: "; second.Duplicates == 0 || !strings.Contains(status(), want) {
+			t.Errorf("after picking lease 2 s (%d duplicates) the status says %q; want %q in it", second.Duplicates, status(), want)
 		}
 		if w := js[[]float64](t, ctx, fmt.Sprintf(`[...tp.q(%d, ".tally").querySelectorAll(".lease-pick")].map((e) => e.getBoundingClientRect().top)`, i)); len(w) != len(native.Loads) || !slices.IsSorted(w) || len(slices.Compact(slices.Clone(w))) != len(w) {
 			t.Errorf("the tally has %d lines at %v for %d leases: want one line per lease", len(w), w, len(native.Loads))
@@ -424,6 +451,9 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 		if !strings.Contains(head, "with claim=read") || !strings.Contains(head, "with claim=atomic") {
 			t.Errorf("on a block that races both claims the check says %q; it should count both", head)
 		}
+		if f := js[string](t, ctx, `tp.q(1, ".exp-time").textContent`); !strings.HasPrefix(f, "Both races checked in ") {
+			t.Errorf("Every ordering's footer says %q", f)
+		}
 	})
 
 	t.Run("keyboard only", func(t *testing.T) {
@@ -448,13 +478,15 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 		js[bool](t, ctx, `tp.el(0).setAttribute("state", "idle"), true`)
 		press(kb.Enter)
 		run(t, ctx, 120*time.Second, chromedp.Poll[bool](`tp.state(0) === "done"`))
-		// Change the claim: Tab to the checked radio, arrow to the other.
+		// Change the claim: Tab to the checked radio, arrow to the next
+		// one of the runtime's claims.
 		tabTo("the claim", `a.matches("input[type=radio]")`)
 		js[bool](t, ctx, `tp.el(0).setAttribute("state", "idle"), true`)
 		press(kb.ArrowRight)
 		run(t, ctx, 60*time.Second, chromedp.Poll[bool](`tp.state(0) === "done"`))
-		if v := js[string](t, ctx, `tp.q(0, "textarea.script").value`); !strings.Contains(v, "race atomic") {
-			t.Errorf("the arrow key did not change the claim: %q", v)
+		next := toggleClaims()[1]
+		if v := js[string](t, ctx, `tp.q(0, "textarea.script").value`); !strings.Contains(v, "race "+next) {
+			t.Errorf("the arrow key did not change the claim to %s: %q", next, v)
 		}
 		// Step through: the tabs by arrow keys, then the step area.
 		tabTo("the tabs", `a.matches("[role=tab]")`)

@@ -58,6 +58,10 @@ func TestBrowserExploreFlags(t *testing.T) {
 	if titles := js[[]string](t, ctx, `Array.from(tp.q(0, "#panel-interleavings").querySelectorAll(".exp-claim-title")).map((p) => p.textContent)`); strings.Join(titles, "|") != "claim=read, heartbeat=300ms, fence|claim=read, effect=ledger" {
 		t.Errorf("the explorations are titled %q", titles)
 	}
+	// Two races with one claim: the footer speaks of the races.
+	if f := js[string](t, ctx, `tp.q(0, ".exp-time").textContent`); !strings.HasPrefix(f, "Both races checked in 1.0 ms") {
+		t.Errorf("Every ordering's footer says %q", f)
+	}
 	steps := js[[]string](t, ctx, `Array.from(tp.q(0, "ol.shortest").children).map((li) => li.textContent)`)
 	for i, want := range map[int]string{
 		3: "W1 SELECT job 1: attempts=1, the fencing token",

@@ -333,7 +333,7 @@ func TestServiceWorkerVersions(t *testing.T) {
 		if strings.HasPrefix(p, "assets/") && !strings.HasSuffix(p, "/twice.js") && p != "assets/twice.js" && !strings.Contains(body, `"`+p+`"`) {
 			t.Errorf("sw.js does not keep %s", p)
 		}
-		if (strings.HasPrefix(p, "lessons/") || strings.HasPrefix(p, "embed/")) && !strings.Contains(body, `"`+strings.TrimSuffix(p, "index.html")+`"`) {
+		if (strings.HasPrefix(p, "lessons/") || strings.HasPrefix(p, "cases/") || strings.HasPrefix(p, "embed/")) && !strings.Contains(body, `"`+strings.TrimSuffix(p, "index.html")+`"`) {
 			t.Errorf("sw.js does not list the page %s", p)
 		}
 	}

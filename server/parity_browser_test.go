@@ -16,8 +16,8 @@ import (
 // the same seed prints the same bytes everywhere (internal/parity is the
 // wazero half): in one page of the served site, the
 // live widget runs the article's six command lines, the four scenarios of
-// a job that outlives its lease, and both claims of the race at several
-// seeds, and each transcript it shows must equal, byte for
+// a job that outlives its lease, the claims of the race (a schedule
+// included) at several seeds, and each transcript it shows must equal, byte for
 // byte, the native interp.Run's at the same seed. Same harness, skip and
 // require rules as browser_test.go.
 func TestBrowserParity(t *testing.T) {
@@ -52,6 +52,10 @@ func TestBrowserParity(t *testing.T) {
 		prog{"ledger-lost", "add order-77\nwork --job 1 --lease 1 --effect ledger --key-txn separate --crash-before-effect\nsleep 2\nwork --job 1 --worker W2 --effect ledger --key-txn separate\nledger\n"},
 		prog{"ledger-race", "race read 20 --effect ledger\nledger\n"},
 		prog{"matrix", "matrix\n"},
+		prog{"race-async-lock-20", "race async-lock 20\neffects\n"},
+		prog{"lock-claims-all", "race async-lock --all --workers 3\nrace lock --all\n"},
+		prog{"lock-lapses-with-lease", "add order-77\nwork --job 1 --claim lock --lease 1 --crash-before-ack\njobs\nsleep 2\nwork --job 1 --claim lock --worker W2\neffects\n"},
+		prog{"schedule-async-lock-win", "race async-lock --schedule W1,W2,W1,W2,W1,W1,W2,W2,W1,W2,W1,W1,W2,W2\n"},
 	)
 	seeds := []uint64{1, 7, 424242, 18446744073709551615}
 

@@ -23,6 +23,7 @@ import (
 	"github.com/yuin/goldmark"
 
 	"github.com/twice-lab/twice/lessons"
+	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/script/result"
 	"github.com/twice-lab/twice/site"
 )
@@ -72,6 +73,9 @@ type assetNames struct {
 	Style, Script, Playground, Worker, WasmExec, Wasm, Offline string
 	// Reload is the reload client, under Options.Live only.
 	Reload string
+	// Case is the case page's module, case.js, linked to the modules it
+	// imports.
+	Case string
 	// Modules are the component's ES modules (see modules), in that
 	// order: the entry module, which Script imports, is the last.
 	Modules []string
@@ -84,7 +88,7 @@ type assetNames struct {
 // (see linkImports), so a change in a module changes the name of every
 // module that imports it, directly or not. twice.js is not among them: it
 // is the classic script that loads the entry module (see newRenderer).
-var modules = []string{"config.js", "links.js", "render.js", "runtime-client.js", "classroom.js", "playground.js"}
+var modules = []string{"config.js", "links.js", "render.js", "runtime-client.js", "classroom.js", "scheduler.js", "playground.js"}
 
 // siteRenderer renders sites: the assets once, the pages on each render.
 type siteRenderer struct {
@@ -168,6 +172,13 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 		hashed[name] = addMinified(name, body)
 		r.names.Modules = append(r.names.Modules, hashed[name])
 	}
+	// A case page's module is not the component's: it imports what it
+	// needs of the component's modules.
+	caseJS, err := linkImports("case.js", minified("case.js", static("case.js")), hashed)
+	if err != nil {
+		return nil, err
+	}
+	r.names.Case = addMinified("case.js", caseJS)
 	// The claims, dedupe modes, key choices and diagnosis kinds come from
 	// the runtime's lists: the page keeps no copy of its own.
 	choices := result.Choices()
@@ -182,6 +193,10 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 		"dedupes":  choices.Dedupes,
 		"keys":     choices.Keys,
 		"kinds":    choices.Kinds,
+
+		// The claim Compare sets beside the block's own until the reader
+		// picks another pair: the atomic claim, the fix the lessons teach.
+		"compareTo": queue.ClaimAtomic.String(),
 	})
 	if err != nil {
 		return nil, err
@@ -297,7 +312,7 @@ func configureAt(js []byte, marker string, config []byte) ([]byte, error) {
 
 // pageData is what the page template receives.
 type pageData struct {
-	Kind    string // index, lesson, embed, error, notfound
+	Kind    string // index, lesson, case, embed, error, notfound
 	Title   string
 	Root    string // from the page to the site root: "", "../../", "/"
 	CSP     string
@@ -342,7 +357,7 @@ func (r *siteRenderer) page(d pageData) []byte {
 	d.CSP = CSP
 	// The service worker serves the site's own pages; never the error
 	// and not-found pages, whose addresses are not the site's.
-	d.Offline = d.Kind == "index" || d.Kind == "lesson" || d.Kind == "embed"
+	d.Offline = d.Kind == "index" || d.Kind == "lesson" || d.Kind == "case" || d.Kind == "embed"
 	d.Assets = r.names
 	var b bytes.Buffer
 	if err := r.tmpl.Execute(&b, d); err != nil {
@@ -468,6 +483,7 @@ func (r *siteRenderer) render(fsys fs.FS, name string) *Site {
 		}
 	}
 	index.WriteString("</ol>\n")
+	errs = append(errs, r.renderCases(s, fsys, name, siteTitle, deadline, &index, add)...)
 	index.WriteString(r.room)
 	if len(skipped) > 0 {
 		index.WriteString(`<section class="skipped" aria-labelledby="skipped-title"><h2 id="skipped-title">Files left out</h2>
@@ -507,7 +523,7 @@ func (r *siteRenderer) renderingSite() *Site {
 // serviceWorker returns sw.js configured for site s: its shell (the index
 // and the assets every page loads), its runtime (kept once a page has
 // loaded it), its pages (the index, the
-// lessons and the embed pages that rendered), and a version that is a hash
+// lessons, the cases and the embed pages that rendered), and a version that is a hash
 // of both, so that any change of an asset's content (hence of its name) or
 // of the list of pages is a new version.
 func (r *siteRenderer) serviceWorker(s *Site) []byte {
@@ -516,6 +532,7 @@ func (r *siteRenderer) serviceWorker(s *Site) []byte {
 	for _, m := range n.Modules {
 		shell = append(shell, "assets/"+m)
 	}
+	shell = append(shell, "assets/"+n.Case)
 	runtime := []string{"assets/" + n.WasmExec, "assets/" + n.Wasm}
 	var pages []string
 	for _, p := range s.Paths() {
@@ -523,7 +540,7 @@ func (r *siteRenderer) serviceWorker(s *Site) []byte {
 		if f.Status != 200 || !strings.HasSuffix(p, "index.html") {
 			continue
 		}
-		if p == "index.html" || strings.HasPrefix(p, "lessons/") || strings.HasPrefix(p, "embed/") {
+		if p == "index.html" || strings.HasPrefix(p, "lessons/") || strings.HasPrefix(p, "cases/") || strings.HasPrefix(p, "embed/") {
 			pages = append(pages, strings.TrimSuffix(p, "index.html"))
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -76,7 +77,11 @@ func TestBrowserStop(t *testing.T) {
 	js[bool](t, ctx, `tp.set(0, "race read 10000 --workers 8\n"); tp.q(0, "button.run").click(); true`)
 	js[float64](t, ctx, `tp.until(() => tp.state(0) === "running" && !tp.q(0, "button.stop").hidden, 10000)`)
 	js[bool](t, ctx, `tp.set(1, "add order-5\nwork --job 1\njobs\n"); tp.q(1, "button.run").click(); true`)
-	time.Sleep(300 * time.Millisecond) // the long run is under way in the worker
+	// The long run is under way in the worker: the bar shows how far.
+	js[float64](t, ctx, `tp.until(() => !tp.q(0, ".ran").hidden, 20000)`)
+	if r := js[string](t, ctx, `tp.q(0, ".ran").textContent`); !regexp.MustCompile(`^[1-9][0-9]* of 10000 races$`).MatchString(r) {
+		t.Errorf("during the long run the bar shows %q; want how many races ran", r)
+	}
 	if s := js[string](t, ctx, `tp.state(1)`); s == "done" {
 		t.Fatal("block 1 finished while block 0's long run held the worker; the test shows nothing")
 	}
@@ -86,15 +91,20 @@ func TestBrowserStop(t *testing.T) {
 	if s := js[string](t, ctx, `tp.state(0)`); s == "running" || s == "loading" {
 		t.Errorf("state after Stop = %q", s)
 	}
-	if st := js[string](t, ctx, `tp.q(0, ".status").textContent`); !strings.HasPrefix(st, "Stopped") {
-		t.Errorf("status after Stop = %q", st)
+	// Stop says how far the run had got, in races, as the runtime told.
+	races := regexp.MustCompile(`^Stopped after [1-9][0-9]* of 10000 races`)
+	if st := js[string](t, ctx, `tp.q(0, ".status").textContent`); !races.MatchString(st) {
+		t.Errorf("status after Stop = %q; want it to say how many races ran", st)
+	}
+	if js[bool](t, ctx, `!tp.q(0, ".ran").hidden`) {
+		t.Errorf("after Stop the bar still shows how far the run had got")
 	}
 	// The edited script never finished: the output of the script block 0
 	// ran before must not stand under it as if it were this one's.
 	if got := js[string](t, ctx, `tp.transcript(0)`); got != "" {
 		t.Errorf("after Stop, the edited script shows an earlier run's transcript:\n%s", got)
 	}
-	if hd := js[string](t, ctx, `tp.q(0, ".out-heading").textContent`); !strings.HasPrefix(hd, "Stopped after ") || !strings.Contains(hd, "no output") {
+	if hd := js[string](t, ctx, `tp.q(0, ".out-heading").textContent`); !races.MatchString(hd) || !strings.Contains(hd, "no output") {
 		t.Errorf("heading after Stop of an edited script = %q", hd)
 	}
 	if js[bool](t, ctx, `!tp.q(0, ".tables").hidden || !tp.q(0, ".share").hidden`) {

@@ -14,6 +14,7 @@
 //	static/links.js          scripts as text: claim toggle, links, commands
 //	static/render.js         a run's Result drawn into the DOM, and its wording
 //	static/classroom.js      predict-then-run and the presenter view
+//	static/scheduler.js      Be the scheduler: the reader picks each worker's next step
 //	static/config.js         the config the loader hands the modules
 //	static/worker.js         the Web Worker that loads and calls the wasm module
 //	static/reload.js         under twice serve only: reloads a page its server rendered anew

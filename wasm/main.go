@@ -5,7 +5,7 @@
 // Go toolchain's wasm_exec.js, and does one thing: it installs a global
 // JavaScript function
 //
-//	twiceRun(script string, options {seed: string, timeline: bool, keep: bool, auto: bool}) string
+//	twiceRun(script string, options {seed: string, timeline: bool, keep: bool, auto: bool, progress: function}) string
 //
 // that runs the script with [interp.Run] and returns its [result.Result] as
 // JSON, the same facts `twice run --json` prints. With timeline true the
@@ -27,7 +27,10 @@
 // the CLI. With auto true the run gets [interp.AutoBudget], the small
 // budget of a run nobody asked for (a page load of a share link or an
 // embed): a script that passes it stops, and its Result carries "heavy":
-// true, so the page shows a Run button instead of a partial result.
+// true, so the page shows a Run button instead of a partial result. A
+// progress function is called during the run as progress(done, of, what)
+// ([interp.Options].Progress), so that the page can say how far a run it
+// stopped had got.
 //
 // It also installs twiceCost(script string) string, the parser's cost
 // estimate of a script (see cost).
@@ -81,6 +84,9 @@ func run(_ js.Value, args []js.Value) any {
 		}
 		if a := args[1].Get("auto"); a.Type() == js.TypeBoolean && a.Bool() {
 			opts.Budget = interp.AutoBudget
+		}
+		if p := args[1].Get("progress"); p.Type() == js.TypeFunction {
+			opts.Progress = func(done, of int, what string) { p.Invoke(done, of, what) }
 		}
 		if s := args[1].Get("seed"); s.Type() == js.TypeString && s.String() != "" {
 			n, err := strconv.ParseUint(s.String(), 10, 64)

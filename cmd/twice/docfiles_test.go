@@ -27,6 +27,7 @@ var notRepoFiles = map[string]string{
 	"404.html":                 "the rendered site's not-found page",
 	"lessons/SLUG/index.html":  "a rendered lesson page",
 	"embed/SLUG/N/index.html":  "a rendered embed page",
+	"cases/SLUG/index.html":    "a rendered case page",
 	"index.md":                 "a teacher's optional index file in a lessons folder",
 }
 

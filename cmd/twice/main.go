@@ -7,6 +7,8 @@
 //	twice serve [--addr HOST:PORT] [--lessons DIR] [--notes on|off] [--wasm FILE]
 //	twice build -o DIR [--force] [--lessons DIR] [--notes on|off] [--wasm FILE]
 //	twice bundle -o FILE [--goos OS] [--goarch ARCH]
+//	twice case list [--lessons DIR]
+//	twice case check [--lessons DIR] NAME --fix FILE
 //
 // Exit codes: 0 success, 1 runtime error, 2 usage or parse error.
 package main
@@ -32,6 +34,10 @@ const usage = `usage:
                                          write the site as static files
   twice bundle -o FILE [--goos OS] [--goarch ARCH]
                                          write one binary with the runtime inside
+  twice case list [--lessons DIR]
+                                         list the cases to solve
+  twice case check [--lessons DIR] NAME --fix FILE
+                                         run a case's checks against a fix
 Run 'twice COMMAND -h' for a command's flags.
 `
 
@@ -50,6 +56,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdBuild(args[1:], stdout, stderr)
 	case "bundle":
 		return cmdBundle(args[1:], stdout, stderr)
+	case "case":
+		return cmdCase(args[1:], stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -26,9 +27,18 @@ func TestMain(m *testing.M) {
 // Run with -testwork to keep the work directories; `go test ./cmd/twice
 // -run Scripts -update` rewrites the expected output in place.
 func TestScripts(t *testing.T) {
+	example, err := filepath.Abs(filepath.Join("..", "..", "docs", "example-case"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: *updateScripts,
+		// $EXAMPLE_CASE is the teachers' example case folder of docs.
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("EXAMPLE_CASE", example)
+			return nil
+		},
 	})
 }
 
@@ -50,6 +60,12 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"run", "-h"}, 0},
 		{[]string{}, 2},
 		{[]string{"nope"}, 2},
+		{[]string{"case", "list"}, 0},
+		{[]string{"case", "list", "--lessons", "../../docs/example-case"}, 0},
+		{[]string{"case", "check", "--lessons", "../../docs/example-case", "receipt-sent-twice", "--fix", "-"}, 1}, // an empty fix fails a check
+		{[]string{"case", "check", "--lessons", "../../docs/example-case", "nope", "--fix", "-"}, 2},
+		{[]string{"case", "check", "--lessons", "../../docs/example-case", "receipt-sent-twice"}, 2},
+		{[]string{"case"}, 2},
 	}
 	for _, tt := range tests {
 		var out, errb strings.Builder

@@ -87,10 +87,11 @@ func readmeTable(t *testing.T, md string) [][2]string {
 }
 
 // TestREADMECommandTable: README.md's command table has a row for every
-// command of the command list and none for a command it lacks, and each
-// row names every flag of its command's synopsis (work's flags are listed
-// below the table, each as `--flag`), and that list of work's flags names
-// none that work lacks.
+// command of the command list and none for a command it lacks; each row
+// names every flag of its command's synopsis (work's flags are listed
+// below the table, each as `--flag`) and its synopsis cell none that the
+// command lacks; and that list of work's flags names none that work
+// lacks. The synopses come from the command table's flag tables.
 func TestREADMECommandTable(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
@@ -109,6 +110,20 @@ func TestREADMECommandTable(t *testing.T) {
 		if !ok {
 			t.Errorf("README's command table has no row for %s", c.Name)
 			continue
+		}
+		// The row's synopsis names no flag the command lacks.
+		for _, r := range rs {
+			cell := strings.SplitN(r[2:], " | ", 2)[0]
+			for _, m := range regexp.MustCompile("`([^`]*)`").FindAllStringSubmatch(cell, -1) {
+				if strings.Fields(m[1])[0] != c.Name {
+					continue
+				}
+				for _, f := range flag.FindAllString(m[1], -1) {
+					if !regexp.MustCompile(regexp.QuoteMeta(f) + `\b`).MatchString(c.Usage) {
+						t.Errorf("README's row for %s names %s, which %s does not take (its synopsis: %s)", c.Name, f, c.Name, c.Usage)
+					}
+				}
+			}
 		}
 		for _, f := range flag.FindAllString(c.Usage, -1) {
 			in := strings.Contains(strings.Join(rs, "\n"), f)
@@ -163,7 +178,7 @@ func TestREADMESynopsis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	synopsis := regexp.MustCompile(`(?m)^\s*(twice (run|serve|build|bundle) .*)$`)
+	synopsis := regexp.MustCompile(`(?m)^\s*(twice (run|serve|build|bundle|case list|case check) .*)$`)
 	lines := func(text string) map[string]string {
 		out := map[string]string{}
 		for _, m := range synopsis.FindAllStringSubmatch(text, -1) {
@@ -179,12 +194,12 @@ func TestREADMESynopsis(t *testing.T) {
 		t.Fatal("README.md has no command-line section")
 	}
 	readme, doc, help := lines(md[i:]), lines(strings.ReplaceAll(string(src)[:strings.Index(string(src), "package main")], "//", "")), lines(usage)
-	for _, sub := range []string{"run", "serve", "build", "bundle"} {
+	for _, sub := range []string{"run", "serve", "build", "bundle", "case list", "case check"} {
 		if readme[sub] == "" || readme[sub] != doc[sub] || readme[sub] != help[sub] {
 			t.Errorf("twice %s: README says %q, the package doc %q, the usage %q", sub, readme[sub], doc[sub], help[sub])
 		}
 		var stderr bytes.Buffer
-		run([]string{sub, "-h"}, strings.NewReader(""), &bytes.Buffer{}, &stderr)
+		run(append(strings.Fields(sub), "-h"), strings.NewReader(""), &bytes.Buffer{}, &stderr)
 		for _, m := range regexp.MustCompile(`(?m)^  -([a-z][a-z-]*)`).FindAllStringSubmatch(stderr.String(), -1) {
 			f := m[1]
 			if f == "c" || f == "o" {

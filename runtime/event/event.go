@@ -56,6 +56,8 @@ const (
 	Ledger
 	Commit
 	Rollback
+	Lock
+	Await
 
 	// A worker's request to the receipts service, in the worker's lane:
 	// the service's key statements are steps of the request's process.
@@ -178,6 +180,8 @@ var kindInfo = [numKinds]kindRow{
 	Ledger:      {"ledger", LaneWorker, Tick, NoBar, "INSERT of the ledger row (the effect), not yet committed"},
 	Commit:      {"commit", LaneWorker, Tick, NoBar, "COMMIT of the ledger's transaction (Job: the row as committed; Effect, with Ledger set, when it committed a ledger row)"},
 	Rollback:    {"rollback", LaneWorker, Tick, NoBar, "the ledger's transaction rolled back"},
+	Lock:        {"lock", LaneWorker, Tick, NoBar, "a write of the job's lock row: owned, or released after the ack"},
+	Await:       {"await", LaneWorker, NoMark, NoBar, "an await that touches nothing shared (a lock claim's remote read)"},
 
 	Connect:   {"connect", LaneWorker, NoMark, NoBar, "connecting to the receipts service"},
 	Send:      {"send", LaneWorker, Origin, NoBar, "a request leaving the worker"},

@@ -5,33 +5,51 @@
 // ordering of the workers' atomic steps, with timing ignored and order
 // only, and counts how many of them end with two effects for one delivery.
 //
-// Each worker follows the protocol of the simulated worker, reduced to the
-// steps that touch shared state:
+// Each worker runs its claim's steps (queue.Claim.Steps), the same list
+// the simulated worker runs, then the receipt and the ack, then the
+// claim's release steps (a lock's DELETE) if its ack took:
 //
-//	read claim:    SELECT the row; if it is free, UPDATE it (no condition);
-//	               send the receipt; ack
-//	atomic claim:  one conditional UPDATE; if it changed a row, send the
-//	               receipt; ack
+//	claim:    each step a statement or an await, in order; a step whose
+//	          condition fails (queue.Step.Decide: changes() = 1, the row
+//	          read free, the lock read unowned) ends the worker there
+//	receipt:  read the attempt count back and send: the effect is
+//	          recorded on arrival
+//	ack:      UPDATE the job done, then the release steps
 //
-// A worker that finds the job taken stops there. Steps that touch nothing
-// shared (reading the clock, appending to worker.log, connecting) are left
-// out, because moving them cannot change any outcome; so is the atomic
-// loser's follow-up SELECT, which only reads. The receipt step reads the
-// attempt count back and sends: the effect is recorded on arrival. With
-// timing ignored no lease expires during a race.
+// No claim has a case of its own here: a new claim in package queue's
+// list is explored, counted and checked against the brute-force model of
+// the tests (which reads each step's queue.Model) as it is. Steps that
+// touch nothing shared are left out where moving them cannot change any
+// outcome: reading the clock, appending to worker.log, connecting, and
+// the atomic loser's follow-up SELECT, which only reads. An await is a
+// step of an ordering all the same, though it touches nothing either:
+// it is the window an async claim opens, and a schedule (RunSchedule)
+// lets a reader take it step by step. With timing ignored no lease, and
+// no lock, lapses during a race.
+//
+// Besides the orderings that duplicate, the report counts those in which
+// two workers at some moment both own the job, each between a successful
+// claim and its ack (Report.Overlap): what a lock promises never
+// happens, whatever the effects. A state says whether two workers own the
+// job, so the count is one more sum over the same states.
 //
 // Every step runs its real statement on real SQLite (the memdb database of
 // package queue, one connection per worker). To count orderings without
 // enumerating them one by one, the search remembers each state it has
-// explored: the job row (status and attempts, as SQLite returned them), each
-// worker's place in its protocol and what it read, and whether two effects
-// have been recorded. Orderings that reach the same state have the same
-// continuations, so their counts are shared; and because the workers are
-// identical, states that differ only by which worker is which are merged
-// too (symmetry reduction). Both reductions are exact: the counts are the
-// counts of every ordering, computed in 128-bit integers (see Count).
-// Before executing a step from a remembered state the row is put back with
-// queue.Conn.Set.
+// explored: the job row (status and attempts, as SQLite returned them),
+// which worker owns the job's lock, each worker's place in its program
+// and what it read, and whether two effects have been recorded. Orderings
+// that reach the same state have the same continuations, so their counts
+// are shared; and because the workers are identical, states that differ
+// only by which worker is which are merged too (symmetry reduction). Both
+// reductions are exact: the counts are the counts of every ordering,
+// computed in 128-bit integers (see Count). Before executing a step from
+// a remembered state the row is put back with queue.Conn.Set, and the
+// lock with queue.Conn.SetLock.
+//
+// RunSchedule runs one ordering, as a schedule names it, step by step on
+// the same steps, and returns the steps' lines, each worker's next step
+// and the tables after the last.
 //
 // With a service dedupe mode and a key ([Service]), the receipt is no
 // longer one step: the service's statements on its key table (the
@@ -106,6 +124,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/receipts"
@@ -118,8 +137,8 @@ const (
 )
 
 // errTooMany is returned if a count would not fit in a Count, which the
-// worker limit rules out without flags and the script's state budget
-// with them (see Count); it is there so that a future change of limits
+// worker limit rules out for the claims of the article without flags, and
+// the script's state budget otherwise (see Count); it is there so that a future change of limits
 // fails loudly instead of counting wrong.
 var errTooMany = errors.New("too many orderings to count in 128 bits")
 
@@ -134,9 +153,12 @@ type Report struct {
 	Flags   Flags
 	// Orderings is the number of distinct complete orderings of the
 	// workers' steps; Duplicating counts those that end with two or more
-	// effects.
+	// effects; Overlap counts those in which, at some moment, two workers
+	// are each between a successful claim and their ack (both believe
+	// they own the job), whatever the effects.
 	Orderings   Count
 	Duplicating Count
+	Overlap     Count
 	// States is how many distinct states the search executed steps from.
 	States int
 	// Statements counts the SQL statements the search ran.
@@ -186,8 +208,7 @@ type Flags struct {
 
 // worker program counters.
 const (
-	pcClaim     = iota // read: SELECT next; atomic: conditional UPDATE next
-	pcTake             // read claim only: the unconditional UPDATE next
+	pcClaim     = iota // the claim's step number cs next
 	pcReadBack         // fence with a receipt: read the attempt back (the token) next
 	pcRenew            // heartbeat: the lease renewal next
 	pcReceipt          // send the receipt next (with a dedupe: the key's SELECT or claim)
@@ -203,6 +224,7 @@ const (
 	pcKeyBegin         // ledger, separate key: BEGIN IMMEDIATE of the key's own transaction next
 	pcKeyInsert        // ledger, separate key: INSERT the key next
 	pcKeyCommit        // ledger, separate key: COMMIT the key alone next
+	pcRelease          // after the ack, the claim's release step number cs next
 	pcDone             // finished (acked, or found the job taken, or lost it)
 )
 
@@ -211,21 +233,32 @@ func inTx(pc uint8) bool {
 	return pc >= pcKey && pc <= pcRollback || pc == pcKeyInsert || pc == pcKeyCommit
 }
 
-// wstate is a worker's place in its protocol. What it read back before
+// wstate is a worker's place in its program: pc, and cs, the step of its
+// claim (or of its release) it is at. What it read back before
 // the receipt (the attempt number) only labels the effect, unless it makes
 // the key (an attempt key a worker inserts after its effect) or the
 // fencing token: then it is kept in attempt until the receipt or the
 // insert, and is 0 otherwise. holds says the row's run is this worker's
 // (kept only with a heartbeat or a fence, whose statements are conditional
-// on it); keyIn and row say what the worker's open ledger transaction has
-// written.
+// on it); lock says the job's lock row is this worker's (kept for a claim
+// that takes a lock); keyIn and row say what the worker's open ledger
+// transaction has written.
 type wstate struct {
 	pc      uint8
+	cs      uint8
 	attempt uint8
 	holds   bool
 	keyIn   bool
 	row     bool
+	lock    bool
 }
+
+// flags are the worker's yes-or-no facts, in the order key prints them.
+func (w wstate) flags() [4]bool { return [4]bool{w.holds, w.keyIn, w.row, w.lock} }
+
+// owns reports whether the worker is between a successful claim and its
+// ack: it believes the job is its own.
+func (w wstate) owns() bool { return w.pc != pcClaim && w.pc != pcRelease && w.pc != pcDone }
 
 // state is what the future of a race depends on. The row's run column is
 // kept as the workers' holds flags, and only when a step reads it.
@@ -250,15 +283,15 @@ func (s state) key() string {
 	slices.SortFunc(ws, cmpW)
 	for _, w := range ws {
 		b.WriteByte('a' + w.pc)
+		if w.cs > 0 {
+			fmt.Fprintf(&b, "s%d", w.cs)
+		}
 		if w.attempt > 0 {
 			fmt.Fprintf(&b, "a%d", w.attempt)
 		}
-		for _, f := range [...]struct {
-			on bool
-			c  byte
-		}{{w.holds, 'H'}, {w.keyIn, 'K'}, {w.row, 'R'}} {
-			if f.on {
-				b.WriteByte(f.c)
+		for j, on := range w.flags() {
+			if on {
+				b.WriteByte("HKRL"[j])
 			}
 		}
 		b.WriteByte(' ')
@@ -270,12 +303,15 @@ func cmpW(a, b wstate) int {
 	if a.pc != b.pc {
 		return int(a.pc) - int(b.pc)
 	}
+	if a.cs != b.cs {
+		return int(a.cs) - int(b.cs)
+	}
 	if a.attempt != b.attempt {
 		return int(a.attempt) - int(b.attempt)
 	}
 	bit := func(w wstate) int {
 		n := 0
-		for i, f := range [...]bool{w.holds, w.keyIn, w.row} {
+		for i, f := range w.flags() {
 			if f {
 				n |= 1 << i
 			}
@@ -286,6 +322,17 @@ func cmpW(a, b wstate) int {
 }
 
 func (s state) twice() bool { return s.effects >= 2 }
+
+// overlapping reports whether two workers own the job at once.
+func (s state) overlapping() bool {
+	n := 0
+	for _, w := range s.ws {
+		if w.owns() {
+			n++
+		}
+	}
+	return n >= 2
+}
 
 func (s state) done() bool {
 	for _, w := range s.ws {
@@ -307,24 +354,32 @@ func (s state) holder() int {
 }
 
 type result struct {
-	total, dup Count
+	// total counts the complete orderings from a state, dup those that
+	// end with two effects, overlap those that pass a state where two
+	// workers own the job at once.
+	total, dup, overlap Count
 	// toTwice is the fewest steps from this state to a second effect, or
 	// -1 when no ordering gets there.
 	toTwice int
 }
 
 type explorer struct {
-	claim  queue.Claim
-	atomic bool
-	svc    Service
-	flags  Flags
-	keys   *receipts.KeyStore
-	db     *queue.DB
-	shell  *queue.Conn
-	conns  []*queue.Conn
-	id     int64
-	memo   map[string]result
-	stmts  int
+	claim queue.Claim
+	// steps are the claim's steps of an ordering (its clock reads left
+	// out), release those after the ack.
+	steps, release []queue.Step
+	svc            Service
+	flags          Flags
+	keys           *receipts.KeyStore
+	db             *queue.DB
+	shell          *queue.Conn
+	conns          []*queue.Conn
+	id             int64
+	memo           map[string]result
+	stmts          int
+	// onEffect, when set, is told of each effect as a step records it,
+	// with the worker's index (a schedule's table of effects).
+	onEffect func(i int)
 	// busyChecked counts, when not nil, the blocked steps tried on
 	// SQLite to check that it answers SQLITE_BUSY (a test's, not the
 	// search's: the search never tries a blocked step).
@@ -352,39 +407,67 @@ func ExploreRace(claim queue.Claim, workers int, svc Service, flags Flags) (*Rep
 }
 
 func exploreRace(claim queue.Claim, workers int, svc Service, flags Flags, busyChecked *int) (*Report, error) {
+	var rep *Report
+	err := withExplorer(claim, workers, svc, flags, busyChecked, func(x *explorer, start state) error {
+		r, err := x.count(start)
+		if err != nil {
+			return err
+		}
+		rep = &Report{
+			Claim: claim, Workers: workers, Service: svc, Flags: flags,
+			Orderings: r.total, Duplicating: r.dup, Overlap: r.overlap,
+			States: len(x.memo),
+		}
+		if r.toTwice >= 0 {
+			if rep.Shortest, err = x.shortest(start); err != nil {
+				return err
+			}
+		}
+		rep.Statements = x.stmts
+		return nil
+	})
+	return rep, err
+}
+
+// withExplorer sets up the databases of a race between workers workers
+// using claim (a database of its own with one job, a connection per
+// worker, the service's key store when its steps take part) and calls f
+// with the explorer and the state every ordering starts from.
+func withExplorer(claim queue.Claim, workers int, svc Service, flags Flags, busyChecked *int, f func(x *explorer, start state) error) error {
 	if !svc.Dedupe.Valid() || !svc.Key.Valid() {
-		return nil, fmt.Errorf("explore: dedupe %s with key %s is not one of the lists", svc.Dedupe, svc.Key)
+		return fmt.Errorf("explore: dedupe %s with key %s is not one of the lists", svc.Dedupe, svc.Key)
 	}
 	if workers < MinWorkers || workers > MaxWorkers {
-		return nil, fmt.Errorf("explore: %d workers; want %d to %d", workers, MinWorkers, MaxWorkers)
+		return fmt.Errorf("explore: %d workers; want %d to %d", workers, MinWorkers, MaxWorkers)
 	}
-	var atomic bool
-	switch claim.Protocol() {
-	case queue.ReadThenWrite:
-	case queue.Conditional:
-		atomic = true
-	default:
-		return nil, fmt.Errorf("explore: claim %s has no protocol here", claim)
+	var steps []queue.Step
+	for _, st := range claim.Steps() {
+		if st.Ordered() {
+			steps = append(steps, st)
+		}
+	}
+	if len(steps) == 0 {
+		return fmt.Errorf("explore: claim %s has no steps", claim)
 	}
 	db, err := queue.Get()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer db.Put()
-	x := &explorer{claim: claim, atomic: atomic, svc: svc, flags: flags, db: db, memo: map[string]result{}, busyChecked: busyChecked}
+	x := &explorer{claim: claim, steps: steps, release: claim.Release(), svc: svc, flags: flags, db: db, memo: map[string]result{}, busyChecked: busyChecked}
 	if svc.active() && !flags.Ledger {
 		if x.keys, err = receipts.OpenKeys(); err != nil {
-			return nil, err
+			return err
 		}
 		defer x.keys.Put()
 	}
 	if x.shell, err = db.Conn(); err != nil {
-		return nil, err
+		return err
 	}
 	for range workers {
 		c, err := db.Conn()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		x.conns = append(x.conns, c)
 	}
@@ -395,25 +478,9 @@ func exploreRace(claim queue.Claim, workers int, svc Service, flags Flags, busyC
 		}
 	}()
 	if x.id, err = x.shell.Add(order, event); err != nil {
-		return nil, err
+		return err
 	}
-	start := state{status: "queued", ws: make([]wstate, workers)}
-	r, err := x.count(start)
-	if err != nil {
-		return nil, err
-	}
-	rep := &Report{
-		Claim: claim, Workers: workers, Service: svc, Flags: flags,
-		Orderings: r.total, Duplicating: r.dup,
-		States: len(x.memo),
-	}
-	if r.toTwice >= 0 {
-		if rep.Shortest, err = x.shortest(start); err != nil {
-			return nil, err
-		}
-	}
-	rep.Statements = x.stmts
-	return rep, nil
+	return f(x, state{status: "queued", ws: make([]wstate, workers)})
 }
 
 // blocked reports whether worker i cannot take its next step in s: it is a
@@ -426,11 +493,11 @@ func (x *explorer) blocked(s state, i int) bool {
 	if h < 0 || h == i {
 		return false
 	}
-	switch s.ws[i].pc {
-	case pcTake, pcRenew, pcAck, pcBegin, pcKeyBegin:
+	switch w := s.ws[i]; w.pc {
+	case pcRenew, pcAck, pcBegin, pcKeyBegin, pcRelease:
 		return true
 	case pcClaim:
-		return x.atomic
+		return x.steps[w.cs].Writes()
 	}
 	return false
 }
@@ -454,7 +521,7 @@ func (x *explorer) count(s state) (result, error) {
 	if s.twice() {
 		r.toTwice = 0
 	}
-	// Workers at the same place in the protocol (with what they read)
+	// Workers at the same place in their program (with what they read)
 	// are interchangeable: step one of them and count its continuations
 	// once per such worker.
 	var places []wstate
@@ -492,17 +559,22 @@ func (x *explorer) count(s state) (result, error) {
 		if err != nil {
 			return r, err
 		}
-		t, ok1 := c.total.mul(many[j])
-		d, ok2 := c.dup.mul(many[j])
-		var ok3, ok4 bool
-		r.total, ok3 = r.total.add(t)
-		r.dup, ok4 = r.dup.add(d)
-		if !(ok1 && ok2 && ok3 && ok4) {
+		ok := true
+		for _, f := range [...]struct{ sum, add *Count }{{&r.total, &c.total}, {&r.dup, &c.dup}, {&r.overlap, &c.overlap}} {
+			n, ok1 := f.add.mul(many[j])
+			var ok2 bool
+			*f.sum, ok2 = f.sum.add(n)
+			ok = ok && ok1 && ok2
+		}
+		if !ok {
 			return r, errTooMany
 		}
 		if c.toTwice >= 0 && !s.twice() && (r.toTwice < 0 || c.toTwice+1 < r.toTwice) {
 			r.toTwice = c.toTwice + 1
 		}
+	}
+	if s.overlapping() {
+		r.overlap = r.total
 	}
 	x.memo[k] = r
 	return r, nil
@@ -539,6 +611,18 @@ func (x *explorer) restore(s state) error {
 		return err
 	}
 	x.stmts++
+	if x.claim.Locks() {
+		owner := ""
+		for i, w := range s.ws {
+			if w.lock {
+				owner = runOf(i)
+			}
+		}
+		if err := x.shell.SetLock(x.id, owner, lockUntil); err != nil {
+			return err
+		}
+		x.stmts += 2
+	}
 	if x.keys != nil {
 		rows := make([]receipts.StoredKey, len(s.keys))
 		for i, k := range s.keys {
@@ -584,383 +668,6 @@ func (x *explorer) restore(s state) error {
 		x.stmts++
 	}
 	return nil
-}
-
-// afterClaim is where a worker goes once the job is its own.
-func (x *explorer) afterClaim() uint8 {
-	switch {
-	case x.flags.Fence && !x.flags.Ledger:
-		return pcReadBack
-	case x.flags.Ledger && x.flags.SeparateKey:
-		return pcKeyBegin
-	}
-	return x.toWork()
-}
-
-// toWork is where a worker goes before its effect: the renewal with a
-// heartbeat, else the effect.
-func (x *explorer) toWork() uint8 {
-	if x.flags.Heartbeat {
-		return pcRenew
-	}
-	return x.toEffect()
-}
-
-// toEffect is the first step of the effect: the receipt, or the ledger's
-// transaction.
-func (x *explorer) toEffect() uint8 {
-	if x.flags.Ledger {
-		return pcBegin
-	}
-	return pcReceipt
-}
-
-// step executes worker i's next step from state s on SQLite and returns the
-// state after it and a description.
-func (x *explorer) step(s state, i int) (state, string, error) {
-	// Put the tables back as s has them, then run the real statement.
-	if err := x.restore(s); err != nil {
-		return s, "", err
-	}
-	next := s
-	next.ws = slices.Clone(s.ws)
-	w := &next.ws[i]
-	conn := x.conns[i]
-	run := runOf(i)
-	var what string
-	switch w.pc {
-	case pcClaim:
-		if x.atomic {
-			ok, err := conn.Claim(x.id, run, 0, 1)
-			x.stmts++
-			if err != nil {
-				return s, "", err
-			}
-			if ok {
-				w.pc = x.afterClaim()
-				what = fmt.Sprintf("UPDATE job %d WHERE queued: 1 row changed, the job is mine", x.id)
-			} else {
-				w.pc = pcDone
-				what = fmt.Sprintf("UPDATE job %d WHERE queued: 0 rows changed, already claimed", x.id)
-			}
-		} else {
-			row, err := conn.Read(x.id)
-			x.stmts++
-			if err != nil {
-				return s, "", err
-			}
-			if row.Status == "queued" {
-				w.pc = pcTake
-				what = fmt.Sprintf("SELECT job %d: status=queued, free", x.id)
-			} else {
-				w.pc = pcDone
-				what = fmt.Sprintf("SELECT job %d: status=%s, already claimed", x.id, row.Status)
-			}
-		}
-	case pcTake:
-		if err := conn.Take(x.id, run, 1); err != nil {
-			return s, "", err
-		}
-		x.stmts++
-		w.pc = x.afterClaim()
-		what = fmt.Sprintf("UPDATE job %d: running (no condition), the job is mine", x.id)
-	case pcReadBack:
-		row, err := conn.Read(x.id)
-		x.stmts++
-		if err != nil {
-			return s, "", err
-		}
-		w.attempt = uint8(row.Attempts)
-		w.pc = pcReceipt
-		if x.flags.Heartbeat {
-			w.pc = pcRenew
-		}
-		what = fmt.Sprintf("SELECT job %d: attempts=%d, the fencing token", x.id, row.Attempts)
-	case pcRenew:
-		ok, err := conn.Renew(x.id, run, 1)
-		x.stmts++
-		if err != nil {
-			return s, "", err
-		}
-		if ok {
-			w.pc = x.toEffect()
-			what = fmt.Sprintf("UPDATE job %d SET lease WHERE run %s: 1 row changed, the lease is renewed", x.id, run)
-		} else {
-			w.pc, w.attempt = pcDone, 0
-			what = fmt.Sprintf("UPDATE job %d SET lease WHERE run %s: 0 rows changed, lease lost: stops before the effect", x.id, run)
-		}
-	case pcReceipt:
-		attempt := int(w.attempt)
-		if !x.flags.Fence {
-			row, err := conn.Read(x.id)
-			x.stmts++
-			if err != nil {
-				return s, "", err
-			}
-			attempt = row.Attempts
-		}
-		var head string
-		if x.flags.Fence {
-			// The service compares the token on arrival, before anything
-			// else, in the same step as the key's first statement.
-			if attempt < s.high {
-				w.pc, w.attempt = pcAck, 0
-				what = fmt.Sprintf("POST receipt (fencing token %d): refused, the service has seen token %d", attempt, s.high)
-				break
-			}
-			next.high = attempt
-			head = fmt.Sprintf("fencing token %d", attempt)
-		}
-		w.attempt = 0
-		if x.keys != nil {
-			return x.keyStep(next, i, attempt, head)
-		}
-		w.pc = pcAck
-		next.effects = min(s.effects+1, 2)
-		if head == "" {
-			head = fmt.Sprintf("attempt %d", attempt)
-		}
-		what = fmt.Sprintf("POST receipt (%s): the service records effect %d", head, next.effects)
-	case pcEffect:
-		next.effects = min(s.effects+1, 2)
-		what = fmt.Sprintf("receipt let through: the service records effect %d", next.effects)
-		if x.svc.Dedupe == receipts.DedupeCheck {
-			what += ", the key not stored yet"
-		}
-		w.pc = pcAck
-		if x.svc.Dedupe == receipts.DedupeCheck {
-			w.pc = pcRemember
-		}
-		if w.pc == pcAck {
-			w.attempt = 0
-		}
-	case pcRemember:
-		key, store := x.keyOf(i, int(w.attempt))
-		if err := x.keys.Insert(key, 0, "first"); err != nil {
-			return s, "", err
-		}
-		x.stmts++
-		if store {
-			next.keys = addKey(s.keys, key)
-		}
-		w.pc, w.attempt = pcAck, 0
-		what = fmt.Sprintf("receipt done: the service INSERTs key %s", key)
-	case pcAck:
-		w.pc = pcDone
-		ok, err := x.ack(conn, run)
-		if err != nil {
-			return s, "", err
-		}
-		what = x.ackSaid(run, ok, "ack")
-	case pcBegin, pcKeyBegin:
-		if err := conn.Begin(); err != nil {
-			return s, "", err
-		}
-		x.stmts++
-		switch {
-		case w.pc == pcKeyBegin:
-			w.pc = pcKeyInsert
-			what = "BEGIN IMMEDIATE, for the key alone: the database's write lock is mine"
-		case x.flags.SeparateKey:
-			w.pc = pcRow
-			what = "BEGIN IMMEDIATE, for the effect: the database's write lock is mine"
-		default:
-			w.pc = pcKey
-			what = "BEGIN IMMEDIATE: the database's write lock is mine"
-		}
-	case pcKeyInsert:
-		took, err := conn.ClaimKey(event, run)
-		x.stmts++
-		if err != nil {
-			return s, "", err
-		}
-		w.pc, w.keyIn = pcKeyCommit, took
-		if took {
-			what = fmt.Sprintf("INSERT INTO processed_keys %s ON CONFLICT DO NOTHING: 1 row changed (not yet committed)", event)
-		} else {
-			what = fmt.Sprintf("INSERT INTO processed_keys %s ON CONFLICT DO NOTHING: 0 rows changed, the key is taken", event)
-		}
-	case pcKeyCommit:
-		if err := conn.Commit(); err != nil {
-			return s, "", err
-		}
-		x.stmts++
-		if w.keyIn {
-			next.keys = addKey(s.keys, event)
-			w.pc, w.keyIn = x.toWork(), false
-			what = "COMMIT: the key alone, the work is mine"
-		} else {
-			w.pc = pcAck
-			what = "COMMIT: nothing written, the key was taken: no ledger row"
-		}
-	case pcKey:
-		took, err := conn.ClaimKey(event, run)
-		x.stmts++
-		if err != nil {
-			return s, "", err
-		}
-		if took {
-			w.pc, w.keyIn = pcRow, true
-			what = fmt.Sprintf("INSERT INTO processed_keys %s ON CONFLICT DO NOTHING: 1 row changed (not yet committed)", event)
-		} else {
-			w.pc = pcAckTx
-			what = fmt.Sprintf("INSERT INTO processed_keys %s ON CONFLICT DO NOTHING: 0 rows changed, the key is taken: no ledger row", event)
-		}
-	case pcRow:
-		// The worker's own connection sees its own claim: the attempt
-		// only labels the row.
-		row, err := conn.Read(x.id)
-		x.stmts++
-		if err != nil {
-			return s, "", err
-		}
-		if err := conn.AddLedger(queue.LedgerRow{Key: event, Order: order, Job: x.id, Run: run, Attempt: row.Attempts}); err != nil {
-			return s, "", err
-		}
-		x.stmts++
-		w.pc, w.row = pcAckTx, true
-		what = fmt.Sprintf("INSERT INTO ledger: %s, attempt %d (not yet committed)", order, row.Attempts)
-	case pcAckTx:
-		ok, err := x.ack(conn, run)
-		if err != nil {
-			return s, "", err
-		}
-		w.pc = pcCommit
-		if !ok {
-			w.pc = pcRollback
-		}
-		what = x.ackSaid(run, ok, "not yet committed")
-	case pcCommit:
-		if err := conn.Commit(); err != nil {
-			return s, "", err
-		}
-		x.stmts++
-		if w.keyIn {
-			next.keys = addKey(s.keys, event)
-		}
-		switch {
-		case w.row && x.flags.SeparateKey:
-			next.effects = min(s.effects+1, 2)
-			what = fmt.Sprintf("COMMIT: the ledger row and the ack land together, effect %d", next.effects)
-		case w.row:
-			next.effects = min(s.effects+1, 2)
-			what = fmt.Sprintf("COMMIT: the key, the ledger row and the ack land together, effect %d", next.effects)
-		default:
-			what = "COMMIT: the ack alone"
-		}
-		w.pc, w.keyIn, w.row = pcDone, false, false
-	case pcRollback:
-		if err := conn.Rollback(); err != nil {
-			return s, "", err
-		}
-		x.stmts++
-		w.pc, w.keyIn, w.row = pcDone, false, false
-		what = "ROLLBACK: the key and the ledger row go with the refused ack"
-		if x.flags.SeparateKey {
-			what = "ROLLBACK: the ledger row goes with the refused ack; the key, committed alone, stays"
-		}
-	}
-	return x.observe(next, what)
-}
-
-// ack runs a worker's ack: plain, or, with a fence, conditional on the
-// run; ok says whether it changed the job (a plain ack always does).
-func (x *explorer) ack(conn *queue.Conn, run string) (ok bool, err error) {
-	x.stmts++
-	if !x.flags.Fence {
-		return true, conn.Ack(x.id)
-	}
-	return conn.AckRun(x.id, run)
-}
-
-// ackSaid is the step line of an ack that ok says took or not; note
-// ends a line that took ("ack", or "not yet committed" in a
-// transaction).
-func (x *explorer) ackSaid(run string, ok bool, note string) string {
-	switch {
-	case !x.flags.Fence:
-		return fmt.Sprintf("UPDATE job %d: done (%s)", x.id, note)
-	case ok:
-		return fmt.Sprintf("UPDATE job %d: done WHERE run %s: 1 row changed (%s)", x.id, run, note)
-	default:
-		return fmt.Sprintf("UPDATE job %d: done WHERE run %s: 0 rows changed, the ack is refused", x.id, run)
-	}
-}
-
-// observe reads the committed row back into next after a step: its status
-// and attempts, and with a heartbeat or a fence which worker's run it holds.
-func (x *explorer) observe(next state, what string) (state, string, error) {
-	row, err := x.shell.Read(x.id)
-	x.stmts++
-	if err != nil {
-		return next, "", err
-	}
-	next.status, next.attempts = row.Status, row.Attempts
-	if x.trackRun() {
-		for i := range next.ws {
-			next.ws[i].holds = row.Run == runOf(i)
-		}
-	}
-	return next, what, nil
-}
-
-// keyOf returns worker i's key for a receipt of attempt, and whether the
-// state keeps it (a run key is the worker's own: see the package doc).
-func (x *explorer) keyOf(i, attempt int) (string, bool) {
-	key, _ := x.svc.Key.Of(receipts.Delivery{Event: event, Job: x.id, Order: order, Run: fmt.Sprintf("W%d", i+1), Attempt: attempt})
-	return key, x.svc.Key != receipts.KeyRun
-}
-
-// keyStep is the service's first statement on worker i's key, at its
-// receipt of attempt: the check's SELECT or the claim's INSERT. token,
-// when not empty, names the fencing token the receipt carried.
-func (x *explorer) keyStep(next state, i, attempt int, token string) (state, string, error) {
-	w := &next.ws[i]
-	key, store := x.keyOf(i, attempt)
-	if token == "" {
-		token = fmt.Sprintf("attempt %d", attempt)
-	}
-	head := fmt.Sprintf("POST receipt (%s, key %s): ", token, key)
-	switch x.svc.Dedupe {
-	case receipts.DedupeCheck:
-		_, found, err := x.keys.Check(key, 0, 0)
-		x.stmts++
-		if err != nil {
-			return next, "", err
-		}
-		if found {
-			w.pc = pcAck
-			return next, head + "the service SELECTs the key: stored, so it replays the first answer", nil
-		}
-		w.pc, w.attempt = pcEffect, uint8(attempt)
-		return next, head + "the service SELECTs the key: absent", nil
-	case receipts.DedupeClaim:
-		took, err := x.keys.Claim(key, 0, 0, "first")
-		x.stmts++
-		if err != nil {
-			return next, "", err
-		}
-		if !took {
-			w.pc = pcAck
-			return next, head + "the service INSERTs the key ON CONFLICT DO NOTHING: 0 rows changed, so it replays the first answer", nil
-		}
-		if store {
-			next.keys = addKey(next.keys, key)
-		}
-		w.pc = pcEffect
-		return next, head + "the service INSERTs the key ON CONFLICT DO NOTHING: 1 row changed", nil
-	}
-	return next, "", fmt.Errorf("explore: dedupe %s has no steps here", x.svc.Dedupe)
-}
-
-// addKey returns keys with key added, sorted.
-func addKey(keys []string, key string) []string {
-	if slices.Contains(keys, key) {
-		return keys
-	}
-	out := append(slices.Clone(keys), key)
-	slices.Sort(out)
-	return out
 }
 
 // The job every explored race works.
@@ -1012,7 +719,7 @@ const ManyStates = 1 << 30
 const StatesTabled = 12_000
 
 // statesOf is how many states ExploreRace executes steps from, for
-// MinWorkers up to MaxWorkers workers, by the claim's protocol, the
+// MinWorkers up to MaxWorkers workers, by the claim (its name), the
 // service's dedupe mode, the kind of key the workers send and the worker
 // flags. The search is deterministic, so these are known before it runs;
 // a test holds the table to what ExploreRace reports. Keys that are the
@@ -1022,86 +729,159 @@ const StatesTabled = 12_000
 //
 //	go test ./runtime/explore -run PrintStates -states -v
 var statesOf = map[statesKey][MaxWorkers - MinWorkers + 1]int{
-	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{}}:                                                              {18, 58, 148, 323, 631, 1135, 1915},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keySame, Flags{}}:                                                            {45, 282, 1579, 8580, 46965, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keyRun, Flags{}}:                                                             {45, 278, 1595, 9027, 51470, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keyTry, Flags{}}:                                                             {55, 489, 4118, 34251, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keySame, Flags{}}:                                                            {24, 81, 215, 485, 974, 1793, 3085},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keyRun, Flags{}}:                                                             {26, 93, 260, 617, 1303, 2521, 4555},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keyTry, Flags{}}:                                                             {33, 181, 833, 3352, 12170, ManyStates, ManyStates},
-	{queue.Conditional, receipts.DedupeOff, keySame, Flags{}}:                                                                {6, 9, 12, 15, 18, 21, 24},
-	{queue.Conditional, receipts.DedupeCheck, keySame, Flags{}}:                                                              {10, 15, 20, 25, 30, 35, 40},
-	{queue.Conditional, receipts.DedupeCheck, keyRun, Flags{}}:                                                               {10, 15, 20, 25, 30, 35, 40},
-	{queue.Conditional, receipts.DedupeCheck, keyTry, Flags{}}:                                                               {10, 15, 20, 25, 30, 35, 40},
-	{queue.Conditional, receipts.DedupeClaim, keySame, Flags{}}:                                                              {8, 12, 16, 20, 24, 28, 32},
-	{queue.Conditional, receipts.DedupeClaim, keyRun, Flags{}}:                                                               {8, 12, 16, 20, 24, 28, 32},
-	{queue.Conditional, receipts.DedupeClaim, keyTry, Flags{}}:                                                               {8, 12, 16, 20, 24, 28, 32},
-	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                                               {35, 162, 538, 1439, 3314, 6841, 12990},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                                             {77, 629, 4273, 26753, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                                              {77, 628, 4261, 26624, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                                              {91, 1031, 10172, 93654, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                                             {46, 212, 708, 1919, 4495, 9451, 18283},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                                              {49, 255, 945, 2799, 7082, 15943, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                                              {62, 483, 2870, 14067, ManyStates, ManyStates, ManyStates},
-	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                                                 {8, 12, 16, 20, 24, 28, 32},
-	{queue.Conditional, receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                                               {12, 18, 24, 30, 36, 42, 48},
-	{queue.Conditional, receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                                                {12, 18, 24, 30, 36, 42, 48},
-	{queue.Conditional, receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                                                {12, 18, 24, 30, 36, 42, 48},
-	{queue.Conditional, receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                                               {10, 15, 20, 25, 30, 35, 40},
-	{queue.Conditional, receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                                                {10, 15, 20, 25, 30, 35, 40},
-	{queue.Conditional, receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                                                {10, 15, 20, 25, 30, 35, 40},
-	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Fence: true}}:                                                   {40, 255, 1334, 6241, 27384, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keySame, Flags{Fence: true}}:                                                 {84, 826, 7172, 59354, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                                                  {84, 820, 7010, 56775, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keyTry, Flags{Fence: true}}:                                                  {91, 1075, 11736, 125248, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keySame, Flags{Fence: true}}:                                                 {51, 312, 1576, 7178, 30857, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keyRun, Flags{Fence: true}}:                                                  {57, 406, 2315, 11593, 53682, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keyTry, Flags{Fence: true}}:                                                  {59, 486, 3515, 23643, ManyStates, ManyStates, ManyStates},
-	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Fence: true}}:                                                     {8, 12, 16, 20, 24, 28, 32},
-	{queue.Conditional, receipts.DedupeCheck, keySame, Flags{Fence: true}}:                                                   {12, 18, 24, 30, 36, 42, 48},
-	{queue.Conditional, receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                                                    {12, 18, 24, 30, 36, 42, 48},
-	{queue.Conditional, receipts.DedupeCheck, keyTry, Flags{Fence: true}}:                                                    {12, 18, 24, 30, 36, 42, 48},
-	{queue.Conditional, receipts.DedupeClaim, keySame, Flags{Fence: true}}:                                                   {10, 15, 20, 25, 30, 35, 40},
-	{queue.Conditional, receipts.DedupeClaim, keyRun, Flags{Fence: true}}:                                                    {10, 15, 20, 25, 30, 35, 40},
-	{queue.Conditional, receipts.DedupeClaim, keyTry, Flags{Fence: true}}:                                                    {10, 15, 20, 25, 30, 35, 40},
-	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true}}:                                  {52, 384, 2534, 15845, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keySame, Flags{Heartbeat: true, Fence: true}}:                                {88, 835, 7287, 61253, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keyRun, Flags{Heartbeat: true, Fence: true}}:                                 {88, 831, 7190, 59748, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true}}:                                 {88, 886, 8660, 84303, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:                                {63, 458, 2987, 18471, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:                                 {69, 560, 3983, 26389, ManyStates, ManyStates, ManyStates},
-	{queue.ReadThenWrite, receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:                                 {69, 606, 4985, 39737, ManyStates, ManyStates, ManyStates},
-	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true}}:                                    {10, 15, 20, 25, 30, 35, 40},
-	{queue.Conditional, receipts.DedupeCheck, keySame, Flags{Heartbeat: true, Fence: true}}:                                  {14, 21, 28, 35, 42, 49, 56},
-	{queue.Conditional, receipts.DedupeCheck, keyRun, Flags{Heartbeat: true, Fence: true}}:                                   {14, 21, 28, 35, 42, 49, 56},
-	{queue.Conditional, receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true}}:                                   {14, 21, 28, 35, 42, 49, 56},
-	{queue.Conditional, receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:                                  {12, 18, 24, 30, 36, 42, 48},
-	{queue.Conditional, receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:                                   {12, 18, 24, 30, 36, 42, 48},
-	{queue.Conditional, receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:                                   {12, 18, 24, 30, 36, 42, 48},
-	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Ledger: true}}:                                                  {33, 101, 241, 491, 897, 1513, 2401},
-	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Ledger: true}}:                                                    {12, 18, 24, 30, 36, 42, 48},
-	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:                                 {64, 286, 906, 2311, 5083, 10039, 18271},
-	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:                                   {14, 21, 28, 35, 42, 49, 56},
-	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                                     {42, 149, 391, 851, 1632, 2857, 4669},
-	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                                       {12, 18, 24, 30, 36, 42, 48},
-	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}:                    {59, 250, 765, 1905, 4117, 8023, 14449},
-	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}:                      {14, 21, 28, 35, 42, 49, 56},
-	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Ledger: true, SeparateKey: true}}:                               {51, 193, 559, 1349, 2857, 5489, 9781},
-	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Ledger: true, SeparateKey: true}}:                                 {16, 24, 32, 40, 48, 56, 64},
-	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true, SeparateKey: true}}:              {88, 435, 1488, 4022, 9250, 18923, ManyStates},
-	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true, SeparateKey: true}}:                {18, 27, 36, 45, 54, 63, 72},
-	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true, SeparateKey: true}}:                  {71, 320, 1021, 2620, 5792, 11489, 20988},
-	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true, SeparateKey: true}}:                    {16, 24, 32, 40, 48, 56, 64},
-	{queue.ReadThenWrite, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true, SeparateKey: true}}: {84, 389, 1260, 3264, 7262, 14471, ManyStates},
-	{queue.Conditional, receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true, SeparateKey: true}}:   {18, 27, 36, 45, 54, 63, 72},
+	{"read", receipts.DedupeOff, keySame, Flags{}}:                                                                    {18, 58, 148, 323, 631, 1135, 1915},
+	{"read", receipts.DedupeCheck, keySame, Flags{}}:                                                                  {45, 282, 1579, 8580, 46965, ManyStates, ManyStates},
+	{"read", receipts.DedupeCheck, keyRun, Flags{}}:                                                                   {45, 278, 1595, 9027, 51470, ManyStates, ManyStates},
+	{"read", receipts.DedupeCheck, keyTry, Flags{}}:                                                                   {55, 489, 4118, 34251, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeClaim, keySame, Flags{}}:                                                                  {24, 81, 215, 485, 974, 1793, 3085},
+	{"read", receipts.DedupeClaim, keyRun, Flags{}}:                                                                   {26, 93, 260, 617, 1303, 2521, 4555},
+	{"read", receipts.DedupeClaim, keyTry, Flags{}}:                                                                   {33, 181, 833, 3352, 12170, ManyStates, ManyStates},
+	{"lock", receipts.DedupeOff, keySame, Flags{}}:                                                                    {11, 18, 25, 32, 39, 46, 53},
+	{"lock", receipts.DedupeCheck, keySame, Flags{}}:                                                                  {15, 24, 33, 42, 51, 60, 69},
+	{"lock", receipts.DedupeCheck, keyRun, Flags{}}:                                                                   {15, 24, 33, 42, 51, 60, 69},
+	{"lock", receipts.DedupeCheck, keyTry, Flags{}}:                                                                   {15, 24, 33, 42, 51, 60, 69},
+	{"lock", receipts.DedupeClaim, keySame, Flags{}}:                                                                  {13, 21, 29, 37, 45, 53, 61},
+	{"lock", receipts.DedupeClaim, keyRun, Flags{}}:                                                                   {13, 21, 29, 37, 45, 53, 61},
+	{"lock", receipts.DedupeClaim, keyTry, Flags{}}:                                                                   {13, 21, 29, 37, 45, 53, 61},
+	{"atomic", receipts.DedupeOff, keySame, Flags{}}:                                                                  {6, 9, 12, 15, 18, 21, 24},
+	{"atomic", receipts.DedupeCheck, keySame, Flags{}}:                                                                {10, 15, 20, 25, 30, 35, 40},
+	{"atomic", receipts.DedupeCheck, keyRun, Flags{}}:                                                                 {10, 15, 20, 25, 30, 35, 40},
+	{"atomic", receipts.DedupeCheck, keyTry, Flags{}}:                                                                 {10, 15, 20, 25, 30, 35, 40},
+	{"atomic", receipts.DedupeClaim, keySame, Flags{}}:                                                                {8, 12, 16, 20, 24, 28, 32},
+	{"atomic", receipts.DedupeClaim, keyRun, Flags{}}:                                                                 {8, 12, 16, 20, 24, 28, 32},
+	{"atomic", receipts.DedupeClaim, keyTry, Flags{}}:                                                                 {8, 12, 16, 20, 24, 28, 32},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{}}:                                                              {50, 247, 914, 2772, 7277, 17117, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keySame, Flags{}}:                                                            {114, 1097, 8567, 60208, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keyRun, Flags{}}:                                                             {106, 966, 7489, 53643, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keyTry, Flags{}}:                                                             {140, 1859, 21028, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keySame, Flags{}}:                                                            {64, 339, 1321, 4173, 11324, 27380, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keyRun, Flags{}}:                                                             {65, 354, 1428, 4687, 13239, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keyTry, Flags{}}:                                                             {87, 713, 4489, 23389, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                                                     {35, 162, 538, 1439, 3314, 6841, 12990},
+	{"read", receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                                                   {77, 629, 4273, 26753, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                                                    {77, 628, 4261, 26624, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                                                    {91, 1031, 10172, 93654, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                                                   {46, 212, 708, 1919, 4495, 9451, 18283},
+	{"read", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                                                    {49, 255, 945, 2799, 7082, 15943, ManyStates},
+	{"read", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                                                    {62, 483, 2870, 14067, ManyStates, ManyStates, ManyStates},
+	{"lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                                                     {13, 21, 29, 37, 45, 53, 61},
+	{"lock", receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                                                   {17, 27, 37, 47, 57, 67, 77},
+	{"lock", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                                                    {17, 27, 37, 47, 57, 67, 77},
+	{"lock", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                                                    {17, 27, 37, 47, 57, 67, 77},
+	{"lock", receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                                                   {15, 24, 33, 42, 51, 60, 69},
+	{"lock", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                                                    {15, 24, 33, 42, 51, 60, 69},
+	{"lock", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                                                    {15, 24, 33, 42, 51, 60, 69},
+	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                                                   {8, 12, 16, 20, 24, 28, 32},
+	{"atomic", receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                                                 {12, 18, 24, 30, 36, 42, 48},
+	{"atomic", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                                                  {12, 18, 24, 30, 36, 42, 48},
+	{"atomic", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                                                  {12, 18, 24, 30, 36, 42, 48},
+	{"atomic", receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                                                 {10, 15, 20, 25, 30, 35, 40},
+	{"atomic", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                                                  {10, 15, 20, 25, 30, 35, 40},
+	{"atomic", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                                                  {10, 15, 20, 25, 30, 35, 40},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                                               {99, 761, 3837, 14641, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                                             {205, 2733, 26437, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                                              {191, 2469, 23808, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                                              {247, 4475, 61595, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                                             {125, 1002, 5234, 20702, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                                              {129, 1097, 6072, 25286, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                                              {173, 2237, 19502, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeOff, keySame, Flags{Fence: true}}:                                                         {40, 255, 1334, 6241, 27384, ManyStates, ManyStates},
+	{"read", receipts.DedupeCheck, keySame, Flags{Fence: true}}:                                                       {84, 826, 7172, 59354, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                                                        {84, 820, 7010, 56775, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeCheck, keyTry, Flags{Fence: true}}:                                                        {91, 1075, 11736, 125248, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeClaim, keySame, Flags{Fence: true}}:                                                       {51, 312, 1576, 7178, 30857, ManyStates, ManyStates},
+	{"read", receipts.DedupeClaim, keyRun, Flags{Fence: true}}:                                                        {57, 406, 2315, 11593, 53682, ManyStates, ManyStates},
+	{"read", receipts.DedupeClaim, keyTry, Flags{Fence: true}}:                                                        {59, 486, 3515, 23643, ManyStates, ManyStates, ManyStates},
+	{"lock", receipts.DedupeOff, keySame, Flags{Fence: true}}:                                                         {13, 21, 29, 37, 45, 53, 61},
+	{"lock", receipts.DedupeCheck, keySame, Flags{Fence: true}}:                                                       {17, 27, 37, 47, 57, 67, 77},
+	{"lock", receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                                                        {17, 27, 37, 47, 57, 67, 77},
+	{"lock", receipts.DedupeCheck, keyTry, Flags{Fence: true}}:                                                        {17, 27, 37, 47, 57, 67, 77},
+	{"lock", receipts.DedupeClaim, keySame, Flags{Fence: true}}:                                                       {15, 24, 33, 42, 51, 60, 69},
+	{"lock", receipts.DedupeClaim, keyRun, Flags{Fence: true}}:                                                        {15, 24, 33, 42, 51, 60, 69},
+	{"lock", receipts.DedupeClaim, keyTry, Flags{Fence: true}}:                                                        {15, 24, 33, 42, 51, 60, 69},
+	{"atomic", receipts.DedupeOff, keySame, Flags{Fence: true}}:                                                       {8, 12, 16, 20, 24, 28, 32},
+	{"atomic", receipts.DedupeCheck, keySame, Flags{Fence: true}}:                                                     {12, 18, 24, 30, 36, 42, 48},
+	{"atomic", receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                                                      {12, 18, 24, 30, 36, 42, 48},
+	{"atomic", receipts.DedupeCheck, keyTry, Flags{Fence: true}}:                                                      {12, 18, 24, 30, 36, 42, 48},
+	{"atomic", receipts.DedupeClaim, keySame, Flags{Fence: true}}:                                                     {10, 15, 20, 25, 30, 35, 40},
+	{"atomic", receipts.DedupeClaim, keyRun, Flags{Fence: true}}:                                                      {10, 15, 20, 25, 30, 35, 40},
+	{"atomic", receipts.DedupeClaim, keyTry, Flags{Fence: true}}:                                                      {10, 15, 20, 25, 30, 35, 40},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Fence: true}}:                                                   {107, 1014, 7045, 40939, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keySame, Flags{Fence: true}}:                                                 {203, 2989, 34611, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                                                  {203, 2971, 33967, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keyTry, Flags{Fence: true}}:                                                  {221, 3857, 55147, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keySame, Flags{Fence: true}}:                                                 {127, 1182, 8105, 46521, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keyRun, Flags{Fence: true}}:                                                  {143, 1520, 11598, 72741, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keyTry, Flags{Fence: true}}:                                                  {149, 1828, 17363, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true}}:                                        {52, 384, 2534, 15845, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeCheck, keySame, Flags{Heartbeat: true, Fence: true}}:                                      {88, 835, 7287, 61253, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true, Fence: true}}:                                       {88, 831, 7190, 59748, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true}}:                                       {88, 886, 8660, 84303, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:                                      {63, 458, 2987, 18471, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:                                       {69, 560, 3983, 26389, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:                                       {69, 606, 4985, 39737, ManyStates, ManyStates, ManyStates},
+	{"lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true}}:                                        {15, 24, 33, 42, 51, 60, 69},
+	{"lock", receipts.DedupeCheck, keySame, Flags{Heartbeat: true, Fence: true}}:                                      {19, 30, 41, 52, 63, 74, 85},
+	{"lock", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true, Fence: true}}:                                       {19, 30, 41, 52, 63, 74, 85},
+	{"lock", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true}}:                                       {19, 30, 41, 52, 63, 74, 85},
+	{"lock", receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:                                      {17, 27, 37, 47, 57, 67, 77},
+	{"lock", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:                                       {17, 27, 37, 47, 57, 67, 77},
+	{"lock", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:                                       {17, 27, 37, 47, 57, 67, 77},
+	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true}}:                                      {10, 15, 20, 25, 30, 35, 40},
+	{"atomic", receipts.DedupeCheck, keySame, Flags{Heartbeat: true, Fence: true}}:                                    {14, 21, 28, 35, 42, 49, 56},
+	{"atomic", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true, Fence: true}}:                                     {14, 21, 28, 35, 42, 49, 56},
+	{"atomic", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true}}:                                     {14, 21, 28, 35, 42, 49, 56},
+	{"atomic", receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:                                    {12, 18, 24, 30, 36, 42, 48},
+	{"atomic", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:                                     {12, 18, 24, 30, 36, 42, 48},
+	{"atomic", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:                                     {12, 18, 24, 30, 36, 42, 48},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true}}:                                  {133, 1477, 12935, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keySame, Flags{Heartbeat: true, Fence: true}}:                                {209, 3006, 35217, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true, Fence: true}}:                                 {209, 2994, 34819, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true}}:                                 {209, 3191, 41647, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:                                {153, 1688, 14801, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:                                 {169, 2065, 19580, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:                                 {169, 2242, 24488, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeOff, keySame, Flags{Ledger: true}}:                                                        {33, 101, 241, 491, 897, 1513, 2401},
+	{"lock", receipts.DedupeOff, keySame, Flags{Ledger: true}}:                                                        {17, 27, 37, 47, 57, 67, 77},
+	{"atomic", receipts.DedupeOff, keySame, Flags{Ledger: true}}:                                                      {12, 18, 24, 30, 36, 42, 48},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Ledger: true}}:                                                  {81, 407, 1487, 4396, 11177, 25379, ManyStates},
+	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:                                       {64, 286, 906, 2311, 5083, 10039, 18271},
+	{"lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:                                       {19, 30, 41, 52, 63, 74, 85},
+	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:                                     {14, 21, 28, 35, 42, 49, 56},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:                                 {159, 1221, 6011, 22288, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                                           {42, 149, 391, 851, 1632, 2857, 4669},
+	{"lock", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                                           {17, 27, 37, 47, 57, 67, 77},
+	{"atomic", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                                         {12, 18, 24, 30, 36, 42, 48},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                                     {99, 550, 2066, 6073, 15094, ManyStates, ManyStates},
+	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}:                          {59, 250, 765, 1905, 4117, 8023, 14449},
+	{"lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}:                          {19, 30, 41, 52, 63, 74, 85},
+	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}:                        {14, 21, 28, 35, 42, 49, 56},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}:                    {133, 863, 3708, 12273, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeOff, keySame, Flags{Ledger: true, SeparateKey: true}}:                                     {51, 193, 559, 1349, 2857, 5489, 9781},
+	{"lock", receipts.DedupeOff, keySame, Flags{Ledger: true, SeparateKey: true}}:                                     {21, 33, 45, 57, 69, 81, 93},
+	{"atomic", receipts.DedupeOff, keySame, Flags{Ledger: true, SeparateKey: true}}:                                   {16, 24, 32, 40, 48, 56, 64},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Ledger: true, SeparateKey: true}}:                               {125, 771, 3350, 11496, 33293, ManyStates, ManyStates},
+	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true, SeparateKey: true}}:                    {88, 435, 1488, 4022, 9250, 18923, ManyStates},
+	{"lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true, SeparateKey: true}}:                    {23, 36, 49, 62, 75, 88, 101},
+	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true, SeparateKey: true}}:                  {18, 27, 36, 45, 54, 63, 72},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true, SeparateKey: true}}:              {227, 1975, 10705, 42877, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true, SeparateKey: true}}:                        {71, 320, 1021, 2620, 5792, 11489, 20988},
+	{"lock", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true, SeparateKey: true}}:                        {21, 33, 45, 57, 69, 81, 93},
+	{"atomic", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true, SeparateKey: true}}:                      {16, 24, 32, 40, 48, 56, 64},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true, SeparateKey: true}}:                  {167, 1218, 5678, 19967, ManyStates, ManyStates, ManyStates},
+	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true, SeparateKey: true}}:       {84, 389, 1260, 3264, 7262, 14471, ManyStates},
+	{"lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true, SeparateKey: true}}:       {23, 36, 49, 62, 75, 88, 101},
+	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true, SeparateKey: true}}:     {18, 27, 36, 45, 54, 63, 72},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true, SeparateKey: true}}: {195, 1472, 7016, 25053, ManyStates, ManyStates, ManyStates},
 }
 
-// statesKey indexes statesOf.
+// statesKey indexes statesOf: the claim by name, so that the table is
+// written from the list of claims, with no name of its own to add.
 type statesKey struct {
-	protocol queue.Protocol
-	dedupe   receipts.Dedupe
-	key      keyKind
-	flags    Flags
+	claim  string
+	dedupe receipts.Dedupe
+	key    keyKind
+	flags  Flags
 }
 
 // keyKind groups the key choices by how they shape the search.
@@ -1113,12 +893,12 @@ const (
 	keyTry                 // the job and the attempt the run claimed with: attempt
 )
 
-// statesKey is the row of statesOf for a race of protocol p with the
-// service v and the worker flags: with the ledger or without the
-// service's key steps, the service makes no difference.
-func (v Service) statesKey(p queue.Protocol, flags Flags) statesKey {
+// statesKey is the row of statesOf for a race of claim with the service v
+// and the worker flags: with the ledger or without the service's key
+// steps, the service makes no difference.
+func (v Service) statesKey(claim queue.Claim, flags Flags) statesKey {
 	if !v.active() || flags.Ledger {
-		return statesKey{p, receipts.DedupeOff, keySame, flags}
+		return statesKey{claim.String(), receipts.DedupeOff, keySame, flags}
 	}
 	k := keySame
 	switch v.Key {
@@ -1127,20 +907,52 @@ func (v Service) statesKey(p queue.Protocol, flags Flags) statesKey {
 	case receipts.KeyAttempt:
 		k = keyTry
 	}
-	return statesKey{p, v.Dedupe, k, flags}
+	return statesKey{claim.String(), v.Dedupe, k, flags}
 }
 
 // States returns how many states ExploreRace(claim, workers, svc, flags)
-// explores, without exploring: what a caller can budget before running
-// anything. It is ManyStates for a search known to pass StatesTabled, and 0
-// for a race ExploreRace refuses.
+// explores, without exploring when statesOf has the claim's row: what a
+// caller can budget before running anything. A claim the table does not
+// have yet is measured once, by exploring, and remembered. It is
+// ManyStates for a search known to pass StatesTabled, and 0 for a race
+// ExploreRace refuses.
 func States(claim queue.Claim, workers int, svc Service, flags Flags) int {
-	if workers < MinWorkers || workers > MaxWorkers || !svc.Dedupe.Valid() || !svc.Key.Valid() {
+	if workers < MinWorkers || workers > MaxWorkers || !svc.Dedupe.Valid() || !svc.Key.Valid() || !claim.Valid() {
 		return 0
 	}
-	row, ok := statesOf[svc.statesKey(claim.Protocol(), flags)]
-	if !ok {
-		return 0
+	k := svc.statesKey(claim, flags)
+	if row, ok := statesOf[k]; ok {
+		return row[workers-MinWorkers]
 	}
+	return measured(k, claim, workers, svc, flags)
+}
+
+var (
+	measuredMu sync.Mutex
+	measuredOf = map[statesKey][MaxWorkers - MinWorkers + 1]int{}
+)
+
+// measured is States for a row statesOf lacks: it explores with one worker
+// more at a time, as TestPrintStates does, until it has workers' count or
+// knows it to be ManyStates, and remembers the row so far.
+func measured(k statesKey, claim queue.Claim, workers int, svc Service, flags Flags) int {
+	measuredMu.Lock()
+	defer measuredMu.Unlock()
+	row := measuredOf[k]
+	for w := MinWorkers; w <= workers; w++ {
+		if row[w-MinWorkers] != 0 {
+			continue
+		}
+		if w > MinWorkers && row[w-MinWorkers-1] > StatesTabled {
+			row[w-MinWorkers] = ManyStates
+			continue
+		}
+		r, err := ExploreRace(claim, w, svc, flags)
+		if err != nil {
+			return 0
+		}
+		row[w-MinWorkers] = r.States
+	}
+	measuredOf[k] = row
 	return row[workers-MinWorkers]
 }

@@ -20,16 +20,9 @@ func TestPrintStates(t *testing.T) {
 	}
 	seen := map[statesKey]bool{}
 	for _, flags := range flagSets() {
-		for _, p := range []queue.Protocol{queue.ReadThenWrite, queue.Conditional} {
-			var claim queue.Claim
-			for _, c := range queue.Claims() {
-				if c.Protocol() == p {
-					claim = c
-					break
-				}
-			}
+		for _, claim := range queue.Claims() {
 			for _, svc := range services() {
-				k := svc.statesKey(p, flags)
+				k := svc.statesKey(claim, flags)
 				if seen[k] {
 					continue
 				}
@@ -58,17 +51,10 @@ func TestPrintStates(t *testing.T) {
 						cells += fmt.Sprint(n)
 					}
 				}
-				fmt.Printf("\t{%s, %s, %s, %s}: {%s},\n", protoName(p), dedupeName(k.dedupe), kindName(k.key), flagsName(flags), cells)
+				fmt.Printf("\t{%q, %s, %s, %s}: {%s},\n", k.claim, dedupeName(k.dedupe), kindName(k.key), flagsName(flags), cells)
 			}
 		}
 	}
-}
-
-func protoName(p queue.Protocol) string {
-	if p == queue.ReadThenWrite {
-		return "queue.ReadThenWrite"
-	}
-	return "queue.Conditional"
 }
 
 func dedupeName(d receipts.Dedupe) string {

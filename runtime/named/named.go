@@ -148,14 +148,18 @@ func (l List[V]) Parse(s string) (V, error) {
 func (l List[V]) Names(sep string) string { return strings.Join(l.names(), sep) }
 
 // Sentence lists the names as a reader would: "read, lock or atomic".
-func (l List[V]) Sentence() string {
-	switch n := len(l.entries); n {
+func (l List[V]) Sentence() string { return Sentence(l.names()) }
+
+// Sentence lists words as a reader would: "a", "a or b", "a, b or c".
+// Every list of choices twice prints is written by it.
+func Sentence(words []string) string {
+	switch n := len(words); n {
 	case 0:
 		return ""
 	case 1:
-		return l.entries[0].Name
+		return words[0]
 	default:
-		return strings.Join(l.names()[:n-1], ", ") + " or " + l.entries[n-1].Name
+		return strings.Join(words[:n-1], ", ") + " or " + words[n-1]
 	}
 }
 

@@ -88,3 +88,20 @@ func TestOf(t *testing.T) {
 		t.Errorf("Of gave %d values, blue named %q", l.Len(), l.Name(blue))
 	}
 }
+
+// The sentence rule every list of choices is written with.
+func TestSentence(t *testing.T) {
+	for _, c := range []struct {
+		words []string
+		want  string
+	}{
+		{nil, ""},
+		{[]string{"a"}, "a"},
+		{[]string{"a", "b"}, "a or b"},
+		{[]string{"a", "b", "c"}, "a, b or c"},
+	} {
+		if got := Sentence(c.words); got != c.want {
+			t.Errorf("Sentence(%q) = %q, want %q", c.words, got, c.want)
+		}
+	}
+}

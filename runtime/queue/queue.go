@@ -9,8 +9,9 @@
 // leaves a gap between them that another connection can use, and a claim
 // made of one conditional UPDATE does not. Only the methods that put the
 // tables back, which no worker calls, run several: [Conn.Reset] empties
-// three tables with one statement each, and [Conn.SetKeys] empties two and
-// then claims each key.
+// four tables with one statement each, [Conn.SetKeys] empties two and
+// then claims each key, and [Conn.SetLock] empties the locks and puts one
+// back.
 //
 // The table:
 //
@@ -26,6 +27,20 @@
 //
 // A job is claimable when status = 'queued' or its lease has passed. The
 // package knows nothing of virtual time: callers pass instants in.
+//
+// The claims (claim.go) are data: each a list of steps, every step a
+// statement with the values it binds and the condition that decides
+// whether the claim goes on ([Step]), or a clock read, or an await that
+// touches nothing shared. [Conn.RunStep] runs one step. The claims that
+// take a lock own a row of a table of their own, whose until is the
+// job's lease, so that a lock left by a worker that died lapses with the
+// lease; the ack's release step deletes it:
+//
+//	CREATE TABLE locks (
+//		job   INTEGER PRIMARY KEY,
+//		owner TEXT NOT NULL,     -- the run that owns the job's lock
+//		until INTEGER NOT NULL   -- the lock lapses after this instant, virtual µs
+//	)
 //
 // The same database holds the ledger, an effect that lands in the queue's
 // own database instead of a remote service, and the keys already
@@ -81,6 +96,11 @@ CREATE TABLE ledger (
 	job      INTEGER NOT NULL,
 	run      TEXT NOT NULL,
 	attempt  INTEGER NOT NULL
+);
+CREATE TABLE locks (
+	job   INTEGER PRIMARY KEY,
+	owner TEXT NOT NULL,
+	until INTEGER NOT NULL
 )`
 
 // The indexes a consumer's poll reads (see Next), made only while polling
@@ -99,13 +119,9 @@ func (c *Conn) IndexForPolls() error { return c.c.Exec(stmtPollIndexes) }
 // DropPollIndexes removes the indexes IndexForPolls made, if any.
 func (c *Conn) DropPollIndexes() error { return c.c.Exec(stmtNoPollIndexes) }
 
-// The statements, one per method. The read claim is stmtRead followed, as a
-// separate statement, by stmtTake; the atomic claim is stmtClaim alone.
+// The statements, one per method (the claims' own are in claim.go).
 const (
 	stmtInsert = `INSERT INTO jobs (order_id, event) VALUES (?, ?)`
-	stmtRead   = `SELECT status, attempts, lease, order_id, run, event FROM jobs WHERE id = ?`
-	stmtTake   = `UPDATE jobs SET status = 'running', run = ?, attempts = attempts + 1, lease = ? WHERE id = ?`
-	stmtClaim  = `UPDATE jobs SET status = 'running', run = ?, attempts = attempts + 1, lease = ? WHERE id = ? AND (status = 'queued' OR lease < ?)`
 	stmtAck    = `UPDATE jobs SET status = 'done', lease = NULL WHERE id = ?`
 	stmtAckRun = `UPDATE jobs SET status = 'done', lease = NULL WHERE id = ? AND run = ?`
 	stmtRenew  = `UPDATE jobs SET lease = ? WHERE id = ? AND run = ? AND status = 'running'`
@@ -130,6 +146,9 @@ const (
 	stmtResetKeys  = `DELETE FROM processed_keys`
 	stmtResetLedg  = `DELETE FROM ledger`
 	stmtSet        = `UPDATE jobs SET status = ?, attempts = ?, run = ?, lease = NULL WHERE id = ?`
+	stmtLockList   = `SELECT job, owner, until FROM locks ORDER BY job`
+	stmtResetLocks = `DELETE FROM locks`
+	stmtLockPut    = `INSERT INTO locks (job, owner, until) VALUES (?, ?, ?)`
 )
 
 // ErrNoJob is returned when a job id names no row.
@@ -159,6 +178,9 @@ type DB struct {
 	conns []*Conn
 	used  int // conns handed out since Get or Open
 	work  int64
+	// locked says a claim step may have written the locks table since it
+	// was last emptied.
+	locked bool
 }
 
 // Work returns the SQLite work done on the database since Get or Open: the
@@ -360,21 +382,51 @@ func (c *Conn) exec(sql string, bind func(*sqlite3.Stmt)) (int64, error) {
 	return c.c.Changes(), nil
 }
 
-// ResetJobs deletes every job and leaves the ledger alone: a cheaper
-// Reset for a database whose ledger nobody has written.
+// query runs a statement that returns rows: bind, when not nil, binds its
+// values, and scan is called for each row until it returns false. The
+// statement's work is counted and it is reset for its next use.
+func (c *Conn) query(sql string, bind func(*sqlite3.Stmt), scan func(*sqlite3.Stmt) bool) error {
+	s, err := c.prepare(sql)
+	if err != nil {
+		return err
+	}
+	defer c.done(s)
+	defer s.ClearBindings()
+	if bind != nil {
+		bind(s)
+	}
+	for s.Step() {
+		if !scan(s) {
+			break
+		}
+	}
+	return s.Err()
+}
+
+// ResetJobs deletes every job, and every lock if a claim has written
+// one, and leaves the ledger alone: a cheaper Reset for a database whose
+// ledger nobody has written.
 func (c *Conn) ResetJobs() error {
-	_, err := c.exec(stmtReset, nil)
+	if _, err := c.exec(stmtReset, nil); err != nil {
+		return err
+	}
+	if !c.db.locked {
+		return nil
+	}
+	c.db.locked = false
+	_, err := c.exec(stmtResetLocks, nil)
 	return err
 }
 
-// Reset deletes every job, every ledger row and every processed key; the
-// next job added gets id 1.
+// Reset deletes every job, every lock, every ledger row and every
+// processed key; the next job added gets id 1.
 func (c *Conn) Reset() error {
-	for _, q := range []string{stmtReset, stmtResetLedg, stmtResetKeys} {
+	for _, q := range []string{stmtReset, stmtResetLedg, stmtResetKeys, stmtResetLocks} {
 		if _, err := c.exec(q, nil); err != nil {
 			return err
 		}
 	}
+	c.db.locked = false
 	return nil
 }
 
@@ -395,24 +447,31 @@ func (c *Conn) Add(order, event string) (int64, error) {
 // reads back what it wrote: one SELECT of the row. It returns ErrNoJob when
 // there is no such row.
 func (c *Conn) Read(id int64) (Row, error) {
-	s, err := c.prepare(stmtRead)
-	if err != nil {
-		return Row{}, err
+	return c.readRow(stmtRead, id, func(s *sqlite3.Stmt) { s.BindInt64(1, id) })
+}
+
+// readRow runs sql, a SELECT of job id's columns in stmtRead's order.
+func (c *Conn) readRow(sql string, id int64, bind func(*sqlite3.Stmt)) (Row, error) {
+	var r Row
+	found := false
+	err := c.query(sql, bind, func(s *sqlite3.Stmt) bool {
+		r = Row{ID: id, Status: s.ColumnText(0), Attempts: s.ColumnInt(1), Order: s.ColumnText(3), Run: s.ColumnText(4), Event: s.ColumnText(5), Lease: nullable(s, 2)}
+		found = true
+		return false
+	})
+	if err == nil && !found {
+		err = fmt.Errorf("job %d: %w", id, ErrNoJob)
 	}
-	defer c.done(s)
-	s.BindInt64(1, id)
-	if !s.Step() {
-		if err := s.Err(); err != nil {
-			return Row{}, err
-		}
-		return Row{}, fmt.Errorf("job %d: %w", id, ErrNoJob)
+	return r, err
+}
+
+// nullable returns column i of the current row, or nil when it is NULL.
+func nullable(s *sqlite3.Stmt, i int) *int64 {
+	if s.ColumnType(i) == sqlite3.NULL {
+		return nil
 	}
-	r := Row{ID: id, Status: s.ColumnText(0), Attempts: s.ColumnInt(1), Order: s.ColumnText(3), Run: s.ColumnText(4), Event: s.ColumnText(5)}
-	if s.ColumnType(2) != sqlite3.NULL {
-		v := s.ColumnInt64(2)
-		r.Lease = &v
-	}
-	return r, nil
+	v := s.ColumnInt64(i)
+	return &v
 }
 
 // Take is the second half of the read-then-write claim: an unconditional
@@ -430,9 +489,10 @@ func (c *Conn) Take(id int64, run string, lease int64) error {
 	return err
 }
 
-// Claim is the atomic claim: one conditional UPDATE that takes the job only
-// if it is claimable at now, decided by the number of rows it changed.
-func (c *Conn) Claim(id int64, run string, now, lease int64) (bool, error) {
+// ClaimAtomically is the atomic claim: one conditional UPDATE that takes
+// the job only if it is claimable at now, decided by the number of rows it
+// changed.
+func (c *Conn) ClaimAtomically(id int64, run string, now, lease int64) (bool, error) {
 	n, err := c.exec(stmtClaim, func(s *sqlite3.Stmt) {
 		s.BindText(1, run)
 		s.BindInt64(2, lease)
@@ -474,33 +534,29 @@ func (c *Conn) Renew(id int64, run string, lease int64) (bool, error) {
 // Next returns the lowest id of a job claimable at now (queued, or its
 // lease passed), and false when there is none: how a consumer polls.
 func (c *Conn) Next(now int64) (int64, bool, error) {
-	s, err := c.prepare(stmtNext)
-	if err != nil {
+	var id *int64 // min() of no rows is NULL
+	err := c.query(stmtNext, func(s *sqlite3.Stmt) { s.BindInt64(1, now) }, func(s *sqlite3.Stmt) bool {
+		id = nullable(s, 0)
+		return false
+	})
+	if err != nil || id == nil {
 		return 0, false, err
 	}
-	defer c.done(s)
-	s.BindInt64(1, now)
-	if !s.Step() {
-		return 0, false, s.Err()
-	}
-	if s.ColumnType(0) == sqlite3.NULL {
-		return 0, false, nil // min() of no rows
-	}
-	return s.ColumnInt64(0), true, nil
+	return *id, true, nil
+}
+
+// count runs a statement that returns one number.
+func (c *Conn) count(sql string) (int, error) {
+	n := 0
+	err := c.query(sql, nil, func(s *sqlite3.Stmt) bool {
+		n = s.ColumnInt(0)
+		return false
+	})
+	return n, err
 }
 
 // Unfinished counts the jobs that are not done.
-func (c *Conn) Unfinished() (int, error) {
-	s, err := c.prepare(stmtLeft)
-	if err != nil {
-		return 0, err
-	}
-	defer c.done(s)
-	if !s.Step() {
-		return 0, s.Err()
-	}
-	return s.ColumnInt(0), nil
-}
+func (c *Conn) Unfinished() (int, error) { return c.count(stmtLeft) }
 
 // Set puts the job row into a given status and attempt count, held by run
 // ("" for none, a NULL run), with no lease. It is not part of any worker's
@@ -551,28 +607,20 @@ func (c *Conn) Requeue(id int64) error {
 
 // List returns every job in id order.
 func (c *Conn) List() ([]Row, error) {
-	s, err := c.prepare(stmtList)
-	if err != nil {
-		return nil, err
-	}
-	defer c.done(s)
 	var rows []Row
-	for s.Step() {
-		r := Row{
+	err := c.query(stmtList, nil, func(s *sqlite3.Stmt) bool {
+		rows = append(rows, Row{
 			ID:       s.ColumnInt64(0),
 			Order:    s.ColumnText(1),
 			Status:   s.ColumnText(2),
 			Attempts: s.ColumnInt(3),
 			Run:      s.ColumnText(4),
+			Lease:    nullable(s, 5),
 			Event:    s.ColumnText(6),
-		}
-		if s.ColumnType(5) != sqlite3.NULL {
-			v := s.ColumnInt64(5)
-			r.Lease = &v
-		}
-		rows = append(rows, r)
-	}
-	return rows, s.Err()
+		})
+		return true
+	})
+	return rows, err
 }
 
 // Begin opens a write transaction on this connection (BEGIN IMMEDIATE: it
@@ -617,16 +665,12 @@ func (c *Conn) ClaimKey(key, run string) (bool, error) {
 
 // KeyOwner returns the run that claimed key, or "" when nobody has.
 func (c *Conn) KeyOwner(key string) (string, error) {
-	s, err := c.prepare(stmtKeyOwner)
-	if err != nil {
-		return "", err
-	}
-	defer c.done(s)
-	s.BindText(1, key)
-	if !s.Step() {
-		return "", s.Err()
-	}
-	return s.ColumnText(0), nil
+	owner := ""
+	err := c.query(stmtKeyOwner, func(s *sqlite3.Stmt) { s.BindText(1, key) }, func(s *sqlite3.Stmt) bool {
+		owner = s.ColumnText(0)
+		return false
+	})
+	return owner, err
 }
 
 // LedgerRow is one row of the ledger: one effect.
@@ -653,33 +697,19 @@ func (c *Conn) AddLedger(r LedgerRow) error {
 
 // Ledger returns every committed ledger row in id order.
 func (c *Conn) Ledger() ([]LedgerRow, error) {
-	s, err := c.prepare(stmtLedgerList)
-	if err != nil {
-		return nil, err
-	}
-	defer c.done(s)
 	var rows []LedgerRow
-	for s.Step() {
+	err := c.query(stmtLedgerList, nil, func(s *sqlite3.Stmt) bool {
 		rows = append(rows, LedgerRow{
 			ID: s.ColumnInt64(0), Key: s.ColumnText(1), Order: s.ColumnText(2),
 			Job: s.ColumnInt64(3), Run: s.ColumnText(4), Attempt: s.ColumnInt(5),
 		})
-	}
-	return rows, s.Err()
+		return true
+	})
+	return rows, err
 }
 
 // LedgerLen counts the committed ledger rows.
-func (c *Conn) LedgerLen() (int, error) {
-	s, err := c.prepare(stmtLedgerLen)
-	if err != nil {
-		return 0, err
-	}
-	defer c.done(s)
-	if !s.Step() {
-		return 0, s.Err()
-	}
-	return s.ColumnInt(0), nil
-}
+func (c *Conn) LedgerLen() (int, error) { return c.count(stmtLedgerLen) }
 
 // KeyRow is one row of processed_keys.
 type KeyRow struct {
@@ -690,14 +720,96 @@ type KeyRow struct {
 // Keys returns every committed processed key in the order they were
 // inserted.
 func (c *Conn) Keys() ([]KeyRow, error) {
-	s, err := c.prepare(stmtKeyList)
-	if err != nil {
-		return nil, err
-	}
-	defer c.done(s)
 	var rows []KeyRow
-	for s.Step() {
+	err := c.query(stmtKeyList, nil, func(s *sqlite3.Stmt) bool {
 		rows = append(rows, KeyRow{Key: s.ColumnText(0), Run: s.ColumnText(1)})
+		return true
+	})
+	return rows, err
+}
+
+// LockRow is one row of the locks table: who owns a job's lock, until
+// when.
+type LockRow struct {
+	Job   int64
+	Owner string
+	Until int64 // virtual µs: the lock lapses after it
+}
+
+// Locks returns every lock row in job order.
+func (c *Conn) Locks() ([]LockRow, error) {
+	var rows []LockRow
+	err := c.query(stmtLockList, nil, func(s *sqlite3.Stmt) bool {
+		rows = append(rows, LockRow{Job: s.ColumnInt64(0), Owner: s.ColumnText(1), Until: s.ColumnInt64(2)})
+		return true
+	})
+	return rows, err
+}
+
+// SetLock empties the locks table, then, when owner is not "", puts back
+// one lock of job owned by owner until until. Like Set, it is the
+// explorer's, to put the tables back as a state it saw had them.
+func (c *Conn) SetLock(job int64, owner string, until int64) error {
+	if _, err := c.exec(stmtResetLocks, nil); err != nil {
+		return err
 	}
-	return rows, s.Err()
+	if owner == "" {
+		return nil
+	}
+	_, err := c.exec(stmtLockPut, func(s *sqlite3.Stmt) {
+		s.BindInt64(1, job)
+		s.BindText(2, owner)
+		s.BindInt64(3, until)
+	})
+	return err
+}
+
+// Values are what a claim step may bind (see Arg).
+type Values struct {
+	Job        int64
+	Run        string
+	Now, Until int64
+}
+
+// RunStep runs one step of a claim on the connection and returns what it
+// gave back. A step that touches nothing shared runs nothing. A SELECT of
+// a job that does not exist returns ErrNoJob.
+func (c *Conn) RunStep(st Step, v Values) (Outcome, error) {
+	var o Outcome
+	if st.Kind != StepSQL {
+		return o, nil
+	}
+	if st.Model != ModelReadJob && st.Model != ModelTakeJob && st.Model != ModelTakeUndone && st.Model != ModelClaimJob {
+		c.db.locked = true
+	}
+	bind := func(s *sqlite3.Stmt) {
+		for i, a := range st.Args {
+			switch a {
+			case ArgJob:
+				s.BindInt64(i+1, v.Job)
+			case ArgRun:
+				s.BindText(i+1, v.Run)
+			case ArgNow:
+				s.BindInt64(i+1, v.Now)
+			case ArgUntil:
+				s.BindInt64(i+1, v.Until)
+			}
+		}
+	}
+	var err error
+	switch st.Reads {
+	case ReadsJob:
+		o.Row, err = c.readRow(st.SQL, v.Job, bind)
+	case ReadsLock:
+		err = c.query(st.SQL, bind, func(s *sqlite3.Stmt) bool {
+			o.Owner, o.Until = s.ColumnText(0), s.ColumnInt64(1)
+			return false
+		})
+	default:
+		o.Changed, err = c.exec(st.SQL, bind)
+		if err == nil && st.Model == ModelTakeJob && o.Changed == 0 {
+			err = fmt.Errorf("job %d: %w", v.Job, ErrNoJob)
+		}
+	}
+	return o, err
 }

@@ -52,15 +52,15 @@ func TestReadThenWriteBothTake(t *testing.T) {
 func TestAtomicClaimOnce(t *testing.T) {
 	_, shell, w1, w2 := open(t)
 	id, _ := shell.Add("order-77", "ev-1")
-	ok1, err1 := w1.Claim(id, "run1", 0, 1000)
-	ok2, err2 := w2.Claim(id, "run2", 0, 1000)
+	ok1, err1 := w1.ClaimAtomically(id, "run1", 0, 1000)
+	ok2, err2 := w2.ClaimAtomically(id, "run2", 0, 1000)
 	if err1 != nil || err2 != nil || !ok1 || ok2 {
 		t.Fatalf("claims: %v %v %v %v", ok1, err1, ok2, err2)
 	}
-	if ok, _ := w2.Claim(id, "run2", 1000, 2000); ok {
+	if ok, _ := w2.ClaimAtomically(id, "run2", 1000, 2000); ok {
 		t.Error("claimed at the instant the lease ends; the lease must have passed")
 	}
-	if ok, _ := w2.Claim(id, "run2", 1001, 2000); !ok {
+	if ok, _ := w2.ClaimAtomically(id, "run2", 1001, 2000); !ok {
 		t.Error("could not claim after the lease passed")
 	}
 	if err := w2.Ack(id); err != nil {
@@ -70,7 +70,7 @@ func TestAtomicClaimOnce(t *testing.T) {
 	if r.Status != "done" || r.Lease != nil || r.Attempts != 2 {
 		t.Errorf("after ack: %+v", r)
 	}
-	if ok, _ := w1.Claim(id, "run3", 1<<40, 1<<41); ok {
+	if ok, _ := w1.ClaimAtomically(id, "run3", 1<<40, 1<<41); ok {
 		t.Error("a done job was claimed again")
 	}
 }
@@ -209,7 +209,7 @@ func TestRequeueKeepsTheEvent(t *testing.T) {
 		t.Fatal(err)
 	}
 	id, _ := c.Add("order-77", "ev-9")
-	if ok, err := c.Claim(id, "r1", 0, 10); !ok || err != nil {
+	if ok, err := c.ClaimAtomically(id, "r1", 0, 10); !ok || err != nil {
 		t.Fatalf("claim: %v %v", ok, err)
 	}
 	if err := c.Ack(id); err != nil {
@@ -222,7 +222,7 @@ func TestRequeueKeepsTheEvent(t *testing.T) {
 	if err != nil || r.Status != "queued" || r.Attempts != 1 || r.Run != "r1" || r.Event != "ev-9" || r.Lease != nil {
 		t.Errorf("after requeue: %+v, %v", r, err)
 	}
-	if ok, _ := c.Claim(id, "r2", 20, 30); !ok {
+	if ok, _ := c.ClaimAtomically(id, "r2", 20, 30); !ok {
 		t.Error("a requeued job cannot be claimed")
 	}
 	if err := c.Requeue(99); !errors.Is(err, ErrNoJob) {
@@ -307,7 +307,7 @@ func testNext(t *testing.T, indexed bool) {
 		id    int64
 		lease int64
 	}{{1, 100}, {2, 50}, {3, 10}} {
-		if ok, err := w1.Claim(c.id, "r", 0, c.lease); err != nil || !ok {
+		if ok, err := w1.ClaimAtomically(c.id, "r", 0, c.lease); err != nil || !ok {
 			t.Fatal(ok, err)
 		}
 	}

@@ -10,8 +10,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { CONFIG } from "../static/config.js";
-import { claimOf, commandFor, embedIframe, linkHash, loopback, parseLink, rewriteClaim, seedOf, shellQuote } from "../static/links.js";
-import { announce, diagnosisPlan, formatBytes, formatMS, groupDigits, matrixCellLabel, matrixCellText, minFontSize, nearestStep, replay } from "../static/render.js";
+import { claimOf, commandFor, comparePair, embedIframe, linkHash, loopback, parseLink, rewriteClaim, seedOf, shellQuote, toggleClaims } from "../static/links.js";
+import { announce, checkedWords, diagnosisPlan, diagnosisSaid, formatBytes, stoppedAfter, formatMS, groupDigits, matrixCellLabel, matrixCellText, minFontSize, nearestStep, replay } from "../static/render.js";
 
 // The server puts the runtime's lists of claims, dedupe modes and keys in
 // the config the loader hands the component; go test ./site passes the
@@ -43,42 +43,86 @@ test("playground.js defines the element once, when the loader starts it", async 
   }
 });
 
-test("claimOf: atomic when a race or work command names lock or atomic", () => {
-  assert.equal(claimOf("race read 20"), "read");
-  assert.equal(claimOf("race lock 20"), "atomic");
-  assert.equal(claimOf("reset\nrace atomic --all --workers 3"), "atomic");
-  assert.equal(claimOf("work --job 1 --claim=lock"), "atomic");
-  assert.equal(claimOf("work --job 1 --claim atomic"), "atomic");
-  assert.equal(claimOf("( node queue.mjs race lock 20 && node queue.mjs effects ) 2>/dev/null"), "atomic");
-  assert.equal(claimOf("work --job 1"), "read", "no --claim is the default claim");
-  assert.equal(claimOf("race read 20 # not race atomic"), "read", "a comment does not count");
-  assert.equal(claimOf("add race-atomic-order"), "read", "an order name is not a command");
+// The claim lists the toggle must handle, whatever the runtime's list is
+// today: three names, one of them another name for a claim (lock for
+// atomic), and four claims each of its own. The runtime's real list
+// (CONFIG.claims, above) is tested too.
+const claim = (name, alias, words) => ({ name, words: words || name, alias: alias || name });
+const ALIASED = [claim("read"), claim("lock", "atomic"), claim("atomic")];
+const FOUR = [claim("read"), claim("async-lock"), claim("lock"), claim("atomic")];
+
+// withClaims runs fn with the config's claims set to list.
+function withClaims(list, fn) {
+  const saved = CONFIG.claims;
+  CONFIG.claims = list;
+  try {
+    fn();
+  } finally {
+    CONFIG.claims = saved;
+  }
+}
+
+test("claimOf: a command naming another name for a claim gives the claim it names", () => {
+  withClaims(ALIASED, () => {
+    assert.equal(claimOf("race read 20"), "read");
+    assert.equal(claimOf("race lock 20"), "atomic");
+    assert.equal(claimOf("reset\nrace atomic --all --workers 3"), "atomic");
+    assert.equal(claimOf("work --job 1 --claim=lock"), "atomic");
+    assert.equal(claimOf("work --job 1 --claim atomic"), "atomic");
+    assert.equal(claimOf("( node queue.mjs race lock 20 && node queue.mjs effects ) 2>/dev/null"), "atomic");
+    assert.equal(claimOf("work --job 1"), "read", "no --claim is the default claim");
+    assert.equal(claimOf("race read 20 # not race atomic"), "read", "a comment does not count");
+    assert.equal(claimOf("add race-atomic-order"), "read", "an order name is not a command");
+  });
+});
+
+test("claimOf: with four claims, each is its own, a name with a dash included", () => {
+  withClaims(FOUR, () => {
+    assert.equal(claimOf("race lock 20"), "lock");
+    assert.equal(claimOf("race async-lock --all"), "async-lock");
+    assert.equal(claimOf("work --job 1 --claim=async-lock"), "async-lock");
+    assert.equal(claimOf("work --job 1 --claim lock --worker W2"), "lock");
+    assert.equal(claimOf("race read 3; race atomic 3"), "atomic", "the first claim that is not the default");
+    assert.equal(claimOf("work --job 1"), "read");
+  });
 });
 
 test("rewriteClaim: race arguments", () => {
-  assert.equal(rewriteClaim("race read 20 && effects", "atomic"), "race atomic 20 && effects");
-  assert.equal(rewriteClaim("race lock 20", "read"), "race read 20");
-  assert.equal(rewriteClaim("race   read --all", "atomic"), "race   atomic --all", "spacing is kept");
-  assert.equal(
-    rewriteClaim("( node queue.mjs race read 20 && node queue.mjs effects ) 2>/dev/null", "atomic"),
-    "( node queue.mjs race atomic 20 && node queue.mjs effects ) 2>/dev/null"
-  );
-  assert.equal(rewriteClaim("twice race read 5", "atomic"), "twice race atomic 5");
+  withClaims(ALIASED, () => {
+    assert.equal(rewriteClaim("race read 20 && effects", "atomic"), "race atomic 20 && effects");
+    assert.equal(rewriteClaim("race lock 20", "read"), "race read 20");
+    assert.equal(rewriteClaim("race   read --all", "atomic"), "race   atomic --all", "spacing is kept");
+    assert.equal(
+      rewriteClaim("( node queue.mjs race read 20 && node queue.mjs effects ) 2>/dev/null", "atomic"),
+      "( node queue.mjs race atomic 20 && node queue.mjs effects ) 2>/dev/null"
+    );
+    assert.equal(rewriteClaim("twice race read 5", "atomic"), "twice race atomic 5");
+  });
+  withClaims(FOUR, () => {
+    assert.equal(rewriteClaim("race read 20", "async-lock"), "race async-lock 20");
+    assert.equal(rewriteClaim("race async-lock 20 && race lock 3", "atomic"), "race atomic 20 && race atomic 3", "a dashed name is replaced whole");
+  });
 });
 
 test("rewriteClaim: work commands get or change --claim", () => {
-  assert.equal(rewriteClaim("work --job 1", "atomic"), "work --job 1 --claim atomic");
-  assert.equal(rewriteClaim("work --job 1 --claim=lock", "read"), "work --job 1 --claim=read");
-  assert.equal(rewriteClaim("work --job 1 --claim read --trace", "atomic"), "work --job 1 --claim atomic --trace");
-  assert.equal(
-    rewriteClaim("reset && add o1 && work --job 1; sleep 2; work --job 1 --worker W2", "atomic"),
-    "reset && add o1 && work --job 1 --claim atomic; sleep 2; work --job 1 --worker W2 --claim atomic"
-  );
-  assert.equal(
-    rewriteClaim("( node queue.mjs work --job 1 --worker W1 ) 2>/dev/null", "atomic"),
-    "( node queue.mjs work --job 1 --worker W1 --claim atomic ) 2>/dev/null",
-    "the flag goes before the closing parenthesis and the redirection"
-  );
+  withClaims(ALIASED, () => {
+    assert.equal(rewriteClaim("work --job 1", "atomic"), "work --job 1 --claim atomic");
+    assert.equal(rewriteClaim("work --job 1 --claim=lock", "read"), "work --job 1 --claim=read");
+    assert.equal(rewriteClaim("work --job 1 --claim read --trace", "atomic"), "work --job 1 --claim atomic --trace");
+    assert.equal(
+      rewriteClaim("reset && add o1 && work --job 1; sleep 2; work --job 1 --worker W2", "atomic"),
+      "reset && add o1 && work --job 1 --claim atomic; sleep 2; work --job 1 --worker W2 --claim atomic"
+    );
+    assert.equal(
+      rewriteClaim("( node queue.mjs work --job 1 --worker W1 ) 2>/dev/null", "atomic"),
+      "( node queue.mjs work --job 1 --worker W1 --claim atomic ) 2>/dev/null",
+      "the flag goes before the closing parenthesis and the redirection"
+    );
+  });
+  withClaims(FOUR, () => {
+    assert.equal(rewriteClaim("work --job 1 --claim=async-lock --trace", "lock"), "work --job 1 --claim=lock --trace");
+    assert.equal(rewriteClaim("work --job 1", "async-lock"), "work --job 1 --claim async-lock");
+  });
 });
 
 test("rewriteClaim: comments and other commands are kept", () => {
@@ -87,12 +131,37 @@ test("rewriteClaim: comments and other commands are kept", () => {
   assert.equal(rewriteClaim(src, "read"), src, "the same claim changes nothing");
 });
 
-test("rewriteClaim and claimOf agree", () => {
-  for (const src of ["race read 20", "work --job 1", "reset && add o && work --job 1 --claim lock", "race lock 2; race read 3"]) {
-    for (const claim of ["read", "atomic"]) {
-      assert.equal(claimOf(rewriteClaim(src, claim)), claim, `${JSON.stringify(src)} rewritten to ${claim}`);
-    }
+test("rewriteClaim and claimOf agree, for every claim of every list", () => {
+  const scripts = ["race read 20", "work --job 1", "reset && add o && work --job 1 --claim lock", "race lock 2; race read 3"];
+  for (const [name, list] of [["three names", ALIASED], ["four claims", FOUR], ["the runtime's list", CONFIG.claims]]) {
+    withClaims(list, () => {
+      const claims = toggleClaims().map((c) => c.name);
+      assert.ok(claims.length >= 2, name + ": the toggle offers " + claims.join(", "));
+      for (const src of scripts) {
+        for (const c of claims) assert.equal(claimOf(rewriteClaim(src, c)), c, `${name}: ${JSON.stringify(src)} rewritten to ${c}`);
+      }
+    });
   }
+});
+
+test("toggleClaims: every claim that is not another name, in the runtime's order", () => {
+  withClaims(ALIASED, () => assert.deepEqual(toggleClaims().map((c) => c.name), ["read", "atomic"]));
+  withClaims(FOUR, () => assert.deepEqual(toggleClaims().map((c) => c.name), ["read", "async-lock", "lock", "atomic"]));
+});
+
+test("comparePair: the block's claim beside the one to compare to, or the reader's pick", () => {
+  const four = ["read", "async-lock", "lock", "atomic"];
+  assert.deepEqual(comparePair(["read", "atomic"], "read", "atomic", null), ["read", "atomic"], "two claims: both, as ever");
+  assert.deepEqual(comparePair(["read", "atomic"], "atomic", "atomic", null), ["read", "atomic"], "a block that uses the atomic claim still compares two");
+  assert.deepEqual(comparePair(four, "async-lock", "atomic", null), ["async-lock", "atomic"]);
+  assert.deepEqual(comparePair(four, "atomic", "atomic", null), ["read", "atomic"]);
+  assert.deepEqual(comparePair(four, "lock", "atomic", ["async-lock", "lock"]), ["async-lock", "lock"], "the reader's pick");
+  assert.deepEqual(comparePair(four, "read", "atomic", ["atomic", "read"]), ["atomic", "read"], "in the order picked");
+  assert.deepEqual(comparePair(["read", "atomic"], "read", "atomic", ["async-lock", "read"]), ["read", "atomic"], "a pick the runtime does not offer falls back");
+  assert.deepEqual(comparePair(four, "read", "atomic", ["lock", "lock"]), ["read", "atomic"], "a claim beside itself is no pair");
+  assert.deepEqual(comparePair(["read", "lock"], "read", "", null), ["read", "lock"], "with no claim to compare to, the last one");
+  assert.deepEqual(comparePair(["read"], "read", "atomic", null), ["read"]);
+  assert.deepEqual(comparePair([], "read", "atomic", null), []);
 });
 
 test("linkHash and parseLink round-trip", () => {
@@ -122,6 +191,24 @@ test("linkHash keeps only what reopens the view", () => {
   assert.equal(linkHash("b", { seed: 1, script: "jobs", view: "interleavings", workers: 2 }), "#b?seed=1&script=jobs&claim=read&view=interleavings");
 });
 
+test("linkHash and parseLink: a schedule, only with Be the scheduler's view", () => {
+  const r = { seed: "1", script: "race read 20\n", claim: "read", view: "scheduler", schedule: ["W1", "W2", "W2", "W1"] };
+  const hash = linkHash("b", r);
+  assert.equal(hash, "#b?seed=1&script=race+read+20%0A&claim=read&view=scheduler&schedule=W1%2CW2%2CW2%2CW1");
+  assert.deepEqual(parseLink(hash, "b"), { script: r.script, seed: "1", claim: "read", view: "scheduler", step: 1, workers: 0, schedule: r.schedule });
+  assert.equal(linkHash("b", { seed: 1, script: "jobs", view: "scheduler", schedule: [] }), "#b?seed=1&script=jobs&claim=read&view=scheduler");
+  assert.equal(linkHash("b", { seed: 1, script: "jobs", view: "output", schedule: ["W1"] }), "#b?seed=1&script=jobs&claim=read", "a schedule only with its view");
+});
+
+test("parseLink: a schedule of workers, or its error", () => {
+  assert.deepEqual(parseLink("#b?seed=1&script=jobs&view=scheduler&schedule=W2,W1,W2", "b").schedule, ["W2", "W1", "W2"]);
+  for (const bad of ["W0", "W9", "w1", "W1,,W2", "W1;W2", "", Array(201).fill("W1").join(",")]) {
+    const r = parseLink("#b?seed=1&script=jobs&view=scheduler&schedule=" + encodeURIComponent(bad), "b");
+    assert.equal(r.schedule, undefined, bad);
+    assert.match(r.error, /^schedule=".*" is not a list of workers W1 to W8, at most 200 steps/, bad);
+  }
+});
+
 test("parseLink refuses links that are not for this block", () => {
   const hash = linkHash("block-1", { seed: "1", script: "jobs" });
   assert.equal(parseLink(hash, "block-2"), null, "another block");
@@ -142,21 +229,40 @@ test("parseLink names a bad value instead of ignoring it", () => {
 });
 
 test("parseLink: old links, hand-edited links and bad values", () => {
-  // Links from before claim and view existed.
-  assert.deepEqual(parseLink("#b?seed=7&script=race+lock+2", "b"), { script: "race lock 2", seed: "7", claim: "atomic", view: "output", step: 1, workers: 0 });
-  // A claim that disagrees with the script is applied to the script.
-  assert.equal(parseLink("#b?seed=1&script=race+read+20&claim=atomic", "b").script, "race atomic 20");
-  assert.equal(parseLink("#b?seed=1&script=work+--job+1&claim=atomic", "b").script, "work --job 1 --claim atomic");
-  // An unknown claim changes nothing, and is named.
-  const odd = parseLink("#b?seed=1&script=race+read+20&claim=fenced", "b");
-  assert.equal(odd.script, "race read 20");
-  assert.equal(odd.claim, "read");
-  assert.equal(odd.error, 'claim="fenced" is not read or atomic');
+  withClaims(ALIASED, () => {
+    // Links from before claim and view existed.
+    assert.deepEqual(parseLink("#b?seed=7&script=race+lock+2", "b"), { script: "race lock 2", seed: "7", claim: "atomic", view: "output", step: 1, workers: 0 });
+    // A claim that disagrees with the script is applied to the script.
+    assert.equal(parseLink("#b?seed=1&script=race+read+20&claim=atomic", "b").script, "race atomic 20");
+    assert.equal(parseLink("#b?seed=1&script=work+--job+1&claim=atomic", "b").script, "work --job 1 --claim atomic");
+    // An unknown claim changes nothing, and is named.
+    const odd = parseLink("#b?seed=1&script=race+read+20&claim=fenced", "b");
+    assert.equal(odd.script, "race read 20");
+    assert.equal(odd.claim, "read");
+    assert.equal(odd.error, 'claim="fenced" is not read or atomic');
+  });
+  withClaims(FOUR, () => {
+    assert.equal(parseLink("#b?seed=7&script=race+lock+2", "b").claim, "lock");
+    assert.equal(parseLink("#b?seed=1&script=race+read+20&claim=async-lock", "b").script, "race async-lock 20");
+    assert.equal(parseLink("#b?seed=1&script=jobs&claim=fenced", "b").error, 'claim="fenced" is not read, async-lock, lock or atomic');
+  });
+  // The pair of claims Compare shows, when the reader picked one.
+  withClaims(FOUR, () => {
+    const hash = linkHash("b", { seed: 1, script: "race read 20", view: "compare", pair: ["async-lock", "lock"] });
+    assert.match(hash, /&pair=async-lock%2Clock$/);
+    assert.deepEqual(parseLink(hash, "b").pair, ["async-lock", "lock"]);
+    assert.equal(linkHash("b", { seed: 1, script: "jobs", view: "output", pair: ["read", "lock"] }).includes("pair"), false, "only Compare keeps its pair");
+    assert.equal(parseLink("#b?seed=1&script=jobs&view=compare&pair=lock,lock", "b").error, 'pair="lock,lock" is not two claims of read, async-lock, lock, atomic, apart by a comma');
+    assert.equal(parseLink("#b?seed=1&script=jobs&view=compare&pair=read,fenced", "b").pair, undefined);
+  });
+  // A view the block mounted beyond the four is one a link may name.
+  assert.equal(parseLink("#b?seed=1&script=jobs&view=seat", "b", ["output", "seat"]).view, "seat");
+  assert.match(parseLink("#b?seed=1&script=jobs&view=compare", "b", ["output", "seat"]).error, /view="compare" is not one of output, seat/);
   // Bad view, step and workers fall back to their defaults, and are named.
   const bad = parseLink("#b?seed=&script=jobs&view=secret&step=0&workers=9", "b");
   assert.deepEqual(bad, {
     script: "jobs", seed: "", claim: "read", view: "output", step: 1, workers: 0,
-    error: 'view="secret" is not one of output, timeline, compare, interleavings; step="0" is not a step number; workers="9" is not a whole number from 2 to 8',
+    error: 'view="secret" is not one of output, timeline, compare, interleavings, scheduler; step="0" is not a step number; workers="9" is not a whole number from 2 to 8',
   });
   assert.equal(parseLink("#b?seed=1&script=jobs&view=timeline&step=12345678", "b").step, 1, "step has at most 7 digits");
   assert.equal(parseLink("#b?seed=1&script=jobs&view=timeline&step=42", "b").step, 42);
@@ -252,9 +358,7 @@ test("matrixCellText and matrixCellLabel: a cell as the text table prints it, an
 });
 
 test("a claim added to the runtime's list needs nothing in twice.js", () => {
-  const claims = CONFIG.claims;
-  CONFIG.claims = [...claims, { name: "claimfirst", words: "claim, then check", alias: "claimfirst" }];
-  try {
+  withClaims([...ALIASED, claim("claimfirst")], () => {
     assert.equal(claimOf("race claimfirst 20"), "claimfirst");
     assert.equal(claimOf("work --job 1 --claim=claimfirst"), "claimfirst");
     assert.equal(rewriteClaim("race claimfirst 3 && work --job 1 --claim claimfirst", "read"), "race read 3 && work --job 1 --claim read");
@@ -263,9 +367,7 @@ test("a claim added to the runtime's list needs nothing in twice.js", () => {
     // A link that names the claim its script already uses is no error.
     assert.equal(parseLink("#b?seed=1&script=race+claimfirst+2&claim=claimfirst", "b").error, undefined);
     assert.equal(parseLink("#b?seed=1&script=jobs&claim=nope", "b").error, 'claim="nope" is not read, atomic or claimfirst');
-  } finally {
-    CONFIG.claims = claims;
-  }
+  });
 });
 
 test("announce: the status says the tally and the diagnosis, not only the time", () => {
@@ -343,5 +445,36 @@ test("diagnosisPlan: without a load, every kind is shown, duplicates first", () 
 test("announce: after a load, no order's ran once, only the tallies and a duplicate", () => {
   const clean = announce(loadResult([["once", 200]]), 5);
   assert.equal(clean, "Done in 5 ms. lease 1 s: duplicate effects in 42 of 200 jobs. lease 10 s: duplicate effects in 2 of 200 jobs.");
-  assert.match(announce(loadResult([["once", 198], ["stall", 2]]), 5), /Diagnosis for load-199: A stall outlived the lease\. 1 more order\(s\) with a duplicate\.$/);
+  const res = loadResult([["once", 198], ["stall", 2]]);
+  res.loads[0].summary = res.summary;
+  assert.match(announce(res, 5), /Diagnosis for load-199 at lease 1 s: A stall outlived the lease\. 1 more order\(s\) with a duplicate\.$/);
+});
+
+test("announce: after a load, the diagnosis of the lease the tables show, not of the last", () => {
+  const res = {
+    loads: [
+      { jobs: 100, lease_us: 1000000, duplicates: 40, summary: [{ order: "load-7", kind: "stall" }], kind_counts: [{ kind: "stall", n: 40 }, { kind: "once", n: 60 }] },
+      { jobs: 100, lease_us: 30000000, duplicates: 0, summary: [], kind_counts: [{ kind: "once", n: 100 }] },
+    ],
+    // The tables of the result itself hold the last lease run.
+    summary: [{ order: "load-1", kind: "once" }],
+  };
+  // The page shows the shortest lease with a duplicate: so does the status.
+  assert.match(announce(res, 9), /Diagnosis for load-7 at lease 1 s: A stall outlived the lease\. 39 more order\(s\) with a duplicate\.$/);
+  // The reader picked the last lease: it has no duplicate to speak of.
+  assert.equal(diagnosisSaid(res, 1), "");
+  assert.equal(diagnosisSaid(res, 0), diagnosisSaid(res));
+});
+
+test("checkedWords: Every ordering's footer counts the races, whatever their claims", () => {
+  assert.equal(checkedWords(1), "Checked");
+  assert.equal(checkedWords(2), "Both races checked");
+  assert.equal(checkedWords(3), "All 3 races checked");
+});
+
+test("stoppedAfter: Stop says how many races or lease runs were done, when the runtime said", () => {
+  assert.equal(stoppedAfter(2140, { done: 312, of: 10000, what: "races" }), "Stopped after 312 of 10000 races (2.1 s)");
+  assert.equal(stoppedAfter(640, { done: 2, of: 5, what: "lease runs" }), "Stopped after 2 of 5 lease runs (640 ms)");
+  assert.equal(stoppedAfter(640, null), "Stopped after 640 ms", "a script with no race or load says the time only");
+  assert.equal(stoppedAfter(0, null), "Stopped before this script ran");
 });

@@ -25,8 +25,9 @@ export function seedOf(json, res) {
 
 // ---- the claim toggle -------------------------------------------------
 
-// The claims the toggle offers: those that are not another name for one
-// (lock names atomic), in the runtime's order; the first is the default.
+// The claims the toggle offers, however many the runtime has: those that
+// are not another name for one, in the runtime's order; the first is the
+// default.
 export function toggleClaims() {
   return CONFIG.claims.filter((c) => c.alias === c.name);
 }
@@ -35,6 +36,20 @@ export function toggleClaims() {
 export function claimWords(name) {
   const c = CONFIG.claims.find((c) => c.name === name);
   return c ? c.words : "";
+}
+
+// comparePair is the pair of claims Compare shows, out of the claims the
+// runtime offers to compare (offered, in its order): the reader's pick
+// when both of its claims are offered; else the block's own claim (own)
+// beside the claim to compare to (to, the config's compareTo), or, when
+// the block's claim is that one or is not offered, the first other claim
+// beside it. With one claim offered, it is alone.
+export function comparePair(offered, own, to, picked) {
+  if (picked && picked.length === 2 && picked[0] !== picked[1] && picked.every((c) => offered.includes(c))) return picked.slice();
+  if (offered.length < 2) return offered.slice();
+  const second = offered.includes(to) ? to : offered[offered.length - 1];
+  const first = own !== second && offered.includes(own) ? own : offered.find((c) => c !== second);
+  return [first, second];
 }
 
 // claimAlt is a regular expression alternation of every claim's name.
@@ -109,19 +124,26 @@ function rewriteCommand(cmd, claim) {
 
 // VIEWS are the views a link may name when the caller does not say which
 // a block has: a block passes the keys of the views it mounted.
-export const VIEWS = ["output", "timeline", "compare", "interleavings"];
+export const VIEWS = ["output", "timeline", "compare", "interleavings", "scheduler"];
+
+// MAX_SCHEDULE is the most steps a link's schedule may name.
+const MAX_SCHEDULE = 200;
 
 // linkHash writes the fragment of a link to a run of the block with the
 // given id. The script and the seed replay the run; the claim says which
 // claim the reader chose (parseLink applies it to the script if a hand-
-// edited link disagrees); view, step and workers reopen what they looked
-// at. Query-style parameters in the fragment keep the link readable,
-// never reach a server, and work on any static host.
+// edited link disagrees); view, step, workers and the pair of claims
+// Compare shows (pair, when the reader picked one) reopen what they looked
+// at, and schedule (worker names, in order) replays the steps the reader
+// gave in Be the scheduler. Query-style parameters in the fragment keep
+// the link readable, never reach a server, and work on any static host.
 export function linkHash(id, r) {
   const p = new URLSearchParams({ seed: String(r.seed), script: r.script, claim: r.claim || claimOf(r.script) });
   if (r.view && r.view !== "output") p.set("view", r.view);
   if (r.view === "timeline" && r.step > 1) p.set("step", String(r.step));
   if (r.view === "interleavings" && r.workers && r.workers !== 2) p.set("workers", String(r.workers));
+  if (r.view === "compare" && r.pair && r.pair.length === 2) p.set("pair", r.pair.join(","));
+  if (r.view === "scheduler" && r.schedule && r.schedule.length) p.set("schedule", r.schedule.join(","));
   return "#" + id + "?" + p;
 }
 
@@ -162,7 +184,21 @@ export function parseLink(hash, id, views = VIEWS) {
   const w = Number(ws);
   const workers = Number.isInteger(w) && w >= 2 && w <= 8 ? w : 0;
   if (ws !== null && workers === 0) bad.push("workers=" + shown(ws) + " is not a whole number from 2 to 8");
+  const sc = p.get("schedule");
+  let schedule = null;
+  if (sc !== null) {
+    const names = sc.split(",");
+    if (names.length <= MAX_SCHEDULE && names.every((w) => /^W[1-8]$/.test(w))) schedule = names;
+    else bad.push("schedule=" + shown(sc) + " is not a list of workers W1 to W8, at most " + MAX_SCHEDULE + " steps, separated by commas");
+  }
   const r = { script, seed, claim: claimOf(script), view, step, workers };
+  if (schedule) r.schedule = schedule;
+  const pair = p.get("pair");
+  if (pair !== null) {
+    const two = pair.split(",");
+    if (two.length === 2 && two[0] !== two[1] && two.every((c) => claims.includes(c))) r.pair = two;
+    else bad.push("pair=" + shown(pair) + " is not two claims of " + claims.join(", ") + ", apart by a comma");
+  }
   if (bad.length) r.error = bad.join("; ");
   return r;
 }

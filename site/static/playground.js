@@ -1,15 +1,17 @@
 // playground.js defines the <twice-playground> element: a runnable block of
 // the twice command language. The server renders each block with its script
 // and the output it printed at the default seed; this module upgrades the
-// block into an editor with a Run button, a claim toggle and a seed field,
-// and runs the script in a Web Worker that holds the twice runtime compiled
-// to WebAssembly (runtime-client.js). The runtime is downloaded once per
+// block into an editor with a Run button, a claim control (a radio per
+// claim of the runtime's list, however many) and a seed field, and runs
+// the script in a Web Worker that holds the twice runtime compiled to
+// WebAssembly (runtime-client.js). The runtime is downloaded once per
 // page, on the first Run or when a block first scrolls into view.
 //
 // It is the entry module: the loader, twice.js, imports it and calls start
 // with the config. The others: config.js (that config), links.js (scripts
 // as text: the claim toggle, links to a run, commands), render.js (a Result
-// drawn into the DOM) and runtime-client.js (the worker).
+// drawn into the DOM), scheduler.js (Be the scheduler) and
+// runtime-client.js (the worker).
 //
 // Everything a run prints is inserted with textContent, never as HTML.
 //
@@ -24,15 +26,20 @@
 //                   of its event trace (buttons, or Left/Right/Home/End in
 //                   the step area) showing the tables as they stood; the
 //                   load chart for a load
-//   Compare         the same script and seed run with each claim
+//   Compare         the same script and seed run with two claims side by
+//                   side: the block's own beside the atomic one, or any
+//                   pair of the runtime's claims the reader picks
 //   Every ordering  the block's races with --all: every interleaving
 //                   counted exactly
+//   Be the scheduler
+//                   the reader picks which worker takes its next step,
+//                   to make two effects land for one job (scheduler.js)
 //
 // The element, in the order a reader meets it: setup reads the block
 // (readBlock), builds the bar (controlsBar, claimControl, editor,
 // predictForm) and mounts the views (mountViews: one mountView call per
 // view, its tab and its panel, built by outputPanel, timelinePanel,
-// comparePanel and orderingsPanel), then wires the controls, the views
+// comparePanel and orderingsPanel, and scheduler.js's mountSeat), then wires the controls, the views
 // and the links (wireControls, wireViews, wireLinks), shows what the
 // server rendered (showFirst), starts the runtime when it is time
 // (startRuntime) and replays a link to a run (replayLink). A view's
@@ -48,7 +55,8 @@
 // timeline. The page renders it and guesses nothing from the script's
 // text.
 //
-// A link to a run (#BLOCK-ID?seed=N&script=TEXT&claim=C[&view=V&step=K])
+// A link to a run (#BLOCK-ID?seed=N&script=TEXT&claim=C[&view=V&step=K
+// &workers=W&pair=A,B&schedule=W1,W2,...])
 // replays it in any browser, with no state on the server; "Copy link",
 // "Copy as command" (twice run --seed N -c '...') and "Copy as go run"
 // (go run ./cmd/twice run ...) sit beside the output. Reset puts back the
@@ -74,6 +82,7 @@ import {
   claimOf,
   claimWords,
   commandFor,
+  comparePair,
   embedIframe,
   linkHash,
   loopback,
@@ -85,7 +94,9 @@ import {
 } from "./links.js";
 import {
   announce,
+  chosenLease,
   diagnosisPlan,
+  diagnosisSaid,
   formatBytes,
   formatMS,
   groupDigits,
@@ -99,9 +110,11 @@ import {
   renderOutput,
   renderStep,
   replay,
+  stoppedAfter,
   timelineAlt,
 } from "./render.js";
 import { currentRuntime, getRuntime, timings } from "./runtime-client.js";
+import { mountSeat } from "./scheduler.js";
 import { installSwitches, loadPrediction, predictAll, question, quietStep, savePrediction, verdict } from "./classroom.js";
 
 // Blocks scrolling into view start the download, and so does the pointer
@@ -217,8 +230,11 @@ function controlsBar(ui, block) {
     title: "Count, exactly, the orderings of racing workers' steps that give two effects, with each claim the script uses",
   });
   ui.bar.append(ui.explore);
+  // How far a long run has got, for the eye; the status region says the
+  // outcome, and how far a stopped run had got.
+  ui.ran = h("span", { class: "ran", hidden: true });
   ui.status = h("span", { class: "status", role: "status", "aria-live": "polite" });
-  ui.bar.append(ui.status);
+  ui.bar.append(ui.ran, ui.status);
   return ui.bar;
 }
 
@@ -406,11 +422,15 @@ function stepper(ui, of) {
   return ui.stepper;
 }
 
-// comparePanel builds the Compare view: a note and the panes.
+// comparePanel builds the Compare view: the two menus that pick the
+// claims to compare (any two of the runtime's), a note and the panes.
 function comparePanel(ui) {
+  ui.cmpA = h("select", { class: "cmp-claim", "aria-label": "Compare claim" });
+  ui.cmpB = h("select", { class: "cmp-claim", "aria-label": "Compare with claim" });
+  ui.cmpPick = h("div", { class: "cmp-pick", hidden: true }, "Compare ", ui.cmpA, " with ", ui.cmpB);
   ui.cmpNote = h("p", { class: "note", "aria-live": "polite" });
   ui.cmpPanes = h("div", { class: "panes" });
-  ui.cmpPanel = h("section", { class: "panel cmp-panel" }, ui.cmpNote, ui.cmpPanes);
+  ui.cmpPanel = h("section", { class: "panel cmp-panel" }, ui.cmpPick, ui.cmpNote, ui.cmpPanes);
   return ui.cmpPanel;
 }
 
@@ -512,6 +532,11 @@ class TwicePlayground extends HTMLElement {
       open: (quiet) => quiet || this.explore(false),
       ran: () => this.explore(false),
     });
+    ui.seat = mountSeat(this, this.label, getRuntime);
+    this.mountView("scheduler", "Be the scheduler", ui.seat.panel, {
+      open: () => this.seat(),
+      ran: () => this.seat(),
+    });
   }
 
   // mountView adds a view: its tab after the others, its panel after
@@ -600,8 +625,8 @@ class TwicePlayground extends HTMLElement {
   }
 
   // wireViews makes the views work: the tabs (by pointer, and by arrow
-  // keys, Home and End), Every ordering's workers and button, and the
-  // step-through (buttons, keys, a click on the picture).
+  // keys, Home and End), Compare's menus, Every ordering's workers and
+  // button, and the step-through (buttons, keys, a click on the picture).
   wireViews() {
     const ui = this.ui;
     for (const v of this.views) v.tab.addEventListener("click", () => this.select(v.key));
@@ -617,6 +642,10 @@ class TwicePlayground extends HTMLElement {
       this.select(keys[i]);
       ui.tabs[keys[i]].focus();
     });
+    ui.cmpA.addEventListener("change", () => this.pickPair(ui.cmpA));
+    ui.cmpB.addEventListener("change", () => this.pickPair(ui.cmpB));
+    // A load's lease picked in the tally: the status says its diagnosis.
+    ui.tally.addEventListener("change", () => this.sayLease());
     ui.expGo.addEventListener("click", () => this.explore(true, true));
     ui.workers.addEventListener("change", () => {
       this.workersTouched = true;
@@ -716,6 +745,8 @@ class TwicePlayground extends HTMLElement {
       this.workersTouched = true;
     }
     this.pendingStep = shared.step - 1;
+    this.pendingSchedule = shared.schedule;
+    if (shared.pair) this.cmpPicked = shared.pair;
     requestAnimationFrame(() => this.scrollIntoView());
     if (shared.error) {
       this.showError("This link has a bad value: " + shared.error + ". Nothing ran; fix it in the fields above and press Run.");
@@ -779,11 +810,13 @@ class TwicePlayground extends HTMLElement {
     if (this.busy || (this.rt && this.rt.busy(this))) this.stop();
     this.seq++;
     this.busy = false;
+    ui.ran.hidden = true;
     ui.run.removeAttribute("aria-busy");
     ui.run.textContent = "Run";
     ui.script.value = this.ownScript;
     ui.seed.value = this.defaultSeed;
     this.setClaim(claimOf(this.ownScript));
+    this.cmpPicked = null;
     if (!this.workersTouched) {
       const views = this.prerendered && this.prerendered.views;
       ui.workers.value = String((views && views.explore.workers) || 2);
@@ -1007,13 +1040,23 @@ class TwicePlayground extends HTMLElement {
     this.ui.stop.hidden = true;
   }
 
+  // ranSoFar shows how far this block's main run has got (ran: {done, of,
+  // what}, from the runtime while it runs).
+  ranSoFar(key, ran) {
+    if (key !== "main") return;
+    this.ui.ran.textContent = ran.done + " of " + ran.of + " " + ran.what;
+    this.ui.ran.hidden = false;
+  }
+
   // stopped shows that the run of script at seed was stopped, ms after it
-  // was sent. The output shown stays only if it is that script's at that
-  // seed; any other (the server's, or an earlier run's) would be read as
-  // this one's, so it goes, and the block says what happened instead.
-  stopped(script, seed, ms) {
+  // was sent, and how far it had got (ran, see stoppedAfter). The output
+  // shown stays only if it is that script's at that seed; any other (the
+  // server's, or an earlier run's) would be read as this one's, so it
+  // goes, and the block says what happened instead.
+  stopped(script, seed, ms, ran) {
     const ui = this.ui;
-    ui.status.textContent = "Stopped. Run starts it again in a fresh runtime.";
+    const after = stoppedAfter(ms, ran);
+    ui.status.textContent = (ran && ran.done > 0 ? after : "Stopped") + ". Run starts it again in a fresh runtime.";
     ui.run.removeAttribute("aria-busy");
     this.busy = false;
     const same = this.ran && this.ran.script === script && (seed === "" || seed === this.ran.seed);
@@ -1021,8 +1064,7 @@ class TwicePlayground extends HTMLElement {
       this.setState(this.live ? "done" : "idle");
       return;
     }
-    const after = ms > 0 ? "Stopped after " + (ms < 1000 ? Math.round(ms) + " ms" : (ms / 1000).toFixed(1) + " s") + ", before this script finished" : "Stopped before this script ran";
-    this.blank(after + ", so it has no output to show. Run starts it again.");
+    this.blank(after + (ms > 0 ? ", before this script finished" : "") + ", so it has no output to show. Run starts it again.");
     this.setState("stopped");
   }
 
@@ -1150,22 +1192,35 @@ class TwicePlayground extends HTMLElement {
       else this.setState("done");
       // The bar shows the time; the live region also says the outcome
       // (for the eye, the tally and the diagnosis are just below).
-      const said = res.error ? "Failed: " + ui.error.textContent : announce(res, ms);
+      const said = res.error ? "Failed: " + ui.error.textContent : announce(res, ms, ui.lease);
       const shown = res.error ? "Failed." : "Done in " + ms + " ms.";
       ui.status.replaceChildren(shown, h("span", { class: "sr", text: said.slice(shown.length) }));
       const open = this.viewOf(this.view);
       if (open && open.ran) open.ran();
     } catch (e) {
       if (seq !== this.seq) return;
-      if (e.stopped) this.stopped(script, seed, performance.now() - sent);
+      if (e.stopped) this.stopped(script, seed, performance.now() - sent, e.ran);
       else if (e.died) this.died(e.message);
       else this.showError(e.message);
     } finally {
       if (seq === this.seq) {
         ui.run.removeAttribute("aria-busy");
+        ui.ran.hidden = true;
         this.busy = false;
       }
     }
+  }
+
+  // sayLease has the status region say the diagnosis of the lease the
+  // reader picked, which the tables and the panel now show.
+  sayLease() {
+    const ui = this.ui;
+    if (!this.result || !(this.result.loads || []).length) return;
+    const lease = this.result.loads[chosenLease(this.result, ui.lease)];
+    const said = "The tables show lease " + lease.lease_us / 1e6 + " s. " + diagnosisSaid(this.result, ui.lease);
+    const sr = ui.status.querySelector(".sr");
+    if (sr) sr.textContent = " " + said;
+    else ui.status.append(h("span", { class: "sr", text: " " + said }));
   }
 
   showError(msg) {
@@ -1181,15 +1236,23 @@ class TwicePlayground extends HTMLElement {
   updateLink() {
     const ui = this.ui;
     if (!this.ran) return;
-    ui.link.href = linkHash(this.id, {
-      seed: this.ran.seed,
-      script: this.ran.script,
-      view: this.view,
-      step: this.step + 1,
-      workers: Number(ui.workers.value),
-    });
+    ui.link.href = this.linkTo(this.view, ui.seat.schedule);
     ui.link.hidden = false;
     ui.share.hidden = false;
+  }
+
+  // linkTo is the link to the run shown, opening view (with the step,
+  // workers or schedule the reader is at).
+  linkTo(view, schedule) {
+    return linkHash(this.id, {
+      seed: this.ran ? this.ran.seed : this.defaultSeed,
+      script: this.ran ? this.ran.script : this.ui.script.value,
+      view,
+      step: this.step + 1,
+      workers: Number(this.ui.workers.value),
+      pair: this.cmpPicked,
+      schedule,
+    });
   }
 
   // render shows a Result in the Output panel (see renderOutput); a matrix
@@ -1409,24 +1472,35 @@ class TwicePlayground extends HTMLElement {
 
   // ---- compare claims ----
 
+  // compare runs the block's script at its seed with two claims, side by
+  // side: the pair the reader picked, or by default the block's own claim
+  // beside the atomic one (comparePair). The scripts are the runtime's
+  // (views.compare.sides, one per claim it has).
   async compare(force) {
     const ui = this.ui;
     const script = ui.script.value;
     const seed = ui.seed.value.trim();
-    const key = script + "\u0000" + seed;
+    const key = script + "\u0000" + seed + "\u0000" + (this.cmpPicked || []).join(" ");
     if (!force && key === this.cmpKey) return;
     if (!this.seedOK(seed)) return;
     this.cmpKey = key;
     const seq = ++this.cmpSeq;
     ui.cmpPanel.dataset.state = "running";
     ui.cmpPanel.setAttribute("aria-busy", "true");
-    ui.cmpNote.textContent = "Running the script with each claim…";
+    ui.cmpNote.textContent = "Running the script with two claims…";
     try {
       const views = await this.viewsFor(script);
       if (seq !== this.cmpSeq) return;
       if (!views) throw new Error("the script did not run");
       const sides = views.compare.sides || [];
-      if (sides.length === 0) {
+      const pair = comparePair(
+        sides.map((s) => s.claim),
+        claimOf(script),
+        CONFIG.compareTo,
+        this.cmpPicked
+      ).map((c) => sides.find((s) => s.claim === c));
+      this.showPair(sides, pair);
+      if (pair.length === 0) {
         ui.cmpNote.textContent = views.compare.note;
         ui.cmpPanes.replaceChildren();
         ui.cmpPanel.dataset.state = "done";
@@ -1434,13 +1508,13 @@ class TwicePlayground extends HTMLElement {
       }
       const rt = getRuntime();
       this.attach(rt);
-      const outs = await Promise.all(sides.map((side) => this.request(rt, side.script, seed, false, "cmp-" + side.claim)));
+      const outs = await Promise.all(pair.map((side) => this.request(rt, side.script, seed, false, "cmp-" + side.claim)));
       if (seq !== this.cmpSeq) return;
       const results = outs.map((o) => JSON.parse(o.json));
       ui.cmpNote.textContent =
         (views.compare.note ? views.compare.note + " " : "") +
-        "The same script at seed " + seedOf(outs[0].json, results[0]) + ", once with each claim. Same seed, same draws: only the claim differs.";
-      ui.cmpPanes.replaceChildren(...sides.map((side, i) => pane(side.claim, results[i], this.label)));
+        "The same script at seed " + seedOf(outs[0].json, results[0]) + ", once with each of the claims above. Same seed, same draws: only the claim differs.";
+      ui.cmpPanes.replaceChildren(...pair.map((side, i) => pane(side.claim, results[i], this.label)));
       ui.cmpPanel.dataset.state = "done";
     } catch (e) {
       if (seq !== this.cmpSeq) return;
@@ -1450,6 +1524,42 @@ class TwicePlayground extends HTMLElement {
     } finally {
       if (seq === this.cmpSeq) ui.cmpPanel.setAttribute("aria-busy", "false");
     }
+  }
+
+  // seat opens Be the scheduler on the race the runtime says this block
+  // has (views.scheduler), replaying a linked schedule once.
+  async seat() {
+    const schedule = this.pendingSchedule;
+    this.pendingSchedule = null;
+    const views = await this.viewsFor(this.ui.script.value);
+    this.ui.seat.open(views && views.scheduler, schedule);
+  }
+
+  // showPair lists the claims the runtime offers in both of Compare's
+  // menus and selects the pair shown; the menus hide with fewer than two.
+  showPair(sides, pair) {
+    const ui = this.ui;
+    const names = sides.map((s) => s.claim);
+    for (const [i, menu] of [ui.cmpA, ui.cmpB].entries()) {
+      if (Array.from(menu.options, (o) => o.value).join(" ") !== names.join(" ")) {
+        menu.replaceChildren(...names.map((c) => h("option", { value: c, title: claimWords(c), text: c })));
+      }
+      if (pair[i]) menu.value = pair[i].claim;
+    }
+    ui.cmpPick.hidden = pair.length < 2;
+    this.cmpShown = pair.map((s) => s.claim);
+  }
+
+  // pickPair takes the reader's pick of Compare's menus (changed: the one
+  // changed); picking in one the claim the other shows swaps the two.
+  pickPair(changed) {
+    const ui = this.ui;
+    const other = changed === ui.cmpA ? ui.cmpB : ui.cmpA;
+    const before = this.cmpShown || [];
+    if (changed.value === other.value) other.value = changed === ui.cmpA ? before[0] : before[1];
+    this.cmpPicked = [ui.cmpA.value, ui.cmpB.value];
+    this.updateLink();
+    this.compare(false);
   }
 
   // ---- every ordering ----

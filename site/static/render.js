@@ -56,20 +56,44 @@ export function formatMS(us) {
 // announce is what the status region says when a run is done: the time,
 // the tally of every race and load, and the diagnosis of the first order
 // with a duplicate (or of the only order), so that a screen reader hears
-// the outcome and not only that the run finished.
-export function announce(res, ms) {
+// the outcome and not only that the run finished. After a load it is the
+// diagnosis of the lease whose tables are shown (lease, the reader's pick,
+// else chosenLease's), as the panel below says it.
+export function announce(res, ms, lease) {
   const parts = ["Done in " + ms + " ms."];
   for (const r of res.races || []) parts.push("claim=" + r.claim + ": duplicate effects in " + r.duplicates + " of " + r.races + " races.");
   for (const l of res.loads || []) parts.push("lease " + l.lease_us / 1e6 + " s: duplicate effects in " + l.duplicates + " of " + l.jobs + " jobs.");
-  const sums = res.summary || [];
-  const bad = sums.filter((x) => !GOOD_KINDS.has(x.kind));
-  // After a load, "ran once" of its first job is no news: the tallies are.
-  const first = bad[0] || ((res.loads || []).length ? null : sums[0]);
-  if (first) {
-    parts.push("Diagnosis for " + first.order + ": " + (KIND_TITLE[first.kind] || first.kind) + ".");
-    if (bad.length > 1) parts.push(bad.length - 1 + " more order(s) with a duplicate.");
-  }
+  const d = diagnosisSaid(res, lease);
+  if (d) parts.push(d);
   return parts.join(" ");
+}
+
+// diagnosisSaid is the announcement's diagnosis: of the first order with a
+// duplicate, or of the only order; after a load, of the lease shown (see
+// announce), and never of an order that ran once.
+export function diagnosisSaid(res, lease) {
+  const loads = res.loads || [];
+  const l = loads.length ? loads[chosenLease(res, lease)] : null;
+  const sums = l ? l.summary || [] : res.summary || [];
+  const bad = sums.filter((x) => !GOOD_KINDS.has(x.kind));
+  // A lease run lists some of its jobs: the runtime counts them all.
+  let more = bad.length - 1;
+  if (l && l.kind_counts) more = l.kind_counts.filter((k) => !GOOD_KINDS.has(k.kind)).reduce((n, k) => n + k.n, 0) - 1;
+  const first = bad[0] || (l ? null : sums[0]);
+  if (!first) return "";
+  const where = l ? " at lease " + l.lease_us / 1e6 + " s" : "";
+  return "Diagnosis for " + first.order + where + ": " + (KIND_TITLE[first.kind] || first.kind) + "." + (more > 0 ? " " + more + " more order(s) with a duplicate." : "");
+}
+
+// stoppedAfter says how far a run that Stop ended had got: how many of its
+// races or lease runs were done, as the runtime last told (ran: {done, of,
+// what}, or null), and after how long (ms since it was sent; 0: it never
+// ran).
+export function stoppedAfter(ms, ran) {
+  if (!(ms > 0)) return "Stopped before this script ran";
+  const time = ms < 1000 ? Math.round(ms) + " ms" : (ms / 1000).toFixed(1) + " s";
+  if (!ran || !(ran.done > 0)) return "Stopped after " + time;
+  return "Stopped after " + ran.done + " of " + ran.of + " " + ran.what + " (" + time + ")";
 }
 
 // diagnosisPlan picks what the diagnosis panel says: at most three orders
@@ -750,6 +774,13 @@ function exploreFlags(x) {
   return s;
 }
 
+// checkedWords says how many races Every ordering checked: each race of
+// the block is checked, whatever claims they use.
+export function checkedWords(n) {
+  if (n > 2) return "All " + n + " races checked";
+  return n === 2 ? "Both races checked" : "Checked";
+}
+
 // renderExplorations fills Every ordering from the runtime's explorations.
 export function renderExplorations(ui, xs, ms) {
   const heads = [];
@@ -783,8 +814,7 @@ export function renderExplorations(ui, xs, ms) {
     part.append(h("p", { class: "exp-method", text: "How: " + x.method + " (" + x.states + " distinct states)." }));
     body.push(part);
   }
-  const time = xs.length > 1 ? "Both claims checked in " : "Checked in ";
-  body.push(h("p", { class: "exp-time", text: time + (ms < 10 ? ms.toFixed(1) : Math.round(ms)) + " ms in your browser. Timing is ignored: only the order of the workers' steps counts." }));
+  body.push(h("p", { class: "exp-time", text: checkedWords(xs.length) + " in " + (ms < 10 ? ms.toFixed(1) : Math.round(ms)) + " ms in your browser. Timing is ignored: only the order of the workers' steps counts." }));
   ui.expHead.replaceChildren(...heads);
   ui.expBody.replaceChildren(...body);
 }

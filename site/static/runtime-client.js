@@ -79,6 +79,15 @@ export class Runtime {
       case "fatal":
         this.fail(m.message);
         break;
+      case "ran": {
+        // How far the run under way has got: shown by its block while it
+        // runs, and said if it is stopped.
+        const p = this.current;
+        if (!p || p.id !== m.id) return;
+        p.ran = { done: m.done, of: m.of, what: m.what };
+        if (p.owner && p.owner.ranSoFar) p.owner.ranSoFar(p.key, p.ran);
+        break;
+      }
       case "died":
         this.died(m.id, m.message);
         break;
@@ -186,7 +195,8 @@ export class Runtime {
     for (const j of mine) j.reject(stopped());
     const running = this.current;
     if (!running || running.owner !== owner) return;
-    this.replace(running, stopped());
+    // The run under way says how far it had got ({done, of, what}).
+    this.replace(running, Object.assign(stopped(), { ran: running.ran || null }));
   }
 
   // died drops this worker when the Go program in it ended during run id

@@ -12,9 +12,10 @@
 
   // The server replaces the next line with the names of the hashed assets,
   // the entry module's among them. It also carries the runtime's lists of
-  // claims, dedupe modes and key choices ({name, words, alias}); nothing in
+  // claims, dedupe modes and key choices ({name, words, alias}) and the
+  // claim Compare sets beside the block's own (compareTo); nothing in
   // these files names them.
-  const CONFIG = /*TWICE_CONFIG*/ { entry: "playground.js", worker: "worker.js", wasmExec: "wasm_exec.js", wasm: "twice.wasm", wasmSize: 0, css: "playground.css", claims: [], dedupes: [], keys: [] };
+  const CONFIG = /*TWICE_CONFIG*/ { entry: "playground.js", worker: "worker.js", wasmExec: "wasm_exec.js", wasm: "twice.wasm", wasmSize: 0, css: "playground.css", claims: [], dedupes: [], keys: [], compareTo: "" };
 
   const here = document.currentScript ? document.currentScript.src : location.href;
   import(new URL(CONFIG.entry, here).href).then((m) => m.start(CONFIG));

@@ -15,7 +15,10 @@
 //                                           only); auto: a run nobody pressed
 //                                           Run for (a link), under the
 //                                           runtime's small budget for those
-//   out: {type: "result", id, json, ms, marks, info} json is the Result as JSON text
+//   out: {type: "ran", id, done, of, what}   during a run, at most every 50 ms:
+//                                           done of a command's of races (what:
+//                                           "races") or lease runs ("lease runs")
+//        {type: "result", id, json, ms, marks, info} json is the Result as JSON text
 //        {type: "error", id, message}
 //        {type: "died", id, message}        the Go program ended during the run
 //                                           (out of memory, a crash): this worker
@@ -59,6 +62,21 @@ function mark(name) {
   if (name in marks) return;
   marks[name] = performance.timeOrigin + performance.now();
   if (performance.mark) performance.mark("twice:" + name);
+}
+
+// ranSoFar is the progress callback of run id: the runtime calls it after
+// each race and each lease run; it tells the page at most every 50 ms,
+// and always when a command's last one is done, so that Stop can say how
+// far the run had got. The Go program holds this thread while it runs,
+// but a message posted meanwhile reaches the page at once.
+function ranSoFar(id) {
+  let last = 0;
+  return (done, of, what) => {
+    const now = performance.now();
+    if (done < of && now - last < 50) return;
+    last = now;
+    self.postMessage({ type: "ran", id, done, of, what });
+  };
 }
 
 self.onmessage = async (e) => {
@@ -119,7 +137,7 @@ self.onmessage = async (e) => {
       if (go === null || go.exited) await start();
       mark("run");
       const t0 = performance.now();
-      const json = self.twiceRun(m.script, { seed: m.seed, timeline: !!m.timeline, keep: !!m.keep, auto: !!m.auto });
+      const json = self.twiceRun(m.script, { seed: m.seed, timeline: !!m.timeline, keep: !!m.keep, auto: !!m.auto, progress: ranSoFar(m.id) });
       const ms = performance.now() - t0;
       if (typeof json !== "string" || go.exited) {
         // When the Go program dies inside a call (it ran out of memory, or

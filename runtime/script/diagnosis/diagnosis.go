@@ -353,108 +353,20 @@ func (d *orderEvidence) laterRequests(rs []receipts.Effect) string {
 func (d *orderEvidence) several(s *Summary, landed []receipts.Effect) (Kind, string) {
 	causes := d.causes()
 	held, swallowed, foreign := d.sorted()
-
-	var kinds []Kind
-	for _, c := range causes {
-		if !slices.Contains(kinds, c.kind) {
-			kinds = append(kinds, c.kind)
-		}
+	kind := kindOf(causes, len(swallowed) > 0)
+	landedEvents, right, dup := d.byLanded()
+	if d.onlyRetry(causes, held, foreign, s, landed) {
+		return kind, fmt.Sprintf("one run sent %s: a client retry after a timeout, not the queue", times(s.Effects))
 	}
-	if len(swallowed) > 0 {
-		kinds = append(kinds, Swallowed)
-	}
-	kind := TwoJobs
-	switch {
-	case len(kinds) == 1:
-		kind = kinds[0]
-	case len(kinds) > 1:
-		kind = Mixed
-	}
-
-	// The events that landed, those with one effect and those with more.
-	var landedEvents, right, dup []*eventEvidence
-	for _, ev := range d.evs {
-		switch {
-		case len(ev.landed) == 1:
-			right = append(right, ev)
-		case len(ev.landed) > 1:
-			dup = append(dup, ev)
-		}
-		if len(ev.landed) > 0 {
-			landedEvents = append(landedEvents, ev)
-		}
-	}
-	if len(causes) == 1 && causes[0].kind == ClientRetry && len(d.evs) == 1 && !d.multiJob && len(held)+len(foreign) == 0 && s.Refused == 0 && d.keyMissed(landed) == "" {
-		// One run and nothing else: the whole story is its retry.
-		only := true
-		for _, e := range landed {
-			only = only && e.Run == landed[0].Run
-		}
-		if only {
-			return kind, fmt.Sprintf("one run sent %s: a client retry after a timeout, not the queue", times(s.Effects))
-		}
-	}
-
 	var parts []string
-	names := func(evs []*eventEvidence) []string {
-		var xs []string
-		for _, ev := range evs {
-			xs = append(xs, ev.event)
-		}
-		return xs
-	}
-	caveat := ""
-	if len(landedEvents) == 2 {
-		caveat = fmt.Sprintf("if %s are one event, the producer should have sent one event id", prose(names(landedEvents)))
-	} else if len(landedEvents) > 2 {
-		caveat = fmt.Sprintf("if two of %s are one event, the producer should have sent one event id", prose(names(landedEvents)))
-	}
 	switch {
 	case len(dup) == 0:
-		// Every event that landed landed once.
-		evjobs := prose(names(landedEvents))
-		if d.oneJobEach(landedEvents) {
-			var js []string
-			for _, ev := range landedEvents {
-				js = append(js, fmt.Sprint(ev.jobs[0]))
-			}
-			evjobs += ", " + jobsWord(js)
-		}
-		them := "they are one event"
-		if len(landedEvents) > 2 {
-			them = "two of them are one event"
-		}
-		parts = append(parts, fmt.Sprintf("%s events for the order (%s), each %s: %s effects may be right; if %s, the producer should have sent one event id", count(len(landedEvents)), evjobs, d.doneOnce(landedEvents), count(len(landedEvents)), them))
+		parts = append(parts, d.eachOnce(landedEvents))
 	case len(landedEvents) == 1:
 		// One event: every effect after the first is a duplicate.
 		parts = append(parts, d.causeWords(causes))
 	default:
-		extra := len(landed) - len(landedEvents)
-		var of []string
-		for _, ev := range dup {
-			of = append(of, fmt.Sprintf("%s of %s", count(len(ev.landed)-1), ev.event))
-		}
-		attribution := " of " + dup[0].event
-		if len(dup) > 1 {
-			attribution = ", " + prose(of)
-		}
-		isAre := "is a duplicate"
-		if extra > 1 {
-			isAre = "are duplicates"
-		}
-		parts = append(parts, fmt.Sprintf("%s effects for %s events: one per event is right and %s %s%s: %s", count(len(landed)), count(len(landedEvents)), count(extra), isAre, attribution, d.causeWords(causes)))
-		if len(right) > 0 {
-			var rs []string
-			for _, ev := range right {
-				rs = append(rs, fmt.Sprintf("%s (%s)", ev.event, jobsWord(jobStrings(ev.jobs))))
-			}
-			was := "was " + d.doneOnce(right)
-			if len(right) > 1 {
-				was = "were each " + d.doneOnce(right)
-			}
-			parts = append(parts, fmt.Sprintf("%s %s", prose(rs), was))
-		}
-		parts = append(parts, caveat)
+		parts = append(parts, d.someTwice(landed, landedEvents, right, dup, causes)...)
 	}
 	if len(swallowed) > 0 {
 		parts = append(parts, d.swallowedWhat(swallowed)+": the key is too coarse, and "+swallowedCount(swallowed, len(landedEvents)))
@@ -467,6 +379,125 @@ func (d *orderEvidence) several(s *Summary, landed []receipts.Effect) (Kind, str
 		return kind, fmt.Sprintf("one run, its sends %s apart: %s", RoundGap(d.gap), strings.Join(parts, "; "))
 	}
 	return kind, fmt.Sprintf("%d runs %s apart: %s", s.Runs, RoundGap(d.gap), strings.Join(parts, "; "))
+}
+
+// kindOf is the kind of an order with two effects or more: the one kind
+// its causes (and a swallowed event) have, mixed for more than one, two
+// jobs for none.
+func kindOf(causes []*dupCause, swallowed bool) Kind {
+	var kinds []Kind
+	for _, c := range causes {
+		if !slices.Contains(kinds, c.kind) {
+			kinds = append(kinds, c.kind)
+		}
+	}
+	if swallowed {
+		kinds = append(kinds, Swallowed)
+	}
+	switch {
+	case len(kinds) == 1:
+		return kinds[0]
+	case len(kinds) > 1:
+		return Mixed
+	}
+	return TwoJobs
+}
+
+// byLanded returns the events that landed, and among them those with one
+// effect and those with more.
+func (d *orderEvidence) byLanded() (landed, right, dup []*eventEvidence) {
+	for _, ev := range d.evs {
+		switch {
+		case len(ev.landed) == 1:
+			right = append(right, ev)
+		case len(ev.landed) > 1:
+			dup = append(dup, ev)
+		}
+		if len(ev.landed) > 0 {
+			landed = append(landed, ev)
+		}
+	}
+	return landed, right, dup
+}
+
+// onlyRetry reports whether one run and its retry are the whole story:
+// one event, one job, every effect from one run, and nothing else to say.
+func (d *orderEvidence) onlyRetry(causes []*dupCause, held, foreign []receipts.Effect, s *Summary, landed []receipts.Effect) bool {
+	if len(causes) != 1 || causes[0].kind != ClientRetry || len(d.evs) != 1 || d.multiJob || len(held)+len(foreign) > 0 || s.Refused > 0 || d.keyMissed(landed) != "" {
+		return false
+	}
+	for _, e := range landed {
+		if e.Run != landed[0].Run {
+			return false
+		}
+	}
+	return true
+}
+
+// eventNames lists the events' ids.
+func eventNames(evs []*eventEvidence) []string {
+	var xs []string
+	for _, ev := range evs {
+		xs = append(xs, ev.event)
+	}
+	return xs
+}
+
+// eachOnce says an order whose every event landed once: two effects may
+// be right, unless two events are one.
+func (d *orderEvidence) eachOnce(landedEvents []*eventEvidence) string {
+	evjobs := prose(eventNames(landedEvents))
+	if d.oneJobEach(landedEvents) {
+		var js []string
+		for _, ev := range landedEvents {
+			js = append(js, fmt.Sprint(ev.jobs[0]))
+		}
+		evjobs += ", " + jobsWord(js)
+	}
+	them := "they are one event"
+	if len(landedEvents) > 2 {
+		them = "two of them are one event"
+	}
+	return fmt.Sprintf("%s events for the order (%s), each %s: %s effects may be right; if %s, the producer should have sent one event id", count(len(landedEvents)), evjobs, d.doneOnce(landedEvents), count(len(landedEvents)), them)
+}
+
+// someTwice says an order of several events of which some landed more
+// than once: how many effects are duplicates and of which events, their
+// causes, the events that were right, and the caveat that two events
+// may be one.
+func (d *orderEvidence) someTwice(landed []receipts.Effect, landedEvents, right, dup []*eventEvidence, causes []*dupCause) []string {
+	extra := len(landed) - len(landedEvents)
+	var of []string
+	for _, ev := range dup {
+		of = append(of, fmt.Sprintf("%s of %s", count(len(ev.landed)-1), ev.event))
+	}
+	attribution := " of " + dup[0].event
+	if len(dup) > 1 {
+		attribution = ", " + prose(of)
+	}
+	isAre := "is a duplicate"
+	if extra > 1 {
+		isAre = "are duplicates"
+	}
+	parts := []string{fmt.Sprintf("%s effects for %s events: one per event is right and %s %s%s: %s", count(len(landed)), count(len(landedEvents)), count(extra), isAre, attribution, d.causeWords(causes))}
+	if len(right) > 0 {
+		var rs []string
+		for _, ev := range right {
+			rs = append(rs, fmt.Sprintf("%s (%s)", ev.event, jobsWord(jobStrings(ev.jobs))))
+		}
+		was := "was " + d.doneOnce(right)
+		if len(right) > 1 {
+			was = "were each " + d.doneOnce(right)
+		}
+		parts = append(parts, fmt.Sprintf("%s %s", prose(rs), was))
+	}
+	caveat := ""
+	if len(landedEvents) == 2 {
+		caveat = fmt.Sprintf("if %s are one event, the producer should have sent one event id", prose(eventNames(landedEvents)))
+	} else if len(landedEvents) > 2 {
+		caveat = fmt.Sprintf("if two of %s are one event, the producer should have sent one event id", prose(eventNames(landedEvents)))
+	}
+	return append(parts, caveat)
 }
 
 // causes names, for every effect of an event after its first, why it

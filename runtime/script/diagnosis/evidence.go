@@ -2,21 +2,21 @@ package diagnosis
 
 import "github.com/twice-lab/twice/runtime/sim"
 
-// The phases of a run, as evidence: what a run was doing when another run
-// took its job.
+// Phase is what a run was doing, as evidence: what a run was doing when
+// another run took its job.
 type Phase string
 
 // The phases a run goes through, from its claim on.
 const (
 	PhaseClaimed    Phase = "claimed"
-	PhaseProcessing       = "processing"
-	PhaseStalled          = "stalled"
-	PhaseSending          = "sending"
-	PhaseKilled           = "killed"
-	PhaseLost             = "lost"
-	PhaseRefused          = "refused"
-	PhaseAcked            = "acked"
-	PhaseEnded            = "ended" // stopped without an ack (gave up, or its ack was refused)
+	PhaseProcessing Phase = "processing"
+	PhaseStalled    Phase = "stalled"
+	PhaseSending    Phase = "sending"
+	PhaseKilled     Phase = "killed"
+	PhaseLost       Phase = "lost"
+	PhaseRefused    Phase = "refused"
+	PhaseAcked      Phase = "acked"
+	PhaseEnded      Phase = "ended" // stopped without an ack (gave up, or its ack was refused)
 )
 
 // Record is the evidence the lab keeps about one run that claimed a job:

@@ -121,50 +121,20 @@ func fmtTime(t sim.Time) string {
 // Timeline draws the run's trace. It returns nil when there is nothing
 // to draw (no worker ever ran).
 func Timeline(r *result.Result) *result.Timeline {
-	var lanes []string
-	lane := map[string]int{}
-	var times []sim.Time
-	for _, e := range r.Trace {
-		if e.Kind.Lane() == event.LaneShell {
-			continue
-		}
-		times = append(times, e.AtUS)
-		if _, ok := lane[e.Proc]; !ok && e.Kind.Lane() == event.LaneWorker {
-			lane[e.Proc] = 0
-			lanes = append(lanes, e.Proc)
-		}
-	}
-	if len(lanes) == 0 {
+	s := newSheet(r)
+	if s == nil {
 		return nil
 	}
-	sortInsertion(lanes, func(a, b string) bool { return naturalCompare(a, b) < 0 })
-	lanes = append(lanes, "receipts")
-	for i, name := range lanes {
-		lane[name] = i
-	}
-	leases := leases(r)
-	for _, l := range leases {
-		if !l.acked {
-			times = append(times, l.end) // show where a lease left behind runs out
-		}
-	}
-	ax := newAxis(times)
-	height := tlTop + tlLane*len(lanes) + 40
-	laneY := func(name string) int { return tlTop + tlLane*lane[name] + tlLane/2 }
-
-	var b strings.Builder
-	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	esc := escapeXML
-
-	var dups, effects int
+	height := tlTop + tlLane*len(s.lanes) + 40
+	effects := 0
 	for _, e := range r.Trace {
 		if e.Kind.Mark() == event.Dot || e.Kind == event.Commit && e.Effect != nil {
 			effects++
 		}
 	}
-	p(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-labelledby="tl-title tl-desc" class="twice-timeline">`, tlWidth, height, tlWidth, height)
-	p(`<title id="tl-title">Timeline of the run</title>`)
-	p(`<style>
+	s.p(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-labelledby="tl-title tl-desc" class="twice-timeline">`, tlWidth, height, tlWidth, height)
+	s.p(`<title id="tl-title">Timeline of the run</title>`)
+	s.p(`<style>
 .twice-timeline{font:12px system-ui,sans-serif;--fg:#1d2433;--muted:#667085;--lane:#f2f4f7;--lease:#7aa2f7;--held:#f4b740;--bad:#d92d20;--ok:#12b76a}
 @media (prefers-color-scheme:dark){.twice-timeline{--fg:#e6e9ef;--muted:#98a2b3;--lane:#1f2430;--lease:#5b7bd5;--held:#c99426;--bad:#ff6b5e;--ok:#32d583}}
 .twice-timeline text{fill:var(--fg)}.twice-timeline .m{fill:var(--muted)}
@@ -179,10 +149,86 @@ func Timeline(r *result.Result) *result.Timeline {
 .twice-timeline .work{fill:var(--muted);opacity:.7}.twice-timeline .stall{fill:none;stroke:var(--bad);stroke-width:2;stroke-dasharray:3 3}
 .twice-timeline .ref{fill:none;stroke:var(--bad);stroke-width:2.5}
 </style>`)
+	s.drawLanes()
+	axisY := s.drawAxis()
+	s.drawLeases()
+	s.drawSpans()
+	s.drawEvents()
+	s.p(`<line class="cursor" x1="0" y1="%d" x2="0" y2="%d"/>`, tlTop, axisY)
+	s.p(`<desc id="tl-desc">%d lanes; %d effect(s), %d duplicate(s)</desc>`, len(s.lanes), effects, s.dups)
+	s.p(`</svg>`)
 
-	// Lanes and labels.
-	runOf := map[string]string{}
+	t := &result.Timeline{SVG: s.b.String(), Width: tlWidth, Height: height, FirstDuplicate: s.firstDup}
 	for _, e := range r.Trace {
+		t.EventX = append(t.EventX, s.ax.x(e.AtUS))
+	}
+	return t
+}
+
+// sheet is one timeline as it is drawn: the run, its lanes in order (the
+// workers, then the receipts service), its axis, its leases, and the SVG
+// so far.
+type sheet struct {
+	r      *result.Result
+	lanes  []string
+	lane   map[string]int // lane index by process
+	ax     axis
+	leases []*lease
+	b      strings.Builder
+
+	// What the events drew: the effects seen per order and event, the x
+	// of each run's last send, and the duplicates.
+	seen     map[string]int
+	sends    map[string]int
+	dups     int
+	firstDup int
+}
+
+// newSheet lays the run out: a lane per worker in natural order, then the
+// receipts service, and an axis over every instant that is drawn. It
+// returns nil when no worker ran.
+func newSheet(r *result.Result) *sheet {
+	s := &sheet{r: r, lane: map[string]int{}, seen: map[string]int{}, sends: map[string]int{}, firstDup: -1}
+	var times []sim.Time
+	for _, e := range r.Trace {
+		if e.Kind.Lane() == event.LaneShell {
+			continue
+		}
+		times = append(times, e.AtUS)
+		if _, ok := s.lane[e.Proc]; !ok && e.Kind.Lane() == event.LaneWorker {
+			s.lane[e.Proc] = 0
+			s.lanes = append(s.lanes, e.Proc)
+		}
+	}
+	if len(s.lanes) == 0 {
+		return nil
+	}
+	sortInsertion(s.lanes, func(a, b string) bool { return naturalCompare(a, b) < 0 })
+	s.lanes = append(s.lanes, "receipts")
+	for i, name := range s.lanes {
+		s.lane[name] = i
+	}
+	s.leases = leases(r)
+	for _, l := range s.leases {
+		if !l.acked {
+			times = append(times, l.end) // show where a lease left behind runs out
+		}
+	}
+	s.ax = newAxis(times)
+	return s
+}
+
+// p appends to the SVG.
+func (s *sheet) p(format string, args ...any) { fmt.Fprintf(&s.b, format, args...) }
+
+// laneY is the y of the middle of a process's lane.
+func (s *sheet) laneY(name string) int { return tlTop + tlLane*s.lane[name] + tlLane/2 }
+
+// drawLanes draws each lane with its label: the worker and its runs, or
+// the witness.
+func (s *sheet) drawLanes() {
+	runOf := map[string]string{}
+	for _, e := range s.r.Trace {
 		if e.Kind == event.Start {
 			if prev, ok := runOf[e.Proc]; ok && prev != e.Run {
 				runOf[e.Proc] = prev + ", " + e.Run
@@ -191,149 +237,171 @@ func Timeline(r *result.Result) *result.Timeline {
 			}
 		}
 	}
-	for _, name := range lanes {
-		y := laneY(name)
-		p(`<rect class="lane" x="%d" y="%d" width="%d" height="%d" rx="4"/>`, tlLeft-6, y-tlLane/2+4, tlWidth-tlLeft-tlRight+12, tlLane-8)
-		p(`<text x="8" y="%d" font-weight="600">%s</text>`, y-2, esc(name))
+	for _, name := range s.lanes {
+		y := s.laneY(name)
+		s.p(`<rect class="lane" x="%d" y="%d" width="%d" height="%d" rx="4"/>`, tlLeft-6, y-tlLane/2+4, tlWidth-tlLeft-tlRight+12, tlLane-8)
+		s.p(`<text x="8" y="%d" font-weight="600">%s</text>`, y-2, escapeXML(name))
 		label := "the witness"
 		if name != "receipts" {
 			label = "run " + runOf[name]
 		}
-		p(`<text class="m" x="8" y="%d" font-size="10">%s</text>`, y+12, esc(truncate(label, 20)))
+		s.p(`<text class="m" x="8" y="%d" font-size="10">%s</text>`, y+12, escapeXML(truncate(label, 20)))
 	}
+}
 
-	// Axis: a label at the start of every burst, a break mark between.
-	axisY := tlTop + tlLane*len(lanes) + 10
-	p(`<line class="axis" x1="%d" y1="%d" x2="%d" y2="%d"/>`, tlLeft-6, axisY, tlWidth-tlRight+6, axisY)
+// drawAxis draws the axis under the lanes: a label at the start of every
+// burst, a break mark between two. It returns the axis's y.
+func (s *sheet) drawAxis() int {
+	ax := s.ax
+	axisY := tlTop + tlLane*len(s.lanes) + 10
+	s.p(`<line class="axis" x1="%d" y1="%d" x2="%d" y2="%d"/>`, tlLeft-6, axisY, tlWidth-tlRight+6, axisY)
 	for i := 0; i < len(ax.anchors); i += 2 {
 		for j, a := range ax.anchors[i : i+2] {
 			if j == 1 && a.x-ax.anchors[i].x < 70 {
 				break // too close to the burst's start to label
 			}
-			p(`<line class="axis" x1="%d" y1="%d" x2="%d" y2="%d"/>`, a.x, axisY, a.x, axisY+5)
-			p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="middle">%s</text>`, a.x, axisY+17, fmtTime(a.t))
+			s.p(`<line class="axis" x1="%d" y1="%d" x2="%d" y2="%d"/>`, a.x, axisY, a.x, axisY+5)
+			s.p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="middle">%s</text>`, a.x, axisY+17, fmtTime(a.t))
 		}
 	}
 	for _, br := range ax.breaks {
 		x := br.x + tlBreak/2
-		p(`<path class="brk" d="M%d %d V%d"/>`, x, tlTop, axisY)
-		p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="middle">+%s</text>`, x, axisY+30, fmtTime(br.t))
+		s.p(`<path class="brk" d="M%d %d V%d"/>`, x, tlTop, axisY)
+		s.p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="middle">+%s</text>`, x, axisY+30, fmtTime(br.t))
 	}
+	return axisY
+}
 
-	// Leases: from the claim to the ack, or to expiry when nobody acked.
-	for _, l := range leases {
-		y := laneY(l.proc)
-		x1, x2 := ax.x(l.from), ax.x(l.to)
-		p(`<rect class="lease" x="%d" y="%d" width="%d" height="14" rx="3"><title>%s holds the lease (run %s) from %s</title></rect>`,
-			x1, y-7, max(x2-x1, 2), esc(l.proc), esc(l.run), fmtTime(l.from))
+// drawLeases draws each lease from the claim to the ack, or to expiry
+// when nobody acked.
+func (s *sheet) drawLeases() {
+	for _, l := range s.leases {
+		y := s.laneY(l.proc)
+		x1, x2 := s.ax.x(l.from), s.ax.x(l.to)
+		s.p(`<rect class="lease" x="%d" y="%d" width="%d" height="14" rx="3"><title>%s holds the lease (run %s) from %s</title></rect>`,
+			x1, y-7, max(x2-x1, 2), escapeXML(l.proc), escapeXML(l.run), fmtTime(l.from))
 		if l.killed && l.end > l.to {
-			x3 := ax.x(l.end)
-			p(`<rect class="held" x="%d" y="%d" width="%d" height="14" rx="3"><title>the lease outlives its dead worker until %s</title></rect>`, x2, y-7, max(x3-x2, 2), fmtTime(l.end))
-			p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="end">lease expires</text>`, x3, y-10)
+			x3 := s.ax.x(l.end)
+			s.p(`<rect class="held" x="%d" y="%d" width="%d" height="14" rx="3"><title>the lease outlives its dead worker until %s</title></rect>`, x2, y-7, max(x3-x2, 2), fmtTime(l.end))
+			s.p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="end">lease expires</text>`, x3, y-10)
 		}
 	}
+}
 
-	// The job's own work (--processing) as a thin bar under the lease, and
-	// a stall as a dashed one: the picture shows a worker still busy after
-	// its lease ran out.
-	for _, sp := range spans(r) {
-		y := laneY(sp.proc)
-		x1, x2 := ax.x(sp.from), ax.x(sp.to)
+// drawSpans draws the job's own work (--processing) as a thin bar under
+// the lease, and a stall as a dashed one: the picture shows a worker
+// still busy after its lease ran out.
+func (s *sheet) drawSpans() {
+	for _, sp := range spans(s.r) {
+		y := s.laneY(sp.proc)
+		x1, x2 := s.ax.x(sp.from), s.ax.x(sp.to)
 		if sp.stall {
-			p(`<rect class="stall" x="%d" y="%d" width="%d" height="6" rx="2"><title>%s frozen for %s</title></rect>`, x1, y+9, max(x2-x1, 2), esc(sp.proc), fmtTime(sp.to-sp.from))
+			s.p(`<rect class="stall" x="%d" y="%d" width="%d" height="6" rx="2"><title>%s frozen for %s</title></rect>`, x1, y+9, max(x2-x1, 2), escapeXML(sp.proc), fmtTime(sp.to-sp.from))
 		} else {
-			p(`<rect class="work" x="%d" y="%d" width="%d" height="4" rx="2"><title>%s working for %s</title></rect>`, x1, y+10, max(x2-x1, 2), esc(sp.proc), fmtTime(sp.to-sp.from))
+			s.p(`<rect class="work" x="%d" y="%d" width="%d" height="4" rx="2"><title>%s working for %s</title></rect>`, x1, y+10, max(x2-x1, 2), escapeXML(sp.proc), fmtTime(sp.to-sp.from))
 		}
 	}
+}
 
-	// Statements, sends, effects and kills.
-	sends := map[string]int{} // run -> x of its last send
-	seen := map[string]int{}  // order and event -> effects so far
-	firstDup := -1
-	dupAt := func(i int) {
-		dups++
-		if firstDup < 0 {
-			firstDup = i
-		}
-	}
-	for i, e := range r.Trace {
+// drawEvents draws what each event's kind marks: statements, sends,
+// effects (a second one for an event as a duplicate), refusals and kills.
+func (s *sheet) drawEvents() {
+	for i, e := range s.r.Trace {
 		if e.Kind.Lane() == event.LaneShell {
 			if e.Kind == event.Reset {
-				seen = map[string]int{}
+				s.seen = map[string]int{}
 			}
 			continue
 		}
-		x, y := ax.x(e.AtUS), laneY(e.Proc)
+		x, y := s.ax.x(e.AtUS), s.laneY(e.Proc)
 		if e.Kind == event.Commit && e.Effect != nil {
-			// A ledger row lands at its COMMIT, on the worker's own lane.
-			ef := e.Effect
-			k := ef.Order + "\x00" + ef.Event
-			seen[k]++
-			class, label := "eff", fmt.Sprintf("effect %d (ledger row)", seen[k])
-			if seen[k] > 1 {
-				class, label = "dup", "duplicate effect (ledger row)"
-				dupAt(i)
-			}
-			p(`<line class="tick" x1="%d" y1="%d" x2="%d" y2="%d"/>`, x, y-11, x, y+11)
-			p(`<circle class="%s" cx="%d" cy="%d" r="7"><title>%s: %s from run %s a%d, committed at %s</title></circle>`,
-				class, x, y, label, esc(ef.Order), esc(ef.Run), ef.Attempt, fmtTime(ef.AtUS))
+			s.drawLedgerRow(i, e, x, y)
 			continue
 		}
 		switch e.Kind.Mark() {
 		case event.Tick:
-			p(`<line class="tick" x1="%d" y1="%d" x2="%d" y2="%d"><title>%s: %s</title></line>`, x, y-11, x, y+11, esc(e.Proc), esc(e.Step))
+			s.p(`<line class="tick" x1="%d" y1="%d" x2="%d" y2="%d"><title>%s: %s</title></line>`, x, y-11, x, y+11, escapeXML(e.Proc), escapeXML(e.Step))
 		case event.ShortTick:
-			p(`<line class="tick" x1="%d" y1="%d" x2="%d" y2="%d"><title>%s: %s</title></line>`, x, y-7, x, y+7, esc(e.Proc), esc(e.Step))
+			s.p(`<line class="tick" x1="%d" y1="%d" x2="%d" y2="%d"><title>%s: %s</title></line>`, x, y-7, x, y+7, escapeXML(e.Proc), escapeXML(e.Step))
 		case event.Ring:
-			ef := e.Effect
-			if sx, ok := sends[ef.Run]; ok {
-				p(`<path class="send" d="M%d %d L%d %d"/>`, sx, laneY(ef.Worker), x, y)
-			}
-			title := esc(e.Step)
-			switch e.Kind {
-			case event.Refused:
-				title = fmt.Sprintf("refused: %s from run %s, fencing token %d is stale", esc(ef.Order), esc(ef.Run), ef.Token)
-			case event.Replayed:
-				title = fmt.Sprintf("replayed: %s from run %s, key %s was stored by run %s", esc(ef.Order), esc(ef.Run), esc(ef.Key), esc(ef.FirstRun))
-			}
-			p(`<circle class="ref" cx="%d" cy="%d" r="6"><title>%s</title></circle>`, x, y, title)
-			p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="middle">%s</text>`, x, y+20, e.Kind)
+			s.drawRing(e, x, y)
 		case event.Origin:
-			sends[e.Run] = x
+			s.sends[e.Run] = x
 		case event.Dot:
-			ef := e.Effect
-			k := ef.Order + "\x00" + ef.Event
-			seen[k]++
-			class, label := "eff", fmt.Sprintf("effect %d", seen[k])
-			if seen[k] > 1 {
-				class, label = "dup", "duplicate effect"
-				dupAt(i)
-			}
-			if sx, ok := sends[ef.Run]; ok {
-				sy := laneY(ef.Worker)
-				p(`<path class="send" d="M%d %d L%d %d"/>`, sx, sy, x, y)
-			}
-			p(`<circle class="%s" cx="%d" cy="%d" r="7"><title>%s: %s from run %s a%d s%d at %s</title></circle>`,
-				class, x, y, label, esc(ef.Order), esc(ef.Run), ef.Attempt, ef.Send, fmtTime(ef.AtUS))
-			if class == "dup" && seen[k] == 2 {
-				p(`<text x="%d" y="%d" font-size="11" font-weight="600" text-anchor="middle" class="dupl">duplicate</text>`, x, y+20)
-			}
+			s.drawEffect(i, e, x, y)
 		case event.Cross:
-			p(`<path class="kill" d="M%d %d l10 10 m0 -10 l-10 10"><title>%s</title></path>`, x-5, y-5, esc(e.Step))
+			s.p(`<path class="kill" d="M%d %d l10 10 m0 -10 l-10 10"><title>%s</title></path>`, x-5, y-5, escapeXML(e.Step))
 		case event.Label:
-			p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="middle">%s</text>`, x, y-12, e.Kind)
+			s.p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="middle">%s</text>`, x, y-12, e.Kind)
 		}
 	}
-	cursorY := tlTop
-	p(`<line class="cursor" x1="0" y1="%d" x2="0" y2="%d"/>`, cursorY, axisY)
-	p(`<desc id="tl-desc">%d lanes; %d effect(s), %d duplicate(s)</desc>`, len(lanes), effects, dups)
-	p(`</svg>`)
+}
 
-	t := &result.Timeline{SVG: b.String(), Width: tlWidth, Height: height, FirstDuplicate: firstDup}
-	for _, e := range r.Trace {
-		t.EventX = append(t.EventX, ax.x(e.AtUS))
+// count counts one more effect of ef's event and returns how many it has
+// had; a second or later is a duplicate, and the first duplicate's event
+// index is where a narrow screen starts the picture.
+func (s *sheet) count(i int, ef *result.Effect) int {
+	k := ef.Order + "\x00" + ef.Event
+	s.seen[k]++
+	if s.seen[k] > 1 {
+		s.dups++
+		if s.firstDup < 0 {
+			s.firstDup = i
+		}
 	}
-	return t
+	return s.seen[k]
+}
+
+// drawLedgerRow draws a ledger row landing at its COMMIT, on the worker's
+// own lane.
+func (s *sheet) drawLedgerRow(i int, e result.Event, x, y int) {
+	ef := e.Effect
+	n := s.count(i, ef)
+	class, label := "eff", fmt.Sprintf("effect %d (ledger row)", n)
+	if n > 1 {
+		class, label = "dup", "duplicate effect (ledger row)"
+	}
+	s.p(`<line class="tick" x1="%d" y1="%d" x2="%d" y2="%d"/>`, x, y-11, x, y+11)
+	s.p(`<circle class="%s" cx="%d" cy="%d" r="7"><title>%s: %s from run %s a%d, committed at %s</title></circle>`,
+		class, x, y, label, escapeXML(ef.Order), escapeXML(ef.Run), ef.Attempt, fmtTime(ef.AtUS))
+}
+
+// drawRing draws a request that arrived and was not an effect (refused,
+// or replayed), with the line from its send.
+func (s *sheet) drawRing(e result.Event, x, y int) {
+	ef := e.Effect
+	if sx, ok := s.sends[ef.Run]; ok {
+		s.p(`<path class="send" d="M%d %d L%d %d"/>`, sx, s.laneY(ef.Worker), x, y)
+	}
+	title := escapeXML(e.Step)
+	switch e.Kind {
+	case event.Refused:
+		title = fmt.Sprintf("refused: %s from run %s, fencing token %d is stale", escapeXML(ef.Order), escapeXML(ef.Run), ef.Token)
+	case event.Replayed:
+		title = fmt.Sprintf("replayed: %s from run %s, key %s was stored by run %s", escapeXML(ef.Order), escapeXML(ef.Run), escapeXML(ef.Key), escapeXML(ef.FirstRun))
+	}
+	s.p(`<circle class="ref" cx="%d" cy="%d" r="6"><title>%s</title></circle>`, x, y, title)
+	s.p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="middle">%s</text>`, x, y+20, e.Kind)
+}
+
+// drawEffect draws an effect landing at the service, with the line from
+// its send; a second effect of one event is a duplicate, marked so.
+func (s *sheet) drawEffect(i int, e result.Event, x, y int) {
+	ef := e.Effect
+	n := s.count(i, ef)
+	class, label := "eff", fmt.Sprintf("effect %d", n)
+	if n > 1 {
+		class, label = "dup", "duplicate effect"
+	}
+	if sx, ok := s.sends[ef.Run]; ok {
+		sy := s.laneY(ef.Worker)
+		s.p(`<path class="send" d="M%d %d L%d %d"/>`, sx, sy, x, y)
+	}
+	s.p(`<circle class="%s" cx="%d" cy="%d" r="7"><title>%s: %s from run %s a%d s%d at %s</title></circle>`,
+		class, x, y, label, escapeXML(ef.Order), escapeXML(ef.Run), ef.Attempt, ef.Send, fmtTime(ef.AtUS))
+	if class == "dup" && n == 2 {
+		s.p(`<text x="%d" y="%d" font-size="11" font-weight="600" text-anchor="middle" class="dupl">duplicate</text>`, x, y+20)
+	}
 }
 
 // lease is one lease as the trace shows it.

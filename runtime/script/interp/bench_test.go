@@ -89,8 +89,8 @@ func bareRaces(claim string, n int) error {
 			w1.Ack(id)
 			w2.Ack(id)
 		default:
-			ok1, _ := w1.Claim(id, "aaaaaaaa", now, now+lease)
-			ok2, _ := w2.Claim(id, "bbbbbbbb", now, now+lease)
+			ok1, _ := w1.ClaimAtomically(id, "aaaaaaaa", now, now+lease)
+			ok2, _ := w2.ClaimAtomically(id, "bbbbbbbb", now, now+lease)
 			if !ok2 {
 				w2.Read(id) // the loser looks up why
 			}

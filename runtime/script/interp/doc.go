@@ -43,9 +43,11 @@
 // dedupe, heartbeat, fence and effect (or, for a block with no race, a
 // sentence and the race its work would run, marked as not its own; a
 // combination the explorer refuses is carried with the parser's reason),
-// Compare gets the script with each claim of race, work and load set, and
+// Compare gets the script with each claim of race, work and load set,
 // Timeline gets the sentence for what it can draw (the load chart for a
-// load, which traces nothing). Result.Outcome counts duplicates and
+// load, which traces nothing), and Be the scheduler gets the block's first
+// race with its flags and no count, to which the page appends the workers
+// the reader picks. Result.Outcome counts duplicates and
 // effects one way for every view: races, load jobs, or events with two
 // landed effects, ledger rows counted as effects. With Options.Timeline,
 // Run draws the timeline and the load chart (package draw) from the
@@ -168,27 +170,30 @@
 //
 // # Adding a claim
 //
-// A claim is a value of [queue.Claim]; its list (queue.Claims) is the only
-// one. The parser, the worker, the explorer, the docs and the browser (the
-// server passes result.Choices to the page in twice.js's config) read it.
+// A claim is a value of [queue.Claim], declared once in claimList
+// (runtime/queue/claim.go) with its name, its words and its steps: each a
+// statement with the values it binds, what it reads, the condition that
+// decides whether the claim goes on, what it does to the tables in the
+// terms of the explorer's brute-force model, and its label in an
+// ordering; or a clock read, or an await of a latency. The parser, the
+// worker (worker.claim runs the steps), the explorer and its model, the
+// schedule, the docs and the browser (the server passes result.Choices to
+// the page in twice.js's config) read the list; none has a case per claim.
 //
 //  1. runtime/queue/claim.go: a constant before numClaims and its entry in
-//     claimInfo (name, words, protocol, alias). A claim that runs new
-//     statements gets a new [queue.Protocol]; the statements are methods
-//     of queue.Conn beside Read, Take and Claim.
-//  2. worker.go: a case for the new protocol in worker.claim calling a
-//     method of its own (as claimReadThenWrite and claimConditional are),
-//     one w.step per statement. A protocol with no case fails the work command with
-//     "has no steps in the worker": TestEveryClaimRuns runs every claim.
-//  3. runtime/explore: a case for the protocol in Explore and its steps in
-//     explorer.step, reduced to the steps that touch shared state, the
-//     protocol list in the package doc, and the brute-force model in
-//     explore_test.go (TestCountsMatchBruteForce runs every claim).
-//  4. Nothing in site/static: the regular expressions of links.js, and the
-//     claim toggle and compare panes of playground.js, are built from the
-//     config's list.
-//  5. Tests: goldens for race CLAIM, race CLAIM --all and work --claim
-//     CLAIM; a property test in script_test.go if the claim promises
-//     something (as TestAtomicClaimNeverDuplicates does). Then README.md,
-//     RATIONALE.md's claim details, and a lesson.
+//     claimList, built from the steps there or new ones beside them (a new
+//     statement is a Step with its SQL; a new kind of effect on the
+//     tables, a Model value and its case in the brute-force model of
+//     runtime/explore's tests).
+//  2. Tests: goldens for race CLAIM, race CLAIM --all and work --claim
+//     CLAIM (go test ./runtime/script/interp -run Golden -update also
+//     rewrites err-bad-claim, which lists the claims); go test
+//     ./runtime/script/lang -run CommandReference -update rewrites
+//     docs/COMMANDS.md; README.md names every claim in its command table.
+//     TestCountsMatchBruteForce, TestEveryClaimRuns and the queue's
+//     TestEveryClaimOnSQLite take every claim of the list as it is.
+//  3. explore.States measures a claim statesOf lacks the first time it is
+//     asked; go test ./runtime/explore -run PrintStates -states writes the
+//     table again with it (about ten minutes). Then RATIONALE.md's claim
+//     details, and a lesson.
 package interp

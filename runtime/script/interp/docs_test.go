@@ -20,8 +20,8 @@ func TestReadmeNamesEveryChoice(t *testing.T) {
 	}
 	readme := string(b)
 	want := []string{
-		"race " + queue.ClaimNames(`\|`) + " [N]",
-		"race " + queue.ClaimNames(`\|`) + " --all",
+		"race [" + queue.ClaimNames(`\|`) + "] [N]",
+		"race [" + queue.ClaimNames(`\|`) + "] --all",
 		"service --dedupe " + receipts.DedupeNames(`\|`),
 	}
 	for _, k := range receipts.Keys() {

@@ -39,7 +39,7 @@ func (in *interp) load(l lang.LoadArgs) error {
 	}
 	defer in.shell.DropPollIndexes()
 	var tallies []result.LoadTally
-	for _, lease := range l.Leases {
+	for i, lease := range l.Leases {
 		t, err := in.loadOnce(l, lease)
 		if err != nil {
 			return err
@@ -48,6 +48,7 @@ func (in *interp) load(l lang.LoadArgs) error {
 			return err
 		}
 		tallies = append(tallies, t)
+		in.progressed(i+1, len(l.Leases), "lease runs")
 	}
 	in.quiet = false
 	in.res.Loads = append(in.res.Loads, tallies...)

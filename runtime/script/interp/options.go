@@ -11,6 +11,12 @@ type Options struct {
 	// FullBudget. A page that runs a script nobody asked it to run passes
 	// AutoBudget.
 	Budget Budget
+	// Progress, when set, hears how far a long command has got: after
+	// each race of a race command (what is "races") and after each lease
+	// run of a load ("lease runs"), how many are done of how many. It
+	// changes nothing in the run; the browser, which cannot stop a run
+	// halfway and ask, says from it how far a run it stopped had got.
+	Progress func(done, of int, what string)
 	// noViews leaves Result.Views empty: a matrix cell's run shows none.
 	noViews bool
 }

@@ -57,6 +57,7 @@ func Run(src string, opts Options) (res *result.Result) {
 		setError(res, &lang.Error{Kind: "runtime", Msg: err.Error()})
 		return res
 	}
+	in.progress = opts.Progress
 	defer in.close()
 	defer func() {
 		// A bug must not show a reader a Go stack: report it as an error.
@@ -152,6 +153,16 @@ type interp struct {
 
 	events map[string]bool // event ids given to jobs since the last reset
 	nextEv int             // the number of the last event id add made up
+
+	progress func(done, of int, what string) // Options.Progress
+}
+
+// progressed tells Options.Progress that done of a command's of races or
+// lease runs (what) are done.
+func (in *interp) progressed(done, of int, what string) {
+	if in.progress != nil {
+		in.progress(done, of, what)
+	}
 }
 
 // newEvent makes up the producer's event id for an add that gave none: a
@@ -245,37 +256,16 @@ func (in *interp) exec(c lang.Command) (bool, error) {
 		in.k.Record("shell", event.Reset, nil, "reset")
 		return true, nil
 	case lang.CmdAdd:
-		ev := c.Add.Event
-		if ev == "" {
-			ev = in.newEvent()
-		}
-		in.eventsGiven = in.eventsGiven || c.Add.Event != "" || c.Add.Times > 1
-		in.events[ev] = true
-		for range c.Add.Times {
-			if in.over() {
-				break
-			}
-			id, err := in.shell.Add(c.Add.Order, ev)
-			if err != nil {
-				return false, err
-			}
-			in.k.Record("shell", event.Add, in.observe(id), "add %s (event %s): job %d", c.Add.Order, ev, id)
-		}
-		return true, nil
+		return true, in.add(c.Add)
 	case lang.CmdService:
 		s := c.Service
 		in.k.Record("shell", event.Service, nil, "%s", c)
 		return true, in.svc.SetDedupe(s.Dedupe, s.KeyTTL)
-	case lang.CmdRedeliver:
-		if err := in.shell.Requeue(c.Job); err != nil {
-			if errors.Is(err, queue.ErrNoJob) {
-				return false, fmt.Errorf("redeliver: job %d does not exist", c.Job)
-			}
-			return false, err
-		}
-		in.hist.Redriven(c.Job)
-		in.k.Record("shell", event.Redeliver, in.observe(c.Job), "redeliver job %d: back to queued", c.Job)
+	case lang.CmdUse:
+		// The parser has given its flags to every later work and race.
 		return true, nil
+	case lang.CmdRedeliver:
+		return true, in.redeliver(c.Job)
 	case lang.CmdSleep:
 		in.k.Record("shell", event.Sleep, nil, "sleep %s", lang.FormatSeconds(c.Sleep))
 		return true, in.runUntil(in.k.Now() + c.Sleep)
@@ -294,75 +284,9 @@ func (in *interp) exec(c lang.Command) (bool, error) {
 		}
 		return true, nil
 	case lang.CmdJobs:
-		rows, err := in.shell.List()
-		if err != nil {
-			return false, err
-		}
-		if len(rows) == 0 {
-			in.print("no jobs")
-		}
-		// The event id is shown when it tells something: an add named it
-		// or published it twice, or an order has jobs of several events.
-		// Otherwise every job is its own event and the line keeps the
-		// article's shape.
-		showEvent := in.eventsGiven
-		first := map[string]string{}
-		for _, r := range rows {
-			if e, ok := first[r.Order]; ok && e != r.Event {
-				showEvent = true
-			}
-			first[r.Order] = r.Event
-		}
-		for _, r := range rows {
-			if in.over() {
-				break
-			}
-			run := r.Run
-			if run == "" {
-				run = "-"
-			}
-			if showEvent {
-				in.print("job %d %s event=%s status=%s attempts=%d run=%s", r.ID, r.Order, r.Event, r.Status, r.Attempts, run)
-			} else {
-				in.print("job %d %s status=%s attempts=%d run=%s", r.ID, r.Order, r.Status, r.Attempts, run)
-			}
-		}
-		return true, nil
+		return true, in.printJobs()
 	case lang.CmdEffects:
-		sums, err := in.summarize()
-		if err != nil {
-			return false, err
-		}
-		if len(sums) == 0 {
-			n := 0
-			if in.ledger {
-				if n, err = in.shell.LedgerLen(); err != nil {
-					return false, err
-				}
-			}
-			if n > 0 {
-				in.print("no receipts recorded; the effects are %d ledger row(s) (see ledger)", n)
-			} else {
-				in.print("no effects recorded")
-			}
-		}
-		for _, s := range sums {
-			if in.over() {
-				break
-			}
-			if s.Refused+s.Replayed == 0 {
-				// The article's shape.
-				in.print("%s: %d effect(s) from %d run(s) over %s [%s]", s.Order, s.Effects, s.Runs, s.Span, strings.Join(s.Tags, ", "))
-			} else if s.Effects > 1 {
-				in.print("%s: %s, from %d run(s), effects over %s [%s]", s.Order, s.Count, s.Runs, s.Span, strings.Join(s.Tags, ", "))
-			} else {
-				in.print("%s: %s, from %d run(s) [%s]", s.Order, s.Count, s.Runs, strings.Join(s.Tags, ", "))
-			}
-			if s.Kind != diagnosis.Once {
-				in.print("  diagnosis: %s", s.Diagnosis)
-			}
-		}
-		return true, nil
+		return true, in.printEffects()
 	case lang.CmdLedger:
 		return true, in.printLedger()
 	case lang.CmdMatrix:
@@ -384,6 +308,9 @@ func (in *interp) exec(c lang.Command) (bool, error) {
 		if c.Race.All {
 			return true, in.explore(c.Race)
 		}
+		if c.Race.Schedule != nil {
+			return true, in.schedule(c)
+		}
 		if err := in.quiet0("race"); err != nil {
 			return false, err
 		}
@@ -395,6 +322,126 @@ func (in *interp) exec(c lang.Command) (bool, error) {
 		return true, in.load(c.Load)
 	}
 	return false, fmt.Errorf("command %v not implemented", c.Kind)
+}
+
+// add enqueues a.Times jobs for a.Order, all carrying one event id: the
+// one given, or a new one.
+func (in *interp) add(a lang.AddArgs) error {
+	ev := a.Event
+	if ev == "" {
+		ev = in.newEvent()
+	}
+	in.eventsGiven = in.eventsGiven || a.Event != "" || a.Times > 1
+	in.events[ev] = true
+	for range a.Times {
+		if in.over() {
+			break
+		}
+		id, err := in.shell.Add(a.Order, ev)
+		if err != nil {
+			return err
+		}
+		in.k.Record("shell", event.Add, in.observe(id), "add %s (event %s): job %d", a.Order, ev, id)
+	}
+	return nil
+}
+
+// printJobs prints the jobs table.
+func (in *interp) printJobs() error {
+	rows, err := in.shell.List()
+	if err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		in.print("no jobs")
+	}
+	// The event id is shown when it tells something: an add named it
+	// or published it twice, or an order has jobs of several events.
+	// Otherwise every job is its own event and the line keeps the
+	// article's shape.
+	showEvent := in.eventsGiven
+	first := map[string]string{}
+	for _, r := range rows {
+		if e, ok := first[r.Order]; ok && e != r.Event {
+			showEvent = true
+		}
+		first[r.Order] = r.Event
+	}
+	for _, r := range rows {
+		if in.over() {
+			break
+		}
+		run := r.Run
+		if run == "" {
+			run = "-"
+		}
+		if showEvent {
+			in.print("job %d %s event=%s status=%s attempts=%d run=%s", r.ID, r.Order, r.Event, r.Status, r.Attempts, run)
+		} else {
+			in.print("job %d %s status=%s attempts=%d run=%s", r.ID, r.Order, r.Status, r.Attempts, run)
+		}
+	}
+	// The locks table, which only a lock claim writes, is its own
+	// table: shown after the jobs when it has a row.
+	locks, err := in.shell.Locks()
+	if err != nil {
+		return err
+	}
+	for _, l := range locks {
+		in.print("lock job %d owner=%s until=%s", l.Job, l.Owner, diagnosis.FormatGap(sim.Time(l.Until)))
+	}
+	return nil
+}
+
+// printEffects prints each order's effects with their diagnosis.
+func (in *interp) printEffects() error {
+	sums, err := in.summarize()
+	if err != nil {
+		return err
+	}
+	if len(sums) == 0 {
+		n := 0
+		if in.ledger {
+			if n, err = in.shell.LedgerLen(); err != nil {
+				return err
+			}
+		}
+		if n > 0 {
+			in.print("no receipts recorded; the effects are %d ledger row(s) (see ledger)", n)
+		} else {
+			in.print("no effects recorded")
+		}
+	}
+	for _, s := range sums {
+		if in.over() {
+			break
+		}
+		if s.Refused+s.Replayed == 0 {
+			// The article's shape.
+			in.print("%s: %d effect(s) from %d run(s) over %s [%s]", s.Order, s.Effects, s.Runs, s.Span, strings.Join(s.Tags, ", "))
+		} else if s.Effects > 1 {
+			in.print("%s: %s, from %d run(s), effects over %s [%s]", s.Order, s.Count, s.Runs, s.Span, strings.Join(s.Tags, ", "))
+		} else {
+			in.print("%s: %s, from %d run(s) [%s]", s.Order, s.Count, s.Runs, strings.Join(s.Tags, ", "))
+		}
+		if s.Kind != diagnosis.Once {
+			in.print("  diagnosis: %s", s.Diagnosis)
+		}
+	}
+	return nil
+}
+
+// redeliver puts job back to queued, as a re-drive by hand does.
+func (in *interp) redeliver(job int64) error {
+	if err := in.shell.Requeue(job); err != nil {
+		if errors.Is(err, queue.ErrNoJob) {
+			return fmt.Errorf("redeliver: job %d does not exist", job)
+		}
+		return err
+	}
+	in.hist.Redriven(job)
+	in.k.Record("shell", event.Redeliver, in.observe(job), "redeliver job %d: back to queued", job)
+	return nil
 }
 
 func (in *interp) runKernel() error { return in.kernelErr(in.k.Run()) }
@@ -566,6 +613,7 @@ func (in *interp) race(r lang.RaceArgs) error {
 		if n > 1 {
 			tally.Duplicates++
 		}
+		in.progressed(i+1, r.N, "races")
 	}
 	in.res.Races = append(in.res.Races, tally)
 	in.quiet = false
@@ -602,7 +650,7 @@ func (in *interp) explore(r lang.RaceArgs) error {
 	}
 	x := result.Exploration{
 		Claim: r.Claim.String(), Workers: r.Workers, Dedupe: dedupe.String(), Key: r.Key.String(),
-		Orderings: rep.Orderings.String(), Duplicating: rep.Duplicating.String(),
+		Orderings: rep.Orderings.String(), Duplicating: rep.Duplicating.String(), Overlap: rep.Overlap.String(),
 		States: rep.States, Method: explore.Method, Shortest: []result.ExploreStep{},
 		HeartbeatMS: int(r.Heartbeat / sim.Millisecond), Fence: r.Fence,
 	}
@@ -622,6 +670,18 @@ func (in *interp) explore(r lang.RaceArgs) error {
 	in.print("%s: two effects in %s of %s interleavings of %d workers", label, x.Duplicating, x.Orderings, r.Workers)
 	if flags.Heartbeat {
 		in.print("  each worker renews its lease once, between its claim and its effect: timing is ignored, --heartbeat's period with it")
+	}
+	// Two owners at once is what a lock promises never happens, so a lock
+	// claim's count is printed, zero included. For a claim with no lock
+	// the duplicating count already tells its story (and two effects need
+	// not overlap: a stale read can take a job its first owner has
+	// acked), so the count is in the Result only.
+	if r.Claim.Locks() {
+		who := "two workers"
+		if r.Workers == 2 {
+			who = "both workers"
+		}
+		in.print("  %s owned the job at once (each between its claim and its ack) in %s of %s interleavings", who, x.Overlap, x.Orderings)
 	}
 	if len(x.Shortest) == 0 {
 		in.print("  every interleaving checked, none gives two effects (exact count over %d states)", x.States)
@@ -703,6 +763,11 @@ func (in *interp) finish() {
 	if keys, err := in.shell.Keys(); err == nil {
 		for _, k := range keys {
 			res.Keys = append(res.Keys, result.KeyRow{Key: k.Key, Run: k.Run})
+		}
+	}
+	if locks, err := in.shell.Locks(); err == nil {
+		for _, l := range locks {
+			res.Locks = append(res.Locks, result.LockRow{Job: l.Job, Owner: l.Owner, UntilUS: l.Until})
 		}
 	}
 	res.KeyHits = in.keyHits

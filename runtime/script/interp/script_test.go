@@ -209,9 +209,10 @@ func TestTraceCoversFirstRaceOnly(t *testing.T) {
 	}
 }
 
-// Every claim the parser accepts runs its own protocol: a claim with no
-// steps in the worker fails loudly instead of running as another, and a
-// claim and its alias print the same lines.
+// Every claim the parser accepts runs its own steps, and a second worker
+// finds the job the first acked done; a claim with no steps in the worker
+// fails loudly instead of running as another, and a claim and its alias
+// print the same lines.
 func TestEveryClaimRuns(t *testing.T) {
 	out := map[queue.Claim]string{}
 	for _, c := range queue.Claims() {

@@ -45,7 +45,7 @@ func shapeScript(shapes []raceShape, workers int) string {
 
 // ViewsOf decides the views of a parsed script.
 func ViewsOf(s *lang.Script) result.Views {
-	return result.Views{Explore: exploreView(s), Compare: compareView(s), Timeline: timelineView(s), Columns: columnsOf(s)}
+	return result.Views{Explore: exploreView(s), Compare: compareView(s), Timeline: timelineView(s), Scheduler: schedulerView(s), Columns: columnsOf(s)}
 }
 
 // columnsOf picks the effects table's telling columns (see Views.Columns).
@@ -254,6 +254,8 @@ func withClaim(s *lang.Script, claim queue.Claim) *lang.Script {
 				c.Work.Claim = claim
 			case lang.CmdLoad:
 				c.Load.Claim = claim
+			case lang.CmdUse:
+				c.Use.Flags.Claim = claim
 			case lang.CmdBackground:
 				c.Body = set(c.Body)
 			}
@@ -262,6 +264,35 @@ func withClaim(s *lang.Script, claim queue.Claim) *lang.Script {
 		return out
 	}
 	return &lang.Script{Commands: set(s.Commands)}
+}
+
+func schedulerView(s *lang.Script) result.SchedulerView {
+	var races []raceShape
+	walk(s, func(c lang.Command, dedupe receipts.Dedupe) {
+		if c.Kind == lang.CmdRace {
+			races = append(races, raceShape{dedupe: dedupe, race: c.Race})
+		}
+	})
+	if len(races) == 0 {
+		return result.SchedulerView{Note: "This block runs no race, so there are no racing workers to schedule."}
+	}
+	r := races[0]
+	v := result.SchedulerView{Claim: r.race.Claim.String(), Workers: r.race.Workers}
+	if r.dedupe != receipts.DedupeOff {
+		v.Script = "service --dedupe " + r.dedupe.String() + "\n"
+	}
+	a := r.race
+	// One race, in the order the reader picks: no count, no timing.
+	a.All, a.N, a.Delay = false, lang.DefaultRaces, 0
+	v.Script += lang.Command{Kind: lang.CmdRace, Race: a}.String() + "\n"
+	v.Note = "This block's race, one atomic step at a time: you pick which worker goes next."
+	if len(races) > 1 {
+		v.Note = "This block's first race, one atomic step at a time: you pick which worker goes next."
+	}
+	if _, err := lang.Parse(strings.TrimSuffix(v.Script, "\n") + " --schedule -\n"); err != nil {
+		v.Refused = "this race cannot be played a step at a time here: " + err.(*lang.Error).Msg
+	}
+	return v
 }
 
 func timelineView(s *lang.Script) result.TimelineView {

@@ -1,9 +1,11 @@
 package interp
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/script/lang"
 )
 
@@ -39,6 +41,30 @@ func TestExploreViewIsTheBlocksRace(t *testing.T) {
 	}
 }
 
+// Be the scheduler plays the block's first race without its count or
+// timing, with its claim, workers, flags and the dedupe mode in force; a
+// block with no race has none, and says why.
+func TestSchedulerViewIsTheFirstRace(t *testing.T) {
+	for _, c := range []struct {
+		src, script, claim string
+		workers            int
+	}{
+		{"race read 20\neffects\n", "race read\n", "read", 2},
+		{"race atomic 5 --workers 3 --delay 40\nrace read 5\n", "race atomic --workers 3\n", "atomic", 3},
+		{"service --dedupe claim\nrace read 20 --key job --fence\n", "service --dedupe claim\nrace read --fence --key job\n", "read", 2},
+		{"add o\nwork --job 1\nwork --job 1 --worker W2\n", "", "", 0},
+	} {
+		s, err := lang.Parse(c.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := ViewsOf(s).Scheduler
+		if v.Script != c.script || v.Claim != c.claim || v.Workers != c.workers || v.Note == "" || v.Refused != "" {
+			t.Errorf("%q: plays %q (claim %q, %d workers, refused %q), want %q (claim %q, %d workers); note %q", c.src, v.Script, v.Claim, v.Workers, v.Refused, c.script, c.claim, c.workers, v.Note)
+		}
+	}
+}
+
 // Compare sets the claim of every race, work and load command, and says
 // why there is nothing to compare when nothing takes a claim.
 func TestCompareViewFlipsEveryClaim(t *testing.T) {
@@ -47,19 +73,37 @@ func TestCompareViewFlipsEveryClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := ViewsOf(s).Compare
-	if len(v.Sides) != 2 {
-		t.Fatalf("%d sides", len(v.Sides))
+	if len(v.Sides) != len(queue.Claims()) {
+		t.Fatalf("%d sides, want one per claim", len(v.Sides))
 	}
-	for _, side := range v.Sides {
-		other := "atomic"
-		if side.Claim == "atomic" {
-			other = "read"
+	for i, side := range v.Sides {
+		if want := queue.Claims()[i].String(); side.Claim != want {
+			t.Errorf("side %d is %s, want %s", i+1, side.Claim, want)
 		}
-		if strings.Contains(side.Script, other) || strings.Contains(side.Script, "lock") {
-			t.Errorf("the %s side still names %s:\n%s", side.Claim, other, side.Script)
-		}
-		if _, err := lang.Parse(side.Script); err != nil {
+		parsed, err := lang.Parse(side.Script)
+		if err != nil {
 			t.Errorf("the %s side does not parse: %v", side.Claim, err)
+			continue
+		}
+		var claims []string
+		var visit func(cs []lang.Command)
+		visit = func(cs []lang.Command) {
+			for _, c := range cs {
+				switch c.Kind {
+				case lang.CmdRace:
+					claims = append(claims, c.Race.Claim.String())
+				case lang.CmdWork:
+					claims = append(claims, c.Work.Claim.String())
+				case lang.CmdLoad:
+					claims = append(claims, c.Load.Claim.String())
+				case lang.CmdBackground:
+					visit(c.Body)
+				}
+			}
+		}
+		visit(parsed.Commands)
+		if len(claims) != 3 || slices.ContainsFunc(claims, func(c string) bool { return c != side.Claim }) {
+			t.Errorf("the %s side runs claims %v:\n%s", side.Claim, claims, side.Script)
 		}
 	}
 	if !strings.Contains(v.Sides[0].Script, "load 20 --processing fixed:500 --lease 1 --claim read") {

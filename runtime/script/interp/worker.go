@@ -119,6 +119,7 @@ func (w *worker) execute(p *sim.Proc) {
 
 	if a.Effect == lang.EffectLedger {
 		w.ledger(p, got)
+		w.release(p)
 		return
 	}
 	if a.CrashBeforeEffect {
@@ -151,73 +152,123 @@ func (w *worker) execute(p *sim.Proc) {
 		return
 	}
 	w.ack(p)
+	w.release(p)
 }
 
-// claim takes the job with the worker's claim and reports whether it did,
-// with the row as last read when it did not. Each protocol's statements
-// are a method of their own.
-func (w *worker) claim(p *sim.Proc) (queue.Row, bool) {
-	switch w.args.Claim.Protocol() {
-	case queue.ReadThenWrite:
-		return w.claimReadThenWrite(p)
-	case queue.Conditional:
-		return w.claimConditional(p)
+// release runs the steps its claim takes after a successful ack: a lock
+// claim's release of the lock. A worker killed or refused before its ack
+// releases nothing: its lock lapses with its until.
+func (w *worker) release(p *sim.Proc) {
+	if !w.ok || w.err != nil {
+		return
 	}
-	// A claim whose protocol has no steps here must not run as another:
-	// TestEveryClaimRuns reaches this line for any such claim.
-	w.fail(fmt.Errorf("work: claim %s (%s) has no steps in the worker", w.args.Claim, w.args.Claim.Protocol()))
-	return queue.Row{}, false
+	for _, st := range w.args.Claim.Release() {
+		o, err := w.conn.RunStep(st, queue.Values{Job: w.args.Job, Run: w.run})
+		if err != nil {
+			w.fail(err)
+			return
+		}
+		w.step(p, w.stmt(), event.Lock, false, "%s", st.TraceLine(w.args.Job, w.run, o))
+	}
 }
 
-// claimReadThenWrite is the read claim: SELECT the row, read the clock,
-// and if the row is claimable, an UPDATE with no condition.
-func (w *worker) claimReadThenWrite(p *sim.Proc) (queue.Row, bool) {
+// claim takes the job by running its claim's steps in order, each one
+// atomic step, and reports whether it did, with the job row as last read
+// when it did not. A step's condition is decided at the worker's next step
+// that is not a clock read (the read claim's SELECT is judged with the
+// instant read after it), or after the last. A worker that lost at a step
+// that did not read the job reads it once more, to say why.
+func (w *worker) claim(p *sim.Proc) (queue.Row, bool) {
 	k := p.Kernel()
 	a := w.args
-	row, err := w.conn.Read(a.Job)
-	if err != nil {
-		w.fail(err)
+	v := queue.Values{Job: a.Job, Run: w.run}
+	var row queue.Row
+	read := false // row holds what the last step read
+	pending := -1 // the step whose condition is still to decide
+	var out queue.Outcome
+	steps := a.Claim.Steps()
+	if len(steps) == 0 {
+		// A claim outside the list must not run as another:
+		// TestEveryClaimRuns reaches this line for one.
+		w.fail(fmt.Errorf("work: claim %s has no steps in the worker", a.Claim))
 		return row, false
 	}
-	w.step(p, w.stmt(), event.Select, false, "SELECT job %d: status=%s", a.Job, row.Status)
-	now := p.ReadClock(k.Between(clockMin, clockMax))
-	if !row.Claimable(now) {
-		return row, false
+	lost := func() bool {
+		if pending < 0 {
+			return false
+		}
+		st := steps[pending]
+		pending = -1
+		return !st.Decide(out, v.Now)
 	}
-	if err := w.conn.Take(a.Job, w.run, now+a.Lease); err != nil {
-		w.fail(err)
-		return row, false
+	for i, st := range steps {
+		if st.Kind == queue.StepClock {
+			v.Now = p.ReadClock(k.Between(clockMin, clockMax))
+			v.Until = v.Now + a.Lease
+			continue
+		}
+		if lost() {
+			return w.whyLost(p, row, read)
+		}
+		if st.Kind == queue.StepAwait {
+			p.Kernel().Record(a.Worker, event.Await, workerData{run: w.run}, "%s", st.TraceLine(a.Job, w.run, queue.Outcome{}))
+			p.Sleep(k.Between(sim.Time(st.Await[0]), sim.Time(st.Await[1])))
+			continue
+		}
+		o, err := w.conn.RunStep(st, v)
+		if err != nil {
+			w.fail(err)
+			return row, false
+		}
+		out, pending = o, i
+		if st.Reads == queue.ReadsJob {
+			row, read = o.Row, true
+		}
+		mine := st.Decide(o, v.Now)
+		last := i == len(steps)-1
+		if last && mine {
+			w.claimed(p, v.Until)
+		}
+		kind, wrote := stepEvent(st, mine)
+		w.step(p, w.stmt(), kind, wrote, "%s", st.TraceLine(a.Job, w.run, o))
 	}
-	w.claimed(p, now+a.Lease)
-	w.step(p, w.stmt(), event.Claim, true, "UPDATE job %d: running, run %s (no condition)", a.Job, w.run)
+	if lost() {
+		return w.whyLost(p, row, read)
+	}
 	return row, true
 }
 
-// claimConditional is the atomic claim: read the clock, then one UPDATE
-// whose WHERE says "claimable", decided by the rows it changed. The loser
-// reads the row once more, to say why.
-func (w *worker) claimConditional(p *sim.Proc) (queue.Row, bool) {
-	k := p.Kernel()
-	a := w.args
-	now := p.ReadClock(k.Between(clockMin, clockMax))
-	ok, err := w.conn.Claim(a.Job, w.run, now, now+a.Lease)
-	if err != nil {
-		w.fail(err)
-		return queue.Row{}, false
+// stepEvent is the trace's kind for a claim step, and whether it wrote
+// the job row (a claim's step that took it, which the trace shows).
+func stepEvent(st queue.Step, mine bool) (event.Kind, bool) {
+	switch st.Model {
+	case queue.ModelReadJob, queue.ModelReadLock:
+		return event.Select, false
+	case queue.ModelTakeJob, queue.ModelTakeUndone, queue.ModelClaimJob:
+		if mine {
+			return event.Claim, true
+		}
+		return event.ClaimFailed, false
 	}
-	if ok {
-		w.claimed(p, now+a.Lease)
-		w.step(p, w.stmt(), event.Claim, true, "UPDATE job %d WHERE queued or lease passed: 1 row changed", a.Job)
-		return queue.Row{}, true
+	if !mine {
+		return event.ClaimFailed, false
 	}
-	w.step(p, w.stmt(), event.ClaimFailed, false, "UPDATE job %d WHERE queued or lease passed: 0 rows changed", a.Job)
-	// Find out why: no such job, done, or held by another run.
-	row, err := w.conn.Read(a.Job)
+	return event.Lock, false
+}
+
+// whyLost returns the job row for a worker that lost its claim: the one
+// its claim read last, or, when its last step did not read it, the row
+// read once more (no such job, done, or held by another run).
+func (w *worker) whyLost(p *sim.Proc, row queue.Row, read bool) (queue.Row, bool) {
+	if read {
+		return row, false
+	}
+	row, err := w.conn.Read(w.args.Job)
 	if err != nil {
 		w.fail(err)
 		return row, false
 	}
-	w.step(p, w.stmt(), event.Select, false, "SELECT job %d: status=%s", a.Job, row.Status)
+	w.step(p, w.stmt(), event.Select, false, "SELECT job %d: status=%s", w.args.Job, row.Status)
 	return row, false
 }
 

@@ -80,6 +80,10 @@ var raceFlags = []flagSpec{
 		c.Race.All = true
 		return nil
 	}},
+	{name: "schedule", arg: "W1,W2,...", inArgs: true, set: func(c *Command, v token) (err *Error) {
+		c.Race.Schedule, err = parseSchedule(v)
+		return err
+	}},
 	{name: "workers", arg: "K", set: func(c *Command, v token) *Error {
 		n, err := parseInt(v, "--workers", MinWorkers, MaxWorkers)
 		c.Race.Workers = int(n)
@@ -97,17 +101,33 @@ var raceFlags = []flagSpec{
 // need another or that --all cannot model.
 func finishRace(s commandSpec, c *Command, name token, words []token, given flagsGiven) *Error {
 	r := &c.Race
+	r.given = map[string]bool{}
+	for f := range given {
+		r.given[f] = true
+	}
+	// The claim may be left to a use before the race (or to the
+	// default, read): then the count, if any, comes first.
+	if len(words) > 0 && words[0].text != "" && (words[0].text[0] < '0' || words[0].text[0] > '9') {
+		claim, err := parseClaim(words[0])
+		if err != nil {
+			return err
+		}
+		r.Claim = claim
+		r.given["claim"] = true
+	} else {
+		r.Claim = DefaultClaim
+		words = append([]token{{}}, words...)
+	}
 	if len(words) < 1 || len(words) > 2 {
 		return s.usage(name)
 	}
-	claim, err := parseClaim(words[0])
-	if err != nil {
-		return err
-	}
-	r.Claim = claim
+	sched, scheduled := given["schedule"]
 	if len(words) == 2 {
 		if r.All {
 			return usageErr(words[1].pos, "race --all checks every interleaving; it takes no count")
+		}
+		if scheduled {
+			return usageErr(words[1].pos, "race --schedule runs one ordering; it takes no count")
 		}
 		n, err := parseInt(words[1], "the count", 1, MaxRaces)
 		if err != nil {
@@ -117,6 +137,20 @@ func finishRace(s commandSpec, c *Command, name token, words []token, given flag
 	}
 	if f, ok := given["key-txn"]; ok && r.Effect != EffectLedger {
 		return usageErr(f.tok.pos, "--key-txn is about the ledger's transaction: add --effect ledger")
+	}
+	if scheduled {
+		if r.All {
+			return usageErr(sched.tok.pos, "race --schedule runs one ordering and --all every one: give one of them")
+		}
+		if f, ok := given["delay"]; ok {
+			return usageErr(f.tok.pos, "race --schedule runs the explorer's steps with timing ignored; --delay is a timing: drop it")
+		}
+		for i, w := range r.Schedule {
+			if w >= r.Workers {
+				return usageErr(sched.tok.pos, "--schedule: step %d names W%d, but the race has %d workers (W1 to W%d)", i+1, w+1, r.Workers, r.Workers)
+			}
+		}
+		r.N = 0
 	}
 	if r.All {
 		if f, ok := given["delay"]; ok {
@@ -172,6 +206,43 @@ var workFlags = []flagSpec{
 func finishWork(_ commandSpec, c *Command, _ token, _ []token, given flagsGiven) *Error {
 	if f, ok := given.first("key-txn", "crash-before-commit"); ok && c.Work.Effect != EffectLedger {
 		return usageErr(f.tok.pos, "--%s is about the ledger's transaction: add --effect ledger", f.name)
+	}
+	c.Work.given = map[string]bool{}
+	for f := range given {
+		c.Work.given[f] = true
+	}
+	return nil
+}
+
+// useFlags is use's flag table: work's, but --job and --worker, which
+// name one job and one worker.
+var useFlags = func() []flagSpec {
+	var fs []flagSpec
+	for _, f := range workFlags {
+		if f.name != "job" && f.name != "worker" {
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}()
+
+// finishUse keeps the flags use was given, in the order of UseFlags,
+// and refuses a use that sets nothing or a ledger flag without the
+// ledger.
+func finishUse(s commandSpec, c *Command, name token, words []token, given flagsGiven) *Error {
+	if len(given) == 0 {
+		return usageErr(name.pos, "use needs a flag to set, like use --claim atomic --key event")
+	}
+	if err := finishWork(s, c, name, words, given); err != nil {
+		return err
+	}
+	c.Use.Flags = c.Work
+	c.Use.Flags.given = nil
+	c.Work = WorkArgs{}
+	for _, f := range UseFlags {
+		if _, ok := given[f]; ok {
+			c.Use.Given = append(c.Use.Given, f)
+		}
 	}
 	return nil
 }
@@ -231,4 +302,24 @@ var matrixFlags = []flagSpec{
 		c.MatrixSeed = n
 		return nil
 	}},
+}
+
+// parseSchedule reads --schedule's value, worker names joined by commas
+// ("W1,W2,W1"), into worker indices from 0; "-" is the schedule with no
+// step yet (not nil, but empty): the race as it starts. A name that is not
+// W and a worker number is an error naming its place in the schedule.
+func parseSchedule(v token) ([]int, *Error) {
+	out := []int{}
+	if v.text == "-" {
+		return out, nil
+	}
+	for i, name := range strings.Split(v.text, ",") {
+		digits, ok := strings.CutPrefix(name, "W")
+		n, err := strconv.Atoi(digits)
+		if !ok || err != nil || digits != strconv.Itoa(n) || n < 1 || n > MaxWorkers {
+			return nil, usageErr(v.pos, "--schedule: step %d is %q; want a worker W1 to W%d, the steps joined by commas (W1,W2,W1)", i+1, name, MaxWorkers)
+		}
+		out = append(out, n-1)
+	}
+	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/twice-lab/twice/runtime/named"
 	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/receipts"
 )
@@ -48,8 +49,8 @@ var commandTable = []commandSpec{
 		finish:  finishWork,
 	},
 	{
-		name: "race", kind: CmdRace, args: claimList + " [N | --all]", flags: raceFlags,
-		summary: "N times, a fresh job and K workers released at one instant; --all checks every interleaving instead",
+		name: "race", kind: CmdRace, args: "[" + claimList + "] [N | --all | --schedule W1,W2,...]", flags: raceFlags,
+		summary: "N times, a fresh job and K workers released at one instant; --all checks every interleaving instead; --schedule runs one ordering of those steps, the workers named in turn (- names none yet: the race as it starts); the claim is a use's, or read, unless named",
 		example: "race read 20",
 		start:   func(c *Command) { c.Race = defaultRace },
 		finish:  finishRace,
@@ -71,6 +72,13 @@ var commandTable = []commandSpec{
 		summary: "how the receipts service treats a request's Idempotency-Key from now on: off, check (look up, effect, then store: check-then-act) or claim (store first, effect only if new); --key-ttl forgets keys older than S seconds",
 		example: "service --dedupe claim && race read 5 --key job",
 		finish:  finishService,
+	},
+	{
+		name: "use", kind: CmdUse, flags: useFlags,
+		summary: "set flags that every later work and race gets unless it names its own (any flag of work but --job and --worker); a race takes those it has (--claim, --key, --effect, --key-txn, --heartbeat, --fence, and --delay unless --all or --schedule); a later use adds to it",
+		example: "use --claim atomic --key event && add order-77 && work --job 1 && race --all",
+		start:   func(c *Command) { c.Work = defaultWork },
+		finish:  finishUse,
 	},
 	{
 		name: "redeliver", kind: CmdRedeliver, flags: redeliverFlags,
@@ -175,10 +183,7 @@ func joinNames(specs []commandSpec) string {
 			words[i] = s.synopsis()
 		}
 	}
-	if len(words) == 1 {
-		return words[0]
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+	return named.Sentence(words)
 }
 
 // lookupCommand returns the table entry for a command's word.

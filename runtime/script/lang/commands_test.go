@@ -99,3 +99,32 @@ func TestCommandReference(t *testing.T) {
 		}
 	}
 }
+
+// TestUseFormat: Format writes a script with use as it was written: the
+// flags a work or race takes from a use stay in the use, a flag a work
+// names at its default value stays on the work, and the script reads back
+// the same.
+func TestUseFormat(t *testing.T) {
+	for _, tt := range []struct{ src, want string }{
+		{"use --claim lock --key event\nwork --job 1\nrace --all\n", "use --claim lock --key event\nwork --job 1\nrace --all\n"},
+		{"use --key event --claim lock\nwork --job 1 --claim read --key none\nrace read 3\n", "use --claim lock --key event\nwork --job 1 --claim read --key none\nrace read 3\n"},
+		{"work --job 1 --claim read\nrace read 3\n", "work --job 1\nrace read 3\n"},
+		{"use --lease 5\nuse --fence\n( work --job 1 ) &\n", "use --lease 5\nuse --fence\n( work --job 1 ) &\n"},
+	} {
+		s, err := Parse(tt.src)
+		if err != nil {
+			t.Fatalf("%q: %v", tt.src, err)
+		}
+		if got := Format(s); got != tt.want {
+			t.Errorf("Format(%q) = %q, want %q", tt.src, got, tt.want)
+		}
+	}
+	s, err := Parse("use --claim atomic --key event --lease 5\nwork --job 1 --key none\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := s.Commands[1].Work
+	if w.Claim.String() != "atomic" || w.Key.String() != "none" || w.Lease != 5*1_000_000 {
+		t.Errorf("the work got claim %s, key %s, lease %d", w.Claim, w.Key, w.Lease)
+	}
+}

@@ -13,8 +13,10 @@
 //
 // A [Command] has a [Kind] (which command), its [Pos] in the script, how it
 // joins the command before it ([Op]: ; or &&), and its arguments: one of
-// [AddArgs], [WorkArgs], [RaceArgs], [LoadArgs], [ServiceArgs], or a job
-// id or a sleep. A value from one of the runtime's lists (a claim, a
+// [AddArgs], [WorkArgs], [RaceArgs], [LoadArgs], [ServiceArgs], [UseArgs],
+// or a job id or a sleep. The parser applies a use itself: once a script
+// is parsed, every later work and race holds the flags it took from one
+// (named in its Used), so nothing that runs a script knows about use. A value from one of the runtime's lists (a claim, a
 // dedupe mode, a key choice) is parsed into its named type here, so that
 // nothing later sees a name that is not on its list. The wrappers of the
 // article's command lines (node queue.mjs, twice, ( ... ), a trailing

@@ -2,10 +2,10 @@ package lang
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/twice-lab/twice/runtime/receipts"
 	"github.com/twice-lab/twice/runtime/sim"
 )
 
@@ -34,53 +34,15 @@ func Format(s *Script) string {
 func (c Command) String() string {
 	switch c.Kind {
 	case CmdAdd:
-		s := "add " + c.Add.Order
-		if c.Add.Event != "" {
-			s += " --event " + c.Add.Event
-		}
-		if c.Add.Times != 1 {
-			s += " --times " + strconv.Itoa(c.Add.Times)
-		}
-		return s
+		return c.formatAdd()
 	case CmdService:
-		s := "service --dedupe " + c.Service.Dedupe.String()
-		if c.Service.KeyTTL > 0 {
-			s += " --key-ttl " + FormatSeconds(c.Service.KeyTTL)
-		}
-		return s
+		return c.formatService()
 	case CmdRedeliver:
 		return "redeliver --job " + strconv.FormatInt(c.Job, 10)
 	case CmdSleep:
 		return "sleep " + FormatSeconds(c.Sleep)
 	case CmdRace:
-		s := "race " + c.Race.Claim.String()
-		if c.Race.All {
-			s += " --all"
-		} else if c.Race.N != DefaultRaces {
-			s += " " + strconv.Itoa(c.Race.N)
-		}
-		if c.Race.Workers != DefaultWorkers {
-			s += " --workers " + strconv.Itoa(c.Race.Workers)
-		}
-		if c.Race.Effect != EffectReceipt {
-			s += " --effect " + c.Race.Effect
-		}
-		if c.Race.KeyTxn == KeyTxnSeparate {
-			s += " --key-txn " + c.Race.KeyTxn
-		}
-		if c.Race.Heartbeat != 0 {
-			s += fmt.Sprintf(" --heartbeat %d", c.Race.Heartbeat/sim.Millisecond)
-		}
-		if c.Race.Fence {
-			s += " --fence"
-		}
-		if c.Race.Delay != 0 {
-			s += fmt.Sprintf(" --delay %d", c.Race.Delay/sim.Millisecond)
-		}
-		if c.Race.Key != receipts.KeyNone {
-			s += " --key " + c.Race.Key.String()
-		}
-		return s
+		return c.formatRace()
 	case CmdMatrix:
 		if c.MatrixSeed != 0 {
 			return "matrix --seed " + strconv.FormatUint(c.MatrixSeed, 10)
@@ -89,99 +51,194 @@ func (c Command) String() string {
 	case CmdPrintLog:
 		return "cat worker.log"
 	case CmdWork:
-		w := c.Work
-		s := fmt.Sprintf("work --job %d", w.Job)
-		if w.Worker != DefaultWorker {
-			s += " --worker " + w.Worker
-		}
-		if w.Lease != DefaultLease {
-			s += " --lease " + FormatSeconds(w.Lease)
-		}
-		if w.Claim != DefaultClaim {
-			s += " --claim " + w.Claim.String()
-		}
-		if w.Trace {
-			s += " --trace"
-		}
-		if w.Delay != 0 {
-			s += fmt.Sprintf(" --delay %d", w.Delay/sim.Millisecond)
-		}
-		if w.Timeout != DefaultTimeout {
-			s += fmt.Sprintf(" --timeout %d", w.Timeout/sim.Millisecond)
-		}
-		if w.CrashBeforeEffect {
-			s += " --crash-before-effect"
-		}
-		if w.CrashBeforeAck {
-			s += " --crash-before-ack"
-		}
-		if w.Processing != 0 {
-			s += fmt.Sprintf(" --processing %d", w.Processing/sim.Millisecond)
-		}
-		if w.Heartbeat != 0 {
-			s += fmt.Sprintf(" --heartbeat %d", w.Heartbeat/sim.Millisecond)
-		}
-		if w.Stall != 0 {
-			s += fmt.Sprintf(" --stall %d", w.Stall/sim.Millisecond)
-		}
-		if w.Fence {
-			s += " --fence"
-		}
-		if w.Effect != EffectReceipt {
-			s += " --effect " + w.Effect
-		}
-		if w.KeyTxn != KeyTxnSame {
-			s += " --key-txn " + w.KeyTxn
-		}
-		if w.CrashBeforeCommit {
-			s += " --crash-before-commit"
-		}
-		if w.Key != receipts.KeyNone {
-			s += " --key " + w.Key.String()
-		}
-		return s
+		return c.formatWork()
+	case CmdUse:
+		return c.formatUse()
 	case CmdLoad:
-		l := c.Load
-		leases := make([]string, len(l.Leases))
-		for i, d := range l.Leases {
-			leases[i] = FormatSeconds(d)
-		}
-		s := fmt.Sprintf("load %d --processing %s --lease %s", l.Jobs, l.Processing, strings.Join(leases, ","))
-		if l.Workers != DefaultWorkers {
-			s += " --workers " + strconv.Itoa(l.Workers)
-		}
-		if l.Heartbeat != 0 {
-			s += fmt.Sprintf(" --heartbeat %d", l.Heartbeat/sim.Millisecond)
-		}
-		if l.Stall != 0 {
-			s += fmt.Sprintf(" --stall %d", l.Stall/sim.Millisecond)
-		}
-		if l.Claim != DefaultLoadClaim {
-			s += " --claim " + l.Claim.String()
-		}
-		return s
+		return c.formatLoad()
 	case CmdBackground:
-		var b strings.Builder
-		b.WriteString("( ")
-		for i, sub := range c.Body {
-			if i > 0 {
-				if sub.Op == OpAnd {
-					b.WriteString(" && ")
-				} else {
-					b.WriteString("; ")
-				}
-			}
-			b.WriteString(sub.String())
-		}
-		b.WriteString(" ) &")
-		if c.Op == OpAnd {
-			// "x && ( a ) &" would send x to the background too: keep
-			// the list that '&' applies to inside a group of its own.
-			return "( " + b.String() + " )"
-		}
-		return b.String()
+		return c.formatBackground()
 	}
 	return c.Kind.String()
+}
+
+// formatAdd prints add in canonical form.
+func (c Command) formatAdd() string {
+	s := "add " + c.Add.Order
+	if c.Add.Event != "" {
+		s += " --event " + c.Add.Event
+	}
+	if c.Add.Times != 1 {
+		s += " --times " + strconv.Itoa(c.Add.Times)
+	}
+	return s
+}
+
+// formatService prints service in canonical form.
+func (c Command) formatService() string {
+	s := "service --dedupe " + c.Service.Dedupe.String()
+	if c.Service.KeyTTL > 0 {
+		s += " --key-ttl " + FormatSeconds(c.Service.KeyTTL)
+	}
+	return s
+}
+
+// formatRace prints race in canonical form: a flag it took from a use is
+// left to the use, a flag written at its default while a use sets it is
+// kept.
+func (c Command) formatRace() string {
+	r := c.Race
+	s := "race"
+	if !slices.Contains(r.Used, "claim") {
+		s += " " + r.Claim.String()
+	}
+	if r.All {
+		s += " --all"
+	} else if r.Schedule != nil {
+		s += " --schedule " + r.ScheduleText(",")
+	} else if r.N != DefaultRaces {
+		s += " " + strconv.Itoa(r.N)
+	}
+	if r.Workers != DefaultWorkers {
+		s += " --workers " + strconv.Itoa(r.Workers)
+	}
+	def := RaceArgs{Effect: EffectReceipt, KeyTxn: KeyTxnSame}
+	for _, name := range []string{"effect", "key-txn", "heartbeat", "fence", "delay", "key"} {
+		t := raceFlagText(r, name)
+		differs := t != raceFlagText(def, name)
+		if name == "key-txn" {
+			differs = r.KeyTxn == KeyTxnSeparate // a race made by hand may leave it ""
+		}
+		if !slices.Contains(r.Used, name) && (differs || slices.Contains(r.Pinned, name)) {
+			s += " " + t
+		}
+	}
+	return s
+}
+
+// formatWork prints work in canonical form, its flags as formatRace does.
+func (c Command) formatWork() string {
+	w := c.Work
+	s := fmt.Sprintf("work --job %d", w.Job)
+	if w.Worker != DefaultWorker {
+		s += " --worker " + w.Worker
+	}
+	def := WorkArgs{}.defaults()
+	for _, name := range UseFlags {
+		if t := workFlagText(w, name); !slices.Contains(w.Used, name) && (t != workFlagText(def, name) || slices.Contains(w.Pinned, name)) {
+			s += " " + t
+		}
+	}
+	return s
+}
+
+// formatUse prints use with the flags it was given.
+func (c Command) formatUse() string {
+	s := "use"
+	for _, name := range c.Use.Given {
+		s += " " + workFlagText(c.Use.Flags, name)
+	}
+	return s
+}
+
+// formatLoad prints load in canonical form.
+func (c Command) formatLoad() string {
+	l := c.Load
+	leases := make([]string, len(l.Leases))
+	for i, d := range l.Leases {
+		leases[i] = FormatSeconds(d)
+	}
+	s := fmt.Sprintf("load %d --processing %s --lease %s", l.Jobs, l.Processing, strings.Join(leases, ","))
+	if l.Workers != DefaultWorkers {
+		s += " --workers " + strconv.Itoa(l.Workers)
+	}
+	if l.Heartbeat != 0 {
+		s += fmt.Sprintf(" --heartbeat %d", l.Heartbeat/sim.Millisecond)
+	}
+	if l.Stall != 0 {
+		s += fmt.Sprintf(" --stall %d", l.Stall/sim.Millisecond)
+	}
+	if l.Claim != DefaultLoadClaim {
+		s += " --claim " + l.Claim.String()
+	}
+	return s
+}
+
+// formatBackground prints a background list in canonical form.
+func (c Command) formatBackground() string {
+	var b strings.Builder
+	b.WriteString("( ")
+	for i, sub := range c.Body {
+		if i > 0 {
+			if sub.Op == OpAnd {
+				b.WriteString(" && ")
+			} else {
+				b.WriteString("; ")
+			}
+		}
+		b.WriteString(sub.String())
+	}
+	b.WriteString(" ) &")
+	if c.Op == OpAnd {
+		// "x && ( a ) &" would send x to the background too: keep
+		// the list that '&' applies to inside a group of its own.
+		return "( " + b.String() + " )"
+	}
+	return b.String()
+}
+
+// workFlagText writes flag name of w as a script would: "--lease 30",
+// "--trace", or "" for a switch that is off.
+func workFlagText(w WorkArgs, name string) string {
+	ms := func(d sim.Time) string { return fmt.Sprintf("--%s %d", name, d/sim.Millisecond) }
+	on := func(b bool) string {
+		if b {
+			return "--" + name
+		}
+		return ""
+	}
+	switch name {
+	case "lease":
+		return "--lease " + FormatSeconds(w.Lease)
+	case "claim":
+		return "--claim " + w.Claim.String()
+	case "trace":
+		return on(w.Trace)
+	case "delay":
+		return ms(w.Delay)
+	case "timeout":
+		return ms(w.Timeout)
+	case "crash-before-effect":
+		return on(w.CrashBeforeEffect)
+	case "crash-before-ack":
+		return on(w.CrashBeforeAck)
+	case "processing":
+		return ms(w.Processing)
+	case "heartbeat":
+		return ms(w.Heartbeat)
+	case "stall":
+		return ms(w.Stall)
+	case "fence":
+		return on(w.Fence)
+	case "effect":
+		return "--effect " + w.Effect
+	case "key-txn":
+		return "--key-txn " + w.KeyTxn
+	case "crash-before-commit":
+		return on(w.CrashBeforeCommit)
+	case "key":
+		return "--key " + w.Key.String()
+	}
+	return ""
+}
+
+// raceFlagText writes flag name of r as workFlagText does; the claim is
+// the race's first word.
+func raceFlagText(r RaceArgs, name string) string {
+	if name == "claim" {
+		return r.Claim.String()
+	}
+	return workFlagText(WorkArgs{Claim: r.Claim, Key: r.Key, Effect: r.Effect, KeyTxn: r.KeyTxn, Heartbeat: r.Heartbeat, Fence: r.Fence, Delay: r.Delay}, name)
 }
 
 // FormatSeconds prints µs as decimal seconds: 2000000 -> "2", 1500 -> "0.0015".
@@ -191,4 +248,17 @@ func FormatSeconds(d sim.Time) string {
 		s += "." + strings.TrimRight(fmt.Sprintf("%06d", f), "0")
 	}
 	return s
+}
+
+// ScheduleText names the workers of the race's schedule, joined by sep;
+// "-" for a schedule with no step.
+func (r RaceArgs) ScheduleText(sep string) string {
+	if len(r.Schedule) == 0 {
+		return "-"
+	}
+	names := make([]string, len(r.Schedule))
+	for i, w := range r.Schedule {
+		names[i] = "W" + strconv.Itoa(w+1)
+	}
+	return strings.Join(names, sep)
 }

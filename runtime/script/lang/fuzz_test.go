@@ -42,6 +42,8 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add("work --job=1 --lease=0.25 --claim=lock --timeout 1 --delay 0")
 	f.Add("service --dedupe check --key-ttl 0.5 && add o --event e-1 --times 3; redeliver --job 2; work --job 1 --key event; race read 3 --key job")
+	f.Add("use --claim lock --key event --lease 5\nwork --job 1 --claim read --key none\nrace --all\nrace atomic 3 --key event\n( work --job 1 --worker W2 ) &")
+	f.Add("use --effect ledger --key-txn separate && work --job 1 && use --trace --delay 0 && race 2 --delay 400")
 	f.Fuzz(func(t *testing.T, src string) {
 		s, err := Parse(src)
 		if err != nil {

@@ -138,121 +138,168 @@ const stepsPerRun = 12
 // cost adds up the script's cost in order and refuses it at the first
 // command that goes over a limit.
 func (s *Script) cost() (Cost, *Error) {
-	var c Cost
-	names := map[string]bool{}
-	name := func(p Pos, w string) *Error {
-		if names[w] {
-			return nil
-		}
-		names[w] = true
-		c.Workers = len(names)
-		if c.Workers > MaxWorkerNames {
-			return limitErr(p, "worker %s is the script's %dth worker name; the limit is %d worker names per script (each opens a SQLite connection): reuse a name", w, c.Workers, MaxWorkerNames)
-		}
-		return nil
-	}
-	renew := func(p Pos, n int) *Error {
-		c.Renewals += n
-		c.Steps += 2 * n
-		if c.Renewals > MaxRenewals {
-			return limitErr(p, "the heartbeats here bring the script's planned lease renewals to %d; the limit is %d renewals per script: give --heartbeat a longer period", c.Renewals, MaxRenewals)
-		}
-		return nil
-	}
-	// The dedupe modes that may be in force when a race --all runs: a
-	// service command that always runs (after ';' or a new line) sets the
-	// one mode in force; one after '&&' may be skipped, which leaves an
-	// earlier mode in force, so it adds its mode to those that may be, and
-	// the budget takes the dearest of them.
-	modes := map[receipts.Dedupe]bool{receipts.DedupeOff: true}
-	var walk func(cmds []Command) *Error
-	walk = func(cmds []Command) *Error {
-		for _, cmd := range cmds {
-			c.Commands++
-			switch cmd.Kind {
-			case CmdService:
-				if cmd.Op != OpAnd {
-					clear(modes)
-				}
-				modes[cmd.Service.Dedupe] = true
-			case CmdBackground:
-				c.Commands--
-				if err := walk(cmd.Body); err != nil {
-					return err
-				}
-			case CmdWork:
-				if err := name(cmd.Pos, cmd.Work.Worker); err != nil {
-					return err
-				}
-				c.Steps += stepsPerRun
-				if hb := cmd.Work.Heartbeat; hb > 0 {
-					if err := renew(cmd.Pos, int(cmd.Work.Processing/hb)); err != nil {
-						return err
-					}
-				}
-			case CmdMatrix:
-				// Each cell is a run of its own (its own workers and
-				// databases); the claim race's cells are most of the work.
-				c.Races += MatrixRaces()
-				if c.Races > MaxRaces {
-					return limitErr(cmd.Pos, "this matrix brings the script to %d races (a matrix runs %d); the limit is %d races per script", c.Races, MatrixRaces(), MaxRaces)
-				}
-				c.Steps += MatrixRaces()*2*stepsPerRun + len(Scenarios)*len(Fixes)*MatrixSeeds*3*stepsPerRun
-			case CmdRace:
-				for n := range cmd.Race.Workers {
-					if err := name(cmd.Pos, fmt.Sprintf("W%d", n+1)); err != nil {
-						return err
-					}
-				}
-				if cmd.Race.All {
-					n := 0
-					flags := cmd.Race.ExploreFlags()
-					for _, d := range receipts.Dedupes() {
-						if modes[d] {
-							n = max(n, explore.States(cmd.Race.Claim, cmd.Race.Workers, explore.Service{Dedupe: d, Key: cmd.Race.Key}, flags))
-						}
-					}
-					if n == explore.ManyStates {
-						why := "the service's dedupe steps multiply them"
-						if flags != (explore.Flags{}) {
-							why = "the steps of the service's dedupe and of the worker flags multiply them"
-						}
-						return limitErr(cmd.Pos, "this race --all would explore more than %d states (%s); the limit is %d states explored by race --all per script: use fewer workers", explore.StatesTabled, why, MaxExploreStates)
-					}
-					c.States += n
-					if c.States > MaxExploreStates {
-						return limitErr(cmd.Pos, "race --all here brings the states explored to %d; the limit is %d states explored by race --all per script", c.States, MaxExploreStates)
-					}
-					continue
-				}
-				c.Races += cmd.Race.N
-				if c.Races > MaxRaces {
-					return limitErr(cmd.Pos, "this race brings the script to %d races; the limit is %d races per script", c.Races, MaxRaces)
-				}
-				c.Steps += cmd.Race.N * cmd.Race.Workers * stepsPerRun
-			case CmdLoad:
-				for n := range cmd.Load.Workers {
-					if err := name(cmd.Pos, fmt.Sprintf("W%d", n+1)); err != nil {
-						return err
-					}
-				}
-				jobs := cmd.Load.Jobs * len(cmd.Load.Leases)
-				c.LoadJobs += jobs
-				if c.LoadJobs > MaxLoadTotal {
-					return limitErr(cmd.Pos, "this load brings the script's load jobs to %d; the limit is %d load jobs per script, each lease counted", c.LoadJobs, MaxLoadTotal)
-				}
-				c.Steps += jobs * stepsPerRun
-				c.Polls += loadPolls(cmd.Load)
-				if hb := cmd.Load.Heartbeat; hb > 0 {
-					if err := renew(cmd.Pos, jobs*int(cmd.Load.Processing.P95/hb)); err != nil {
-						return err
-					}
-				}
+	k := &costing{names: map[string]bool{}, modes: map[receipts.Dedupe]bool{receipts.DedupeOff: true}}
+	err := k.walk(s.Commands)
+	return k.c, err
+}
+
+// costing is Script.cost's count as it walks the commands.
+type costing struct {
+	c     Cost
+	names map[string]bool // the worker names seen
+	// modes are the dedupe modes that may be in force when a race --all
+	// runs: a service command that always runs (after ';' or a new line)
+	// sets the one mode in force; one after '&&' may be skipped, which
+	// leaves an earlier mode in force, so it adds its mode to those that
+	// may be, and the budget takes the dearest of them.
+	modes map[receipts.Dedupe]bool
+}
+
+// walk counts cmds, a background list's commands as the script's own.
+func (k *costing) walk(cmds []Command) *Error {
+	for _, cmd := range cmds {
+		k.c.Commands++
+		var err *Error
+		switch cmd.Kind {
+		case CmdService:
+			if cmd.Op != OpAnd {
+				clear(k.modes)
 			}
+			k.modes[cmd.Service.Dedupe] = true
+		case CmdBackground:
+			k.c.Commands--
+			err = k.walk(cmd.Body)
+		case CmdWork:
+			err = k.work(cmd)
+		case CmdMatrix:
+			err = k.matrix(cmd)
+		case CmdRace:
+			err = k.race(cmd)
+		case CmdLoad:
+			err = k.load(cmd)
 		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// name counts a worker name, once.
+func (k *costing) name(p Pos, w string) *Error {
+	if k.names[w] {
 		return nil
 	}
-	return c, walk(s.Commands)
+	k.names[w] = true
+	k.c.Workers = len(k.names)
+	if k.c.Workers > MaxWorkerNames {
+		return limitErr(p, "worker %s is the script's %dth worker name; the limit is %d worker names per script (each opens a SQLite connection): reuse a name", w, k.c.Workers, MaxWorkerNames)
+	}
+	return nil
+}
+
+// workers counts the names W1 to Wn.
+func (k *costing) workers(p Pos, n int) *Error {
+	for i := range n {
+		if err := k.name(p, fmt.Sprintf("W%d", i+1)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// renew counts n lease renewals, two steps each.
+func (k *costing) renew(p Pos, n int) *Error {
+	k.c.Renewals += n
+	k.c.Steps += 2 * n
+	if k.c.Renewals > MaxRenewals {
+		return limitErr(p, "the heartbeats here bring the script's planned lease renewals to %d; the limit is %d renewals per script: give --heartbeat a longer period", k.c.Renewals, MaxRenewals)
+	}
+	return nil
+}
+
+// work counts one worker's run and its renewals.
+func (k *costing) work(cmd Command) *Error {
+	if err := k.name(cmd.Pos, cmd.Work.Worker); err != nil {
+		return err
+	}
+	k.c.Steps += stepsPerRun
+	if hb := cmd.Work.Heartbeat; hb > 0 {
+		return k.renew(cmd.Pos, int(cmd.Work.Processing/hb))
+	}
+	return nil
+}
+
+// matrix counts a matrix: each cell is a run of its own (its own workers
+// and databases); the claim race's cells are most of the work.
+func (k *costing) matrix(cmd Command) *Error {
+	k.c.Races += MatrixRaces()
+	if k.c.Races > MaxRaces {
+		return limitErr(cmd.Pos, "this matrix brings the script to %d races (a matrix runs %d); the limit is %d races per script", k.c.Races, MatrixRaces(), MaxRaces)
+	}
+	k.c.Steps += MatrixRaces()*2*stepsPerRun + len(Scenarios)*len(Fixes)*MatrixSeeds*3*stepsPerRun
+	return nil
+}
+
+// race counts a race's workers and its races, or with --all or
+// --schedule the states of its explorer.
+func (k *costing) race(cmd Command) *Error {
+	if err := k.workers(cmd.Pos, cmd.Race.Workers); err != nil {
+		return err
+	}
+	if cmd.Race.All || cmd.Race.Schedule != nil {
+		return k.explore(cmd)
+	}
+	k.c.Races += cmd.Race.N
+	if k.c.Races > MaxRaces {
+		return limitErr(cmd.Pos, "this race brings the script to %d races; the limit is %d races per script", k.c.Races, MaxRaces)
+	}
+	k.c.Steps += cmd.Race.N * cmd.Race.Workers * stepsPerRun
+	return nil
+}
+
+// explore counts the states a race --all (or a race --schedule, which
+// steps through the explorer) explores, with the dearest dedupe mode that
+// may be in force.
+func (k *costing) explore(cmd Command) *Error {
+	n := 0
+	flags := cmd.Race.ExploreFlags()
+	for _, d := range receipts.Dedupes() {
+		if k.modes[d] {
+			n = max(n, explore.States(cmd.Race.Claim, cmd.Race.Workers, explore.Service{Dedupe: d, Key: cmd.Race.Key}, flags))
+		}
+	}
+	if n == explore.ManyStates {
+		why := "the service's dedupe steps multiply them"
+		if flags != (explore.Flags{}) {
+			why = "the steps of the service's dedupe and of the worker flags multiply them"
+		}
+		return limitErr(cmd.Pos, "this race --all would explore more than %d states (%s); the limit is %d states explored by race --all per script: use fewer workers", explore.StatesTabled, why, MaxExploreStates)
+	}
+	k.c.States += n
+	if k.c.States > MaxExploreStates {
+		return limitErr(cmd.Pos, "race --all here brings the states explored to %d; the limit is %d states explored by race --all per script", k.c.States, MaxExploreStates)
+	}
+	return nil
+}
+
+// load counts a load's workers, jobs (each lease counted), polls and
+// renewals.
+func (k *costing) load(cmd Command) *Error {
+	if err := k.workers(cmd.Pos, cmd.Load.Workers); err != nil {
+		return err
+	}
+	jobs := cmd.Load.Jobs * len(cmd.Load.Leases)
+	k.c.LoadJobs += jobs
+	if k.c.LoadJobs > MaxLoadTotal {
+		return limitErr(cmd.Pos, "this load brings the script's load jobs to %d; the limit is %d load jobs per script, each lease counted", k.c.LoadJobs, MaxLoadTotal)
+	}
+	k.c.Steps += jobs * stepsPerRun
+	k.c.Polls += loadPolls(cmd.Load)
+	if hb := cmd.Load.Heartbeat; hb > 0 {
+		return k.renew(cmd.Pos, jobs*int(cmd.Load.Processing.P95/hb))
+	}
+	return nil
 }
 
 // loadPolls estimates the polls and reclaims of one load (see Cost.Polls).

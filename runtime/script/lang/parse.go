@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -67,6 +68,9 @@ const (
 	CmdLedger
 	// CmdMatrix runs every duplicate scenario against every fix.
 	CmdMatrix
+	// CmdUse sets the flags every later work and race gets unless it
+	// names its own (see Command.Use).
+	CmdUse
 	// CmdBackground is a list of commands ended by '&': it runs as a
 	// process of its own while the script goes on (see Command.Body).
 	CmdBackground
@@ -74,24 +78,26 @@ const (
 )
 
 // kinds names each Kind, as Kind.String and the parser's tests spell it.
-// The words a script types are the command table's (commands.go): cat
-// and log both make a CmdPrintLog, and no word makes a CmdBackground.
+// The words a script types, and what each command does, are the command
+// table's (commands.go): cat and log both make a CmdPrintLog, and no word
+// makes a CmdBackground.
 var kinds = named.New("command", numKinds, map[Kind]named.Entry{
-	CmdReset:      {Name: "reset", Words: "empty every table"},
-	CmdAdd:        {Name: "add", Words: "enqueue jobs"},
-	CmdWork:       {Name: "work", Words: "one worker works one job"},
-	CmdRace:       {Name: "race", Words: "workers race for a job, N times or every interleaving"},
-	CmdSleep:      {Name: "sleep", Words: "advance virtual time"},
-	CmdPrintLog:   {Name: "log", Words: "print worker.log"},
-	CmdJobs:       {Name: "jobs", Words: "print the jobs table"},
-	CmdEffects:    {Name: "effects", Words: "print the effects, with their diagnosis"},
-	CmdWait:       {Name: "wait", Words: "wait for the background workers"},
-	CmdLoad:       {Name: "load", Words: "many jobs, many workers, a sweep of leases"},
-	CmdService:    {Name: "service", Words: "set the receipts service's dedupe mode"},
-	CmdRedeliver:  {Name: "redeliver", Words: "put a job back in the queue"},
-	CmdLedger:     {Name: "ledger", Words: "print the ledger and its keys"},
-	CmdMatrix:     {Name: "matrix", Words: "every scenario against every fix"},
-	CmdBackground: {Name: "background", Words: "a list ended by &, run by a process of its own"},
+	CmdReset:      {Name: "reset"},
+	CmdAdd:        {Name: "add"},
+	CmdWork:       {Name: "work"},
+	CmdRace:       {Name: "race"},
+	CmdSleep:      {Name: "sleep"},
+	CmdPrintLog:   {Name: "log"},
+	CmdJobs:       {Name: "jobs"},
+	CmdEffects:    {Name: "effects"},
+	CmdWait:       {Name: "wait"},
+	CmdLoad:       {Name: "load"},
+	CmdService:    {Name: "service"},
+	CmdRedeliver:  {Name: "redeliver"},
+	CmdLedger:     {Name: "ledger"},
+	CmdMatrix:     {Name: "matrix"},
+	CmdUse:        {Name: "use"},
+	CmdBackground: {Name: "background"},
 })
 
 // Kinds lists every command kind, in the order of the constants.
@@ -120,7 +126,27 @@ type Command struct {
 	// Body is the list a Background command runs, in order; its first
 	// command's Op is OpSeq. Only work and sleep run in the background.
 	Body []Command
+	// Use is what use sets: work flags, each named in Use.Given.
+	Use UseArgs
 }
+
+// UseArgs are the flags of use: Flags holds their values (the others at
+// their defaults), and Given names the flags written, in the order of
+// UseFlags.
+type UseArgs struct {
+	Flags WorkArgs
+	Given []string
+}
+
+// UseFlags are the flags use takes, in the order Format writes them:
+// every flag of work but --job and --worker, which name one job and one
+// worker. A race takes those it has (--claim, --key, --effect, --key-txn,
+// --heartbeat, --fence, and --delay unless it is race --all, which
+// models no timing).
+var UseFlags = []string{"lease", "claim", "trace", "delay", "timeout", "crash-before-effect", "crash-before-ack", "processing", "heartbeat", "stall", "fence", "effect", "key-txn", "crash-before-commit", "key"}
+
+// raceUseFlags are the flags of UseFlags a race takes.
+var raceUseFlags = map[string]bool{"claim": true, "key": true, "effect": true, "key-txn": true, "heartbeat": true, "fence": true, "delay": true}
 
 // AddArgs are the arguments of add: Times jobs for Order, all carrying
 // the producer's event id Event ("" for a new one, made when add runs).
@@ -175,6 +201,14 @@ type WorkArgs struct {
 	CrashBeforeCommit bool
 	// Key is which value the receipt carries as its Idempotency-Key.
 	Key receipts.Key
+	// Used lists the flags a use before the command set (written in the
+	// use, not on the command); Pinned, the flags written on the command
+	// at their default value while a use sets them. Format writes the
+	// one and not the other, so that the script reads back the same.
+	Used, Pinned []string
+	// given are the flags written on the command, until Parse has
+	// applied the uses before it.
+	given map[string]bool
 }
 
 // Where a job's effect lands (work --effect).
@@ -204,6 +238,14 @@ type RaceArgs struct {
 	Fence     bool
 	Delay     sim.Time     // how long the receipts service takes to answer
 	Key       receipts.Key // the workers' Idempotency-Key
+	// Schedule, when not nil, is the one ordering to run instead of
+	// races (--schedule W1,W2,...): each entry the index of the worker,
+	// from 0, that takes its next step.
+	Schedule []int
+	// Used and Pinned are as for WorkArgs; a race that names no claim
+	// takes a use's --claim.
+	Used, Pinned []string
+	given        map[string]bool
 }
 
 // ExploreFlags are the worker flags of a race --all, as package explore
@@ -389,127 +431,175 @@ func Parse(src string) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Script{}
-	var open []Pos // unclosed '(' positions
-	// lists[i] is the index in s.Commands where the current list (the
-	// commands chained by '&&' since the last ';', newline or '&') began,
-	// at parenthesis depth i: '&' sends that whole list to the background.
-	lists := []int{0}
-	op := OpSeq
-	var words []token
-	var afterAnd *token // the '&&' still waiting for its command
-
-	flush := func(end token) *Error {
-		if len(words) == 0 {
-			if afterAnd != nil {
-				return parseErr(afterAnd.pos, "expected a command after '&&'")
-			}
-			return nil
-		}
-		c, err := parseCommand(words)
-		if err != nil {
-			return err
-		}
-		c.Op = op
-		s.Commands = append(s.Commands, c)
-		if len(s.Commands) > MaxCommands {
-			return limitErr(c.Pos, "more than %d commands; the limit is %d commands per script", MaxCommands, MaxCommands)
-		}
-		words = words[:0]
-		afterAnd = nil
-		return nil
-	}
-	newList := func() { lists[len(lists)-1] = len(s.Commands) }
-
-	for i := 0; i < len(toks); i++ {
-		t := toks[i]
-		switch t.kind {
-		case tWord:
-			if len(words) == 0 && t.text == "2>/dev/null" {
-				// A redirection after ')' or on its own: ignored.
-				if i == 0 || toks[i-1].kind != tRParen {
-					return nil, parseErr(t.pos, "expected a command before '2>/dev/null'")
-				}
-				continue
-			}
-			words = append(words, t)
-		case tLParen:
-			if len(words) > 0 {
-				return nil, parseErr(t.pos, "unexpected '(' after %q", words[len(words)-1].text)
-			}
-			open = append(open, t.pos)
-			lists = append(lists, len(s.Commands))
-		case tRParen:
-			if len(open) == 0 {
-				return nil, parseErr(t.pos, "unmatched ')'")
-			}
-			open = open[:len(open)-1]
-			if err := flush(t); err != nil {
-				return nil, err
-			}
-			lists = lists[:len(lists)-1]
-		case tAnd:
-			if len(words) == 0 {
-				// '&&' right after ')' continues the chain; anything else
-				// has no command to its left.
-				if i == 0 || toks[i-1].kind != tRParen {
-					return nil, parseErr(t.pos, "expected a command before '&&'")
-				}
-			} else if err := flush(t); err != nil {
-				return nil, err
-			}
-			op = OpAnd
-			tt := t
-			afterAnd = &tt
-			// A newline after '&&' continues the line, as in a shell.
-			for i+1 < len(toks) && toks[i+1].kind == tNewline {
-				i++
-			}
-		case tAmp:
-			if afterAnd != nil && len(words) == 0 {
-				return nil, parseErr(afterAnd.pos, "expected a command after '&&'")
-			}
-			if err := flush(t); err != nil {
-				return nil, err
-			}
-			from := lists[len(lists)-1]
-			if from >= len(s.Commands) {
-				return nil, parseErr(t.pos, "expected a command before '&'")
-			}
-			bg, err := background(s.Commands[from:], t)
-			if err != nil {
-				return nil, err
-			}
-			s.Commands = append(s.Commands[:from], bg)
-			newList()
-			op = OpSeq
-		case tSemi:
-			if len(words) == 0 && (i == 0 || toks[i-1].kind != tRParen && toks[i-1].kind != tWord) {
-				if afterAnd != nil {
-					return nil, parseErr(t.pos, "expected a command after '&&'")
-				}
-				return nil, parseErr(t.pos, "expected a command before ';'")
-			}
-			if err := flush(t); err != nil {
-				return nil, err
-			}
-			newList()
-			op = OpSeq
-		case tNewline, tEOF:
-			if err := flush(t); err != nil {
-				return nil, err
-			}
-			if t.kind == tEOF && len(open) > 0 {
-				return nil, parseErr(open[len(open)-1], "unclosed '('")
-			}
-			newList()
-			op = OpSeq
+	p := &parser{toks: toks, s: &Script{}, lists: []int{0}, op: OpSeq}
+	for ; p.i < len(toks); p.i++ {
+		if err := p.token(toks[p.i]); err != nil {
+			return nil, err
 		}
 	}
-	if _, err := s.cost(); err != nil {
+	if err := applyUse(p.s.Commands, &UseArgs{}); err != nil {
 		return nil, err
 	}
-	return s, nil
+	if _, err := p.s.cost(); err != nil {
+		return nil, err
+	}
+	return p.s, nil
+}
+
+// parser is Parse's state between two tokens.
+type parser struct {
+	toks []token
+	i    int // the token being read
+	s    *Script
+	open []Pos // unclosed '(' positions
+	// lists[d] is the index in s.Commands where the current list (the
+	// commands chained by '&&' since the last ';', newline or '&') began,
+	// at parenthesis depth d: '&' sends that whole list to the background.
+	lists    []int
+	op       Op      // how the next command joins the one before it
+	words    []token // the words of the command being read
+	afterAnd *token  // the '&&' still waiting for its command
+}
+
+// token reads one token.
+func (p *parser) token(t token) *Error {
+	switch t.kind {
+	case tWord:
+		return p.word(t)
+	case tLParen:
+		if len(p.words) > 0 {
+			return parseErr(t.pos, "unexpected '(' after %q", p.words[len(p.words)-1].text)
+		}
+		p.open = append(p.open, t.pos)
+		p.lists = append(p.lists, len(p.s.Commands))
+	case tRParen:
+		if len(p.open) == 0 {
+			return parseErr(t.pos, "unmatched ')'")
+		}
+		p.open = p.open[:len(p.open)-1]
+		if err := p.flush(); err != nil {
+			return err
+		}
+		p.lists = p.lists[:len(p.lists)-1]
+	case tAnd:
+		return p.and(t)
+	case tAmp:
+		return p.amp(t)
+	case tSemi:
+		if len(p.words) == 0 && !p.after(tRParen, tWord) {
+			if p.afterAnd != nil {
+				return parseErr(t.pos, "expected a command after '&&'")
+			}
+			return parseErr(t.pos, "expected a command before ';'")
+		}
+		return p.endList()
+	case tNewline, tEOF:
+		if err := p.flush(); err != nil {
+			return err
+		}
+		if t.kind == tEOF && len(p.open) > 0 {
+			return parseErr(p.open[len(p.open)-1], "unclosed '('")
+		}
+		p.newList()
+	}
+	return nil
+}
+
+// after reports whether the token before the current one is of one of
+// the kinds given.
+func (p *parser) after(kinds ...tokKind) bool {
+	return p.i > 0 && slices.Contains(kinds, p.toks[p.i-1].kind)
+}
+
+// word adds a word to the command being read.
+func (p *parser) word(t token) *Error {
+	if len(p.words) == 0 && t.text == "2>/dev/null" {
+		// A redirection after ')' or on its own: ignored.
+		if !p.after(tRParen) {
+			return parseErr(t.pos, "expected a command before '2>/dev/null'")
+		}
+		return nil
+	}
+	p.words = append(p.words, t)
+	return nil
+}
+
+// and ends a command with '&&': the next runs only if it succeeded.
+func (p *parser) and(t token) *Error {
+	if len(p.words) == 0 {
+		// '&&' right after ')' continues the chain; anything else has no
+		// command to its left.
+		if !p.after(tRParen) {
+			return parseErr(t.pos, "expected a command before '&&'")
+		}
+	} else if err := p.flush(); err != nil {
+		return err
+	}
+	p.op = OpAnd
+	p.afterAnd = &t
+	// A newline after '&&' continues the line, as in a shell.
+	for p.i+1 < len(p.toks) && p.toks[p.i+1].kind == tNewline {
+		p.i++
+	}
+	return nil
+}
+
+// amp ends a list with '&': the list runs in the background.
+func (p *parser) amp(t token) *Error {
+	if p.afterAnd != nil && len(p.words) == 0 {
+		return parseErr(p.afterAnd.pos, "expected a command after '&&'")
+	}
+	if err := p.flush(); err != nil {
+		return err
+	}
+	from := p.lists[len(p.lists)-1]
+	if from >= len(p.s.Commands) {
+		return parseErr(t.pos, "expected a command before '&'")
+	}
+	bg, err := background(p.s.Commands[from:], t)
+	if err != nil {
+		return err
+	}
+	p.s.Commands = append(p.s.Commands[:from], bg)
+	p.newList()
+	return nil
+}
+
+// endList ends a command and its list (';').
+func (p *parser) endList() *Error {
+	if err := p.flush(); err != nil {
+		return err
+	}
+	p.newList()
+	return nil
+}
+
+// newList starts a new list at the current depth.
+func (p *parser) newList() {
+	p.lists[len(p.lists)-1] = len(p.s.Commands)
+	p.op = OpSeq
+}
+
+// flush parses the words read into a command, if there are any.
+func (p *parser) flush() *Error {
+	if len(p.words) == 0 {
+		if p.afterAnd != nil {
+			return parseErr(p.afterAnd.pos, "expected a command after '&&'")
+		}
+		return nil
+	}
+	c, err := parseCommand(p.words)
+	if err != nil {
+		return err
+	}
+	c.Op = p.op
+	p.s.Commands = append(p.s.Commands, c)
+	if len(p.s.Commands) > MaxCommands {
+		return limitErr(c.Pos, "more than %d commands; the limit is %d commands per script", MaxCommands, MaxCommands)
+	}
+	p.words = p.words[:0]
+	p.afterAnd = nil
+	return nil
 }
 
 // background turns the list of commands before a '&' into one Background
@@ -581,12 +671,13 @@ func parseCommand(words []token) (Command, *Error) {
 	return c, nil
 }
 
-// parseAdd reads add ORDER [--event ID] [--times N].
+// parseDedupe reads one of receipts.Dedupes by name.
 func parseDedupe(t token) (receipts.Dedupe, *Error) {
 	d, err := receipts.ParseDedupe(t.text)
 	return d, listErr(t, err)
 }
 
+// parseKey reads one of receipts.Keys by name.
 func parseKey(t token) (receipts.Key, *Error) {
 	k, err := receipts.ParseKey(t.text)
 	return k, listErr(t, err)
@@ -624,15 +715,11 @@ func parseClaim(t token) (queue.Claim, *Error) {
 	if c, ok := queue.ParseClaim(t.text); ok {
 		return c, nil
 	}
-	return 0, usageErr(t.pos, "unknown claim %q (want %s)", t.text, oneOf(queue.ClaimNames(", ")))
-}
-
-// oneOf turns "a, b, c" into "a, b or c".
-func oneOf(list string) string {
-	if i := strings.LastIndex(list, ", "); i >= 0 {
-		return list[:i] + " or " + list[i+2:]
+	var names []string
+	for _, c := range queue.Claims() {
+		names = append(names, c.String())
 	}
-	return list
+	return 0, usageErr(t.pos, "unknown claim %q (want %s)", t.text, named.Sentence(names))
 }
 
 // parseMillis reads a whole number of milliseconds from lo to MaxMillis.
@@ -825,4 +912,106 @@ func parseSeconds(t token, what string, max int64) (sim.Time, *Error) {
 		return 0, bad
 	}
 	return d, nil
+}
+
+// applyUse gives every work and race of cmds the flags of the use in
+// force (in, updated by each use in cmds) that it does not name itself,
+// and records which ([WorkArgs].Used, Pinned).
+func applyUse(cmds []Command, in *UseArgs) *Error {
+	for i := range cmds {
+		c := &cmds[i]
+		switch c.Kind {
+		case CmdUse:
+			for _, name := range c.Use.Given {
+				setWorkFlag(&in.Flags, c.Use.Flags, name)
+				if !slices.Contains(in.Given, name) {
+					in.Given = append(in.Given, name)
+				}
+			}
+		case CmdWork:
+			w := &c.Work
+			for _, name := range UseFlags {
+				if !slices.Contains(in.Given, name) {
+					continue
+				}
+				if w.given[name] {
+					if workFlagText(*w, name) == workFlagText(WorkArgs{}.defaults(), name) {
+						w.Pinned = append(w.Pinned, name)
+					}
+					continue
+				}
+				setWorkFlag(w, in.Flags, name)
+				w.Used = append(w.Used, name)
+			}
+			w.given = nil
+			if w.KeyTxn == KeyTxnSeparate && w.Effect != EffectLedger {
+				return usageErr(c.Pos, "work: --key-txn separate, from use, is about the ledger's transaction: add --effect ledger")
+			}
+		case CmdRace:
+			r := &c.Race
+			for _, name := range UseFlags {
+				if !raceUseFlags[name] || !slices.Contains(in.Given, name) || name == "delay" && (r.All || len(r.Schedule) > 0) {
+					continue
+				}
+				if r.given[name] {
+					if raceFlagText(*r, name) == raceFlagText(RaceArgs{Effect: EffectReceipt, KeyTxn: KeyTxnSame}, name) {
+						r.Pinned = append(r.Pinned, name)
+					}
+					continue
+				}
+				w := WorkArgs{Claim: r.Claim, Key: r.Key, Effect: r.Effect, KeyTxn: r.KeyTxn, Heartbeat: r.Heartbeat, Fence: r.Fence, Delay: r.Delay}
+				setWorkFlag(&w, in.Flags, name)
+				r.Claim, r.Key, r.Effect, r.KeyTxn, r.Heartbeat, r.Fence, r.Delay = w.Claim, w.Key, w.Effect, w.KeyTxn, w.Heartbeat, w.Fence, w.Delay
+				r.Used = append(r.Used, name)
+			}
+			r.given = nil
+			if r.KeyTxn == KeyTxnSeparate && r.Effect != EffectLedger {
+				return usageErr(c.Pos, "race: --key-txn separate, from use, is about the ledger's transaction: add --effect ledger")
+			}
+		case CmdBackground:
+			if err := applyUse(c.Body, in); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// defaults returns work's flags at their defaults.
+func (WorkArgs) defaults() WorkArgs { return defaultWork }
+
+// setWorkFlag copies flag name of from into w.
+func setWorkFlag(w *WorkArgs, from WorkArgs, name string) {
+	switch name {
+	case "lease":
+		w.Lease = from.Lease
+	case "claim":
+		w.Claim = from.Claim
+	case "trace":
+		w.Trace = from.Trace
+	case "delay":
+		w.Delay = from.Delay
+	case "timeout":
+		w.Timeout = from.Timeout
+	case "crash-before-effect":
+		w.CrashBeforeEffect = from.CrashBeforeEffect
+	case "crash-before-ack":
+		w.CrashBeforeAck = from.CrashBeforeAck
+	case "processing":
+		w.Processing = from.Processing
+	case "heartbeat":
+		w.Heartbeat = from.Heartbeat
+	case "stall":
+		w.Stall = from.Stall
+	case "fence":
+		w.Fence = from.Fence
+	case "effect":
+		w.Effect = from.Effect
+	case "key-txn":
+		w.KeyTxn = from.KeyTxn
+	case "crash-before-commit":
+		w.CrashBeforeCommit = from.CrashBeforeCommit
+	case "key":
+		w.Key = from.Key
+	}
 }

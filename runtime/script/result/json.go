@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/twice-lab/twice/runtime/script/diagnosis"
+	"github.com/twice-lab/twice/runtime/script/lang"
 )
 
 // MarshalJSON encodes r exactly as encoding/json encodes the struct (the
@@ -47,61 +48,39 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		e.strField("run", k.Run)
 		e.byte('}')
 	})
+	if len(r.Locks) > 0 {
+		e.key("locks")
+		jsonList(&e, r.Locks, (*jsonEnc).lockRow)
+	}
 	e.intField("key_hits", r.KeyHits)
 	e.key("matrices")
 	jsonList(&e, r.Matrices, (*jsonEnc).matrix)
+	if r.Schedule != nil {
+		e.key("schedule")
+		e.schedule(r.Schedule)
+	}
 	e.key("views")
 	e.views(&r.Views)
 	e.key("outcome")
-	e.byte('{')
-	e.intField("duplicates", r.Outcome.Duplicates)
-	e.intField("effects", r.Outcome.Effects)
-	e.intField("refused", r.Outcome.Refused)
-	e.intField("replayed", r.Outcome.Replayed)
-	e.strField("headline", r.Outcome.Headline)
-	e.byte('}')
+	e.outcome(r.Outcome)
 	e.key("trace")
 	jsonList(&e, r.Trace, (*jsonEnc).event)
 	if t := r.Timeline; t != nil {
 		e.key("timeline")
-		e.byte('{')
-		e.key("svg")
-		e.str(t.SVG)
-		e.intField("width", t.Width)
-		e.intField("height", t.Height)
-		e.key("event_x")
-		jsonList(&e, t.EventX, (*jsonEnc).num)
-		e.intField("first_duplicate", t.FirstDuplicate)
-		e.byte('}')
+		e.timeline(t)
 	}
 	if c := r.Chart; c != nil {
 		e.key("chart")
-		e.byte('{')
-		e.key("svg")
-		e.str(c.SVG)
-		e.intField("width", c.Width)
-		e.intField("height", c.Height)
-		e.byte('}')
+		e.chart(c)
 	}
 	if x := r.Error; x != nil {
 		e.key("error")
-		e.byte('{')
-		e.strField("kind", x.Kind)
-		e.intField("line", x.Line)
-		e.intField("col", x.Col)
-		e.strField("msg", x.Msg)
-		e.byte('}')
+		e.error(x)
 	}
 	e.intField("exit_code", r.ExitCode)
 	if c := r.Cut; c != nil {
 		e.key("cut")
-		e.byte('{')
-		e.strField("budget", c.Budget)
-		e.key("limit")
-		e.num64(c.Limit)
-		e.key("auto")
-		e.b = strconv.AppendBool(e.b, c.Auto)
-		e.byte('}')
+		e.cut(c)
 	}
 	if r.Heavy {
 		e.key("heavy")
@@ -115,6 +94,56 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 // they open an object, which is all the state an encoder of fixed structs
 // needs.
 type jsonEnc struct{ b []byte }
+
+func (e *jsonEnc) outcome(o Outcome) {
+	e.byte('{')
+	e.intField("duplicates", o.Duplicates)
+	e.intField("effects", o.Effects)
+	e.intField("refused", o.Refused)
+	e.intField("replayed", o.Replayed)
+	e.strField("headline", o.Headline)
+	e.byte('}')
+}
+
+func (e *jsonEnc) timeline(t *Timeline) {
+	e.byte('{')
+	e.key("svg")
+	e.str(t.SVG)
+	e.intField("width", t.Width)
+	e.intField("height", t.Height)
+	e.key("event_x")
+	jsonList(e, t.EventX, (*jsonEnc).num)
+	e.intField("first_duplicate", t.FirstDuplicate)
+	e.byte('}')
+}
+
+func (e *jsonEnc) chart(c *Chart) {
+	e.byte('{')
+	e.key("svg")
+	e.str(c.SVG)
+	e.intField("width", c.Width)
+	e.intField("height", c.Height)
+	e.byte('}')
+}
+
+func (e *jsonEnc) error(x *lang.Error) {
+	e.byte('{')
+	e.strField("kind", x.Kind)
+	e.intField("line", x.Line)
+	e.intField("col", x.Col)
+	e.strField("msg", x.Msg)
+	e.byte('}')
+}
+
+func (e *jsonEnc) cut(c *Cut) {
+	e.byte('{')
+	e.strField("budget", c.Budget)
+	e.key("limit")
+	e.num64(c.Limit)
+	e.key("auto")
+	e.b = strconv.AppendBool(e.b, c.Auto)
+	e.byte('}')
+}
 
 func (e *jsonEnc) byte(c byte) { e.b = append(e.b, c) }
 
@@ -220,6 +249,16 @@ func (e *jsonEnc) race(r RaceTally) {
 	e.strField("key", r.Key)
 	e.strField("dedupe", r.Dedupe)
 	e.intField("effects", r.Effects)
+	e.byte('}')
+}
+
+func (e *jsonEnc) lockRow(l LockRow) {
+	e.byte('{')
+	e.key("job")
+	e.num64(l.Job)
+	e.strField("owner", l.Owner)
+	e.key("until_us")
+	e.num64(l.UntilUS)
 	e.byte('}')
 }
 
@@ -342,6 +381,14 @@ func (e *jsonEnc) views(v *Views) {
 	e.boolField("chart", v.Timeline.Chart)
 	e.boolField("trace", v.Timeline.Trace)
 	e.byte('}')
+	e.key("scheduler")
+	e.byte('{')
+	e.strField("note", v.Scheduler.Note)
+	e.strField("script", v.Scheduler.Script)
+	e.strField("claim", v.Scheduler.Claim)
+	e.intField("workers", v.Scheduler.Workers)
+	e.strField("refused", v.Scheduler.Refused)
+	e.byte('}')
 	e.key("columns")
 	jsonList(e, v.Columns, (*jsonEnc).str)
 	e.byte('}')
@@ -372,6 +419,7 @@ func (e *jsonEnc) exploration(x Exploration) {
 	}
 	e.strField("orderings", x.Orderings)
 	e.strField("duplicating", x.Duplicating)
+	e.strField("overlap", x.Overlap)
 	e.intField("states", x.States)
 	e.strField("method", x.Method)
 	e.key("shortest")

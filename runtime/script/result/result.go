@@ -37,11 +37,19 @@ type Result struct {
 	Ledger []LedgerRow `json:"ledger"`
 	// Keys is the processed_keys table at the end of the run.
 	Keys []KeyRow `json:"keys"`
+	// Locks is the locks table at the end of the run, which only the
+	// claims that take a lock write; absent when it has no row.
+	Locks []LockRow `json:"locks,omitempty"`
 	// KeyHits counts ledger writes that found their key already processed
 	// since the last reset: duplicates the key caught.
 	KeyHits int `json:"key_hits"`
 	// Matrices has one table for each matrix command, in order.
 	Matrices []MatrixTable `json:"matrices"`
+	// Schedule is the ordering the last race --schedule ran, step by step;
+	// absent when the script has none. It is filled even when the
+	// schedule stopped early (with an error): the steps it took, the
+	// tables after them, and each worker's next step.
+	Schedule *Schedule `json:"schedule,omitempty"`
 	// Views says what each view of the block shows for this script, or
 	// why it does not apply (see ViewsOf); empty when it did not parse.
 	Views Views `json:"views"`
@@ -203,6 +211,14 @@ type LedgerRow struct {
 	Attempt int    `json:"attempt"`
 }
 
+// LockRow is one row of the locks table: the job's lock, its owner (a
+// run) and the instant it lapses.
+type LockRow struct {
+	Job     int64  `json:"job"`
+	Owner   string `json:"owner"`
+	UntilUS int64  `json:"until_us"`
+}
+
 // KeyRow is one committed row of processed_keys: a key and the run whose
 // insert took.
 type KeyRow struct {
@@ -266,6 +282,10 @@ type Exploration struct {
 	// they exceed what a JavaScript number holds exactly.
 	Orderings   string `json:"orderings"`
 	Duplicating string `json:"duplicating"`
+	// Overlap counts, as a decimal string, the orderings in which two
+	// workers own the job at once (each between a successful claim and
+	// its ack), whatever the effects.
+	Overlap string `json:"overlap"`
 	// States is how many distinct states the search stepped from.
 	States int `json:"states"`
 	// Method says how the count was made exact.

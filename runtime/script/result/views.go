@@ -5,9 +5,10 @@ package result
 // decided here, from the parsed script, so that the page renders what it
 // is given and every view describes the block's own commands.
 type Views struct {
-	Explore  ExploreView  `json:"explore"`
-	Compare  CompareView  `json:"compare"`
-	Timeline TimelineView `json:"timeline"`
+	Explore   ExploreView   `json:"explore"`
+	Compare   CompareView   `json:"compare"`
+	Timeline  TimelineView  `json:"timeline"`
+	Scheduler SchedulerView `json:"scheduler"`
 	// Columns names the columns of the effects table this block is about,
 	// most telling first, for the page to show right after the order
 	// (the first, pinned column) where the screen is narrow: the key for
@@ -63,6 +64,23 @@ type CompareView struct {
 type CompareSide struct {
 	Claim  string `json:"claim"`
 	Script string `json:"script"`
+}
+
+// SchedulerView is what "Be the scheduler" plays: the block's first race,
+// one step at a time, the reader choosing which worker takes each. The
+// page appends --schedule with the workers chosen so far to Script.
+type SchedulerView struct {
+	// Note says in a sentence which race is played, or why there is none.
+	Note string `json:"note"`
+	// Script is the service line in force (if any) and the race line with
+	// its claim, workers and flags, and no count; "" when the block has no
+	// race of its own.
+	Script  string `json:"script"`
+	Claim   string `json:"claim"`
+	Workers int    `json:"workers"`
+	// Refused, when not "", says why the runtime cannot play this race a
+	// step at a time.
+	Refused string `json:"refused"`
 }
 
 // TimelineView says what the Timeline tab can draw for the script.

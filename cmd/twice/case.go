@@ -1,0 +1,153 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/twice-lab/twice/lessons"
+)
+
+const caseUsage = `usage: twice case list [--lessons DIR]
+       twice case check [--lessons DIR] NAME --fix FILE
+
+list prints the cases of the lesson folder (the built-in one unless
+--lessons names another), one a line. check runs case NAME's checks
+after the fix prelude in FILE (- for standard input) and prints one line
+per check, "pass NAME: evidence" or "fail NAME: evidence"; it exits 0
+when every check passes, 1 when one fails, 2 on a usage error or a case
+that cannot be read.
+`
+
+// cmdCase is `twice case`.
+func cmdCase(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, caseUsage)
+		return 2
+	}
+	switch args[0] {
+	case "list", "check":
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, caseUsage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "twice case: unknown subcommand %q (want list or check)\n%s", args[0], caseUsage)
+		return 2
+	}
+	sub := args[0]
+	fset := newFlagSet("case "+sub, caseUsage, stderr)
+	dir := fset.String("lessons", "", "read the cases of the lesson folder `DIR` instead of the built-in ones")
+	var fix *string
+	if sub == "check" {
+		fix = fset.String("fix", "", "the fix prelude to check, a script `FILE` (- for standard input)")
+	}
+	// Flags may come before and after NAME.
+	var pos []string
+	rest := args[1:]
+	for {
+		if code, done := parseFlags(fset, rest, true, stderr); done {
+			return code
+		}
+		if fset.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fset.Arg(0))
+		rest = fset.Args()[1:]
+	}
+	if code := checkDir(*dir, "case", stderr); code != 0 {
+		return code
+	}
+	fsys, where, done, err := caseFolder(*dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "twice case: %v\n", err)
+		return 2
+	}
+	defer done()
+	cases, lerr := lessons.LoadCases(fsys)
+	if sub == "list" {
+		if len(pos) > 0 {
+			fmt.Fprintf(stderr, "twice case list: unexpected argument %q\n", pos[0])
+			return 2
+		}
+		for _, c := range cases {
+			fmt.Fprintf(stdout, "%s\t%s\n", c.Slug, describe(c))
+		}
+		if lerr != nil {
+			fmt.Fprintf(stderr, "twice case list: %s: %v\n", where, lerr)
+			return 1
+		}
+		return 0
+	}
+	if len(pos) != 1 {
+		fmt.Fprint(stderr, "twice case check: want one case NAME\n")
+		return 2
+	}
+	if *fix == "" {
+		fmt.Fprint(stderr, "twice case check: --fix FILE is required (an empty file checks the case with no fix)\n")
+		return 2
+	}
+	var c *lessons.Case
+	var names []string
+	for i := range cases {
+		names = append(names, cases[i].Slug)
+		if cases[i].Slug == pos[0] {
+			c = &cases[i]
+		}
+	}
+	if c == nil {
+		if lerr != nil {
+			fmt.Fprintf(stderr, "twice case check: %s: %v\n", where, lerr)
+		}
+		fmt.Fprintf(stderr, "twice case check: no case %q in %s (cases: %s)\n", pos[0], where, strings.Join(names, ", "))
+		return 2
+	}
+	var src []byte
+	if *fix == "-" {
+		src, err = io.ReadAll(stdin)
+	} else {
+		src, err = os.ReadFile(*fix)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "twice case check: --fix: %v\n", err)
+		return 2
+	}
+	code := 0
+	for _, r := range c.RunChecks(string(src)) {
+		fmt.Fprintln(stdout, r)
+		if !r.Pass {
+			code = 1
+		}
+	}
+	return code
+}
+
+// describe says a case in one line: its title, level, time and checks.
+func describe(c lessons.Case) string {
+	s := c.Title + " ("
+	if c.Level != "" {
+		s += c.Level + ", "
+	}
+	if c.Time != "" {
+		s += "about " + c.Time + ", "
+	}
+	n := len(c.Checks)
+	if n == 1 {
+		return s + "1 check)"
+	}
+	return s + fmt.Sprintf("%d checks)", n)
+}
+
+// caseFolder opens the lesson folder dir, or the built-in one, through an
+// os.Root: nothing outside it is read.
+func caseFolder(dir string) (fs.FS, string, func(), error) {
+	if dir == "" {
+		return lessons.FS, "the built-in lessons", func() {}, nil
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return root.FS(), dir, func() { root.Close() }, nil
+}

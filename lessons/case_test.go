@@ -1,0 +1,178 @@
+package lessons
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/twice-lab/twice/runtime/script/interp"
+)
+
+// minimalCase is the least a case may be: a title, evidence, a fix and a
+// check.
+const minimalCase = `---
+kind: case
+---
+# A case
+
+## Evidence
+
+` + "```twice\nadd o && work --job 1\n```" + `
+
+## Fix
+
+` + "```twice\n```" + `
+
+## Checks
+
+` + "```twice name=one effects=1\nadd o && work --job 1\n```\n"
+
+// TestCasesAreNotLessons: a folder's case is served as a case, never as a
+// lesson, and the lessons around it keep their order.
+func TestCasesAreNotLessons(t *testing.T) {
+	fsys := fstest.MapFS{
+		"a.md":    {Data: []byte("# A\n")},
+		"case.md": {Data: []byte(minimalCase)},
+		"b.md":    {Data: []byte("# B\n")},
+	}
+	ls, err := Load(fsys)
+	if err != nil || len(ls) != 2 || ls[0].Slug != "a" || ls[1].Slug != "b" {
+		t.Fatalf("Load: %v, %+v", err, ls)
+	}
+	cs, err := LoadCases(fsys)
+	if err != nil || len(cs) != 1 || cs[0].Slug != "case" || cs[0].Title != "A case" {
+		t.Fatalf("LoadCases: %v, %+v", err, cs)
+	}
+	if r := cs[0].RunChecks(""); len(r) != 1 || r[0].String() != "pass one: 1 effect landed" {
+		t.Errorf("checks: %v", r)
+	}
+}
+
+// TestCaseErrors: a broken case is left out with an error that names its
+// file and the line to look at.
+func TestCaseErrors(t *testing.T) {
+	replace := func(old, new string) string {
+		if !strings.Contains(minimalCase, old) {
+			t.Fatalf("minimal case has no %q", old)
+		}
+		return strings.Replace(minimalCase, old, new, 1)
+	}
+	for _, tt := range []struct{ src, want string }{
+		{replace("## Fix", "## Fixes"), `case.md:12: unknown section "Fixes" of a case`},
+		{replace("## Fix", "## Evidence"), `case.md:12: section "Evidence" is already on line 6`},
+		{minimalCase[:strings.Index(minimalCase, "## Checks")], "case.md:1: a case needs a ## Checks section"},
+		{replace("name=one ", ""), "case.md:19: a check needs a name"},
+		{replace("effects=1", ""), "case.md:19: check one asks for nothing"},
+		{replace("effects=1", "effects=x"), "case.md:19: check option effects=x: want a whole number"},
+		{replace("effects=1", "owners=0"), `case.md:19: unknown check option "owners"`},
+		{replace("name=one", "name=One"), "case.md:19: check name=One: want lower-case"},
+		{replace("```twice\n```", ""), "case.md:12: the fix section needs exactly one twice block, it has 0"},
+		{replace("kind: case", "kind: quiz"), "case.md:2: kind: quiz: want lesson or case"},
+		{replace("# A case\n", "# A case\n\n```twice\nreset\n```\n"), "case.md:6: a twice block of a case goes in its Evidence"},
+		{minimalCase + "\n## Hypotheses\n\n### Maybe\n\nNo experiment.\n", `case.md:25: hypothesis "Maybe" needs exactly one twice block`},
+		{minimalCase + "\n## Hints\n\n### Fix\n\n1. a\n2. b\n3. c\n4. d\n", `case.md:25: stage "Fix" has 4 hints; give it from 1 to 3`},
+		{minimalCase + "\n## Hints\n\n### Fix\n\nNot a list.\n", `case.md:27: want the hints of stage "Fix" as a list`},
+		{minimalCase + "\n## Architecture\n\n- Queue to Worker\n", `case.md:25: want an arrow as a list item`},
+	} {
+		_, err := LoadCases(fstest.MapFS{"case.md": {Data: []byte(tt.src)}})
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("got error %v\nwant one starting %q", err, tt.want)
+		}
+	}
+}
+
+// TestCaseSections reads every section of a case into its place.
+func TestCaseSections(t *testing.T) {
+	src := minimalCase + `
+## Symptom
+
+Two mails.
+
+## Architecture
+
+- Queue -> Worker: delivers
+- Worker -> Mail
+
+## Hypotheses
+
+### The queue
+
+` + "```twice controls=seed\nadd o && work --job 1\n```" + `
+
+## Hints
+
+### Reproduce
+
+1. Broad,
+   over two lines.
+2. Narrow.
+`
+	cs, err := LoadCases(fstest.MapFS{"case.md": {Data: []byte(src)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cs[0]
+	if strings.TrimSpace(c.Symptom.Text) != "Two mails." || c.Symptom.Line != 24 {
+		t.Errorf("symptom %+v", c.Symptom)
+	}
+	if len(c.Architecture) != 2 || c.Architecture[0] != (Arrow{"Queue", "Worker", "delivers", 29}) || c.Architecture[1].Label != "" {
+		t.Errorf("architecture %+v", c.Architecture)
+	}
+	if len(c.Hypotheses) != 1 || c.Hypotheses[0].Title != "The queue" || c.Hypotheses[0].Experiment.Line != 36 ||
+		!strings.Contains(c.Hypotheses[0].Prose.Text, "controls=seed") {
+		t.Errorf("hypotheses %+v", c.Hypotheses)
+	}
+	if len(c.Hints) != 1 || c.Hints[0].Stage != "Reproduce" || len(c.Hints[0].Hints) != 2 || c.Hints[0].Hints[0].Text != "Broad,\nover two lines." {
+		t.Errorf("hints %+v", c.Hints)
+	}
+	if c.Evidence.Script != "add o && work --job 1\n" || c.Fix.Script != "" || c.Checks[0].Name != "one" {
+		t.Errorf("evidence %q fix %q checks %+v", c.Evidence.Script, c.Fix.Script, c.Checks)
+	}
+}
+
+// TestBuiltInCaseEvidence: the built-in case's evidence run shows what
+// the incident showed: one message id, two deliveries, two effects, one
+// publish; both workers log and both take the job.
+func TestBuiltInCaseEvidence(t *testing.T) {
+	cs, err := LoadCases(FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c *Case
+	for i := range cs {
+		if cs[i].Slug == "two-workers-completed" {
+			c = &cs[i]
+		}
+	}
+	if c == nil {
+		t.Fatal("no built-in case two-workers-completed")
+	}
+	opts, err := c.Evidence.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := EvidenceOf(interp.Run(c.Evidence.Script, interp.Options{Seed: opts.Seed}))
+	var counts []string
+	for _, n := range ev.Counts {
+		counts = append(counts, fmt.Sprintf("%s %d", n.Name, n.Value))
+	}
+	if got, want := strings.Join(counts, ", "), "queue message ids 1, deliveries 2, effects 2, producer publishes 1"; got != want {
+		t.Errorf("counts: %s\nwant %s", got, want)
+	}
+	workers := map[string]int{}
+	for _, l := range ev.Log {
+		workers[l.Worker]++
+	}
+	if len(workers) != 2 || len(ev.Locks) != 2 {
+		t.Errorf("log %+v\nlocks %+v: want two workers in each", ev.Log, ev.Locks)
+	}
+	// Each worker checks the lock, awaits, sets the owner, and takes the
+	// job: the check and the set on either side of the await.
+	for _, l := range ev.Locks {
+		steps := strings.Join(l.Steps, "; ")
+		if !strings.Contains(steps, "owner=none; await") || !strings.Contains(steps, "SET owner = ") || !strings.HasPrefix(l.Steps[len(l.Steps)-1], "UPDATE job 1") {
+			t.Errorf("%s's lock trace: %s", l.Worker, steps)
+		}
+	}
+}

@@ -1,0 +1,172 @@
+package explore
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/twice-lab/twice/runtime/queue"
+)
+
+// Played is one step of a replayed ordering: the worker, the step's label
+// and what it saw ("" for a step not yet taken).
+type Played struct {
+	Worker string
+	Label  string
+	Said   string
+}
+
+// Landed is one effect of a replayed ordering: the worker whose step
+// recorded it, and that step's place in the ordering (1-based).
+type Landed struct {
+	Worker string
+	Step   int
+}
+
+// Replay is an ordering run step by step, as a schedule gives it: the
+// steps taken, each worker's next step, and the tables after the last.
+type Replay struct {
+	Steps []Played
+	// Next has each worker's next step, in worker order, with an empty
+	// Label for a worker that has finished. A worker whose next step waits
+	// for another's open transaction says so in its label.
+	Next    []Played
+	Jobs    []queue.Row
+	Locks   []queue.LockRow
+	Effects []Landed
+	// Left counts, for each worker, the steps it still has if it ran
+	// alone from here (0 once it has finished).
+	Left []int
+	// Done says every worker has finished.
+	Done bool
+}
+
+// ScheduleError is a schedule's step that cannot run: At is its place in
+// the schedule, from 1.
+type ScheduleError struct {
+	At  int
+	Msg string
+}
+
+func (e *ScheduleError) Error() string { return fmt.Sprintf("step %d: %s", e.At, e.Msg) }
+
+// RunSchedule runs the workers' steps (those ExploreRace orders) in the
+// order schedule gives them, each entry a worker's index from 0. It stops
+// at the first entry that names no worker of the race, or a worker that
+// has finished or whose next step waits for another's transaction, and
+// returns a *ScheduleError for it with the Replay up to there; a
+// schedule that ends while workers still have steps is no error (the
+// Replay says it is not Done).
+func RunSchedule(claim queue.Claim, workers int, svc Service, flags Flags, schedule []int) (*Replay, error) {
+	rep := &Replay{}
+	err := withExplorer(claim, workers, svc, flags, nil, func(x *explorer, start state) error {
+		x.onEffect = func(i int) {
+			rep.Effects = append(rep.Effects, Landed{Worker: runOf(i), Step: len(rep.Steps) + 1})
+		}
+		s := start
+		var stop error
+		for at, i := range schedule {
+			if stop = x.playable(s, i, at+1); stop != nil {
+				break
+			}
+			next, what, err := x.step(s, i)
+			if err != nil {
+				return err
+			}
+			label, said, _ := strings.Cut(what, ": ")
+			rep.Steps = append(rep.Steps, Played{Worker: runOf(i), Label: label, Said: said})
+			s = next
+		}
+		x.onEffect = nil
+		if err := x.restore(s); err != nil {
+			return err
+		}
+		var err error
+		if rep.Jobs, err = x.shell.List(); err != nil {
+			return err
+		}
+		if rep.Locks, err = x.shell.Locks(); err != nil {
+			return err
+		}
+		rep.Done = s.done()
+		for i := range s.ws {
+			rep.Next = append(rep.Next, Played{Worker: runOf(i), Label: x.nextLabel(s, i)})
+			n, err := x.alone(s, i)
+			if err != nil {
+				return err
+			}
+			rep.Left = append(rep.Left, n)
+		}
+		return stop
+	})
+	return rep, err
+}
+
+// playable says why worker i cannot take the step at of a schedule from
+// s, or nil when it can.
+func (x *explorer) playable(s state, i, at int) error {
+	switch {
+	case i < 0 || i >= len(s.ws):
+		return &ScheduleError{at, fmt.Sprintf("the race has no worker W%d (it has W1 to W%d)", i+1, len(s.ws))}
+	case s.ws[i].pc == pcDone:
+		return &ScheduleError{at, fmt.Sprintf("%s has no step left", runOf(i))}
+	case x.blocked(s, i):
+		return &ScheduleError{at, fmt.Sprintf("%s's next step is a write, and %s's transaction holds the database: it waits", runOf(i), runOf(s.holder()))}
+	}
+	return nil
+}
+
+// alone counts the steps worker i would take from s if it ran alone.
+func (x *explorer) alone(s state, i int) (int, error) {
+	n := 0
+	for s.ws[i].pc != pcDone && !x.blocked(s, i) {
+		next, _, err := x.step(s, i)
+		if err != nil {
+			return n, err
+		}
+		s, n = next, n+1
+	}
+	return n, nil
+}
+
+// nextLabel names worker i's next step from s, or "" when it has none.
+func (x *explorer) nextLabel(s state, i int) string {
+	w := s.ws[i]
+	run := runOf(i)
+	var l string
+	switch w.pc {
+	case pcDone:
+		return ""
+	case pcClaim:
+		l = x.steps[w.cs].Name(x.id, run)
+	case pcRelease:
+		l = x.release[w.cs].Name(x.id, run)
+	case pcReadBack:
+		l = fmt.Sprintf("SELECT job %d: read the attempt back (the fencing token)", x.id)
+	case pcRenew:
+		l = fmt.Sprintf("UPDATE job %d SET lease WHERE run %s", x.id, run)
+	case pcReceipt:
+		l = "POST the receipt"
+	case pcEffect:
+		l = "the service records the effect"
+	case pcRemember:
+		l = "the service INSERTs the key"
+	case pcAck:
+		l = fmt.Sprintf("ack: UPDATE job %d SET status = 'done'", x.id)
+	case pcBegin, pcKeyBegin:
+		l = "BEGIN IMMEDIATE"
+	case pcKey, pcKeyInsert:
+		l = fmt.Sprintf("INSERT INTO processed_keys %s ON CONFLICT DO NOTHING", event)
+	case pcRow:
+		l = "INSERT INTO ledger"
+	case pcAckTx:
+		l = fmt.Sprintf("ack: UPDATE job %d SET status = 'done', in the transaction", x.id)
+	case pcCommit, pcKeyCommit:
+		l = "COMMIT"
+	case pcRollback:
+		l = "ROLLBACK"
+	}
+	if x.blocked(s, i) {
+		l += fmt.Sprintf(" (waits: %s's transaction is open)", runOf(s.holder()))
+	}
+	return l
+}

@@ -1,0 +1,94 @@
+package result
+
+// Schedule is one ordering of a race's steps, run as race --schedule
+// named it: the steps taken, each worker's next step, the tables after
+// the last step, the outcome once every worker has finished, and the
+// explorer's counts for the same claim and workers.
+type Schedule struct {
+	Claim   string         `json:"claim"`
+	Workers int            `json:"workers"`
+	Steps   []ScheduleStep `json:"steps"`
+	// Next has one entry per worker, in order: the label of its next
+	// step, "" once it has finished.
+	Next   []ScheduleNext `json:"next"`
+	Tables ScheduleTables `json:"tables"`
+	// Outcome is "one effect", "two effects" (or "no effect", "3
+	// effects") once every worker has finished, and "" before.
+	Outcome string `json:"outcome"`
+	// Orderings and Duplicating are the explorer's counts for this claim
+	// and number of workers, as decimal strings (see Exploration);
+	// Shortest is the number of steps of its shortest duplicating
+	// ordering, 0 when none duplicates.
+	Orderings   string `json:"orderings"`
+	Duplicating string `json:"duplicating"`
+	Shortest    int    `json:"shortest"`
+}
+
+// ScheduleStep is one step a schedule took: the worker, the step's label
+// (its SQL, an await, the receipt, the ack) and what it saw.
+type ScheduleStep struct {
+	Worker string `json:"worker"`
+	Label  string `json:"label"`
+	Said   string `json:"said"`
+}
+
+// ScheduleNext is a worker's next step: its label, "" when it has none.
+type ScheduleNext struct {
+	Worker string `json:"worker"`
+	Label  string `json:"label"`
+}
+
+// ScheduleTables are the tables after a schedule's last step: the job,
+// the locks table, and the effects recorded, each with the worker and the
+// step (from 1) that recorded it.
+type ScheduleTables struct {
+	Jobs    []Job            `json:"jobs"`
+	Locks   []LockRow        `json:"locks"`
+	Effects []ScheduleEffect `json:"effects"`
+}
+
+// ScheduleEffect is one effect a schedule recorded.
+type ScheduleEffect struct {
+	Worker string `json:"worker"`
+	Step   int    `json:"step"`
+}
+
+func (e *jsonEnc) schedule(s *Schedule) {
+	e.byte('{')
+	e.strField("claim", s.Claim)
+	e.intField("workers", s.Workers)
+	e.key("steps")
+	jsonList(e, s.Steps, func(e *jsonEnc, st ScheduleStep) {
+		e.byte('{')
+		e.strField("worker", st.Worker)
+		e.strField("label", st.Label)
+		e.strField("said", st.Said)
+		e.byte('}')
+	})
+	e.key("next")
+	jsonList(e, s.Next, func(e *jsonEnc, n ScheduleNext) {
+		e.byte('{')
+		e.strField("worker", n.Worker)
+		e.strField("label", n.Label)
+		e.byte('}')
+	})
+	e.key("tables")
+	e.byte('{')
+	e.key("jobs")
+	jsonList(e, s.Tables.Jobs, func(e *jsonEnc, j Job) { e.job(&j) })
+	e.key("locks")
+	jsonList(e, s.Tables.Locks, (*jsonEnc).lockRow)
+	e.key("effects")
+	jsonList(e, s.Tables.Effects, func(e *jsonEnc, f ScheduleEffect) {
+		e.byte('{')
+		e.strField("worker", f.Worker)
+		e.intField("step", f.Step)
+		e.byte('}')
+	})
+	e.byte('}')
+	e.strField("outcome", s.Outcome)
+	e.strField("orderings", s.Orderings)
+	e.strField("duplicating", s.Duplicating)
+	e.intField("shortest", s.Shortest)
+	e.byte('}')
+}

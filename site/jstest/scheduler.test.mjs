@@ -1,0 +1,71 @@
+// Unit tests of Be the scheduler's pure helpers (site/static/scheduler.js):
+// the script a schedule runs and the progress kept per page. The view
+// itself is covered by the browser tests of package server.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+import { clearProgress, progressLines, readProgress, recordProgress, seatScript, twoForOneJob } from "../static/scheduler.js";
+
+// memory is a Storage kept in a Map; full makes setItem throw, as a full
+// or refused localStorage does.
+function memory(full) {
+  const m = new Map();
+  return {
+    getItem: (k) => (m.has(k) ? m.get(k) : null),
+    setItem: (k, v) => {
+      if (full) throw new Error("QuotaExceededError");
+      m.set(k, String(v));
+    },
+    removeItem: (k) => m.delete(k),
+    keys: () => [...m.keys()],
+  };
+}
+
+test("seatScript appends the schedule to the view's race, the service lines kept", () => {
+  const view = { script: "service --dedupe claim\nrace async-lock --key job\n" };
+  assert.equal(seatScript(view, ["W1", "W2", "W1"]), "service --dedupe claim\nrace async-lock --key job --schedule W1,W2,W1\n");
+  assert.equal(seatScript(view, []), "service --dedupe claim\nrace async-lock --key job --schedule -\n", "the start is the schedule with no step");
+});
+
+test("progress: wins and held claims, per page, cleared", () => {
+  const s = memory();
+  assert.deepEqual(readProgress(s, "/lessons/a/"), { won: {}, held: {} });
+  recordProgress(s, "/lessons/a/", "claim=async-lock, 2 workers", { won: "W1,W2,W1,W2,W1,W2" });
+  recordProgress(s, "/lessons/a/", "claim=async-lock, 2 workers", { won: "W1,W2,W1,W2,W1,W2" });
+  recordProgress(s, "/lessons/a/", "claim=async-lock, 2 workers", { won: "W2,W1,W2,W1,W2,W1,W2,W1" });
+  recordProgress(s, "/lessons/a/", "claim=lock, 2 workers", { held: "12" });
+  const p = readProgress(s, "/lessons/a/");
+  assert.deepEqual(p.won, { "claim=async-lock, 2 workers": ["W1,W2,W1,W2,W1,W2", "W2,W1,W2,W1,W2,W1,W2,W1"] }, "a schedule won twice counts once");
+  assert.deepEqual(progressLines(p), [
+    "claim=async-lock, 2 workers: broken by 2 schedules, the shortest of yours 6 steps",
+    "claim=lock, 2 workers: held, and no ordering of the 12 there are breaks it",
+  ]);
+  assert.deepEqual(readProgress(s, "/lessons/b/"), { won: {}, held: {} }, "another page keeps its own");
+  clearProgress(s, "/lessons/a/");
+  assert.deepEqual(readProgress(s, "/lessons/a/"), { won: {}, held: {} });
+  assert.deepEqual(s.keys(), []);
+});
+
+test("progress: what is kept but not progress reads as none; a full store keeps nothing and throws nothing", () => {
+  const s = memory();
+  for (const junk of ["{", "[]", "null", '{"won":[],"held":{}}', '"x"']) {
+    s.setItem("twice:scheduler:/p/", junk);
+    assert.deepEqual(readProgress(s, "/p/"), { won: {}, held: {} }, junk);
+  }
+  const full = memory(true);
+  const p = recordProgress(full, "/p/", "claim=read, 2 workers", { won: "W1,W2" });
+  assert.deepEqual(p.won, { "claim=read, 2 workers": ["W1,W2"] }, "the progress of this visit is returned");
+  assert.deepEqual(readProgress(full, "/p/"), { won: {}, held: {} });
+});
+
+test("twoForOneJob: two landed effects for one job, a refused or replayed request not counted", () => {
+  const e = (job, more) => Object.assign({ order: "order-77", job, refused: false, replayed: false }, more);
+  assert.equal(twoForOneJob({ tables: { effects: [e(1)] } }), false);
+  assert.equal(twoForOneJob({ tables: { effects: [e(1), e(1)] } }), true);
+  assert.equal(twoForOneJob({ tables: { effects: [e(1), e(2)] } }), false, "two jobs, one effect each");
+  assert.equal(twoForOneJob({ tables: { effects: [e(1), e(1, { replayed: true })] } }), false);
+  assert.equal(twoForOneJob({ tables: { effects: [e(1), e(1, { refused: true })] } }), false);
+  assert.equal(twoForOneJob({ tables: {} }), false);
+  assert.equal(twoForOneJob(null), false);
+});
