@@ -38,8 +38,8 @@ const Module = "github.com/twice-lab/twice"
 //   - -gcflags=twice's packages=-l compiles twice's own code without
 //     inlining: the module is 141 kB smaller raw and 24 kB brotli
 //     (docs/PERFORMANCE.md); a race spends most of its time in SQLite,
-//     which keeps its inlining. What it does to the time of a first run
-//     is not yet measured apart from the noise.
+//     which keeps its inlining. In three paired cold starts a first run
+//     was no slower with it (docs/PERFORMANCE.md).
 var WasmBuildFlags = []string{"-trimpath", "-gcflags=" + Module + "/...=-l", "-gcflags=" + SQLitePackage + "=-B", "-ldflags=-s -w"}
 
 // SQLitePackage is the package holding SQLite translated to Go.
