@@ -207,7 +207,7 @@ func a11yShard(t *testing.T, path, axeJS, base string, pages []string, blog bool
 		}
 		js[bool](t, ctx, `document.querySelectorAll("twice-playground").forEach((el) => { const d = el.shadowRoot.querySelector("details.embed"); if (d) d.open = true; }); true`)
 		check(page, "output")
-		js[bool](t, ctx, `document.querySelectorAll("twice-playground").forEach((el, i) => tp.tab(i, "timeline")); true`)
+		js[bool](t, ctx, `Promise.all(Array.from(document.querySelectorAll("twice-playground"), (el, i) => tp.tab(i, "timeline"))).then(() => true)`)
 		check(page, "timeline")
 		js[bool](t, ctx, `document.querySelectorAll("twice-playground").forEach((el, i) => { const b = tp.q(i, ".step-btn.next"); b.click(); b.click(); }); true`)
 		check(page, "step-through")
@@ -260,7 +260,7 @@ effects</pre></twice-playground></main>`)
 		}
 	}
 	check("blog with two unlabelled blocks", "output")
-	js[bool](t, ctx, `document.querySelectorAll("twice-playground").forEach((el, i) => tp.tab(i, "timeline")); true`)
+	js[bool](t, ctx, `Promise.all(Array.from(document.querySelectorAll("twice-playground"), (el, i) => tp.tab(i, "timeline"))).then(() => true)`)
 	check("blog with two unlabelled blocks", "timeline")
 
 	// Predict-then-run (the teacher's switch on: every block asks) and the

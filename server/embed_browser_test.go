@@ -167,7 +167,7 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 		inFrame[bool](t, ctx, `(async () => {
   const el = document.querySelector("twice-playground");
   el.shadowRoot.querySelector("#tab-timeline").click();
-  for (let i = 0; i < 600 && el.getAttribute("state") !== "done"; i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 600 && (el.getAttribute("state") !== "done" || el.drawing); i++) await new Promise((r) => setTimeout(r, 100));
   return el.getAttribute("state") === "done";
 })()`)
 		fit("after a run, on the timeline")
@@ -336,7 +336,7 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 		if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
 			t.Fatalf("run: %s", s)
 		}
-		js[bool](t, ctx, `tp.tab(0, "timeline"), true`)
+		js[bool](t, ctx, `tp.tab(0, "timeline")`)
 		px := js[float64](t, ctx, `(() => { const img = tp.q(0, ".tl-img"); const svg = decodeURIComponent(img.getAttribute("src").split(",")[1]); return img.getBoundingClientRect().width / Number(img.getAttribute("width")) * TwicePlayground.minFontSize(svg); })()`)
 		if px < 11 {
 			t.Errorf("on a phone the timeline's smallest text is %.1f CSS px, want at least 11", px)

@@ -34,7 +34,16 @@ import (
 // Page-side helpers for the new views, on top of tp (browser_test.go).
 const exploreHelpers = `
 Object.assign(window.tp, {
-  tab: (n, view) => tp.q(n, "#tab-" + view).click(),
+  // tab opens a view and resolves once it is filled: the timeline of a
+  // run shown is drawn when its tab opens (or the run made again).
+  tab: (n, view) => {
+    const el = tp.el(n);
+    tp.q(n, "#tab-" + view).click();
+    return new Promise((resolve) => {
+      const check = () => (el.drawing || ["running", "loading"].includes(el.getAttribute("state")) ? setTimeout(check, 10) : resolve(true));
+      check();
+    });
+  },
   // svg decodes the timeline picture and parses it, for inspection only
   // (without its <style>, which the page's CSP would refuse to apply).
   svg: (n) => {

@@ -5,12 +5,22 @@
 // Go toolchain's wasm_exec.js, and does one thing: it installs a global
 // JavaScript function
 //
-//	twiceRun(script string, options {seed: string, timeline: bool, auto: bool, progress: function}) string
+//	twiceRun(script string, options {seed: string, timeline: bool, keep: bool, auto: bool, progress: function}) string
 //
 // that runs the script with [interp.Run] and returns its [result.Result] as
 // JSON, the same facts `twice run --json` prints. With timeline true the
 // Result also carries the run drawn as SVG ([interp.Options].Timeline), for
-// the playground's timeline and step-through. The seed travels as a
+// the playground's timeline and step-through. With keep true, the module
+// holds on to that run's Result (only the last one kept), and draws a
+// load's chart, which the Output view shows, in any case, so that
+//
+//	twiceTimeline() string
+//
+// can draw its timeline later, when a reader opens the Timeline tab: it
+// returns the kept Result as JSON again, now with the timeline, or "" when
+// no run is kept. Drawing the SVG and encoding it is work the first
+// result does not need, and a first run pays for every function it calls
+// while V8 compiles it. The seed travels as a
 // decimal string because JavaScript numbers cannot hold every uint64; an
 // empty or missing seed means [interp.DefaultSeed]. A seed that is not a
 // decimal uint64 gives a Result whose error says so, like a usage error of
@@ -34,6 +44,7 @@ import (
 	"strconv"
 	"syscall/js"
 
+	"github.com/twice-lab/twice/runtime/script/draw"
 	"github.com/twice-lab/twice/runtime/script/interp"
 	"github.com/twice-lab/twice/runtime/script/lang"
 	"github.com/twice-lab/twice/runtime/script/result"
@@ -42,6 +53,7 @@ import (
 func main() {
 	js.Global().Set("twiceRun", js.FuncOf(run))
 	js.Global().Set("twiceCost", js.FuncOf(cost))
+	js.Global().Set("twiceTimeline", js.FuncOf(timeline))
 	select {}
 }
 
@@ -62,9 +74,13 @@ func run(_ js.Value, args []js.Value) any {
 		src = args[0].String()
 	}
 	opts := interp.Options{Seed: interp.DefaultSeed}
+	keep := false
 	if len(args) > 1 && args[1].Type() == js.TypeObject {
 		if t := args[1].Get("timeline"); t.Type() == js.TypeBoolean {
 			opts.Timeline = t.Bool()
+		}
+		if k := args[1].Get("keep"); k.Type() == js.TypeBoolean {
+			keep = k.Bool()
 		}
 		if a := args[1].Get("auto"); a.Type() == js.TypeBoolean && a.Bool() {
 			opts.Budget = interp.AutoBudget
@@ -83,7 +99,30 @@ func run(_ js.Value, args []js.Value) any {
 			opts.Seed = n
 		}
 	}
-	return marshal(interp.Run(src, opts))
+	res := interp.Run(src, opts)
+	if keep {
+		if !opts.Timeline {
+			res.Chart = draw.LoadChart(res)
+		}
+		kept = res
+	}
+	return marshal(res)
+}
+
+// kept is the Result of the last run asked to be kept, for twiceTimeline;
+// nil when none was. It holds one run, so its memory is bounded.
+var kept *result.Result
+
+// timeline is the body of twiceTimeline: the kept run, with its timeline
+// drawn now.
+func timeline(_ js.Value, _ []js.Value) any {
+	if kept == nil {
+		return ""
+	}
+	if kept.Timeline == nil {
+		kept.Timeline = draw.Timeline(kept)
+	}
+	return marshal(kept)
 }
 
 // marshal encodes r with its own MarshalJSON rather than encoding/json,

@@ -70,8 +70,8 @@ trap cleanup EXIT
 } >"$out/env.txt"
 
 if ! skip bench; then
-	step "native: simulated races vs bare SQL (runtime/script BenchmarkRace, BenchmarkRaceSQL)"
-	go test ./runtime/script -run '^$' -bench 'Race' -count "$COUNT" | tee "$out/native.txt" >&2
+	step "native: simulated races vs bare SQL (runtime/script/interp BenchmarkRace, BenchmarkRaceSQL)"
+	go test ./runtime/script/interp -run '^$' -bench 'Race' -count "$COUNT" | tee "$out/native.txt" >&2
 fi
 
 if ! skip wazero; then
@@ -81,7 +81,7 @@ if ! skip wazero; then
 	mkdir -p "$out/bin"
 	go build -o "$out/bin/wazero" github.com/tetratelabs/wazero/cmd/wazero
 	PATH="$out/bin:$(go env GOROOT)/lib/wasm:$PATH" GOWASIRUNTIME=wazero GOOS=wasip1 GOARCH=wasm \
-		go test ./runtime/script -run '^$' -bench 'Race' -benchtime 5x -count "$COUNT" | tee "$out/wasip1.txt" >&2
+		go test ./runtime/script/interp -run '^$' -bench 'Race' -benchtime 5x -count "$COUNT" | tee "$out/wasip1.txt" >&2
 fi
 
 need go

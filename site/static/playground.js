@@ -520,6 +520,9 @@ class TwicePlayground extends HTMLElement {
     this.mountView("timeline", "Timeline", timelinePanel(ui, of), {
       open: () => this.openTimeline(),
       shown: () => this.timelineShown(),
+      // A run sent before the tab opened (a link to the timeline) comes
+      // without its picture: it is drawn now.
+      ran: () => this.result && !this.result.timeline && this.openTimeline(),
     });
     this.mountView("compare", "Compare", comparePanel(ui), {
       open: () => this.compare(false),
@@ -750,6 +753,8 @@ class TwicePlayground extends HTMLElement {
       return;
     }
     this.runIfCheap(shared.script, () => {
+      // A link to the timeline gets its picture with the run.
+      if (shared.view === "timeline") this.selectTab("timeline");
       this.run();
       if (shared.view !== "output") this.select(shared.view);
     });
@@ -1157,9 +1162,12 @@ class TwicePlayground extends HTMLElement {
     this.auto = false;
     const sent = performance.now();
     try {
-      const m = await this.request(rt, script, seed, true, "main", auto);
+      // The timeline is drawn only when its tab is open (or opens: see
+      // openTimeline), so a first result waits for no SVG.
+      const m = await this.request(rt, script, seed, this.view === "timeline", "main", auto);
       if (seq !== this.seq) return;
       const res = JSON.parse(m.json);
+      this.kept = res.timeline ? null : { rt, id: m.id };
       if (auto && res.heavy) {
         // It ran out of the budget for runs nobody asked for: not a
         // result, and not to be shown as one. What ran out, briefly.
@@ -1363,7 +1371,8 @@ class TwicePlayground extends HTMLElement {
       this.tlSrc = "";
       ui.tlImg.removeAttribute("src");
       ui.tlFig.hidden = true;
-      if (!notes.length) notes.push("No worker ran in this script, so there is no timeline to draw.");
+      // A run kept undrawn has its picture drawn when the tab opens.
+      if (!notes.length) notes.push(this.kept ? "Drawing the timeline…" : "No worker ran in this script, so there is no timeline to draw.");
     }
     ui.tlNote.textContent = notes.join(" ");
     ui.tlNote.hidden = notes.length === 0;
@@ -1375,11 +1384,45 @@ class TwicePlayground extends HTMLElement {
   }
 
   // openTimeline fills the Timeline view: only a traced run needs a
-  // live run for its picture.
+  // live run for its picture, and a live run shown without one has it
+  // drawn now.
   openTimeline() {
     const traced = !(this.result && this.result.views && !this.result.views.timeline.trace);
     if (!this.live && !this.busy && traced) this.run();
+    else if (this.live && traced && this.result && !this.result.timeline) this.drawTimeline();
     else this.renderTimeline();
+  }
+
+  // drawTimeline asks the runtime to draw the timeline of the run shown,
+  // which it kept; when it no longer holds that run (Stop started a fresh
+  // one, or another block ran since), the run is made again with its
+  // timeline: the same script at the same seed gives the same run.
+  async drawTimeline() {
+    if (this.drawing) return;
+    const res = this.result;
+    const kept = this.kept;
+    let drawn = null;
+    if (kept && kept.rt === currentRuntime() && kept.rt.state === "ready") {
+      this.drawing = true;
+      try {
+        drawn = await kept.rt.timeline(kept.id, this);
+      } catch {
+        drawn = null;
+      } finally {
+        this.drawing = false;
+      }
+    }
+    if (this.result !== res) return;
+    this.kept = null;
+    if (drawn && drawn.timeline) {
+      res.timeline = drawn.timeline;
+      this.renderTimeline();
+      this.timelineShown();
+    } else if (drawn) {
+      this.renderTimeline();
+    } else {
+      this.run();
+    }
   }
 
   // timelineShown decodes the picture, now that its panel shows, and

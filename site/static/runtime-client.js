@@ -133,9 +133,19 @@ export class Runtime {
   // fresh runtime, which starts loading at once for the next Run.
 
   // run sends a run; auto marks one nobody pressed Run for (a link opened),
-  // which the runtime holds to its small budget for those.
+  // which the runtime holds to its small budget for those. A block's main
+  // run without its timeline is kept by the worker (the last one), so
+  // that timeline can draw it when the Timeline tab opens.
   run(script, seed, timeline, owner, key, auto) {
-    return this.send({ type: "run", script, seed, timeline: !!timeline, auto: !!auto }, owner, key);
+    const keep = !timeline && key === "main";
+    return this.send({ type: "run", script, seed, timeline: !!timeline, keep, auto: !!auto }, owner, key);
+  }
+
+  // timeline asks for the timeline of run id (a main run sent without
+  // one): its Result, parsed, with the timeline drawn; null when the
+  // worker no longer holds that run (run it again, with the timeline).
+  timeline(id, owner) {
+    return this.send({ type: "timeline", of: id }, owner, "timeline").then((m) => (m.json ? JSON.parse(m.json) : null));
   }
 
   // cost asks the parser's estimate of a script: {heavy, what}.

@@ -9,10 +9,12 @@
 //                                           compressed; 0 when unknown)
 //        {type: "ready", marks, info}         once the Go program is running
 //        {type: "fatal", message}             when it cannot load
-//   in:  {type: "run", id, script, seed, timeline, auto}   timeline: draw the SVG;
-//                                           auto: a run nobody pressed Run for
-//                                           (a link), under the runtime's small
-//                                           budget for those
+//   in:  {type: "run", id, script, seed, timeline, keep, auto}   timeline: draw the SVG;
+//                                           keep: hold this run's Result for a
+//                                           "timeline" message (the last one
+//                                           only); auto: a run nobody pressed
+//                                           Run for (a link), under the
+//                                           runtime's small budget for those
 //   out: {type: "ran", id, done, of, what}   during a run, at most every 50 ms:
 //                                           done of a command's of races (what:
 //                                           "races") or lease runs ("lease runs")
@@ -23,6 +25,11 @@
 //                                           is of no further use
 //   in:  {type: "cost", id, script}      the parser's cost estimate, no run
 //   out: {type: "cost", id, json}        json: {"heavy": bool, "what": TEXT}
+//   in:  {type: "timeline", id, of}      the timeline of run of (sent with keep)
+//   out: {type: "result", id, json}      json: that run's Result again, with its
+//                                        timeline drawn now; "" when this worker
+//                                        no longer holds it (a later kept run,
+//                                        or a fresh Go program)
 //
 // marks are the start-up's phases as epoch milliseconds (performance.timeOrigin
 // + performance.now(), comparable with the page's clock): worker (this script
@@ -46,6 +53,7 @@ let compiled = null;
 let go = null;
 let memory = null;
 let waiting = 0; // runs received and not yet answered
+let keptID = 0; // the run whose Result the Go program keeps (keep: true)
 const marks = {};
 const info = {};
 mark("worker");
@@ -104,6 +112,24 @@ self.onmessage = async (e) => {
     }
     return;
   }
+  if (m.type === "timeline") {
+    waiting++;
+    try {
+      await loading;
+      const held = go !== null && !go.exited && keptID !== 0 && keptID === m.of;
+      const json = held ? self.twiceTimeline() : "";
+      if (typeof json !== "string" || (go !== null && go.exited)) {
+        self.postMessage({ type: "died", id: m.id, message: "the runtime stopped while drawing the timeline: it ran out of memory or crashed" });
+        return;
+      }
+      self.postMessage({ type: "result", id: m.id, json, ms: 0 });
+    } catch (err) {
+      self.postMessage({ type: "error", id: m.id, message: "the runtime failed: " + message(err) });
+    } finally {
+      waiting--;
+    }
+    return;
+  }
   if (m.type === "run") {
     waiting++;
     try {
@@ -111,7 +137,7 @@ self.onmessage = async (e) => {
       if (go === null || go.exited) await start();
       mark("run");
       const t0 = performance.now();
-      const json = self.twiceRun(m.script, { seed: m.seed, timeline: !!m.timeline, auto: !!m.auto, progress: ranSoFar(m.id) });
+      const json = self.twiceRun(m.script, { seed: m.seed, timeline: !!m.timeline, keep: !!m.keep, auto: !!m.auto, progress: ranSoFar(m.id) });
       const ms = performance.now() - t0;
       if (typeof json !== "string" || go.exited) {
         // When the Go program dies inside a call (it ran out of memory, or
@@ -120,6 +146,7 @@ self.onmessage = async (e) => {
         return;
       }
       mark("ran");
+      if (m.keep) keptID = m.id;
       info.wasmMemory = memory.buffer.byteLength;
       self.postMessage({ type: "result", id: m.id, json, ms, marks, info });
     } catch (err) {
@@ -213,6 +240,7 @@ function noteTransfer(url) {
 }
 
 async function start() {
+  keptID = 0;
   go = new Go();
   const instance = await WebAssembly.instantiate(compiled, go.importObject);
   memory = instance.exports.mem;

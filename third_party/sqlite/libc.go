@@ -5,14 +5,7 @@ package sqlite3_wasm
 import (
 	"bytes"
 	"math/bits"
-	"time"
 )
-
-func (m *Module) _localtime_r(timer, buf int32) int32 {
-	t := load64((*m.memory), uint32(timer))
-	m._storetime_r((*m.memory)[uint32(buf):], time.Unix(int64(t), 0))
-	return buf
-}
 
 func (m *Module) _memcmp(s1, s2, n int32) int32 {
 	if s1 == s2 {
@@ -95,26 +88,6 @@ func (m *Module) _strspn(s, accept int32) int32 {
 		}
 	}
 	return -1
-}
-func (m *Module) _storetime_r(buf []byte, t time.Time) {
-	const size uint32 = 32 / 8
-	var isdst uint32
-	if t.IsDST() {
-		isdst = 1
-	}
-	_, zone := t.Zone()
-
-	store32(buf, 0*size, uint32(t.Second()))
-	store32(buf, 1*size, uint32(t.Minute()))
-	store32(buf, 2*size, uint32(t.Hour()))
-	store32(buf, 3*size, uint32(t.Day()))
-	store32(buf, 4*size, uint32(t.Month()-time.January))
-	store32(buf, 5*size, uint32(t.Year()-1900))
-	store32(buf, 6*size, uint32(t.Weekday()-time.Sunday))
-	store32(buf, 7*size, uint32(t.YearDay()-1))
-	store32(buf, 8*size, isdst)
-	store32(buf, 9*size, uint32(zone))
-	store32(buf, 10*size, 0)
 }
 
 func (m *Module) _makeByteSet(chars []byte) (set [256 / bits.UintSize]uint) {

@@ -131,3 +131,19 @@
 #ifndef KEEP_XFER_OPT
 #define SQLITE_OMIT_XFER_OPT
 #endif
+#ifndef KEEP_DATETIME // date(), time(), strftime(), unixepoch(), CURRENT_TIMESTAMP...
+#define SQLITE_OMIT_DATETIME_FUNCS
+#endif
+#ifndef KEEP_ATTACH // ATTACH and DETACH, and VACUUM, which attaches its copy
+#define SQLITE_OMIT_ATTACH
+#define SQLITE_OMIT_VACUUM
+#endif
+#ifndef KEEP_TESTCTRL // SQLite's own test hooks (fault injection, test_control)
+#define SQLITE_UNTESTABLE
+#endif
+#ifndef KEEP_OR_OPT // the OR-by-union plan: the lab's tables are a few rows
+#define SQLITE_OMIT_OR_OPTIMIZATION
+#endif
+#ifndef KEEP_LIKE_OPT // LIKE as an index range: the same
+#define SQLITE_OMIT_LIKE_OPTIMIZATION
+#endif

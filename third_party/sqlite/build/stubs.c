@@ -195,3 +195,39 @@ void sqlite3VtabArgInit(Parse* pParse) {}
 void sqlite3VtabArgExtend(Parse* pParse, Token* p) {}
 void sqlite3VtabFinishParse(Parse* pParse, Token* pEnd) {}
 #endif
+
+#ifdef SQLITE_OMIT_ATTACH
+void sqlite3Attach(Parse* pParse, Expr* p, Expr* pDbname, Expr* pKey) {
+  sqlite3ExprDelete(pParse->db, p);
+  sqlite3ExprDelete(pParse->db, pDbname);
+  sqlite3ExprDelete(pParse->db, pKey);
+  twiceNotBuiltIn(pParse, "ATTACH");
+}
+void sqlite3Detach(Parse* pParse, Expr* pDbname) {
+  sqlite3ExprDelete(pParse->db, pDbname);
+  twiceNotBuiltIn(pParse, "DETACH");
+}
+#endif
+
+#if defined(SQLITE_OMIT_VACUUM) || defined(SQLITE_OMIT_ATTACH)
+void sqlite3Vacuum(Parse* pParse, Token* pNm, Expr* pInto) {
+  sqlite3ExprDelete(pParse->db, pInto);
+  twiceNotBuiltIn(pParse, "VACUUM");
+}
+#endif
+
+// Functions SQLite defines only with ATTACH or VACUUM but calls without
+// them too: the same few lines.
+
+#ifdef SQLITE_OMIT_ATTACH
+int sqlite3DbIsNamed(sqlite3* db, int iDb, const char* zName) {
+  return sqlite3StrICmp(db->aDb[iDb].zDbSName, zName) == 0 ||
+         (iDb == 0 && sqlite3StrICmp("main", zName) == 0);
+}
+#endif
+
+#ifdef SQLITE_OMIT_VACUUM
+void sqlite3PagerClearCache(Pager* pPager) {
+  if (pPager->tempFile == 0) pager_reset(pPager);
+}
+#endif
