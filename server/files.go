@@ -108,7 +108,12 @@ const (
 // so set it only before the first render.
 var BrotliQuality = brotli.BestCompression
 
-// compressor makes and remembers gzip (level 9) and brotli (BrotliQuality)
+// GzipLevel is the gzip level the compressor uses: the best (9) for what
+// is served and exported. Tests that do not test compression set it low,
+// as they do BrotliQuality, and for the same reason.
+var GzipLevel = gzip.BestCompression
+
+// compressor makes and remembers gzip (GzipLevel) and brotli (BrotliQuality)
 // forms of bodies, in memory and, when dir is set, on disk under
 // dir/SHA256.gz and dir/SHA256.br.
 type compressor struct {
@@ -239,7 +244,7 @@ func (c *compressor) get(key, enc string, body []byte) []byte {
 		// clearing per page and compresses no better.
 		w = brotli.NewWriterOptions(&buf, brotli.WriterOptions{Quality: BrotliQuality, LGWin: brotliWindow(len(body))})
 	} else {
-		w, _ = gzip.NewWriterLevel(&buf, gzip.BestCompression)
+		w, _ = gzip.NewWriterLevel(&buf, GzipLevel)
 	}
 	w.Write(body)
 	w.Close()

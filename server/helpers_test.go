@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"flag"
 	"fmt"
@@ -48,6 +49,7 @@ var (
 func TestMain(m *testing.M) {
 	flag.Parse()
 	BrotliQuality = brotli.BestSpeed
+	GzipLevel = gzip.BestSpeed
 	if run := flag.Lookup("test.run"); !testing.Short() && run != nil && run.Value.String() == "" {
 		buildRealRuntime()
 		if realErr != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +19,7 @@ import (
 // check what twice build writes and says, not how small it is.
 func TestMain(m *testing.M) {
 	server.BrotliQuality = brotli.BestSpeed
+	server.GzipLevel = gzip.BestSpeed
 	testscript.Main(m, map[string]func(){
 		"twice": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})

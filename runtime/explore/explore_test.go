@@ -515,11 +515,10 @@ func BenchmarkExplore(b *testing.B) {
 
 // States must say, before exploring, what ExploreRace then reports: the
 // script's budget of explored states is checked with it at parse time.
-// Without worker flags every entry of the table is checked (those above
-// 5,000 states not under -short, and for the claims other than read and
-// atomic those above 1,000); with flags, a grid of up to four workers,
-// entries up to 5,000 states (under -short, three workers and the two
-// claims of the article, read and atomic).
+// Without worker flags every entry of the table is checked; with flags, a
+// grid of up to four workers, entries up to 5,000 states. Under -short,
+// only entries up to 1,000 states, and with flags only up to three
+// workers and the two claims of the article, read and atomic.
 //
 // Each claim, service and set of flags is a subtest of its own, run in
 // parallel with the others.
@@ -549,10 +548,8 @@ func TestStatesKnownBeforehand(t *testing.T) {
 							prev = want
 							article := claim == queue.ClaimRead || claim == queue.ClaimAtomic
 							switch {
-							case flags == (Flags{}) && testing.Short() && want > 5000:
-								continue // seconds each; the full suite counts them
-							case testing.Short() && !article && want > 1000:
-								continue // the other claims' rows were written by exploring; -short samples them
+							case testing.Short() && want > 1000:
+								continue // -short samples the small rows; the full suite counts the rest
 							case flags != (Flags{}) && (w > 4 || want > 5000 || testing.Short() && (w > 3 || !article)):
 								continue
 							}
