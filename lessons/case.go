@@ -452,7 +452,7 @@ func parseCheck(b Block) (Check, error) {
 		ck.Expect = append(ck.Expect, Expectation{What: key, N: n})
 	}
 	if ck.Name == "" {
-		return ck, errors.New("a check needs a name: ```twice name=NAME ...")
+		return ck, errors.New("a check needs a name: write its block as ```twice name=NAME followed by what its run must show")
 	}
 	if len(ck.Expect) == 0 {
 		return ck, fmt.Errorf("check %s asks for nothing; give it one of %s", ck.Name, expectationNames())
