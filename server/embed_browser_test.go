@@ -511,7 +511,7 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 		press(kb.Enter)
 		run(t, ctx, 10*time.Second, chromedp.Poll[bool](`tp.q(0, ".copy-link").dataset.copied !== undefined`))
 		link := js[string](t, ctx, `tp.q(0, ".copy-link").dataset.copied`)
-		if !strings.Contains(link, "#block-1?") || !strings.Contains(link, "race+atomic") {
+		if !strings.Contains(link, "#block-1?") || !strings.Contains(link, "race+"+next) {
 			t.Errorf("Copy link by keyboard gave %q", link)
 		}
 		if !js[bool](t, ctx, `tp.q(0, ".copy-box").hidden || deepActive().matches(".copy-field")`) {
