@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/twice-lab/twice/runtime/queue"
@@ -336,6 +337,18 @@ func timelineView(s *lang.Script) result.TimelineView {
 	return v
 }
 
+// saturatingAdd adds the decimal count s to n, stopping at the largest
+// integer a JavaScript number holds exactly: an exploration of many
+// workers counts more orderings than an int (or a page) can.
+func saturatingAdd(n int, s string) int {
+	const most = 1<<53 - 1
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v > most-int64(n) {
+		return most
+	}
+	return n + int(v)
+}
+
 // outcomeOf counts r as result.Outcome says.
 func outcomeOf(r *result.Result) result.Outcome {
 	var o result.Outcome
@@ -359,7 +372,11 @@ func outcomeOf(r *result.Result) result.Outcome {
 		o.Duplicates += t.Duplicates
 		parts = append(parts, fmt.Sprintf("lease %ss: two effects in %d of %d jobs", lang.FormatSeconds(t.LeaseUS), t.Duplicates, t.Jobs))
 	}
-	if len(r.Races) == 0 && len(r.Loads) == 0 {
+	for _, x := range r.Explorations {
+		o.Duplicates = saturatingAdd(o.Duplicates, x.Duplicating)
+		parts = append(parts, fmt.Sprintf("claim=%s, every ordering of %d workers: two effects in %s of %s", x.Claim, x.Workers, x.Duplicating, x.Orderings))
+	}
+	if len(r.Races) == 0 && len(r.Loads) == 0 && (len(r.Explorations) == 0 || len(r.Effects)+len(r.Ledger) > 0) {
 		// One effect per event is right: an order may carry two events.
 		perEvent := map[string]int{}
 		for _, e := range r.Effects {
@@ -384,7 +401,11 @@ func outcomeOf(r *result.Result) result.Outcome {
 			parts = append(parts, "no effect landed")
 		}
 	}
-	parts = append(parts, plural(o.Effects, "1 effect", fmt.Sprintf("%d effects", o.Effects))+" at the end")
+	if o.Effects > 0 || len(r.Explorations) == 0 {
+		parts = append(parts, plural(o.Effects, "1 effect", fmt.Sprintf("%d effects", o.Effects))+" at the end")
+	} else {
+		parts = append(parts, "no effect at the end")
+	}
 	if o.Refused > 0 {
 		parts[len(parts)-1] += fmt.Sprintf(", %d refused", o.Refused)
 	}

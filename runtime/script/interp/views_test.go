@@ -2,6 +2,7 @@ package interp
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -132,6 +133,20 @@ func TestOutcomeCountsEveryEffect(t *testing.T) {
 		if o.Effects != c.effects || o.Duplicates != c.duplicates || o.Refused != c.refused || o.Headline == "" {
 			t.Errorf("%q: %+v, want %d effect(s), %d duplicate(s), %d refused", c.src, o, c.effects, c.duplicates, c.refused)
 		}
+	}
+	// A block that only explores still says what its orderings found.
+	x := Run("race read --all\nrace atomic --all\n", Options{Seed: DefaultSeed})
+	if x.Error != nil || len(x.Explorations) != 2 {
+		t.Fatalf("race --all: %v, %d explorations", x.Error, len(x.Explorations))
+	}
+	want, _ := strconv.Atoi(x.Explorations[0].Duplicating)
+	if o := x.Outcome; want == 0 || x.Explorations[1].Duplicating != "0" || o.Duplicates != want || o.Effects != 0 ||
+		!strings.Contains(o.Headline, "claim=read, every ordering of 2 workers: two effects in "+x.Explorations[0].Duplicating+" of ") ||
+		strings.Contains(o.Headline, "no effect landed") {
+		t.Errorf("race --all: outcome %+v; the orderings: %+v", o, x.Explorations)
+	}
+	if got := saturatingAdd(5, "99999999999999999999999"); got != 1<<53-1 {
+		t.Errorf("a count past what a page holds adds up to %d", got)
 	}
 	r := Run("load 50 --processing lognormal:p50=800,p95=3000 --lease 1,10\n", Options{Seed: DefaultSeed})
 	if want := r.Loads[0].Duplicates + r.Loads[1].Duplicates; r.Outcome.Duplicates != want || want == 0 {

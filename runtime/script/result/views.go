@@ -97,8 +97,9 @@ type TimelineView struct {
 }
 
 // Outcome counts what a run ended with, the same way for every view:
-// Duplicates are the races, load jobs or (outside races and loads) events
-// that ended with two or more effects; Effects are the effects that
+// Duplicates are the races, load jobs, orderings of race --all (at most
+// 2^53-1 in all) or (outside races, loads and explorations) events that
+// ended with two or more effects; Effects are the effects that
 // landed in the final tables (receipts neither refused nor replayed, and
 // ledger rows).
 type Outcome struct {
