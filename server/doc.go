@@ -82,11 +82,13 @@
 //
 // # The runtime
 //
-// [BuildRuntime] compiles the module's wasm package with GOOS=js
-// GOARCH=wasm and the flags in [WasmBuildFlags], and reads wasm_exec.js from the
-// GOROOT of the same go command, so the two always match. The go command's
-// build cache makes rebuilds take a second or two; the first build takes
-// about 40 s. [LoadRuntime] reads a prebuilt module instead (twice serve
+// [BuildRuntime] compiles the module's wasm package with [WasmBuildEnv]
+// (GOOS=js GOARCH=wasm) and the flags in [WasmBuildFlags], through a go
+// build overlay that puts SQLite's translation on one line per declaration
+// (package internal/oneline: the module then carries no line table for
+// it), and reads wasm_exec.js from the GOROOT of the same go command, so
+// the two always match. The go command's build cache makes rebuilds take
+// a second or two; the first build takes about 40 s. [LoadRuntime] reads a prebuilt module instead (twice serve
 // --wasm FILE, or $TWICE_WASM), with the wasm_exec.js found next to it.
 // [BuildBundle] (twice bundle) writes a twice binary that carries the
 // runtime, compiled in with a build tag and a go build overlay, so it needs

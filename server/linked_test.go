@@ -1,9 +1,9 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,17 +20,14 @@ func TestBrowserBuildLinks(t *testing.T) {
 	}
 	openWasmSources()
 	out := filepath.Join(t.TempDir(), "named.wasm")
-	args := []string{"build"}
+	var flags []string
 	for _, f := range WasmBuildFlags {
 		if !strings.HasPrefix(f, "-ldflags=") {
-			args = append(args, f)
+			flags = append(flags, f)
 		}
 	}
-	cmd := exec.Command("go", append(args, "-o", out, "./wasm")...)
-	cmd.Dir = ".."
-	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, b)
+	if err := buildWasm(context.Background(), "go", "..", t.TempDir(), out, flags); err != nil {
+		t.Fatal(err)
 	}
 	mod, err := os.ReadFile(out)
 	if err != nil {
@@ -55,6 +52,12 @@ func TestBrowserBuildLinks(t *testing.T) {
 		"strings.__Replacer_":      "the timeline escapes text with a loop",
 	}
 	for name := range funcs {
+		if strings.HasSuffix(name, ".init") {
+			// A package's initializer is linked when anything imports the
+			// package (crypto/rand, in the driver, imports math/big), and
+			// without inlining it is no longer empty; it is not a use.
+			continue
+		}
 		for prefix, why := range banned {
 			if strings.HasPrefix(name, prefix) {
 				t.Errorf("the browser build links %s, but should not: %s", name, why)

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/twice-lab/twice/internal/oneline"
 )
 
 // Module is the module path of twice; BuildRuntime compiles its wasm
@@ -35,12 +38,25 @@ const Module = "github.com/twice-lab/twice"
 //     sandbox around the module is unaffected. Only the browser build does
 //     this: the native CLI and the wasip1 build keep every check, and the
 //     parity tests require the same output from all of them.
-//   - -gcflags=twice's packages=-l compiles twice's own code without
-//     inlining: the module is 141 kB smaller raw and 24 kB brotli
-//     (docs/PERFORMANCE.md); a race spends most of its time in SQLite,
-//     which keeps its inlining. In three paired cold starts a first run
-//     was no slower with it (docs/PERFORMANCE.md).
-var WasmBuildFlags = []string{"-trimpath", "-gcflags=" + Module + "/...=-l", "-gcflags=" + SQLitePackage + "=-B", "-ldflags=-s -w"}
+//   - -gcflags=all=-l, then no flags again for Go's runtime (runtime/...
+//     and internal/...), sync and the SQLite driver (github.com/ncruces/...),
+//     compiles everything else without inlining: twice's own code, fmt,
+//     strconv, reflect, time and the rest of the standard library. On
+//     WebAssembly an inlined body costs more bytes than the call it
+//     replaces, and none of these is where a race spends its time
+//     (SQLite, which keeps its inlining, with the driver, the allocator
+//     and the locks of the in-memory VFS around it). twice's packages
+//     alone saved 24 kB brotli, the rest another 18 kB
+//     (docs/PERFORMANCE.md).
+//
+// The build also compiles SQLite's translation rewritten to one line per
+// declaration (see sqliteOverlay).
+var WasmBuildFlags = []string{
+	"-trimpath",
+	"-gcflags=all=-l", "-gcflags=runtime/...=", "-gcflags=internal/...=", "-gcflags=sync/...=", "-gcflags=github.com/ncruces/...=",
+	"-gcflags=" + SQLitePackage + "=-B",
+	"-ldflags=-s -w",
+}
 
 // SQLitePackage is the package holding SQLite translated to Go.
 const SQLitePackage = "github.com/ncruces/go-sqlite3-wasm/v6"
@@ -112,15 +128,9 @@ func buildRuntime(ctx context.Context, goCmd, root string, progress io.Writer) (
 		fmt.Fprintf(progress, "building the WebAssembly runtime (GOOS=js GOARCH=wasm go build ./wasm; about 40 s the first time, a second or two after)...\n")
 	}
 	start := time.Now()
-	args := append([]string{"build"}, WasmBuildFlags...)
-	cmd := exec.CommandContext(ctx, goCmd, append(args, "-o", out, "./wasm")...)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0")
-	var stderr bytes.Buffer
-	cmd.Stdout = &stderr
-	cmd.Stderr = &stderr
-	if err := whileTicking(progress, buildTick, "still building the runtime", cmd.Run); err != nil {
-		return nil, fmt.Errorf("building the WebAssembly runtime failed: %v\n%s", err, strings.TrimSpace(stderr.String()))
+	build := func() error { return buildWasm(ctx, goCmd, root, tmp, out, WasmBuildFlags) }
+	if err := whileTicking(progress, buildTick, "still building the runtime", build); err != nil {
+		return nil, err
 	}
 	wasm, err := os.ReadFile(out)
 	if err != nil {
@@ -130,6 +140,72 @@ func buildRuntime(ctx context.Context, goCmd, root string, progress io.Writer) (
 		fmt.Fprintf(progress, "built the runtime in %.1fs: %.1f MB\n", time.Since(start).Seconds(), float64(len(wasm))/1e6)
 	}
 	return &Runtime{Wasm: wasm, WasmExec: wasmExec, From: "built from " + root}, nil
+}
+
+// WasmBuildEnv is the environment of the browser build, added to the
+// process's own. (GOWASM=satconv,signext was tried: within brotli's noise,
+// 1 kB either way, so the build keeps Go's defaults.)
+var WasmBuildEnv = []string{"GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0"}
+
+// buildWasm compiles ./wasm of the module at root into out, as the browser
+// build does: with WasmBuildEnv, the given flags, and SQLite's translation
+// rewritten by package oneline (see sqliteOverlay), using dir for its
+// files.
+func buildWasm(ctx context.Context, goCmd, root, dir, out string, flags []string) error {
+	overlay, err := sqliteOverlay(ctx, goCmd, root, dir)
+	if err != nil {
+		return fmt.Errorf("building the WebAssembly runtime failed: %v", err)
+	}
+	args := append([]string{"build"}, flags...)
+	cmd := exec.CommandContext(ctx, goCmd, append(args, "-overlay="+overlay, "-o", out, "./wasm")...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), WasmBuildEnv...)
+	var stderr bytes.Buffer
+	cmd.Stdout = &stderr
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("building the WebAssembly runtime failed: %v\n%s", err, strings.TrimSpace(stderr.String()))
+	}
+	return nil
+}
+
+// sqliteOverlay writes into dir SQLite's translation (sqlite3.go of
+// SQLitePackage) with every declaration on one line at line 1, and a go
+// build overlay that compiles it in place of the file, and returns the
+// overlay's path. The instructions are the same; the module loses the
+// line table of 100,000 lines of generated code, about 135 kB after
+// brotli (package oneline says why). Only the browser build does this.
+func sqliteOverlay(ctx context.Context, goCmd, root, dir string) (string, error) {
+	cmd := exec.CommandContext(ctx, goCmd, "list", "-f", "{{.Dir}}", SQLitePackage)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), WasmBuildEnv...)
+	pkgDir, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			err = fmt.Errorf("%v: %s", err, strings.TrimSpace(string(ee.Stderr)))
+		}
+		return "", fmt.Errorf("go list %s: %v", SQLitePackage, err)
+	}
+	src := filepath.Join(strings.TrimSpace(string(pkgDir)), "sqlite3.go")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return "", err
+	}
+	flat, err := oneline.File("sqlite3.go", b)
+	if err != nil {
+		return "", err
+	}
+	dst := filepath.Join(dir, "sqlite3.go")
+	if err := os.WriteFile(dst, flat, 0o644); err != nil {
+		return "", err
+	}
+	overlay, err := json.Marshal(map[string]any{"Replace": map[string]string{src: dst}})
+	if err != nil {
+		return "", err
+	}
+	file := filepath.Join(dir, "overlay.json")
+	return file, os.WriteFile(file, overlay, 0o644)
 }
 
 // buildTick is how often a build that is still running says so.
