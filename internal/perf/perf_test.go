@@ -138,7 +138,7 @@ func TestReportPeer(t *testing.T) {
 	for _, want := range []string{
 		// 2000/400, 800/500, 500/300: 5, 1.6, 1.67; the median of the
 		// ratios is 1.67, not 1,500 over 400.
-		"| cold navigation, Run pressed as soon as the block exists: navigation start to first result (ms) | **800** (500–2,000, n=3) | **400** (300–500, n=3) | **1.67x** (1.60x–5.00x, n=3) | ≤ 2.0x the peer's | met by the median, not by every run |",
+		"| cold navigation, Run pressed as soon as the block exists: navigation start to first result (ms) | **800** (500–2,000, n=3) | **400** (300–500, n=3) | **1.67x** (1.60x–5.00x, n=3) | ≤ 2.8x the peer's | met by the median, not by every run |",
 		"| … press to first result in that case (ms) | **600** (400–1,800, n=3) | **250** (200–300, n=3) | **2.00x** (2.00x–7.20x, n=3) | – | – |",
 		"| Run pressed after 3 s of reading: press to first result (ms) | **80** (50–120, n=3) | **100** (100–100, n=3) | **0.80x** (0.50x–1.20x, n=3) | no slower than the peer (≤ 1.0x) | met by the median, not by every run |",
 		"| bytes before the first result: the JS, CSS and wasm fetched, brotli -q 11 | **2.20 MB** (2.20 MB–2.20 MB, n=3) | **0.50 MB** (0.50 MB–0.50 MB, n=3) | **4.40x** (4.40x–4.40x, n=3) | twice ≤ 1.8 MB | **not met** |",
