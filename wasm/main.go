@@ -41,6 +41,8 @@
 package main
 
 import (
+	"math"
+	"runtime/debug"
 	"strconv"
 	"syscall/js"
 
@@ -51,6 +53,12 @@ import (
 )
 
 func main() {
+	// The collector waits for the first run to end (or for the heap to
+	// pass firstRunHeap): a first run on a cold page otherwise collected
+	// twice, and V8 had to compile the collector for it, inside the
+	// reader's first wait (docs/PERFORMANCE.md).
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(firstRunHeap)
 	js.Global().Set("twiceRun", js.FuncOf(run))
 	js.Global().Set("twiceCost", js.FuncOf(cost))
 	js.Global().Set("twiceTimeline", js.FuncOf(timeline))
@@ -67,8 +75,24 @@ func cost(_ js.Value, args []js.Value) any {
 	return lang.CostJSON(args[0].String())
 }
 
+// firstRunHeap is how much memory the Go program may hold before the end
+// of its first run without a collection: several times what a lesson's
+// first run allocates, and a bound on what a heavy one can grow the
+// module's memory to before the collector steps in.
+const firstRunHeap = 32 << 20
+
+// ran is false until the first run has ended.
+var ran bool
+
 // run is the body of twiceRun.
 func run(_ js.Value, args []js.Value) any {
+	if !ran {
+		defer func() {
+			ran = true
+			debug.SetGCPercent(100)
+			debug.SetMemoryLimit(math.MaxInt64)
+		}()
+	}
 	var src string
 	if len(args) > 0 && args[0].Type() == js.TypeString {
 		src = args[0].String()
