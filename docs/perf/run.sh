@@ -16,6 +16,9 @@
 #	BROWSER_COUNT=5      -count of each browser benchmark (one op each; a peer op is one visit each)
 #	PEER_VERSION=3.54.1-build1   the exact npm version of @sqlite.org/sqlite-wasm, the peer
 #	SKIP=                space-separated parts to skip: bench wazero sizes wrk browser peer
+#	BEFORE=              a commit (or other git revision): its export is built in a
+#	                     temporary worktree and the peer benchmarks visit it too, in
+#	                     the same ops, so the report shows before and after from one run
 #
 # Needs Go, gzip, brotli, wrk, nginx and Chromium (Debian packages
 # brotli, wrk, nginx, chromium), and npm for the peer (Debian's npm).
@@ -41,6 +44,7 @@ PORT_NGINX=${PORT_NGINX:-18081}
 BROWSER_COUNT=${BROWSER_COUNT:-5}
 PEER_VERSION=${PEER_VERSION:-3.54.1-build1}
 SKIP=${SKIP:-}
+BEFORE=${BEFORE:-}
 
 step() { printf '\n=== %s (%s)\n' "$*" "$(date -u +%H:%M:%S)" >&2; }
 skip() { [[ " $SKIP " == *" $1 "* ]]; }
@@ -67,6 +71,7 @@ trap cleanup EXIT
 	echo "count    $COUNT; wrk $WRK_REPS x $WRK_DURATION, $WRK_CONNECTIONS connections, timeout $WRK_TIMEOUT; browser $BROWSER_COUNT"
 	echo "chromium $(chromium --version 2>/dev/null || echo none)"
 	skip peer || echo "peer     @sqlite.org/sqlite-wasm@$PEER_VERSION (npm)"
+	[ -z "$BEFORE" ] || echo "before   $(git rev-parse --short "$BEFORE^{commit}")"
 } >"$out/env.txt"
 
 if ! skip bench; then
@@ -90,6 +95,14 @@ go build -o "$out/twice" ./cmd/twice
 rm -rf "$out/site"
 "$out/twice" build -o "$out/site" >&2
 cp "$(ls "$out"/site/assets/twice.*.wasm)" "$out/twice.wasm"
+if [ -n "$BEFORE" ]; then
+	step "build: the export of $BEFORE, for the peer benchmarks' before"
+	wt=$(mktemp -d -t twice-before-XXXXXX)
+	git worktree add --detach -q "$wt" "$BEFORE"
+	rm -rf "$out/before-site"
+	(cd "$wt" && go run ./cmd/twice build -o "$out/before-site") >&2
+	git worktree remove --force "$wt"
+fi
 
 if ! skip sizes; then
 	need gzip brotli
@@ -185,7 +198,7 @@ if ! skip peer; then
 	cp docs/perf/peer/index.html docs/perf/peer/peer.js docs/perf/peer/worker.mjs docs/perf/peer/race.mjs "$out/peer/"
 	cp "$pkg"/dist/index.mjs "$pkg"/dist/sqlite3.wasm "$pkg"/dist/sqlite3-opfs-async-proxy.js "$out/peer/sqlite-wasm/"
 	step "headless Chromium: twice against the peer, alternating, fresh profiles (internal/perf BenchmarkPeer*)"
-	TWICE_PERF_SITE="$out/site" TWICE_PERF_PEER="$out/peer" go test ./internal/perf -run '^$' -bench '^BenchmarkPeer' -benchtime 1x -count "$BROWSER_COUNT" -timeout 30m | tee "$out/peer.txt" >&2
+	TWICE_PERF_SITE="$out/site" TWICE_PERF_PEER="$out/peer" TWICE_PERF_BEFORE="${BEFORE:+$out/before-site}" go test ./internal/perf -run '^$' -bench '^BenchmarkPeer' -benchtime 1x -count "$BROWSER_COUNT" -timeout 30m | tee "$out/peer.txt" >&2
 fi
 
 step "report"

@@ -39,8 +39,11 @@ func site(b *testing.B) (base string, dir string) {
 // peer page (see peer_test.go) at /peer/ when $TWICE_PERF_PEER names it.
 // It logs the path of every file it sends.
 type server struct {
-	URL        string
-	site, peer string
+	URL string
+	// site is the export measured; peer the peer's page; before, when
+	// set ($TWICE_PERF_BEFORE), an earlier export measured beside them,
+	// served under /before/.
+	site, peer, before string
 
 	mu   sync.Mutex
 	sent []string
@@ -49,19 +52,22 @@ type server struct {
 // serve starts the server; it skips the benchmark without an export.
 func serve(b *testing.B) *server {
 	b.Helper()
-	s := &server{site: os.Getenv("TWICE_PERF_SITE"), peer: os.Getenv("TWICE_PERF_PEER")}
+	s := &server{site: os.Getenv("TWICE_PERF_SITE"), peer: os.Getenv("TWICE_PERF_PEER"), before: os.Getenv("TWICE_PERF_BEFORE")}
 	if s.site == "" {
 		b.Skip("SKIPPING BROWSER BENCHMARK: set TWICE_PERF_SITE to a `twice build -o DIR` export")
 	}
 	// The headers twice serve and docs/perf/nginx.conf send: hashed
 	// assets are fresh for a year, pages are revalidated.
 	files := http.FileServer(http.Dir(s.site))
-	var peer http.Handler = http.NotFoundHandler()
+	var peer, before http.Handler = http.NotFoundHandler(), http.NotFoundHandler()
 	if s.peer != "" {
 		peer = http.StripPrefix("/peer", http.FileServer(http.Dir(s.peer)))
 	}
+	if s.before != "" {
+		before = http.StripPrefix("/before", http.FileServer(http.Dir(s.before)))
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/assets/") {
+		if strings.HasPrefix(r.URL.Path, "/assets/") || strings.HasPrefix(r.URL.Path, "/before/assets/") {
 			w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
 		} else {
 			w.Header().Set("Cache-Control", "no-cache")
@@ -71,6 +77,10 @@ func serve(b *testing.B) *server {
 		s.mu.Unlock()
 		if strings.HasPrefix(r.URL.Path, "/peer/") {
 			peer.ServeHTTP(w, r)
+			return
+		}
+		if strings.HasPrefix(r.URL.Path, "/before/") {
+			before.ServeHTTP(w, r)
 			return
 		}
 		files.ServeHTTP(w, r)
@@ -94,6 +104,8 @@ func (s *server) file(path string) string {
 	root, rel := s.site, path
 	if after, ok := strings.CutPrefix(path, "/peer/"); ok {
 		root, rel = s.peer, after
+	} else if after, ok := strings.CutPrefix(path, "/before/"); ok {
+		root, rel = s.before, after
 	}
 	if root == "" || strings.Contains(rel, "..") {
 		return ""

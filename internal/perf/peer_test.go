@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -30,8 +31,11 @@ import (
 // (the order alternates from op to op), each in a new Chromium with a
 // fresh profile, both pages from the same static file server, so that
 // every sample of twice has a sample of the peer taken seconds apart on
-// the same machine; the report divides them pair by pair. Without
-// $TWICE_PERF_PEER they skip, loudly.
+// the same machine; the report divides them pair by pair. With
+// $TWICE_PERF_BEFORE set to an earlier export (docs/perf/run.sh's BEFORE),
+// each op visits that one's race lesson too (reported as before-*), in a
+// rotating order, so that a change is measured before and after in one
+// run. Without $TWICE_PERF_PEER they skip, loudly.
 
 // peerFirstResult is firstResult for the peer page: Run pressed as soon as
 // the block's button exists, resolving with the press and the result in ms
@@ -60,8 +64,14 @@ type peerResult struct {
 	Text          string
 }
 
-// contenders are the two pages: twice's race lesson, and the peer.
-var contenders = []string{"twice", "peer"}
+// contenders are the pages: twice's race lesson, and the peer; with an
+// earlier export ($TWICE_PERF_BEFORE), its race lesson too, as "before".
+func contenders(srv *server) []string {
+	if srv.before != "" {
+		return []string{"twice", "before", "peer"}
+	}
+	return []string{"twice", "peer"}
+}
 
 // turn alternates which contender goes first, across ops and benchmarks.
 var turn int
@@ -99,8 +109,12 @@ func visitPage(b *testing.B, srv *server, who string, wait time.Duration, slow f
 	}
 	srv.requests()
 	var v visit
-	if who == "twice" {
-		navigate(b, ctx, srv.URL+"/lessons/claim-race/")
+	if who == "twice" || who == "before" {
+		page := "/lessons/claim-race/"
+		if who == "before" {
+			page = "/before" + page
+		}
+		navigate(b, ctx, srv.URL+page)
 		if wait > 0 {
 			sleepIn(b, ctx, wait)
 		}
@@ -205,11 +219,11 @@ func peerServer(b *testing.B) *server {
 func versus(b *testing.B, wait time.Duration, slow float64, bytes bool) {
 	srv := peerServer(b)
 	runs := map[string][]visit{}
+	all := contenders(srv)
 	for b.Loop() {
-		order := contenders
-		if turn%2 == 1 {
-			order = []string{contenders[1], contenders[0]}
-		}
+		// Each op starts with the next contender in turn, so that each
+		// goes first, second (and third) equally often.
+		order := append(slices.Clone(all[turn%len(all):]), all[:turn%len(all)]...)
 		turn++
 		for _, who := range order {
 			v := visitPage(b, srv, who, wait, slow)
@@ -217,7 +231,7 @@ func versus(b *testing.B, wait time.Duration, slow float64, bytes bool) {
 			b.Logf("%s: press %.0f, result %.0f ms after navigation; phases %v; fetched (brotli bytes) %v", who, v.Click, v.Result, v.Phases, v.files)
 		}
 	}
-	for _, who := range contenders {
+	for _, who := range all {
 		var nav, press, br float64
 		for _, v := range runs[who] {
 			nav += v.Result

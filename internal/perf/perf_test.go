@@ -150,6 +150,39 @@ func TestReportPeer(t *testing.T) {
 	}
 }
 
+// TestReportBefore: with an earlier export measured in the same ops
+// (before-*), the report adds a table that pairs before, after and the
+// peer op by op; without it, it adds none (TestReportPeer's output).
+func TestReportBefore(t *testing.T) {
+	dir := t.TempDir()
+	out := `BenchmarkPeerColdStart-2 1 1 ns/op 1900000 before-br-bytes 900 before-ms-click-to-result 1200 before-ms-to-first-result 500000 peer-br-bytes 250 peer-ms-click-to-result 400 peer-ms-to-first-result 1700000 twice-br-bytes 500 twice-ms-click-to-result 800 twice-ms-to-first-result
+BenchmarkPeerColdStart-2 1 1 ns/op 1900000 before-br-bytes 1500 before-ms-click-to-result 2000 before-ms-to-first-result 500000 peer-br-bytes 300 peer-ms-click-to-result 500 peer-ms-to-first-result 1700000 twice-br-bytes 900 twice-ms-click-to-result 1000 twice-ms-to-first-result
+`
+	if err := os.WriteFile(filepath.Join(dir, PeerFile), []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := Report(dir, &b); err != nil {
+		t.Fatal(err)
+	}
+	// Cold: before 1200 and 2000, after 800 and 1000, peer 400 and 500;
+	// after/before per op 0.67 and 0.5, median 0.58.
+	want := "| cold navigation, Run at once: navigation start to first result (ms) | **1,600** (1,200–2,000, n=2) | **900** (800–1,000, n=2) | **3.50x** (3.00x–4.00x, n=2) | **2.00x** (2.00x–2.00x, n=2) | **0.58x** (0.50x–0.67x, n=2) |"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("report lacks %q\n%s", want, b.String())
+	}
+	b.Reset()
+	if err := os.WriteFile(filepath.Join(dir, PeerFile), []byte(peerOut), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Report(dir, &b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "after / before") {
+		t.Errorf("a run without an earlier export reports one:\n%s", b.String())
+	}
+}
+
 // TestBytesCounted: the peer benchmarks count a fetched path as the file
 // the server sent (the export's, or the peer's under /peer/), at the size
 // of the export's own .br beside it, or compressed when there is none.

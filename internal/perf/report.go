@@ -229,6 +229,32 @@ func peerTable(dir string, w io.Writer) {
 	scenario("4x CPU slowdown (DevTools, the page's main thread), Run pressed at once: navigation start to first result (ms)", "BenchmarkPeerSlowCPU", "ms-to-first-result", "≤ 2.5x the peer's", atMost(2.5), true, intFmt)
 	scenario("… press to first result in that case (ms)", "BenchmarkPeerSlowCPU", "ms-click-to-result", "", nil, true, intFmt)
 	scenario("bytes before the first result: the JS, CSS and wasm fetched, brotli -q 11", "BenchmarkPeerColdStart", "br-bytes", "twice ≤ 1.8 MB", atMost(1.8e6), false, bytesFmt)
+	if err == nil && pr["BenchmarkPeerColdStart"]["before-ms-to-first-result"] != nil {
+		beforeTable(pr, w)
+	}
+}
+
+// beforeTable writes, when the peer benchmarks also measured an earlier
+// export (before-*), its figures beside twice's and the peer's from the
+// same ops: the change a commit made, measured in one run.
+func beforeTable(pr map[string]Bench, w io.Writer) {
+	fmt.Fprintf(w, "\nThe same ops also visited an earlier export (before; docs/perf/run.sh's BEFORE), in rotating order; each ratio pairs the figures of one op:\n\n")
+	fmt.Fprintln(w, "| scenario | before | after (twice) | before / peer | after / peer | after / before |")
+	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- |")
+	row := func(what, bench, unit string, format func(float64) string) {
+		b := pr[bench]
+		get := func(who string) Bench { return Bench{"": b[who+"-"+unit]} }
+		bf, af := statM(nil, b, "before-"+unit), statM(nil, b, "twice-"+unit)
+		bp := ratioM(nil, get("before"), get("peer"), "")
+		ap := ratioM(nil, get("twice"), get("peer"), "")
+		ab := ratioM(nil, get("twice"), get("before"), "")
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", what, bf.text(format), af.text(format), bp.text(ratioFmt), ap.text(ratioFmt), ab.text(ratioFmt))
+	}
+	row("cold navigation, Run at once: navigation start to first result (ms)", "BenchmarkPeerColdStart", "ms-to-first-result", intFmt)
+	row("… press to first result (ms)", "BenchmarkPeerColdStart", "ms-click-to-result", intFmt)
+	row("Run after 3 s of reading: press to first result (ms)", "BenchmarkPeerReadThenRun", "ms-click-to-result", intFmt)
+	row("4x CPU slowdown, Run at once: navigation start to first result (ms)", "BenchmarkPeerSlowCPU", "ms-to-first-result", intFmt)
+	row("bytes before the first result, brotli -q 11", "BenchmarkPeerColdStart", "br-bytes", bytesFmt)
 }
 
 func readBench(path string) (map[string]Bench, error) {
