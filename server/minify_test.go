@@ -57,3 +57,25 @@ func TestMinifiedAssets(t *testing.T) {
 		t.Errorf("a file that does not parse was not served as it is: %q", got)
 	}
 }
+
+// The worker is served with the runtime's own wasm_exec.js in front of it,
+// so that it defines Go without fetching another script.
+func TestWorkerCarriesWasmExec(t *testing.T) {
+	rt := fakeRuntime()
+	rt.WasmExec = []byte(`"use strict";` + "\n" + `globalThis.Go = class { whose() { return "the test runtime's wasm_exec.js"; } };` + "\n")
+	s, err := Render(Options{Runtime: rt, Brotli: BrotliNever})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var worker []byte
+	for p, f := range s.Files {
+		if strings.HasPrefix(p, "assets/worker.") && strings.HasSuffix(p, ".js") {
+			worker = f.Body
+		}
+	}
+	w := string(worker)
+	goAt, own := strings.Index(w, "the test runtime's wasm_exec.js"), strings.Index(w, "importScripts")
+	if goAt < 0 || own < 0 || goAt > own || !strings.HasPrefix(w, `"use strict"`) {
+		t.Errorf("the worker does not begin with the runtime's wasm_exec.js, under its use strict:\n%.300s", w)
+	}
+}

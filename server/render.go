@@ -145,7 +145,9 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	add := func(name string, body []byte) string { return addMinified(name, minified(name, body)) }
 	r.names.Style = add("style.css", static("style.css"))
 	r.names.Playground = add("playground.css", static("playground.css"))
-	r.names.Worker = add("worker.js", static("worker.js"))
+	// The worker carries wasm_exec.js in front of its own code (see load
+	// in worker.js): one request less before the module compiles.
+	r.names.Worker = add("worker.js", workerScript(opts.Runtime.WasmExec, static("worker.js")))
 	r.names.Offline = add("offline.js", static("offline.js"))
 	if opts.Live {
 		r.names.Reload = add("reload.js", static("reload.js"))
@@ -736,4 +738,14 @@ func Render(opts Options) (*Site, error) {
 	defer done()
 	s := r.render(fsys, name)
 	return s, s.Err
+}
+
+// workerScript is worker.js with the Go toolchain's wasm_exec.js (which
+// defines Go, the module's host) in front of it, as one classic script:
+// wasm_exec.js begins with "use strict", which then covers both.
+func workerScript(wasmExec, worker []byte) []byte {
+	b := make([]byte, 0, len(wasmExec)+len(worker)+2)
+	b = append(b, wasmExec...)
+	b = append(b, "\n;\n"...)
+	return append(b, worker...)
 }
