@@ -9,7 +9,10 @@
 // the other blocks' runs go on in a fresh worker.
 //
 // Nothing happens at import time: the worker starts on the first
-// getRuntime().
+// getRuntime(), unless twice.js started it already (a block was in view as
+// the page loaded; see there): then playground.js's start hands it to
+// adopt, and the page's first Runtime takes it over instead of starting
+// its own.
 
 import { CONFIG, assetURL } from "./config.js";
 
@@ -28,8 +31,12 @@ function keepRuntime() {
 
 // Runtime owns the worker that holds the wasm module. Loading starts when
 // it is created; listeners hear about progress.
+//
+// early, when given, is the worker twice.js started (see adopt): the
+// runtime takes it over instead of starting one, counts its creation as
+// its own (created, in the timings), and replays what it said meanwhile.
 export class Runtime {
-  constructor() {
+  constructor(early) {
     this.listeners = new Set();
     this.queue = []; // runs not yet sent to the worker
     this.current = null; // the run the worker is doing
@@ -40,10 +47,12 @@ export class Runtime {
     this.wire = 0; // the module's size over the network, when the response says
     this.error = "";
     this.marks = null;
-    this.created = performance.timeOrigin + performance.now();
+    this.created = early ? early.created : performance.timeOrigin + performance.now();
     const workerURL = assetURL(CONFIG.worker);
     let worker;
-    if (new URL(workerURL).origin === location.origin) {
+    if (early) {
+      worker = early.worker;
+    } else if (new URL(workerURL).origin === location.origin) {
       worker = new Worker(workerURL);
     } else {
       // A page on another origin cannot start our worker by URL; a tiny
@@ -55,10 +64,31 @@ export class Runtime {
     worker.onmessage = (e) => this.onMessage(e.data);
     worker.onerror = (e) => {
       e.preventDefault();
-      if (this.state === "ready" && this.current) this.died(this.current.id, "the runtime worker failed in the middle of this run: " + (e.message || "it crashed"));
-      else this.fail("the runtime worker failed: " + (e.message || "unknown error"));
+      this.onError(e.message);
     };
-    worker.postMessage({ type: "init", wasmExec: assetURL(CONFIG.wasmExec), wasm: assetURL(CONFIG.wasm) });
+    if (!early) {
+      worker.postMessage({ type: "init", wasmExec: assetURL(CONFIG.wasmExec), wasm: assetURL(CONFIG.wasm) });
+      return;
+    }
+    // What the early worker said before this runtime existed (progress,
+    // ready, fatal, an error), in order, and before anything it says from
+    // now on: those are tasks, and this runs first, as a microtask once
+    // the caller has made this the page's runtime (so that a failure
+    // replayed here clears it, as any failure does).
+    queueMicrotask(() => {
+      for (const s of early.said.splice(0)) {
+        if (this.state === "failed") break;
+        if ("error" in s) this.onError(s.error);
+        else this.onMessage(s.data);
+      }
+    });
+  }
+
+  // onError handles the worker's error event (an uncaught error in it, or a
+  // script it could not load).
+  onError(message) {
+    if (this.state === "ready" && this.current) this.died(this.current.id, "the runtime worker failed in the middle of this run: " + (message || "it crashed"));
+    else this.fail("the runtime worker failed: " + (message || "unknown error"));
   }
 
   onMessage(m) {
@@ -233,6 +263,21 @@ export function getRuntime() {
     }
   }
   return runtime;
+}
+
+// adopt makes early, the worker twice.js started before the modules loaded
+// ({worker, created, said}; see twice.js), the page's runtime, at once:
+// blocks set up from then on attach to it as they would to any. Only
+// once: a runtime that replaces it (after Stop or a failure) starts a
+// worker of its own. Should the page have a runtime already, the early
+// worker is not needed and is ended.
+export function adopt(early) {
+  if (!early) return;
+  if (runtime !== null) {
+    early.worker.terminate();
+    return;
+  }
+  runtime = new Runtime(early);
 }
 
 // currentRuntime returns the page's runtime, or null while there is none;

@@ -1,5 +1,8 @@
 // worker.js holds the twice runtime, compiled to WebAssembly, off the page's
-// main thread. twice.js starts it and talks to it by messages:
+// main thread. runtime-client.js talks to it by messages; it starts it too,
+// unless the loader, twice.js, already did (a block in view as the page
+// loaded): then twice.js sends init, keeps what this worker answers, and
+// the page's runtime replays that when it takes the worker over.
 //
 //   in:  {type: "init", wasmExec: URL, wasm: URL}
 //   out: {type: "progress", loaded, wire}   while the module downloads: loaded
@@ -41,7 +44,7 @@
 // cache); and, after a run, wasmMemory: the size of the module's linear
 // memory (the Go heap and SQLite's databases) in bytes.
 //
-// Runs are answered in the order they arrive (twice.js sends one at a time,
+// Runs are answered in the order they arrive (the page sends one at a time,
 // so that a newer Run can replace a queued one, and Stop terminates this
 // worker and starts another). The compiled module is kept,
 // so if the Go program ever exits (a panic), the next run starts a fresh
