@@ -29,6 +29,23 @@ function keepRuntime() {
   navigator.serviceWorker.ready.then((reg) => reg.active && reg.active.postMessage({ type: "twice:keep-runtime" }), () => {});
 }
 
+// settle tells the site's offline.js that the page's first runtime work is
+// over, so that it registers the service worker now (its install fetches
+// the site's shell, which would compete with the first Run for the CPU and
+// the network): the first run's answer, the worker's warm-up done, or the
+// runtime failed. Once per page, and only on the site's own pages (those
+// that set data-twice-root; elsewhere there is no offline.js): it sets
+// data-twice-settled on the root element, for an offline.js that runs
+// later, and fires twice:settled on the document.
+let settled = false;
+function settle(why) {
+  const html = document.documentElement;
+  if (settled || html.dataset.twiceRoot === undefined) return;
+  settled = true;
+  html.dataset.twiceSettled = why;
+  document.dispatchEvent(new CustomEvent("twice:settled", { detail: why }));
+}
+
 // Runtime owns the worker that holds the wasm module. Loading starts when
 // it is created; listeners hear about progress.
 //
@@ -109,6 +126,9 @@ export class Runtime {
       case "fatal":
         this.fail(m.message);
         break;
+      case "warmed":
+        settle("warmed");
+        break;
       case "ran": {
         // How far the run under way has got: shown by its block while it
         // runs, and said if it is stopped.
@@ -130,6 +150,7 @@ export class Runtime {
         if (m.marks) this.marks = m.marks;
         if (m.info) this.info = m.info;
         if (!this.received && m.type === "result") this.received = performance.timeOrigin + performance.now();
+        if (m.type !== "cost") settle("ran");
         if (m.type === "error") p.reject(new Error(m.message));
         else p.resolve(m);
         this.pump();
@@ -139,6 +160,7 @@ export class Runtime {
   }
 
   fail(message) {
+    settle("failed");
     this.state = "failed";
     this.error = message;
     for (const p of this.drain()) p.reject(new Error(message));
@@ -235,6 +257,7 @@ export class Runtime {
   died(id, message) {
     const running = this.current;
     if (!running || running.id !== id) return;
+    settle("failed");
     this.replace(running, Object.assign(new Error(message), { died: true }));
   }
 

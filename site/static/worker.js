@@ -12,6 +12,11 @@
 //                                           compressed; 0 when unknown)
 //        {type: "ready", marks, info}         once the Go program is running
 //        {type: "fatal", message}             when it cannot load
+//        {type: "warmed"}                     the warm-up after "ready" (see warm)
+//                                           is over and nothing else was asked
+//                                           for: the page may use the network
+//                                           and the CPU (offline.js registers
+//                                           the service worker then)
 //   in:  {type: "run", id, script, seed, timeline, keep, auto}   timeline: draw the SVG;
 //                                           keep: hold this run's Result for a
 //                                           "timeline" message (the last one
@@ -164,7 +169,10 @@ self.onmessage = async (e) => {
 // a time and only while no run waits, so that V8 has compiled them by the
 // time Run is pressed: the first run after start-up otherwise spends
 // about half a second compiling SQLite's code (docs/PERFORMANCE.md). The
-// results are thrown away; each run starts from a fresh state.
+// results are thrown away; each run starts from a fresh state. When the
+// last piece is done (or one fails: the next real run reports it), it says
+// "warmed"; when a real run comes first, it stops there and says nothing,
+// and that run's answer is what the page waits for instead.
 const warmups = [
   "reset\nadd order-1\nwork --job 1 --trace\njobs\neffects\ncat worker.log\n",
   "race read 20\neffects\n",
@@ -172,10 +180,15 @@ const warmups = [
 ];
 
 function warm(i) {
-  if (i >= warmups.length || waiting > 0 || go === null || go.exited) return;
+  if (waiting > 0 || go === null || go.exited) return;
+  if (i >= warmups.length) {
+    self.postMessage({ type: "warmed" });
+    return;
+  }
   try {
     self.twiceRun(warmups[i], { seed: "", timeline: true });
   } catch {
+    self.postMessage({ type: "warmed" });
     return; // the next real run reports it
   }
   mark("warm" + i);
