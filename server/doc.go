@@ -163,9 +163,15 @@
 // and preload the modules (link rel=modulepreload).
 //
 // In short: the component loads the runtime into one Web Worker per page
-// on the first Run or when a block first scrolls into view, shows the
-// download's progress and size, runs scripts there (the page never
-// blocks), and inserts every result as text. Beside the output it offers the timeline
+// when a block is in view, the pointer or the focus reaches a Run button,
+// or on the first Run; shows the download's progress and size, runs
+// scripts there (the page never blocks), and inserts every result as
+// text. When a block is in view as the page loads, the loader itself
+// starts the worker, before the modules have loaded, and the component
+// takes it over (twice.js, runtime-client.js): waiting for the module
+// graph's round trips and the element's setup delayed the download, and
+// all that follows it, by a few hundred ms. A page on another origin
+// starts it from the component, as a blob: worker. Beside the output it offers the timeline
 // (the runtime's SVG, shown as a data: image, which the CSP's img-src
 // allows), a step-through of the event trace, both claims side by side,
 // "Check every interleaving" (race CLAIM --all), and links that replay a
@@ -185,5 +191,11 @@
 // visit starts on loaded before the worker existed, so offline.js asks
 // the worker to keep it. Only the index,
 // lesson and embed pages load offline.js, which registers the worker; a
-// page elsewhere that embeds a block by script tag never does.
+// page elsewhere that embeds a block by script tag never does. It
+// registers it once the page's first Run work is done (the runtime's
+// first result, its warm-up, or its failure; 10 s after the load event
+// at the latest), or after the load event on a page without blocks, so
+// that the worker's install does not compete with the first Run for the
+// CPU and the network; the index's "Make all lessons available offline"
+// registers it at once.
 package server

@@ -9,6 +9,7 @@
 //	static/style.css         page styles: index, lessons, embed and error pages
 //	static/playground.css    styles inside the component's shadow root
 //	static/twice.js          the loader: a classic script that imports the element
+//	                         (and starts the worker, when a block is in view)
 //	static/playground.js     the <twice-playground> element, the entry module
 //	static/runtime-client.js the Web Worker client: loads the runtime, queues runs
 //	static/links.js          scripts as text: claim toggle, links, commands
@@ -18,7 +19,8 @@
 //	static/config.js         the config the loader hands the modules
 //	static/worker.js         the Web Worker that loads and calls the wasm module
 //	static/reload.js         under twice serve only: reloads a page its server rendered anew
-//	static/offline.js        registers the service worker on the site's pages
+//	static/offline.js        registers the service worker on the site's pages,
+//	                         after their first Run's work
 //	static/sw.js             the service worker
 //
 // twice.js carries a placeholder, the comment /*TWICE_CONFIG*/ followed by
@@ -27,7 +29,8 @@
 // them) and the size of the wasm module, so that the one stable URL
 // assets/twice.js finds the rest. It stays a classic script, for pages
 // elsewhere that load it with a plain script tag, and passes that config
-// to playground.js's start. The modules import each other by their
+// (and the runtime's worker, when it started one) to playground.js's
+// start. The modules import each other by their
 // source names ("./links.js"); the server rewrites those to the hashed
 // names it serves.
 //

@@ -3,24 +3,47 @@
 // available offline" control. Pages elsewhere that embed the playground
 // with a script tag load twice.js, never this file, so no service worker
 // is ever registered on them.
+//
+// It registers the worker once the page's own work is done, not as the
+// page loads: the worker's install fetches the site's shell (a dozen
+// assets), and on a first visit that competed with the first Run for the
+// two cores of a small laptop and for the network, and counted in the
+// bytes the page fetched before its first result. So: on a page without
+// a block, after its load event; on a page with blocks, when the page's
+// runtime has answered its first run, finished its warm-up, or failed
+// (runtime-client.js says so: data-twice-settled on the root element, and
+// the twice:settled event), and in any case 10 s after the load event (a
+// page whose blocks are all below the fold never starts the runtime).
+// The index's control registers it at once when pressed.
 (function () {
   "use strict";
   const html = document.documentElement;
   if (!("serviceWorker" in navigator) || !html.dataset.twicePage) return;
   const root = new URL(html.dataset.twiceRoot || "./", location.href);
-  const ready = navigator.serviceWorker
-    .register(new URL("sw.js", root).href, { scope: root.pathname })
-    .then((reg) => {
-      nudge(reg);
-      reg.addEventListener("updatefound", () => nudge(reg));
-      return navigator.serviceWorker.ready;
-    })
-    .catch(() => null);
 
-  // The page the reader is on was loaded before the worker controlled it
-  // (on a first visit) or came from the network through it; either way,
-  // ask the worker to keep it, so that a reload with no network finds it.
-  ready.then((reg) => reg && reg.active && reg.active.postMessage({ type: "twice:keep-page", url: location.href }));
+  // register registers the worker, once, and resolves with its
+  // registration once a worker is active (null if it cannot be). On the
+  // index, it then shows how many lessons are kept (see below).
+  let registered = null;
+  function register() {
+    if (registered === null) {
+      registered = navigator.serviceWorker
+        .register(new URL("sw.js", root).href, { scope: root.pathname })
+        .then((reg) => {
+          nudge(reg);
+          reg.addEventListener("updatefound", () => nudge(reg));
+          return navigator.serviceWorker.ready;
+        })
+        .catch(() => null);
+      // The page the reader is on was loaded before the worker controlled
+      // it (on a first visit) or came from the network through it; either
+      // way, ask the worker to keep it, so that a reload with no network
+      // finds it.
+      registered.then((reg) => reg && reg.active && reg.active.postMessage({ type: "twice:keep-page", url: location.href }));
+      if (control) control();
+    }
+    return registered;
+  }
 
   // nudge asks a new version's worker, once it is installed, to take over
   // now. It already calls skipWaiting as it installs, but Chromium can
@@ -34,9 +57,10 @@
     w.addEventListener("statechange", ask);
   }
 
-  // ask sends a message to the active worker and resolves with its answer.
+  // ask sends a message to the active worker, registering it first if that
+  // has not happened yet, and resolves with its answer.
   const ask = (type) =>
-    ready.then(
+    register().then(
       (reg) =>
         new Promise((resolve) => {
           if (!reg || !reg.active) return resolve(null);
@@ -46,36 +70,51 @@
         })
     );
 
+  // When to register: see above.
+  const afterLoad = (f) => (document.readyState === "complete" ? f() : addEventListener("load", f, { once: true }));
   const box = document.querySelector(".offline");
-  if (!box) return;
-  const button = box.querySelector("button");
-  const status = box.querySelector(".offline-status");
-  const say = (r) => {
-    if (!r || r.error) {
-      status.textContent = "This browser cannot keep the lessons offline here" + (r && r.error ? ": " + r.error : ".");
-      return;
-    }
-    status.textContent =
-      r.kept === r.of
-        ? "All " + r.of + " lessons are available offline."
-        : r.kept + " of " + r.of + " lessons are available offline" + (r.failed ? " (" + r.failed + " could not be fetched)." : ".");
-  };
-  // Only the answer to the latest question is shown: the count asked for
-  // as the page loads can arrive after a press of the button has kept
-  // every page, and must not overwrite that.
-  let latest = 0;
-  const show = (type, done) => {
-    const n = ++latest;
-    ask(type).then((r) => {
-      if (done) done();
-      if (n === latest) say(r);
+  const control = box && offlineControl(box);
+  if (document.querySelector("twice-playground") === null) {
+    afterLoad(register);
+  } else {
+    if (html.dataset.twiceSettled) register();
+    else document.addEventListener("twice:settled", register, { once: true });
+    afterLoad(() => setTimeout(register, 10000));
+  }
+
+  // offlineControl runs the index's control: it shows it, and keeps every
+  // page when its button is pressed. It returns what register calls: ask
+  // the count of lessons kept, unless the button asked for more first.
+  function offlineControl(box) {
+    const button = box.querySelector("button");
+    const status = box.querySelector(".offline-status");
+    const say = (r) => {
+      if (!r || r.error) {
+        status.textContent = "This browser cannot keep the lessons offline here" + (r && r.error ? ": " + r.error : ".");
+        return;
+      }
+      status.textContent =
+        r.kept === r.of
+          ? "All " + r.of + " lessons are available offline."
+          : r.kept + " of " + r.of + " lessons are available offline" + (r.failed ? " (" + r.failed + " could not be fetched)." : ".");
+    };
+    // Only the answer to the latest question is shown: the count asked for
+    // as the worker is registered can arrive after a press of the button
+    // has kept every page, and must not overwrite that.
+    let latest = 0;
+    const show = (type, done) => {
+      const n = ++latest;
+      ask(type).then((r) => {
+        if (done) done();
+        if (n === latest) say(r);
+      });
+    };
+    box.hidden = false;
+    button.addEventListener("click", () => {
+      button.disabled = true;
+      status.textContent = "Fetching every lesson…";
+      show("twice:cache-all", () => (button.disabled = false));
     });
-  };
-  box.hidden = false;
-  show("twice:status");
-  button.addEventListener("click", () => {
-    button.disabled = true;
-    status.textContent = "Fetching every lesson…";
-    show("twice:cache-all", () => (button.disabled = false));
-  });
+    return () => latest === 0 && show("twice:status");
+  }
 })();

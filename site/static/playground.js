@@ -5,10 +5,13 @@
 // claim of the runtime's list, however many) and a seed field, and runs
 // the script in a Web Worker that holds the twice runtime compiled to
 // WebAssembly (runtime-client.js). The runtime is downloaded once per
-// page, on the first Run or when a block first scrolls into view.
+// page: when a block is in view as the page loads (the loader starts the
+// worker then, before this module has loaded, and start hands it over),
+// else when a block first scrolls into view or the pointer or the focus
+// reaches a Run button, or on the first Run.
 //
 // It is the entry module: the loader, twice.js, imports it and calls start
-// with the config. The others: config.js (that config), links.js (scripts
+// with the config and the worker it started, if any. The others: config.js (that config), links.js (scripts
 // as text: the claim toggle, links to a run, commands), render.js (a Result
 // drawn into the DOM), scheduler.js (Be the scheduler) and
 // runtime-client.js (the worker).
@@ -113,14 +116,16 @@ import {
   stoppedAfter,
   timelineAlt,
 } from "./render.js";
-import { currentRuntime, getRuntime, timings } from "./runtime-client.js";
+import { adopt, currentRuntime, getRuntime, timings } from "./runtime-client.js";
 import { mountSeat } from "./scheduler.js";
 import { installSwitches, loadPrediction, predictAll, question, quietStep, savePrediction, verdict } from "./classroom.js";
 
 // Blocks scrolling into view start the download, and so does the pointer
 // or the focus reaching a block's Run button, so that Run is quick. The
 // first block, when it is in view as it is set up, starts it at once
-// rather than when the observer first reports, a frame or more later.
+// rather than when the observer first reports, a frame or more later;
+// on the site's own pages the loader has usually started it long before
+// (see twice.js), and the block finds the runtime there.
 function inViewport(el) {
   const r = el.getBoundingClientRect();
   return r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth;
@@ -718,8 +723,10 @@ class TwicePlayground extends HTMLElement {
     if (pre && (pre.matrices || []).length && history.state) this.fromHistory(history.state);
   }
 
-  // startRuntime starts the runtime's download now if this is the first
-  // block and it is in view, else when it scrolls into view or the
+  // startRuntime attaches the block to the page's runtime if there is one
+  // (the loader's early worker, adopted in start, or one another block
+  // started); else it starts the runtime's download now if this is the
+  // first block and it is in view, else when it scrolls into view or the
   // pointer or the focus reaches its Run button.
   startRuntime(n) {
     const ui = this.ui;
@@ -1638,9 +1645,15 @@ class TwicePlayground extends HTMLElement {
 
 // start defines the element, once per page, with the config the loader
 // carries (the hashed names of the other assets, the runtime's lists).
-export function start(config) {
-  if (window.customElements === undefined || customElements.get("twice-playground")) return;
+// early is the worker the loader started, or null (see twice.js): it
+// becomes the page's runtime before any block is set up.
+export function start(config, early) {
+  if (window.customElements === undefined || customElements.get("twice-playground")) {
+    if (early) early.worker.terminate(); // a second loader's: the first one's element runs the page
+    return;
+  }
   Object.assign(CONFIG, config);
+  adopt(early);
   if ("IntersectionObserver" in window) {
     observer = new IntersectionObserver((entries) => {
       if (entries.some((e) => e.isIntersecting)) {

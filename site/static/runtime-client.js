@@ -9,7 +9,10 @@
 // the other blocks' runs go on in a fresh worker.
 //
 // Nothing happens at import time: the worker starts on the first
-// getRuntime().
+// getRuntime(), unless twice.js started it already (a block was in view as
+// the page loaded; see there): then playground.js's start hands it to
+// adopt, and the page's first Runtime takes it over instead of starting
+// its own.
 
 import { CONFIG, assetURL } from "./config.js";
 
@@ -26,10 +29,31 @@ function keepRuntime() {
   navigator.serviceWorker.ready.then((reg) => reg.active && reg.active.postMessage({ type: "twice:keep-runtime" }), () => {});
 }
 
+// settle tells the site's offline.js that the page's first runtime work is
+// over, so that it registers the service worker now (its install fetches
+// the site's shell, which would compete with the first Run for the CPU and
+// the network): the first run's answer, the worker's warm-up done, or the
+// runtime failed. Once per page, and only on the site's own pages (those
+// that set data-twice-root; elsewhere there is no offline.js): it sets
+// data-twice-settled on the root element, for an offline.js that runs
+// later, and fires twice:settled on the document.
+let settled = false;
+function settle(why) {
+  const html = document.documentElement;
+  if (settled || html.dataset.twiceRoot === undefined) return;
+  settled = true;
+  html.dataset.twiceSettled = why;
+  document.dispatchEvent(new CustomEvent("twice:settled", { detail: why }));
+}
+
 // Runtime owns the worker that holds the wasm module. Loading starts when
 // it is created; listeners hear about progress.
+//
+// early, when given, is the worker twice.js started (see adopt): the
+// runtime takes it over instead of starting one, counts its creation as
+// its own (created, in the timings), and replays what it said meanwhile.
 export class Runtime {
-  constructor() {
+  constructor(early) {
     this.listeners = new Set();
     this.queue = []; // runs not yet sent to the worker
     this.current = null; // the run the worker is doing
@@ -40,10 +64,12 @@ export class Runtime {
     this.wire = 0; // the module's size over the network, when the response says
     this.error = "";
     this.marks = null;
-    this.created = performance.timeOrigin + performance.now();
+    this.created = early ? early.created : performance.timeOrigin + performance.now();
     const workerURL = assetURL(CONFIG.worker);
     let worker;
-    if (new URL(workerURL).origin === location.origin) {
+    if (early) {
+      worker = early.worker;
+    } else if (new URL(workerURL).origin === location.origin) {
       worker = new Worker(workerURL);
     } else {
       // A page on another origin cannot start our worker by URL; a tiny
@@ -55,10 +81,31 @@ export class Runtime {
     worker.onmessage = (e) => this.onMessage(e.data);
     worker.onerror = (e) => {
       e.preventDefault();
-      if (this.state === "ready" && this.current) this.died(this.current.id, "the runtime worker failed in the middle of this run: " + (e.message || "it crashed"));
-      else this.fail("the runtime worker failed: " + (e.message || "unknown error"));
+      this.onError(e.message);
     };
-    worker.postMessage({ type: "init", wasmExec: assetURL(CONFIG.wasmExec), wasm: assetURL(CONFIG.wasm) });
+    if (!early) {
+      worker.postMessage({ type: "init", wasmExec: assetURL(CONFIG.wasmExec), wasm: assetURL(CONFIG.wasm) });
+      return;
+    }
+    // What the early worker said before this runtime existed (progress,
+    // ready, fatal, an error), in order, and before anything it says from
+    // now on: those are tasks, and this runs first, as a microtask once
+    // the caller has made this the page's runtime (so that a failure
+    // replayed here clears it, as any failure does).
+    queueMicrotask(() => {
+      for (const s of early.said.splice(0)) {
+        if (this.state === "failed") break;
+        if ("error" in s) this.onError(s.error);
+        else this.onMessage(s.data);
+      }
+    });
+  }
+
+  // onError handles the worker's error event (an uncaught error in it, or a
+  // script it could not load).
+  onError(message) {
+    if (this.state === "ready" && this.current) this.died(this.current.id, "the runtime worker failed in the middle of this run: " + (message || "it crashed"));
+    else this.fail("the runtime worker failed: " + (message || "unknown error"));
   }
 
   onMessage(m) {
@@ -78,6 +125,9 @@ export class Runtime {
         break;
       case "fatal":
         this.fail(m.message);
+        break;
+      case "warmed":
+        settle("warmed");
         break;
       case "ran": {
         // How far the run under way has got: shown by its block while it
@@ -100,6 +150,7 @@ export class Runtime {
         if (m.marks) this.marks = m.marks;
         if (m.info) this.info = m.info;
         if (!this.received && m.type === "result") this.received = performance.timeOrigin + performance.now();
+        if (m.type !== "cost") settle("ran");
         if (m.type === "error") p.reject(new Error(m.message));
         else p.resolve(m);
         this.pump();
@@ -109,6 +160,7 @@ export class Runtime {
   }
 
   fail(message) {
+    settle("failed");
     this.state = "failed";
     this.error = message;
     for (const p of this.drain()) p.reject(new Error(message));
@@ -205,6 +257,7 @@ export class Runtime {
   died(id, message) {
     const running = this.current;
     if (!running || running.id !== id) return;
+    settle("failed");
     this.replace(running, Object.assign(new Error(message), { died: true }));
   }
 
@@ -233,6 +286,21 @@ export function getRuntime() {
     }
   }
   return runtime;
+}
+
+// adopt makes early, the worker twice.js started before the modules loaded
+// ({worker, created, said}; see twice.js), the page's runtime, at once:
+// blocks set up from then on attach to it as they would to any. Only
+// once: a runtime that replaces it (after Stop or a failure) starts a
+// worker of its own. Should the page have a runtime already, the early
+// worker is not needed and is ended.
+export function adopt(early) {
+  if (!early) return;
+  if (runtime !== null) {
+    early.worker.terminate();
+    return;
+  }
+  runtime = new Runtime(early);
 }
 
 // currentRuntime returns the page's runtime, or null while there is none;

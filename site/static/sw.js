@@ -2,7 +2,9 @@
 // visit, the site works with no network. It is served at the site's root
 // (so that its scope is the whole site, also in a subdirectory) under a
 // stable name, revalidated on every visit; the server writes into it the
-// site's version, its shell and its pages.
+// site's version, its shell and its pages. offline.js registers it once
+// the page's first Run is done, not as the page loads (see there), so its
+// install, which fetches the shell, does not slow that Run.
 //
 // The runtime (the wasm module and wasm_exec.js, megabytes) is not
 // fetched at install: a page loads it only when a block scrolls into view

@@ -4,6 +4,19 @@
 // imports the element's entry module, playground.js, by its content-hashed
 // name, resolved against this script's own address. The modules (see
 // playground.js) are cached for good; only this small file is revalidated.
+//
+// It also starts the runtime's Web Worker (worker.js), before any module
+// has loaded, when a block is already in view as it runs (it is deferred,
+// so the document is parsed) and the worker is of this page's origin.
+// Started by the element instead, the worker waited for the module graph
+// (playground.js and its imports: round trips, then evaluation), for the
+// element's definition and for the block's setup (its bar and views)
+// before it was even created, and the module's download, compile, Go's
+// start and the first run all waited behind that. The element adopts this
+// worker (runtime-client.js): one worker and one download per page, and
+// a block still loads nothing before one is in view. A block below the
+// fold, and a page on another origin (its worker is a blob: that imports
+// ours), start the runtime as before, from the element.
 (function () {
   "use strict";
   if (window.customElements === undefined || customElements.get("twice-playground")) {
@@ -18,5 +31,49 @@
   const CONFIG = /*TWICE_CONFIG*/ { entry: "playground.js", worker: "worker.js", wasmExec: "wasm_exec.js", wasm: "twice.wasm", wasmSize: 0, css: "playground.css", claims: [], dedupes: [], keys: [], compareTo: "" };
 
   const here = document.currentScript ? document.currentScript.src : location.href;
-  import(new URL(CONFIG.entry, here).href).then((m) => m.start(CONFIG));
+  const asset = (name) => new URL(name, here).href;
+
+  // inViewport is playground.js's test of a block in view, here on the
+  // block as the server rendered it (not yet upgraded).
+  const inViewport = (el) => {
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth;
+  };
+
+  // startEarly starts the worker and returns what the element's runtime
+  // adopts: the worker, when it was created (the runtime's created mark),
+  // and what it said before the runtime took it over (progress, ready,
+  // fatal, an error event), kept to be replayed in order. Or null, when
+  // it is not the time or the place (see above). At most one per page,
+  // should two loaders run.
+  function startEarly() {
+    const key = "__twicePlaygroundEarly";
+    const workerURL = asset(CONFIG.worker);
+    if (window[key] || typeof Worker !== "function" || new URL(workerURL).origin !== location.origin) return null;
+    if (!Array.prototype.some.call(document.querySelectorAll("twice-playground"), inViewport)) return null;
+    let worker;
+    try {
+      worker = new Worker(workerURL);
+    } catch {
+      return null; // the element tries again, and says why
+    }
+    const early = { worker, created: performance.timeOrigin + performance.now(), said: [] };
+    window[key] = true;
+    worker.onmessage = (e) => early.said.push({ data: e.data });
+    worker.onerror = (e) => {
+      e.preventDefault();
+      early.said.push({ error: e.message || "" });
+    };
+    worker.postMessage({ type: "init", wasmExec: asset(CONFIG.wasmExec), wasm: asset(CONFIG.wasm) });
+    return early;
+  }
+
+  const early = startEarly();
+  import(asset(CONFIG.entry)).then(
+    (m) => m.start(CONFIG, early),
+    (err) => {
+      if (early) early.worker.terminate(); // no element will ever adopt it
+      throw err;
+    }
+  );
 })();

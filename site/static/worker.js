@@ -1,5 +1,8 @@
 // worker.js holds the twice runtime, compiled to WebAssembly, off the page's
-// main thread. twice.js starts it and talks to it by messages:
+// main thread. runtime-client.js talks to it by messages; it starts it too,
+// unless the loader, twice.js, already did (a block in view as the page
+// loaded): then twice.js sends init, keeps what this worker answers, and
+// the page's runtime replays that when it takes the worker over.
 //
 //   in:  {type: "init", wasmExec: URL, wasm: URL}
 //   out: {type: "progress", loaded, wire}   while the module downloads: loaded
@@ -9,6 +12,11 @@
 //                                           compressed; 0 when unknown)
 //        {type: "ready", marks, info}         once the Go program is running
 //        {type: "fatal", message}             when it cannot load
+//        {type: "warmed"}                     the warm-up after "ready" (see warm)
+//                                           is over and nothing else was asked
+//                                           for: the page may use the network
+//                                           and the CPU (offline.js registers
+//                                           the service worker then)
 //   in:  {type: "run", id, script, seed, timeline, keep, auto}   timeline: draw the SVG;
 //                                           keep: hold this run's Result for a
 //                                           "timeline" message (the last one
@@ -41,7 +49,7 @@
 // cache); and, after a run, wasmMemory: the size of the module's linear
 // memory (the Go heap and SQLite's databases) in bytes.
 //
-// Runs are answered in the order they arrive (twice.js sends one at a time,
+// Runs are answered in the order they arrive (the page sends one at a time,
 // so that a newer Run can replace a queued one, and Stop terminates this
 // worker and starts another). The compiled module is kept,
 // so if the Go program ever exits (a panic), the next run starts a fresh
@@ -161,7 +169,10 @@ self.onmessage = async (e) => {
 // a time and only while no run waits, so that V8 has compiled them by the
 // time Run is pressed: the first run after start-up otherwise spends
 // about half a second compiling SQLite's code (docs/PERFORMANCE.md). The
-// results are thrown away; each run starts from a fresh state.
+// results are thrown away; each run starts from a fresh state. When the
+// last piece is done (or one fails: the next real run reports it), it says
+// "warmed"; when a real run comes first, it stops there and says nothing,
+// and that run's answer is what the page waits for instead.
 const warmups = [
   "reset\nadd order-1\nwork --job 1 --trace\njobs\neffects\ncat worker.log\n",
   "race read 20\neffects\n",
@@ -169,10 +180,15 @@ const warmups = [
 ];
 
 function warm(i) {
-  if (i >= warmups.length || waiting > 0 || go === null || go.exited) return;
+  if (waiting > 0 || go === null || go.exited) return;
+  if (i >= warmups.length) {
+    self.postMessage({ type: "warmed" });
+    return;
+  }
   try {
     self.twiceRun(warmups[i], { seed: "", timeline: true });
   } catch {
+    self.postMessage({ type: "warmed" });
     return; // the next real run reports it
   }
   mark("warm" + i);
