@@ -124,14 +124,20 @@ type counting struct {
 	h    http.Handler
 	mu   sync.Mutex
 	wasm int
+	// execScripts counts wasm_exec.js loaded as a script (importScripts
+	// sends Sec-Fetch-Dest: script; the service worker's copy, empty).
+	execScripts int
 }
 
 func (c *counting) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c.mu.Lock()
 	if strings.HasSuffix(r.URL.Path, ".wasm") {
-		c.mu.Lock()
 		c.wasm++
-		c.mu.Unlock()
 	}
+	if strings.Contains(r.URL.Path, "/wasm_exec.") && r.Header.Get("Sec-Fetch-Dest") == "script" {
+		c.execScripts++
+	}
+	c.mu.Unlock()
 	c.h.ServeHTTP(w, r)
 }
 
