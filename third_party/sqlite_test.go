@@ -2,6 +2,7 @@ package thirdparty
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"go/ast"
@@ -17,6 +18,11 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 	_ "github.com/ncruces/go-sqlite3/vfs/memdb"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/twice-lab/twice/third_party/sqlitewasm"
 )
 
 // TestSQLiteChecksums holds the committed translation to what
@@ -50,7 +56,7 @@ func TestSQLiteChecksums(t *testing.T) {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"sqlite3.go", "sqlite3.dat", "libc.go"}; !slices.Equal(names, want) {
+	if want := []string{"sqlite3.go", "sqlite3.dat", "libc.go", "../sqlitewasm/sqlite3.wasm"}; !slices.Equal(names, want) {
 		t.Errorf("SHA256SUMS lists %v, want %v", names, want)
 	}
 	mod, err := os.ReadFile("../go.mod")
@@ -166,6 +172,31 @@ func runtimeSQL(t *testing.T) (schemas, stmts []string) {
 		t.Fatal(err)
 	}
 	return schemas, stmts
+}
+
+// TestBrowserModuleImportsNothing: the browser's SQLite module asks its
+// host for no function and no memory (it grows its own), so that the
+// worker needs no JavaScript glue to run it.
+func TestBrowserModuleImportsNothing(t *testing.T) {
+	ctx := context.Background()
+	features := api.CoreFeaturesV2 | experimental.CoreFeaturesTailCall | experimental.CoreFeaturesExtendedConst
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter().WithCoreFeatures(features))
+	defer rt.Close(ctx)
+	m, err := rt.CompileModule(ctx, sqlitewasm.Wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range m.ImportedFunctions() {
+		mod, name, _ := f.Import()
+		t.Errorf("the module imports %s.%s", mod, name)
+	}
+	for _, mem := range m.ImportedMemories() {
+		mod, name, _ := mem.Import()
+		t.Errorf("the module imports its memory %s.%s", mod, name)
+	}
+	if len(m.ExportedMemories()) != 1 {
+		t.Errorf("the module exports %d memories, want 1", len(m.ExportedMemories()))
+	}
 }
 
 func openDB(t *testing.T) *sqlite3.Conn {
