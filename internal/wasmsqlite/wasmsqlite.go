@@ -54,7 +54,7 @@ func New(ctx context.Context) (sqldb.Engine, func(), error) {
 // names are the exports the bridge calls.
 var names = []string{
 	"twice_scratch", "twice_rc", "twice_open", "twice_exec", "twice_prepare", "twice_step_all",
-	"twice_bind_text", "twice_column_text", "twice_errmsg", "twice_errstr", "twice_delete",
+	"twice_bind_text", "twice_bind_text16", "twice_column_text", "twice_load", "twice_errmsg", "twice_errstr", "twice_delete",
 	"sqlite3_close", "sqlite3_finalize", "sqlite3_step", "sqlite3_reset", "sqlite3_clear_bindings",
 	"sqlite3_bind_int64", "sqlite3_bind_null", "sqlite3_column_int64", "sqlite3_column_type", "sqlite3_column_count",
 	"sqlite3_stmt_status", "sqlite3_changes64", "sqlite3_last_insert_rowid", "sqlite3_get_autocommit",
@@ -66,7 +66,7 @@ type exports struct {
 	mod   api.Module
 	mem   api.Memory
 	fns   map[string]api.Function
-	stack [4]uint64
+	stack [5]uint64
 }
 
 // call calls export name with the arguments (i32 as their bits, i64 as
@@ -107,15 +107,19 @@ func (x *exports) Exec(db, n int32) int32       { return x.i32("twice_exec", u(d
 func (x *exports) Prepare(db, n int32) int32    { return x.i32("twice_prepare", u(db), u(n)) }
 func (x *exports) StepAll(stmt int32) int32     { return x.i32("twice_step_all", u(stmt)) }
 func (x *exports) BindText(s, i, n int32) int64 { return x.i64("twice_bind_text", u(s), u(i), u(n)) }
-func (x *exports) ColumnText(s, i int32) int64  { return x.i64("twice_column_text", u(s), u(i)) }
-func (x *exports) Errmsg(db int32) int64        { return x.i64("twice_errmsg", u(db)) }
-func (x *exports) Errstr(rc int32) int64        { return x.i64("twice_errstr", u(rc)) }
-func (x *exports) Delete(n int32) int32         { return x.i32("twice_delete", u(n)) }
-func (x *exports) Close(db int32) int32         { return x.i32("sqlite3_close", u(db)) }
-func (x *exports) Finalize(s int32) int32       { return x.i32("sqlite3_finalize", u(s)) }
-func (x *exports) Step(s int32) int32           { return x.i32("sqlite3_step", u(s)) }
-func (x *exports) Reset(s int32) int32          { return x.i32("sqlite3_reset", u(s)) }
-func (x *exports) ClearBindings(s int32) int32  { return x.i32("sqlite3_clear_bindings", u(s)) }
+func (x *exports) BindText16(s, i, n int32, lo, hi int64) int32 {
+	return x.i32("twice_bind_text16", u(s), u(i), u(n), uint64(lo), uint64(hi))
+}
+func (x *exports) Load(p, n int32) int64       { return x.i64("twice_load", u(p), u(n)) }
+func (x *exports) ColumnText(s, i int32) int64 { return x.i64("twice_column_text", u(s), u(i)) }
+func (x *exports) Errmsg(db int32) int64       { return x.i64("twice_errmsg", u(db)) }
+func (x *exports) Errstr(rc int32) int64       { return x.i64("twice_errstr", u(rc)) }
+func (x *exports) Delete(n int32) int32        { return x.i32("twice_delete", u(n)) }
+func (x *exports) Close(db int32) int32        { return x.i32("sqlite3_close", u(db)) }
+func (x *exports) Finalize(s int32) int32      { return x.i32("sqlite3_finalize", u(s)) }
+func (x *exports) Step(s int32) int32          { return x.i32("sqlite3_step", u(s)) }
+func (x *exports) Reset(s int32) int32         { return x.i32("sqlite3_reset", u(s)) }
+func (x *exports) ClearBindings(s int32) int32 { return x.i32("sqlite3_clear_bindings", u(s)) }
 func (x *exports) BindInt64(s, i int32, v int64) int32 {
 	return x.i32("sqlite3_bind_int64", u(s), u(i), uint64(v))
 }

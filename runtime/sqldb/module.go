@@ -2,7 +2,7 @@ package sqldb
 
 import (
 	"strings"
-	"sync"
+	"unsafe"
 )
 
 // Exports is what the browser's SQLite module offers its host, one method
@@ -14,7 +14,7 @@ import (
 //
 // Under GOOS=js the methods are the module's exports themselves, imported
 // into the Go module (module_js.go); a native test can run the same module
-// under wazero behind the same methods.
+// under wazero behind the same methods ([NewModule]).
 type Exports interface {
 	// Write copies s into the module's memory at address p.
 	Write(p int32, s string)
@@ -28,7 +28,9 @@ type Exports interface {
 	Prepare(db, n int32) int32
 	StepAll(stmt int32) int32
 	BindText(stmt, i, n int32) int64 // the address to write to, or -rc
+	BindText16(stmt, i, n int32, lo, hi int64) int32
 	ColumnText(stmt, i int32) int64
+	Load(p, n int32) int64 // up to 8 bytes at p, little-endian
 	Errmsg(db int32) int64
 	Errstr(rc int32) int64
 	Delete(n int32) int32
@@ -60,15 +62,17 @@ const (
 	statVMStep = 4 // SQLITE_STMTSTATUS_VM_STEP
 )
 
-// NewModule returns the engine of one instance of the browser's SQLite
-// module: every connection it opens lives in that instance, and shares
-// the databases of that instance's VFS. The instance must be initialized
-// (its _initialize export called) and used by nothing else.
-func NewModule(x Exports) Engine { return &module{x: x} }
-
+// module is the engine of one instance of the browser's SQLite module:
+// every connection it opens lives in that instance, and shares the
+// databases of that instance's VFS. The module has one thread, so its
+// calls are made one at a time (mu; under GOOS=js, where the runtime
+// starts no goroutine and JavaScript calls in one event at a time, there
+// is nothing to lock). exportsT is the Exports interface natively, and
+// the imported functions themselves under GOOS=js, so that each call
+// there is a direct one.
 type module struct {
-	mu      sync.Mutex // the module has one thread: one call at a time
-	x       Exports
+	mu      lock
+	x       exportsT
 	scratch int32
 	cap     int32
 }
@@ -91,13 +95,38 @@ func (m *module) put(s string) int32 {
 	return n
 }
 
-// text reads packed text (address and length) out of the module.
+// text reads packed text (address and length) out of the module: short
+// text eight bytes a call (a call from one module to the other is far
+// cheaper than one through JavaScript), the rest with one copy.
 func (m *module) text(packed int64) string {
 	p, n := int32(uint64(packed)>>32), int32(uint32(packed))
 	if p == 0 || n == 0 {
 		return ""
 	}
-	return m.x.Read(p, n)
+	if n > shortText {
+		return m.x.Read(p, n)
+	}
+	b := make([]byte, n)
+	for off := int32(0); off < n; off += 8 {
+		v := uint64(m.x.Load(p+off, n-off))
+		for i := off; i < n && i < off+8; i++ {
+			b[i] = byte(v)
+			v >>= 8
+		}
+	}
+	return unsafe.String(unsafe.SliceData(b), n)
+}
+
+// shortText is the longest text read with Load instead of Read.
+const shortText = 32
+
+// le is up to 8 bytes of s from off, little-endian.
+func le(s string, off int) int64 {
+	var v uint64
+	for i := min(len(s), off+8) - 1; i >= off; i-- {
+		v = v<<8 | uint64(s[i])
+	}
+	return int64(v)
 }
 
 var errOOM = &Error{Code: rcNoMem, text: "sqlite3: out of memory"}
@@ -151,6 +180,10 @@ func (m *module) Delete(name string) {
 	m.x.Delete(m.put(name))
 }
 
+// The methods below take the lock without defer: they are the hot path,
+// and what they call panics only when the module is out of memory, after
+// which nothing works anyway.
+
 type moduleConn struct {
 	m  *module
 	db int32
@@ -159,8 +192,9 @@ type moduleConn struct {
 func (c *moduleConn) Exec(sql string) error {
 	m := c.m
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.err(c.db, m.x.Exec(c.db, m.put(sql)))
+	err := m.err(c.db, m.x.Exec(c.db, m.put(sql)))
+	m.mu.Unlock()
+	return err
 }
 
 func (c *moduleConn) Prepare(sql string) (Stmt, error) {
@@ -174,25 +208,28 @@ func (c *moduleConn) Prepare(sql string) (Stmt, error) {
 		}
 		return nil, errNoStatement
 	}
-	return &moduleStmt{c: c, h: h}, nil
+	return &moduleStmt{m: m, db: c.db, h: h}, nil
 }
 
 func (c *moduleConn) Changes() int64 {
 	c.m.mu.Lock()
-	defer c.m.mu.Unlock()
-	return c.m.x.Changes64(c.db)
+	n := c.m.x.Changes64(c.db)
+	c.m.mu.Unlock()
+	return n
 }
 
 func (c *moduleConn) LastInsertRowID() int64 {
 	c.m.mu.Lock()
-	defer c.m.mu.Unlock()
-	return c.m.x.LastInsertRowid(c.db)
+	n := c.m.x.LastInsertRowid(c.db)
+	c.m.mu.Unlock()
+	return n
 }
 
 func (c *moduleConn) Autocommit() bool {
 	c.m.mu.Lock()
-	defer c.m.mu.Unlock()
-	return c.m.x.GetAutocommit(c.db) != 0
+	b := c.m.x.GetAutocommit(c.db) != 0
+	c.m.mu.Unlock()
+	return b
 }
 
 func (c *moduleConn) Close() error {
@@ -207,54 +244,61 @@ func (c *moduleConn) Close() error {
 }
 
 type moduleStmt struct {
-	c   *moduleConn
-	h   int32
-	err error
+	m     *module
+	db, h int32
+	err   error
 }
 
-// call runs f with the module's lock held and returns the error of the
-// result code it gives.
-func (s *moduleStmt) call(f func(x Exports) int32) error {
-	m := s.c.m
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.err(s.c.db, f(m.x))
+// done unlocks the module and returns the error of result code rc.
+func (s *moduleStmt) done(rc int32) error {
+	var err error
+	if rc != rcOK {
+		err = s.m.err(s.db, rc)
+	}
+	s.m.mu.Unlock()
+	return err
 }
 
 func (s *moduleStmt) BindInt64(i int, v int64) error {
-	return s.call(func(x Exports) int32 { return x.BindInt64(s.h, int32(i), v) })
+	s.m.mu.Lock()
+	return s.done(s.m.x.BindInt64(s.h, int32(i), v))
 }
 
 func (s *moduleStmt) BindNull(i int) error {
-	return s.call(func(x Exports) int32 { return x.BindNull(s.h, int32(i)) })
+	s.m.mu.Lock()
+	return s.done(s.m.x.BindNull(s.h, int32(i)))
 }
 
+// BindText passes text of up to 16 bytes in the call itself; longer text
+// is bound first and then copied to where SQLite will read it.
 func (s *moduleStmt) BindText(i int, v string) error {
-	m := s.c.m
+	m := s.m
 	m.mu.Lock()
-	defer m.mu.Unlock()
+	if len(v) <= 16 {
+		return s.done(m.x.BindText16(s.h, int32(i), int32(len(v)), le(v, 0), le(v, 8)))
+	}
 	p := m.x.BindText(s.h, int32(i), int32(len(v)))
 	if p < 0 {
-		return m.err(s.c.db, int32(-p))
+		return s.done(int32(-p))
 	}
-	if len(v) > 0 {
-		m.x.Write(int32(p), v)
-	}
-	return nil
+	m.x.Write(int32(p), v)
+	return s.done(rcOK)
 }
 
 func (s *moduleStmt) Step() bool {
-	m := s.c.m
+	m := s.m
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	switch rc := m.x.Step(s.h); rc {
+	rc := m.x.Step(s.h)
+	switch rc {
 	case rcRow:
 		s.err = nil
+		m.mu.Unlock()
 		return true
 	case rcDone:
 		s.err = nil
+		m.mu.Unlock()
 	default:
-		s.err = m.err(s.c.db, rc)
+		s.err = s.done(rc)
 	}
 	return false
 }
@@ -263,56 +307,65 @@ func (s *moduleStmt) Err() error { return s.err }
 
 func (s *moduleStmt) Exec() error {
 	s.err = nil
-	return s.call(func(x Exports) int32 { return x.StepAll(s.h) })
+	s.m.mu.Lock()
+	return s.done(s.m.x.StepAll(s.h))
 }
 
 func (s *moduleStmt) Reset() error {
 	s.err = nil
-	return s.call(func(x Exports) int32 { return x.Reset(s.h) })
+	s.m.mu.Lock()
+	return s.done(s.m.x.Reset(s.h))
 }
 
 func (s *moduleStmt) ClearBindings() error {
-	return s.call(func(x Exports) int32 { return x.ClearBindings(s.h) })
+	s.m.mu.Lock()
+	return s.done(s.m.x.ClearBindings(s.h))
 }
 
 func (s *moduleStmt) ColumnCount() int {
-	s.c.m.mu.Lock()
-	defer s.c.m.mu.Unlock()
-	return int(s.c.m.x.ColumnCount(s.h))
+	s.m.mu.Lock()
+	n := s.m.x.ColumnCount(s.h)
+	s.m.mu.Unlock()
+	return int(n)
 }
 
 func (s *moduleStmt) ColumnNull(i int) bool {
-	s.c.m.mu.Lock()
-	defer s.c.m.mu.Unlock()
-	return s.c.m.x.ColumnType(s.h, int32(i)) == typeNull
+	s.m.mu.Lock()
+	t := s.m.x.ColumnType(s.h, int32(i))
+	s.m.mu.Unlock()
+	return t == typeNull
 }
 
 func (s *moduleStmt) ColumnInt64(i int) int64 {
-	s.c.m.mu.Lock()
-	defer s.c.m.mu.Unlock()
-	return s.c.m.x.ColumnInt64(s.h, int32(i))
+	s.m.mu.Lock()
+	v := s.m.x.ColumnInt64(s.h, int32(i))
+	s.m.mu.Unlock()
+	return v
 }
 
 func (s *moduleStmt) ColumnInt(i int) int { return int(s.ColumnInt64(i)) }
 
 func (s *moduleStmt) ColumnText(i int) string {
-	m := s.c.m
+	m := s.m
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.text(m.x.ColumnText(s.h, int32(i)))
+	t := m.text(m.x.ColumnText(s.h, int32(i)))
+	m.mu.Unlock()
+	return t
 }
 
 func (s *moduleStmt) VMSteps() int64 {
-	s.c.m.mu.Lock()
-	defer s.c.m.mu.Unlock()
-	return int64(s.c.m.x.StmtStatus(s.h, statVMStep, 1))
+	s.m.mu.Lock()
+	n := s.m.x.StmtStatus(s.h, statVMStep, 1)
+	s.m.mu.Unlock()
+	return int64(n)
 }
 
 func (s *moduleStmt) Close() error {
 	if s.h == 0 {
 		return nil
 	}
-	err := s.call(func(x Exports) int32 { return x.Finalize(s.h) })
+	s.m.mu.Lock()
+	h := s.h
 	s.h = 0
-	return err
+	return s.done(s.m.x.Finalize(h))
 }

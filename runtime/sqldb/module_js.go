@@ -11,7 +11,18 @@ import "unsafe"
 // the other with no JavaScript in between and 64-bit integers cross as
 // they are; and "sqlite3_copy", two JavaScript functions that copy bytes
 // between the two memories.
+// imported is the module's exports, as the Go module imports them.
 type imported struct{}
+
+var _ Exports = imported{}
+
+type exportsT = imported
+
+// lock locks nothing: see module.
+type lock struct{}
+
+func (lock) Lock()   {}
+func (lock) Unlock() {}
 
 //go:wasmimport sqlite3_copy write
 func wWrite(dst int32, s string)
@@ -50,6 +61,12 @@ func wBindText(stmt, i, n int32) int64
 
 //go:wasmimport sqlite3 twice_column_text
 func wColumnText(stmt, i int32) int64
+
+//go:wasmimport sqlite3 twice_bind_text16
+func wBindText16(stmt, i, n int32, lo, hi int64) int32
+
+//go:wasmimport sqlite3 twice_load
+func wLoad(p, n int32) int64
 
 //go:wasmimport sqlite3 twice_errmsg
 func wErrmsg(db int32) int64
@@ -105,14 +122,18 @@ func wGetAutocommit(db int32) int32
 //go:wasmimport sqlite3 sqlite3_extended_errcode
 func wExtendedErrcode(db int32) int32
 
-func (imported) Scratch(n int32) int32                  { return wScratch(n) }
-func (imported) RC() int32                              { return wRC() }
-func (imported) Open(n int32) int32                     { return wOpen(n) }
-func (imported) Exec(db, n int32) int32                 { return wExec(db, n) }
-func (imported) Prepare(db, n int32) int32              { return wPrepare(db, n) }
-func (imported) StepAll(stmt int32) int32               { return wStepAll(stmt) }
-func (imported) BindText(stmt, i, n int32) int64        { return wBindText(stmt, i, n) }
-func (imported) ColumnText(stmt, i int32) int64         { return wColumnText(stmt, i) }
+func (imported) Scratch(n int32) int32           { return wScratch(n) }
+func (imported) RC() int32                       { return wRC() }
+func (imported) Open(n int32) int32              { return wOpen(n) }
+func (imported) Exec(db, n int32) int32          { return wExec(db, n) }
+func (imported) Prepare(db, n int32) int32       { return wPrepare(db, n) }
+func (imported) StepAll(stmt int32) int32        { return wStepAll(stmt) }
+func (imported) BindText(stmt, i, n int32) int64 { return wBindText(stmt, i, n) }
+func (imported) ColumnText(stmt, i int32) int64  { return wColumnText(stmt, i) }
+func (imported) BindText16(stmt, i, n int32, lo, hi int64) int32 {
+	return wBindText16(stmt, i, n, lo, hi)
+}
+func (imported) Load(p, n int32) int64                  { return wLoad(p, n) }
 func (imported) Errmsg(db int32) int64                  { return wErrmsg(db) }
 func (imported) Errstr(rc int32) int64                  { return wErrstr(rc) }
 func (imported) Delete(n int32) int32                   { return wDelete(n) }

@@ -255,10 +255,14 @@ func TestSameRowsAndSteps(t *testing.T) {
 // TestIntegersAndText pins what crosses the bridge: every int64 (the
 // limit is int64's own: the two modules pass 64-bit integers to each
 // other directly, so values past 2^53, which a JavaScript number would
-// round, arrive exact), text with any bytes, the empty string and NULL.
+// round, arrive exact), text with any bytes and of every length the
+// bridge treats apart, the empty string and NULL.
 func TestIntegersAndText(t *testing.T) {
 	ints := []int64{0, 1, -1, 1 << 53, 1<<53 + 1, -(1<<53 + 1), math.MaxInt64, math.MinInt64, math.MaxInt32 + 1}
 	texts := []string{"", "a", "ümlaut ☃ 𝄞", "nul\x00inside", strings.Repeat("long ", 2000), "'quote\"", "\xff\xfe not UTF-8"}
+	for _, n := range []int{7, 8, 9, 15, 16, 17, 31, 32, 33} { // the bridge's short-text lengths and around them
+		texts = append(texts, strings.Repeat("0123456789", 4)[:n])
+	}
 	out, _ := both(t, func(s *session) {
 		s.open("a", "/v")
 		s.exec("a", "CREATE TABLE v (i INTEGER, t TEXT)")

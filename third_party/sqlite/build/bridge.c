@@ -87,6 +87,27 @@ int64_t twice_bind_text(sqlite3_stmt* stmt, int i, int n) {
   return (int64_t)(uintptr_t)p;
 }
 
+// twice_bind_text16 binds a string of n <= 16 bytes, passed in lo and hi
+// (little-endian), as twice_bind_text does, and returns the result code.
+int twice_bind_text16(sqlite3_stmt* stmt, int i, int n, int64_t lo,
+                      int64_t hi) {
+  if (n < 0 || n > 16) return SQLITE_MISUSE;
+  char* p = sqlite3_malloc64((sqlite3_uint64)n + 1);
+  if (p == NULL) return SQLITE_NOMEM;
+  int64_t v[2] = {lo, hi};
+  memcpy(p, v, n);
+  p[n] = 0;
+  return sqlite3_bind_text64(stmt, i, p, n, sqlite3_free, SQLITE_UTF8_ZT);
+}
+
+// twice_load returns min(n, 8) bytes at p, little-endian: how the bridge
+// reads short text with no copy through its host.
+int64_t twice_load(const char* p, int n) {
+  int64_t v = 0;
+  memcpy(&v, p, n < 8 ? n : 8);
+  return v;
+}
+
 static int64_t pack(const void* p, int n) {
   return (int64_t)(((uint64_t)(uintptr_t)p << 32) | (uint32_t)n);
 }
