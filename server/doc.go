@@ -37,6 +37,7 @@
 //	assets/offline.HASH.js        registers sw.js on the site's own pages
 //	assets/wasm_exec.HASH.js      the Go toolchain's wasm_exec.js
 //	assets/twice.HASH.wasm        the runtime, GOOS=js GOARCH=wasm
+//	assets/sqlite3.HASH.wasm      the SQLite the runtime imports (third_party/sqlitewasm)
 //
 // Pages link to each other and to assets by relative URLs, so an export
 // works from any directory of any static host. Directory URLs end in a
@@ -84,10 +85,12 @@
 //
 // [BuildRuntime] compiles the module's wasm package with [WasmBuildEnv]
 // (GOOS=js GOARCH=wasm) and the flags in [WasmBuildFlags], through a go
-// build overlay that puts SQLite's translation on one line per declaration
-// (package internal/oneline: the module then carries no line table for
-// it), and reads wasm_exec.js from the GOROOT of the same go command, so
-// the two always match. The go command's build cache makes rebuilds take
+// build overlay that puts every Go file it links on one line per
+// declaration (package internal/oneline: the module then carries almost
+// no line table), and reads wasm_exec.js from the GOROOT of the same go
+// command, so the two always match. The runtime's SQLite is a module of
+// its own, third_party/sqlitewasm, compiled from C and committed; the
+// server serves it beside the Go module, which imports its functions. The go command's build cache makes rebuilds take
 // a second or two; the first build takes about 40 s. [LoadRuntime] reads a prebuilt module instead (twice serve
 // --wasm FILE, or $TWICE_WASM), with the wasm_exec.js found next to it.
 // [BuildBundle] (twice bundle) writes a twice binary that carries the

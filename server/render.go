@@ -70,7 +70,7 @@ type Options struct {
 
 // assetNames are the served names (under assets/) of the site's assets.
 type assetNames struct {
-	Style, Script, Playground, Worker, WasmExec, Wasm, Offline string
+	Style, Script, Playground, Worker, WasmExec, Wasm, SQLite, Offline string
 	// Reload is the reload client, under Options.Live only.
 	Reload string
 	// Case is the case page's module, case.js, linked to the modules it
@@ -163,6 +163,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	r.sw = static("sw.js")
 	r.names.WasmExec = add("wasm_exec.js", opts.Runtime.WasmExec)
 	r.names.Wasm = add("twice.wasm", opts.Runtime.Wasm)
+	r.names.SQLite = add("sqlite3.wasm", opts.Runtime.sqlite())
 	// The modules, leaves first, each minified, then linked to the hashed
 	// names of those it imports, then hashed.
 	hashed := map[string]string{}
@@ -189,7 +190,8 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 		"worker":   r.names.Worker,
 		"wasmExec": r.names.WasmExec,
 		"wasm":     r.names.Wasm,
-		"wasmSize": len(opts.Runtime.Wasm),
+		"sqlite":   r.names.SQLite,
+		"wasmSize": len(opts.Runtime.Wasm) + len(opts.Runtime.sqlite()),
 		"css":      r.names.Playground,
 		"claims":   choices.Claims,
 		"dedupes":  choices.Dedupes,
@@ -535,7 +537,7 @@ func (r *siteRenderer) serviceWorker(s *Site) []byte {
 		shell = append(shell, "assets/"+m)
 	}
 	shell = append(shell, "assets/"+n.Case)
-	runtime := []string{"assets/" + n.WasmExec, "assets/" + n.Wasm}
+	runtime := []string{"assets/" + n.WasmExec, "assets/" + n.Wasm, "assets/" + n.SQLite}
 	var pages []string
 	for _, p := range s.Paths() {
 		f := s.Files[p]

@@ -43,9 +43,9 @@ type KeyStore struct {
 
 var keySeq atomic.Uint64
 
-// Opening a database instantiates SQLite, the most expensive thing a short
-// run does; finished stores are emptied and kept for the next one, as the
-// queue's databases are.
+// Opening a database is the most expensive thing a short run does (natively
+// it instantiates the driver's SQLite); finished stores are emptied and
+// kept for the next one, as the queue's databases are.
 var (
 	keyPoolMu sync.Mutex
 	keyPool   []*KeyStore

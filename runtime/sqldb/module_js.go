@@ -11,6 +11,8 @@ import "unsafe"
 // the other with no JavaScript in between and 64-bit integers cross as
 // they are; and "sqlite3_copy", two JavaScript functions that copy bytes
 // between the two memories.
+func defaultEngine() Engine { return &module{} }
+
 // imported is the module's exports, as the Go module imports them.
 type imported struct{}
 

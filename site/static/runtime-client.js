@@ -84,7 +84,7 @@ export class Runtime {
       this.onError(e.message);
     };
     if (!early) {
-      worker.postMessage({ type: "init", wasmExec: assetURL(CONFIG.wasmExec), wasm: assetURL(CONFIG.wasm) });
+      worker.postMessage({ type: "init", wasmExec: assetURL(CONFIG.wasmExec), wasm: assetURL(CONFIG.wasm), sqlite: assetURL(CONFIG.sqlite) });
       return;
     }
     // What the early worker said before this runtime existed (progress,
