@@ -207,7 +207,9 @@ func (k *Kernel) Go(name string, at Time, body func(p *Proc)) *Proc {
 	p := &Proc{k: k, name: name}
 	p.next, p.stop = iter.Pull(func(yield func(struct{}) bool) {
 		p.yield = yield
-		growStack()
+		if growsStack {
+			growStack()
+		}
 		defer func() {
 			if r := recover(); r != nil {
 				if _, ok := r.(stopped); !ok {
