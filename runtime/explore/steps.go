@@ -183,8 +183,23 @@ func (m *move) renew() (string, error) {
 		w.pc, w.attempt = pcDone, 0
 		return fmt.Sprintf("UPDATE job %d SET lease WHERE run %s: 0 rows changed, lease lost: stops before the effect", x.id, m.run), nil
 	}
+	said := fmt.Sprintf("UPDATE job %d SET lease WHERE run %s: 1 row changed, the lease is renewed", x.id, m.run)
+	// What else the claim holds (a lock) is renewed in the same step:
+	// timing is ignored, so only whether the run still holds it matters.
+	for _, st := range x.claim.Renew() {
+		o, err := m.conn.RunStep(st, queue.Values{Job: x.id, Run: m.run, Until: lockUntil})
+		x.stmts++
+		if err != nil {
+			return "", err
+		}
+		if !st.Decide(o, 0) {
+			w.pc, w.attempt = pcDone, 0
+			return said + "; " + st.Line(x.id, m.run, o, false) + ": lock lost, stops before the effect", nil
+		}
+		said += "; " + st.Line(x.id, m.run, o, true)
+	}
 	w.pc = x.toEffect()
-	return fmt.Sprintf("UPDATE job %d SET lease WHERE run %s: 1 row changed, the lease is renewed", x.id, m.run), nil
+	return said, nil
 }
 
 // receipt sends the receipt: the effect on arrival, unless the fence
