@@ -62,6 +62,9 @@ type Effect struct {
 	// deduplicates on, what the table held for it when the request passed:
 	// "new" (no row) or "expired" (a row older than the key TTL).
 	KeyState string
+	// Dedupe is the service's dedupe mode when the request arrived: what
+	// it did with the key then, whatever the mode is set to later.
+	Dedupe Dedupe
 }
 
 // Request is what a worker sends.
@@ -215,7 +218,7 @@ func (s *Service) Post(p *sim.Proc, req Request) Outcome {
 	e := Effect{
 		Order: req.Order, Job: req.Job, Run: req.Run, Attempt: req.Attempt,
 		Send: req.Send, Worker: req.Worker, At: p.Now(), Token: req.Token,
-		Event: req.Event, Key: req.Key,
+		Event: req.Event, Key: req.Key, Dedupe: s.dedupe,
 	}
 	outcome, status, delay := Answered, "200", req.Delay
 	if req.Token > 0 {

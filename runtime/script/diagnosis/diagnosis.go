@@ -9,9 +9,11 @@ import (
 	"github.com/twice-lab/twice/runtime/sim"
 )
 
-// Evidence is what the diagnosis reads at the end of a run: the requests
-// the receipts service recorded, the jobs' attempts, the runs' history,
-// the service's dedupe mode, and worker.log.
+// Evidence is what the diagnosis reads: the requests the receipts service
+// recorded (each with the dedupe mode it arrived under), the jobs'
+// attempts, the runs' history, and worker.log. Nothing in it is the state
+// of a later moment than the evidence itself: a mode set after a request
+// arrived does not change what that request met.
 type Evidence struct {
 	// Effects is every request the service recorded, in order of arrival.
 	Effects []receipts.Effect
@@ -19,8 +21,6 @@ type Evidence struct {
 	Attempts map[int64]int
 	// History is what every run did, from its claim on.
 	History *History
-	// Dedupe is the service's dedupe mode at the end of the run.
-	Dedupe receipts.Dedupe
 	// Log is worker.log; ShownLog says the script printed it since the
 	// last reset (a duplicate its lines cannot tell apart is then named).
 	Log      []string
@@ -166,7 +166,7 @@ func (in *Evidence) diagnose(s *Summary, reqs []receipts.Effect, attempts map[in
 	s.SpanMS = gap / sim.Millisecond
 	s.Span = FormatGap(gap)
 
-	d := &orderEvidence{h: in.History, dedupe: in.Dedupe, order: s.Order, evs: byEvent(reqs), multiJob: len(jobs) > 1, attempts: attempts, answers: answers, gap: gap}
+	d := &orderEvidence{h: in.History, order: s.Order, evs: byEvent(reqs), multiJob: len(jobs) > 1, attempts: attempts, answers: answers, gap: gap}
 	if len(landed) <= 1 {
 		s.Kind, s.Diagnosis = d.single(landed, s.Refused)
 		return
@@ -177,7 +177,6 @@ func (in *Evidence) diagnose(s *Summary, reqs []receipts.Effect, attempts map[in
 // orderEvidence is the evidence of one order while it is put into words.
 type orderEvidence struct {
 	h        *History
-	dedupe   receipts.Dedupe
 	order    string
 	evs      []*eventEvidence
 	multiJob bool // the order's requests come from more than one job
@@ -808,11 +807,13 @@ func (d *orderEvidence) notes(causes []*dupCause, held, foreign []receipts.Effec
 
 // keyMissed says, for an event with more than one effect whose requests
 // carried Idempotency-Keys, why the service's dedupe let the second one
-// through: it was off, the keys differed, the key had expired, or the
-// requests checked before either stored it. It says nothing when no
-// request of such an event had a key.
+// through: it was off when the request arrived, the key was never stored
+// (the first request came while it was off), the keys differed, the key
+// had expired, or the requests checked before either stored it. Each
+// request is judged by the mode it arrived under (receipts.Effect.Dedupe),
+// not by the mode set later. It says nothing when no request of such an
+// event had a key.
 func (d *orderEvidence) keyMissed(landed []receipts.Effect) string {
-	mode, _ := d.dedupe, 0
 	var differ, differEvents, whys []string
 	said := map[string]bool{} // each reason once
 	why := func(w string) {
@@ -821,18 +822,21 @@ func (d *orderEvidence) keyMissed(landed []receipts.Effect) string {
 			whys = append(whys, w)
 		}
 	}
-	off := false
+	off := 0 // later effects that arrived while the dedupe was off
 	// Each effect after an event's first is set against the earlier ones,
 	// and the first that tells something decides for the event. What that
 	// needs of the earlier effects (whether one carried a key, how many
-	// carried each key) is counted as it goes, so each effect is looked at
-	// once.
+	// carried each key, whether one was stored) is counted as it goes, so
+	// each effect is looked at once.
 	for _, ev := range d.evs {
 		keyed := false              // an earlier effect carried a key
 		earlier := map[string]int{} // the earlier effects, by key
-		all := map[string]int{}     // every effect of the event, by key
+		stored := map[string]bool{} // an earlier effect with this key arrived while the dedupe was on
+		checked := map[string]int{} // the event's effects, by key, that arrived in check mode
 		for _, g := range ev.landed {
-			all[g.Key]++
+			if g.Dedupe == receipts.DedupeCheck {
+				checked[g.Key]++
+			}
 		}
 		differs := false
 	effects:
@@ -840,14 +844,16 @@ func (d *orderEvidence) keyMissed(landed []receipts.Effect) string {
 			if i > 0 && (e.Key != "" || keyed) {
 				first := ev.landed[0]
 				switch {
-				case mode == receipts.DedupeOff:
-					off = true
+				case e.Dedupe == receipts.DedupeOff:
+					off++
 				case e.Key == "" || first.Key != e.Key:
 					differs = true
+				case !stored[e.Key]:
+					why(fmt.Sprintf("the earlier request with key %s arrived while the service's dedupe was off, so the key was never stored and the later one found nothing", e.Key))
 				case e.KeyState == "expired":
 					why(fmt.Sprintf("the service had stored key %s, but it had expired (older than the key TTL) when the request came again: the key was forgotten before the redelivery", e.Key))
-				case mode == receipts.DedupeCheck:
-					if n := all[e.Key]; n == 2 {
+				case e.Dedupe == receipts.DedupeCheck:
+					if n := checked[e.Key]; n == 2 {
 						why(fmt.Sprintf("both requests checked key %s before either stored it: check-then-act let both through", e.Key))
 					} else {
 						why(fmt.Sprintf("%s requests checked key %s before any of them stored it: check-then-act let them all through", count(n), e.Key))
@@ -866,14 +872,12 @@ func (d *orderEvidence) keyMissed(landed []receipts.Effect) string {
 			}
 			keyed = keyed || e.Key != ""
 			earlier[e.Key]++
+			stored[e.Key] = stored[e.Key] || e.Dedupe != receipts.DedupeOff
 		}
 		if differs {
 			differ = append(differ, fmt.Sprintf("%s (%s)", ev.event, keyCounts(ev.landed)))
 			differEvents = append(differEvents, ev.event)
 		}
-	}
-	if off {
-		return fmt.Sprintf("the requests carried keys (%s), but the service's dedupe is off", keyCounts(landed))
 	}
 	switch {
 	case len(differ) == 1:
@@ -882,9 +886,18 @@ func (d *orderEvidence) keyMissed(landed []receipts.Effect) string {
 		if len(d.evs) > 1 {
 			which = "event " + ev.event
 		}
-		whys = append([]string{fmt.Sprintf("the service deduplicates, but the requests for %s carried different keys (%s): the key is not the event's, so the service saw %s requests; only the event id is the same on every copy", which, keyCounts(ev.landed), count(len(ev.landed)))}, whys...)
+		whys = append([]string{fmt.Sprintf("the service deduplicated on keys, but the requests for %s carried different keys (%s): the key is not the event's, so the service saw %s requests; only the event id is the same on every copy", which, keyCounts(ev.landed), count(len(ev.landed)))}, whys...)
 	case len(differ) > 1:
-		whys = append([]string{fmt.Sprintf("the service deduplicates, but the requests for each of these events carried different keys, %s: the key is not the event's, so the service saw each copy as a new request; only the event id is the same on every copy", prose(differ))}, whys...)
+		whys = append([]string{fmt.Sprintf("the service deduplicated on keys, but the requests for each of these events carried different keys, %s: the key is not the event's, so the service saw each copy as a new request; only the event id is the same on every copy", prose(differ))}, whys...)
+	}
+	if off > 0 {
+		when := "they"
+		for _, e := range landed {
+			if e.Dedupe != receipts.DedupeOff {
+				when = countNoun(off, "the later one", count(off)+" later ones")
+			}
+		}
+		whys = append([]string{fmt.Sprintf("the requests carried keys (%s), but the service's dedupe was off when %s arrived", keyCounts(landed), when)}, whys...)
 	}
 	return strings.Join(whys, "; ")
 }

@@ -10,9 +10,9 @@
 //	Summarize(Evidence)     → []Summary  one per order: its counts, its Kind and the words for it
 //
 // [Evidence] is what the diagnosis reads: every request the receipts
-// service recorded, the jobs' attempts, the [History] of every run (when
-// it claimed, each lease it wrote, each [Phase] it went through), the
-// service's dedupe mode, and worker.log. A [Summary] is what it finds,
+// service recorded (with the dedupe mode it arrived under), the jobs'
+// attempts, the [History] of every run (when it claimed, each lease it
+// wrote, each [Phase] it went through), and worker.log. A [Summary] is what it finds,
 // per order: how many effects landed, were refused or replayed, the span
 // from the first to the last, a [Kind] and a sentence. The evidence is
 // grouped by event: one effect per event is right, and each further

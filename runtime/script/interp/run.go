@@ -808,10 +808,9 @@ func (in *interp) summarize() ([]diagnosis.Summary, error) {
 	for _, r := range rows {
 		attempts[r.ID] = r.Attempts
 	}
-	mode, _ := in.svc.Dedupe()
 	return diagnosis.Summarize(diagnosis.Evidence{
 		Effects: in.svc.Effects(), Attempts: attempts, History: in.hist,
-		Dedupe: mode, Log: in.log, ShownLog: in.shownLog,
+		Log: in.log, ShownLog: in.shownLog,
 	}), nil
 }
 
