@@ -232,15 +232,39 @@ func (d *orderEvidence) single(landed []receipts.Effect, refused int) (Kind, str
 		return Swallowed, text
 	case len(held) > 0:
 		text := fmt.Sprintf("one effect; %s carried %s, already stored, and got the first answer back: the service's dedupe held", countNoun(len(held), "a later request", count(len(held))+" later requests"), keysOf(held))
+		if race, _, ok := d.oneEffectRace(fateReplayed); ok {
+			text = "one effect: " + race
+		} else if race, _, ok := d.oneEffectRace(); ok {
+			text += "; and " + race
+		}
 		if len(foreign) > 0 {
 			text += "; " + d.foreignWhat(foreign)
 		}
 		return Deduped, text
 	case refused > 0:
-		return Fenced, fmt.Sprintf("one effect; %s: fencing kept a stale run out", countNoun(refused, "a late request carried an older fencing token and was refused", count(refused)+" late requests carried older fencing tokens and were refused"))
+		lost, stale := d.refusedRuns()
+		if len(lost) == 0 {
+			text := fmt.Sprintf("one effect; %s: fencing kept a stale run out", countNoun(refused, "a late request carried an older fencing token and was refused", count(refused)+" late requests carried older fencing tokens and were refused"))
+			if race, _, ok := d.oneEffectRace(); ok {
+				text += "; and " + race
+			}
+			return Fenced, text
+		}
+		_, said := fate(lost[0].loser)
+		text := fmt.Sprintf("one effect: %s; %s%s", d.raceWords(lost[0]), said, fateEnd(fateRefused))
+		for _, r := range lost[1:] {
+			text += "; " + d.lostRaceWords(r)
+		}
+		if len(stale) > 0 {
+			text += "; " + staleWords(stale, d)
+		}
+		return Fenced, text
 	}
-	if text, ok := d.raceCaught(); ok {
-		return RaceCaught, text
+	// A claim race with one effect: the run that lost it stopped, was
+	// killed or had not sent yet. It is no redelivery, whatever the
+	// attempts say.
+	if text, _, ok := d.oneEffectRace(); ok {
+		return RaceCaught, "one effect: " + text
 	}
 	most := 0
 	for _, ev := range d.evs {
@@ -252,33 +276,6 @@ func (d *orderEvidence) single(landed []receipts.Effect, refused int) (Kind, str
 		return Redelivery, fmt.Sprintf("delivered %s, one effect: at-least-once delivery doing its job, no duplicate effect", times(most))
 	}
 	return Once, "one delivery, one effect"
-}
-
-// raceCaught says, for an order with one effect, whether a job of it was
-// claimed twice in one delivery (a claim over a lease still live) and the
-// run that lost the lease found it out at a heartbeat and stopped: the
-// extra attempt is a claim race caught, not a redelivery.
-func (d *orderEvidence) raceCaught() (string, bool) {
-	for _, ev := range d.evs {
-		for _, j := range ev.jobs {
-			runs := d.h.claims[j]
-			for i, b := range runs {
-				if i == 0 {
-					continue
-				}
-				a := runs[i-1]
-				if a.ackedBy(b.claimedAt) || b.claimedAt > a.leaseAt(b.claimedAt) || a.phase != PhaseLost {
-					continue
-				}
-				job := "the job"
-				if d.multiJob {
-					job = fmt.Sprintf("job %d", j)
-				}
-				return fmt.Sprintf("one effect: %s claimed %s while %s's lease was still live (a claim race); %s's heartbeat found the lease taken and stopped it before its receipt", b.worker, job, a.worker, a.worker), true
-			}
-		}
-	}
-	return "", false
 }
 
 // swallowedWhat says which requests of other events got an earlier
@@ -770,21 +767,12 @@ func (d *orderEvidence) notes(causes []*dupCause, held, foreign []receipts.Effec
 	if len(foreign) > 0 {
 		notes = append(notes, d.foreignWhat(foreign))
 	}
-	var refused []string
-	n := 0
-	for _, ev := range d.evs {
-		n += len(ev.refused)
-		for _, r := range ev.refused {
-			if j := fmt.Sprint(r.Job); !slices.Contains(refused, j) {
-				refused = append(refused, j)
-			}
-		}
+	lost, stale := d.refusedRuns()
+	for _, r := range lost {
+		notes = append(notes, d.lostRaceWords(r))
 	}
-	switch {
-	case n == 1:
-		notes = append(notes, fmt.Sprintf("a late request for %s carried an older fencing token and was refused: fencing kept a stale run out", jobsWord(refused)))
-	case n > 1:
-		notes = append(notes, fmt.Sprintf("%s late requests for %s carried older fencing tokens and were refused: fencing kept stale runs out", count(n), jobsWord(refused)))
+	if len(stale) > 0 {
+		notes = append(notes, staleWords(stale, d))
 	}
 	for _, ev := range d.evs {
 		runs := map[int64]map[string]bool{} // each job's runs that sent a request
@@ -798,11 +786,29 @@ func (d *orderEvidence) notes(causes []*dupCause, held, foreign []receipts.Effec
 		}
 		for _, j := range ev.jobs {
 			if a := d.attempts[j]; a > len(runs[j]) {
-				notes = append(notes, fmt.Sprintf("job %d was delivered %s and only %s of its runs sent a request: at-least-once delivery, no further effect", j, times(a), count(len(runs[j]))))
+				notes = append(notes, fmt.Sprintf("job %d was delivered %s and only %s of its runs sent a request: %s", j, times(a), count(len(runs[j])), d.noRequest(j, runs[j])))
 			}
 		}
 	}
 	return notes
+}
+
+// noRequest says why a run of job j sent no request, when some did not:
+// a run that lost a claim race (its claim, or the one over its live lease,
+// was a race) and what stopped it; else at-least-once delivery.
+func (d *orderEvidence) noRequest(j int64, sent map[string]bool) string {
+	for _, r := range d.racesOf() {
+		if r.b.job != j {
+			continue
+		}
+		for _, l := range []*Record{r.a, r.b} {
+			if !sent[l.run] {
+				_, said := fate(l)
+				return d.raceWords(r) + ", and " + said
+			}
+		}
+	}
+	return "at-least-once delivery, no further effect"
 }
 
 // keyMissed says, for an event with more than one effect whose requests

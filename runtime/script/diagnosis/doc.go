@@ -20,6 +20,16 @@
 // effects are paired (what the earlier run was doing when its lease ran
 // out), never guessed from the gap alone.
 //
+// Each piece of evidence is read as it stood when it happened, never as
+// the script left things: a request met the dedupe mode it arrived
+// under, whatever a later service command set; a claim is a claim race
+// when the run that held the job had a live lease and had not acked at
+// the claim's instant (however it ended later: killed, refused, stopped
+// by its heartbeat); a run's phase is the one it was in at the instant
+// asked about. An order with one effect whose job was claimed over a
+// live lease is a claim race that left one effect, and the diagnosis
+// says what kept the race's loser from a second one (races.go).
+//
 // The list of kinds ([Kinds]) is at the bottom of this package (kinds.go)
 // with each kind's name (the JSON's "kind"), its title for a reader, and
 // whether it is good. The page gets them through result.Choices.
