@@ -133,6 +133,9 @@ type dupCause struct {
 	a, b      *Record
 	between   []*Record // runs that claimed the job between a and b
 	sentFirst bool
+	// early says a's lease had run out by the time its claim was written
+	// (a lease shorter than the claim's own statements).
+	early bool
 }
 
 // diagnose fills in the counts of s from the order's recorded requests, and
@@ -667,6 +670,13 @@ func (d *orderEvidence) claimWords(c *dupCause) string {
 		case LeaseExpired:
 			return fmt.Sprintf("%s sent its receipt but never acked; its lease expired and %s: the lease expired under a run that did the work", a, took)
 		case Slow:
+			if c.early {
+				what := "working"
+				if c.a.Processing > 0 {
+					what = "processing"
+				}
+				return fmt.Sprintf("%s's lease had run out by the time its claim was written, and %s while %s was still %s: the lease was shorter than the work", a, took, c.a.worker, what)
+			}
 			if c.a.Processing == 0 {
 				return fmt.Sprintf("%s's lease ran out before it sent its receipt, and %s: the lease was shorter than the work", a, took)
 			}
@@ -1061,6 +1071,7 @@ func (h *History) pairCause(ra, rb string, sentAt sim.Time) dupCause {
 	case t <= expiry:
 		c.kind = ClaimRace
 	default:
+		c.early = expiry <= a.claimedAt
 		switch a.phaseAt(expiry) {
 		case PhaseClaimed, PhaseProcessing:
 			c.kind = Slow
