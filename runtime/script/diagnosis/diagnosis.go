@@ -504,9 +504,10 @@ func (d *orderEvidence) someTwice(landed []receipts.Effect, landedEvents, right,
 // its runs, each run's from its sends: a run that sent again is a client
 // retry; a second job that carries the event is a publish; and a second
 // run of one job is paired with the run of that job that did the work
-// before it, in claim order, and pairCause reads the two runs' histories.
-// So every extra effect gets one cause. Causes of one kind, event, job and
-// run are counted together.
+// before it, in claim order (the order the claims were written, not
+// their instants, which two claims may share), and pairCause reads the
+// two runs' histories. So every extra effect gets one cause. Causes of
+// one kind, event, job and run are counted together.
 func (d *orderEvidence) causes() []*dupCause {
 	type causeKey struct {
 		kind  Kind
@@ -547,7 +548,7 @@ func (d *orderEvidence) causes() []*dupCause {
 			}
 			rs := runs[j]
 			slices.SortStableFunc(rs, func(a, b string) int {
-				return cmpTime(d.h.claimedAt(a), d.h.claimedAt(b))
+				return d.h.claimOrder(a) - d.h.claimOrder(b)
 			})
 			for k, r := range rs {
 				for range sends[r] - 1 {
@@ -564,21 +565,12 @@ func (d *orderEvidence) causes() []*dupCause {
 	return cs
 }
 
-func cmpTime(a, b sim.Time) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// claimedAt returns when run claimed its job, or -1 if no claim of it was
-// recorded.
-func (h *History) claimedAt(run string) sim.Time {
+// claimOrder returns the place of run's claim among its job's claims, in
+// the order they were written (two claims at one instant keep the order
+// SQLite ran them in), or -1 if no claim of it was recorded.
+func (h *History) claimOrder(run string) int {
 	if r := h.runs[run]; r != nil {
-		return r.claimedAt
+		return slices.Index(h.claims[r.job], r)
 	}
 	return -1
 }
