@@ -49,7 +49,10 @@
 //
 // RunSchedule runs one ordering, as a schedule names it, step by step on
 // the same steps, and returns the steps' lines, each worker's next step
-// and the tables after the last.
+// and the tables after the last; and, for each step, what a run's
+// evidence keeps of it (Played.Did: a claim, a renewal, a request and
+// what the service made of it, an ack), so that a caller can record the
+// race as its own.
 //
 // With a service dedupe mode and a key ([Service]), the receipt is no
 // longer one step: the service's statements on its key table (the
@@ -383,6 +386,8 @@ type explorer struct {
 	// onEffect, when set, is told of each effect as a step records it,
 	// with the worker's index (a schedule's table of effects).
 	onEffect func(i int)
+	// did is what the last step did, as a replay records it.
+	did Played
 	// busyChecked counts, when not nil, the blocked steps tried on
 	// SQLite to check that it answers SQLITE_BUSY (a test's, not the
 	// search's: the search never tries a blocked step).
@@ -480,7 +485,7 @@ func withExplorer(claim queue.Claim, workers int, svc Service, flags Flags, busy
 			c.Rollback()
 		}
 	}()
-	if x.id, err = x.shell.Add(order, event); err != nil {
+	if x.id, err = x.shell.Add(order, eventID); err != nil {
 		return err
 	}
 	return f(x, state{status: "queued", ws: make([]wstate, workers)})
@@ -653,13 +658,13 @@ func (x *explorer) restore(s state) error {
 	}
 	x.stmts++
 	if w.keyIn {
-		if _, err := c.ClaimKey(event, runOf(h)); err != nil {
+		if _, err := c.ClaimKey(eventID, runOf(h)); err != nil {
 			return err
 		}
 		x.stmts++
 	}
 	if w.row {
-		if err := c.AddLedger(queue.LedgerRow{Key: event, Order: order, Job: x.id, Run: runOf(h)}); err != nil {
+		if err := c.AddLedger(queue.LedgerRow{Key: eventID, Order: order, Job: x.id, Run: runOf(h)}); err != nil {
 			return err
 		}
 		x.stmts++
@@ -675,8 +680,8 @@ func (x *explorer) restore(s state) error {
 
 // The job every explored race works.
 const (
-	order = "order-77"
-	event = "ev-1"
+	order   = "order-77"
+	eventID = "ev-1"
 )
 
 // shortest follows, from s, the steps that reach a second effect soonest.

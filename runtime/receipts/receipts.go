@@ -267,6 +267,40 @@ func (req Request) await(p *sim.Proc, t sim.Time) {
 	p.SleepUntil(t)
 }
 
+// Arrived records e, a request that arrived by another way than Post (a
+// step of a replayed ordering), at the kernel's instant, as Post records
+// one: an effect, a refusal or a replay, as e's flags say. A fencing token
+// it carried, unless refused, becomes the highest the service has seen
+// for its job.
+func (s *Service) Arrived(k *sim.Kernel, e Effect) {
+	switch {
+	case e.Refused:
+		e.At = k.Now()
+		s.effects = append(s.effects, e)
+		k.Record(Proc, event.Refused, e, "refused %s from run %s: fencing token %d is older than %d", e.Order, e.Run, e.Token, s.fence[e.Job])
+		return
+	case e.Token > 0:
+		if s.fence == nil {
+			s.fence = map[int64]int{}
+		}
+		s.fence[e.Job] = max(s.fence[e.Job], e.Token)
+	}
+	if e.Replayed {
+		s.replay(k, e, e.FirstRun)
+		return
+	}
+	s.land(k, e)
+}
+
+// StoreKey stores key for run at the kernel's instant, as the dedupe's
+// INSERT does: the requests that follow find it. It does nothing when no
+// dedupe mode was ever set (no key table).
+func (s *Service) StoreKey(k *sim.Kernel, key, run string) {
+	if s.keys != nil {
+		s.fail(s.keys.Insert(key, k.Now(), run))
+	}
+}
+
 // land records e as an effect.
 func (s *Service) land(k *sim.Kernel, e Effect) {
 	e.At = k.Now()

@@ -297,13 +297,16 @@ func schedulerView(s *lang.Script) result.SchedulerView {
 }
 
 func timelineView(s *lang.Script) result.TimelineView {
-	var timed, all, loads, works, matrix int
+	var timed, all, scheduled, loads, works, matrix int
 	walk(s, func(c lang.Command, _ receipts.Dedupe) {
 		switch c.Kind {
 		case lang.CmdRace:
-			if c.Race.All {
+			switch {
+			case c.Race.All:
 				all++
-			} else {
+			case c.Race.Schedule != nil:
+				scheduled++
+			default:
 				timed++
 			}
 		case lang.CmdLoad:
@@ -322,6 +325,9 @@ func timelineView(s *lang.Script) result.TimelineView {
 	if all > 0 {
 		notes = append(notes, "race --all explores orderings, not timings: see Every ordering.")
 	}
+	if scheduled > 0 {
+		notes = append(notes, "race --schedule is an ordering with no timing of its own: it is drawn with each step taking the time a timed race gives such a step.")
+	}
 	if loads > 0 {
 		v.Chart = true
 		notes = append(notes, "load does not trace its jobs one by one. Per lease, the chart shows the jobs, those with two effects, and the drawn p95 processing time against the lease.")
@@ -329,7 +335,7 @@ func timelineView(s *lang.Script) result.TimelineView {
 	if matrix > 0 {
 		notes = append(notes, "The matrix's cells are runs of their own: open a cell to step through it.")
 	}
-	v.Trace = timed > 0 || works > 0
+	v.Trace = timed > 0 || scheduled > 0 || works > 0
 	if !v.Trace && loads == 0 && matrix == 0 && all == 0 {
 		notes = append(notes, "No worker runs in this block, so there is no timeline to draw.")
 	}
