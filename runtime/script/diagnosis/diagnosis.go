@@ -831,57 +831,9 @@ func (d *orderEvidence) keyMissed(landed []receipts.Effect) string {
 		}
 	}
 	off := 0 // later effects that arrived while the dedupe was off
-	// Each effect after an event's first is set against the earlier ones,
-	// and the first that tells something decides for the event. What that
-	// needs of the earlier effects (whether one carried a key, how many
-	// carried each key, whether one was stored) is counted as it goes, so
-	// each effect is looked at once.
 	for _, ev := range d.evs {
-		keyed := false              // an earlier effect carried a key
-		earlier := map[string]int{} // the earlier effects, by key
-		stored := map[string]bool{} // an earlier effect with this key arrived while the dedupe was on
-		checked := map[string]int{} // the event's effects, by key, that arrived in check mode
-		for _, g := range ev.landed {
-			if g.Dedupe == receipts.DedupeCheck {
-				checked[g.Key]++
-			}
-		}
-		differs := false
-	effects:
-		for i, e := range ev.landed {
-			if i > 0 && (e.Key != "" || keyed) {
-				first := ev.landed[0]
-				switch {
-				case e.Dedupe == receipts.DedupeOff:
-					off++
-				case e.Key == "" || first.Key != e.Key:
-					differs = true
-				case !stored[e.Key]:
-					why(fmt.Sprintf("the earlier request with key %s arrived while the service's dedupe was off, so the key was never stored and the later one found nothing", e.Key))
-				case e.KeyState == "expired":
-					why(fmt.Sprintf("the service had stored key %s, but it had expired (older than the key TTL) when the request came again: the key was forgotten before the redelivery", e.Key))
-				case e.Dedupe == receipts.DedupeCheck:
-					if n := checked[e.Key]; n == 2 {
-						why(fmt.Sprintf("both requests checked key %s before either stored it: check-then-act let both through", e.Key))
-					} else {
-						why(fmt.Sprintf("%s requests checked key %s before any of them stored it: check-then-act let them all through", count(n), e.Key))
-					}
-				case i > earlier[e.Key]:
-					// The first request's key was this one, and the
-					// dedupe held it; a later one carried another.
-					differs = true
-				default:
-					// The dedupe held this one: the next effect decides.
-					keyed = true
-					earlier[e.Key]++
-					continue
-				}
-				break effects // the first effect that tells decides for the event
-			}
-			keyed = keyed || e.Key != ""
-			earlier[e.Key]++
-			stored[e.Key] = stored[e.Key] || e.Dedupe != receipts.DedupeOff
-		}
+		n, differs := eventKeyMissed(ev, why)
+		off += n
 		if differs {
 			differ = append(differ, fmt.Sprintf("%s (%s)", ev.event, keyCounts(ev.landed)))
 			differEvents = append(differEvents, ev.event)
@@ -908,6 +860,60 @@ func (d *orderEvidence) keyMissed(landed []receipts.Effect) string {
 		whys = append([]string{fmt.Sprintf("the requests carried keys (%s), but the service's dedupe was off when %s arrived", keyCounts(landed), when)}, whys...)
 	}
 	return strings.Join(whys, "; ")
+}
+
+// eventKeyMissed sets each effect of ev after its first against the
+// earlier ones, and the first that tells something decides for the
+// event: it returns how many later effects arrived with the dedupe off,
+// whether the keys differed, and says any other reason through why. What
+// that needs of the earlier effects (whether one carried a key, how many
+// carried each key, whether one was stored) is counted as it goes, so
+// each effect is looked at once.
+func eventKeyMissed(ev *eventEvidence, why func(string)) (off int, differs bool) {
+	keyed := false              // an earlier effect carried a key
+	earlier := map[string]int{} // the earlier effects, by key
+	stored := map[string]bool{} // an earlier effect with this key arrived while the dedupe was on
+	checked := map[string]int{} // the event's effects, by key, that arrived in check mode
+	for _, g := range ev.landed {
+		if g.Dedupe == receipts.DedupeCheck {
+			checked[g.Key]++
+		}
+	}
+	for i, e := range ev.landed {
+		if i > 0 && (e.Key != "" || keyed) {
+			first := ev.landed[0]
+			switch {
+			case e.Dedupe == receipts.DedupeOff:
+				return 1, false
+			case e.Key == "" || first.Key != e.Key:
+				return 0, true
+			case !stored[e.Key]:
+				why(fmt.Sprintf("the earlier request with key %s arrived while the service's dedupe was off, so the key was never stored and the later one found nothing", e.Key))
+			case e.KeyState == "expired":
+				why(fmt.Sprintf("the service had stored key %s, but it had expired (older than the key TTL) when the request came again: the key was forgotten before the redelivery", e.Key))
+			case e.Dedupe == receipts.DedupeCheck:
+				if n := checked[e.Key]; n == 2 {
+					why(fmt.Sprintf("both requests checked key %s before either stored it: check-then-act let both through", e.Key))
+				} else {
+					why(fmt.Sprintf("%s requests checked key %s before any of them stored it: check-then-act let them all through", count(n), e.Key))
+				}
+			case i > earlier[e.Key]:
+				// The first request's key was this one, and the
+				// dedupe held it; a later one carried another.
+				return 0, true
+			default:
+				// The dedupe held this one: the next effect decides.
+				keyed = true
+				earlier[e.Key]++
+				continue
+			}
+			return 0, false // the first effect that tells decides for the event
+		}
+		keyed = keyed || e.Key != ""
+		earlier[e.Key]++
+		stored[e.Key] = stored[e.Key] || e.Dedupe != receipts.DedupeOff
+	}
+	return 0, false
 }
 
 // keyCounts lists the keys of rs in order of first use, each once, with

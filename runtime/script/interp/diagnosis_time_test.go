@@ -289,7 +289,14 @@ func checkTimedSummary(s diagnosis.Summary, runs map[string]*traced, order []*tr
 			fail("%s's effect came after %s claimed over %s's live lease, and the diagnosis names no claim race", senders[i].worker, order[j+1].worker, a.worker)
 		}
 	}
-	// What runs are said to have done, against the trace.
+	checkTimedRuns(d, order, fail)
+	checkTimedFence(s, d, named, runs, order, reqs, fail)
+	checkTimedDedupe(s, landed, reqs, fail)
+}
+
+// checkTimedRuns holds what the diagnosis says runs did to what the
+// trace shows they did.
+func checkTimedRuns(d string, order []*traced, fail func(string, ...any)) {
 	said := regexp.MustCompile(`(W\d)(?: \(run (\w+)\))?(?:'s)? (sent its receipt but never acked|was still processing|froze|was killed before its receipt|heartbeat found the lease taken|receipt carried the older fencing token)`)
 	for _, m := range said.FindAllStringSubmatch(d, -1) {
 		var c *traced
@@ -325,8 +332,12 @@ func checkTimedSummary(s diagnosis.Summary, runs map[string]*traced, order []*tr
 			}
 		}
 	}
-	// Fencing: a refused run whose job the next run took over its live
-	// lease lost a race; it was no stale run.
+}
+
+// checkTimedFence holds what the diagnosis says of fencing to the trace:
+// a refused run whose job the next run took over its live lease lost a
+// race; it was no stale run.
+func checkTimedFence(s diagnosis.Summary, d string, named bool, runs map[string]*traced, order []*traced, reqs []arrived, fail func(string, ...any)) {
 	var raceRefused, staleRefused bool
 	for _, q := range reqs {
 		if q.e.Order != s.Order || !q.e.Refused {
@@ -346,7 +357,6 @@ func checkTimedSummary(s diagnosis.Summary, runs map[string]*traced, order []*tr
 	if raceRefused && !named {
 		fail("a refused request came from a run that lost a claim race, and the diagnosis names no race")
 	}
-	checkTimedDedupe(s, landed, reqs, fail)
 }
 
 // checkTimedDedupe holds what the diagnosis says of the dedupe to the
