@@ -27,6 +27,8 @@ type worker struct {
 	// beat is the instant of the last renewal (or of the claim): the
 	// heartbeat timer fires every WorkArgs.Heartbeat after it.
 	beat sim.Time
+	// claimedAt is the instant the run's claim was written.
+	claimedAt sim.Time
 	lost bool  // a renewal found another run holding the job
 	ok   bool  // finished its work and acked
 	err  error // a runtime error that stops the script
@@ -279,7 +281,7 @@ func (w *worker) claimed(p *sim.Proc, lease sim.Time) {
 	w.rec = w.in.hist.Claimed(w.run, w.args.Worker, w.args.Job, p.Now(), lease)
 	w.rec.Heartbeat = w.args.Heartbeat > 0
 	w.rec.Delay, w.rec.Processing = w.args.Delay, w.args.Processing
-	w.beat = p.Now()
+	w.beat, w.claimedAt = p.Now(), p.Now()
 }
 
 // process does the job's own work for WorkArgs.Processing, renewing the
