@@ -257,7 +257,7 @@ export function renderOutput(ui, res, heading, label, openCell) {
   ui.heading.textContent = heading;
   if (res.error) {
     const e = res.error;
-    ui.error.textContent = (e.line ? "line " + e.line + ":" + e.col + ": " : "") + e.msg;
+    ui.error.textContent = errorText(e);
     ui.error.hidden = false;
   } else {
     ui.error.hidden = true;
@@ -729,13 +729,20 @@ function moveCursor(ui, tl, k) {
   }
 }
 
+// errorText is a Result's error as the command line prints it ("line 1,
+// col 6: ..."): the runtime's own text, so that the page and the CLI say
+// an error one way.
+export function errorText(e) {
+  return e.text || e.msg;
+}
+
 // pane is one side of Compare: a run of the block's script with one claim.
 export function pane(claim, res, label) {
   const sec = h("section", { class: "pane pane-" + claim, "aria-label": "claim=" + claim + ", " + label });
   sec.append(h("p", { class: "pane-title" }, h("code", { text: "claim=" + claim }), h("span", { class: "pane-sub", text: claimWords(claim) })));
   if (res.error) {
     const e = res.error;
-    sec.append(h("p", { class: "error", text: (e.line ? "line " + e.line + ":" + e.col + ": " : "") + e.msg }));
+    sec.append(h("p", { class: "error", text: errorText(e) }));
   }
   // The runtime counts the outcome one way for every view: races, load
   // jobs, or events with two effects; ledger rows are effects.
