@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -232,13 +233,62 @@ func compareView(s *lang.Script) result.CompareView {
 		}
 		return v
 	}
+	own := claimsOf(s)
+	if len(own) > 1 {
+		v.Note = fmt.Sprintf("This block runs the claims %s itself. Each pane runs it with one claim; a line that the claim makes a repeat of an earlier one runs once.", strings.Join(own[:len(own)-1], ", ")+" and "+own[len(own)-1])
+	}
 	for _, claim := range queue.Claims() {
 		if claim.Alias() != claim {
 			continue
 		}
-		v.Sides = append(v.Sides, result.CompareSide{Claim: claim.String(), Script: lang.Format(withClaim(s, claim))})
+		v.Sides = append(v.Sides, result.CompareSide{Claim: claim.String(), Script: sideScript(s, claim)})
 	}
 	return v
+}
+
+// claimsOf lists the claims the script's race, work and load commands
+// name (a use's included), in order of first use.
+func claimsOf(s *lang.Script) []string {
+	var out []string
+	walk(s, func(c lang.Command, _ receipts.Dedupe) {
+		var claim queue.Claim
+		switch c.Kind {
+		case lang.CmdRace:
+			claim = c.Race.Claim
+		case lang.CmdWork:
+			claim = c.Work.Claim
+		case lang.CmdLoad:
+			claim = c.Load.Claim
+		default:
+			return
+		}
+		if name := claim.Alias().String(); !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	})
+	return out
+}
+
+// sideScript is the script of Compare's pane for claim: s with every
+// claim set to claim, less each line that the change made a repeat of an
+// earlier line (two lines that differed only by their claims, as a block
+// that races one claim and then the other has them): the pane runs the
+// block's own lines for that claim once each, rather than the same race
+// twice.
+func sideScript(s *lang.Script, claim queue.Claim) string {
+	before := strings.Split(lang.Format(s), "\n")
+	after := strings.Split(lang.Format(withClaim(s, claim)), "\n")
+	if len(before) != len(after) {
+		return strings.Join(after, "\n")
+	}
+	var kept []string
+	for i, line := range after {
+		if line != "" && slices.ContainsFunc(after[:i], func(o string) bool { return o == line }) && !slices.Contains(before[:i], before[i]) {
+			continue
+		}
+		kept = append(kept, line)
+	}
+	return strings.Join(kept, "\n")
 }
 
 // withClaim returns a copy of s with the claim of every race, work and
