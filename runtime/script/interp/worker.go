@@ -29,9 +29,9 @@ type worker struct {
 	beat sim.Time
 	// claimedAt is the instant the run's claim was written.
 	claimedAt sim.Time
-	lost bool  // a renewal found another run holding the job
-	ok   bool  // finished its work and acked
-	err  error // a runtime error that stops the script
+	lost      bool  // a renewal found another run holding the job
+	ok        bool  // finished its work and acked
+	err       error // a runtime error that stops the script
 }
 
 // workerData is the trace payload of a worker's event.
