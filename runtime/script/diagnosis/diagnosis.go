@@ -1137,11 +1137,15 @@ func RoundGap(d sim.Time) string {
 }
 
 // FormatGap prints a gap in ms, with a tenth of a millisecond below 10 ms so
-// that a claim race reads "0.6 ms", not "0 ms". The transcript, the
-// diagnosis and the playground all print a gap with it, so the three agree.
+// that a claim race reads "0.6 ms", not "0 ms", and in µs below a tenth
+// ("40 µs", not "0.0 ms"). The transcript, the diagnosis and the
+// playground all print a gap with it, so the three agree.
 func FormatGap(d sim.Time) string {
 	if d == 0 {
 		return "0 ms"
+	}
+	if d < sim.Millisecond/10 {
+		return fmt.Sprintf("%d µs", d)
 	}
 	if d < 10*sim.Millisecond {
 		return fmt.Sprintf("%d.%d ms", d/sim.Millisecond, d%sim.Millisecond/100)
