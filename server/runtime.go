@@ -148,7 +148,8 @@ var WasmBuildEnv = []string{"GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0"}
 
 // buildWasm compiles ./wasm of the module at root into out, as the browser
 // build does: with WasmBuildEnv, the given flags, and every Go file
-// rewritten by package oneline (see lineOverlay), using dir for its files.
+// rewritten by package oneline (see lineOverlay), using dir for its files;
+// then merges the module's data segments (see mergeData).
 func buildWasm(ctx context.Context, goCmd, root, dir, out string, flags []string) error {
 	overlay, err := lineOverlay(ctx, goCmd, root, dir)
 	if err != nil {
@@ -163,6 +164,16 @@ func buildWasm(ctx context.Context, goCmd, root, dir, out string, flags []string
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("building the WebAssembly runtime failed: %v\n%s", err, strings.TrimSpace(stderr.String()))
+	}
+	mod, err := os.ReadFile(out)
+	if err == nil {
+		mod, err = mergeData(mod, dataGap)
+	}
+	if err == nil {
+		err = os.WriteFile(out, mod, 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("building the WebAssembly runtime failed: %v", err)
 	}
 	return nil
 }
