@@ -21,7 +21,7 @@ type parityCase struct {
 	file  string // if set, written as script.sh in the working directory
 	out   string // if set, a file the run writes, compared too
 	code  int    // the exit code both platforms must give
-	// heavy cases (a matrix is 840 runs, a minute under wazero) run at the
+	// heavy cases (a matrix is 980 runs, a minute under wazero) run at the
 	// default seed and the largest of seeds only.
 	heavy bool
 }
