@@ -62,10 +62,15 @@ func TestLockThatLapsesFigures(t *testing.T) {
 	}
 	says(t, l, "Two effects from two runs.", "W1 was waiting on the service's reply when its lease ran out")
 	beat := variant(t, lapse, "--delay 3000 &", "--delay 3000 --heartbeat 300 &")
-	if beat.Summary[0].Effects != 2 {
-		t.Errorf("with --heartbeat the lock still lapses, the lesson says: %+v", beat.Summary[0])
+	if beat.Summary[0].Effects != 1 || !strings.Contains(beat.Text(), "W2 run") || !strings.Contains(beat.Text(), "already claimed") {
+		t.Errorf("with --heartbeat the lock is renewed and W2 finds it held, the lesson says:\n%s", beat.Text())
 	}
-	says(t, l, "`--heartbeat` renews the job's lease, not the lock row, so it does not help a lock claim")
+	says(t, l, "each beat renews the job's lease and then the lock's `until`", "W2 finds the lock held")
+	frozen := variant(t, lapse, "--delay 3000 &\nsleep 1.5", "--processing 3000 --stall 2500 --heartbeat 300 &\nsleep 4.5")
+	if frozen.Summary[0].Effects != 2 || frozen.Summary[0].Kind != diagnosis.Stall {
+		t.Errorf("a pause past the lock's time to live should beat the heartbeat: %+v", frozen.Summary[0])
+	}
+	says(t, l, "Lesson 9's pause beats it all the same")
 
 	_, r = blockWith(t, l, "service --dedupe claim", "--claim lock")
 	if s := r.Summary[0]; s.Effects != 1 || s.Replayed != 1 {

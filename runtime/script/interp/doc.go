@@ -113,7 +113,14 @@
 // database of its own, with the steps its worker flags add (a heartbeat's
 // renewal, the fence's token and fenced ack, the ledger's transactions);
 // its states are budgeted at parse time with the dedupe mode in force
-// where it runs.
+// where it runs. It prints its shortest duplicating ordering step by
+// step and as a race --schedule line that replays it. race --schedule
+// plays one ordering there, step by step (it may stop before the
+// workers finish: the race as it stands), then records what the steps
+// did in the script's own state as a timed race would have: the tables
+// emptied, the job row, the lock, the receipts, the runs' evidence and a
+// trace, each step one step's time after the last. effects, jobs and the
+// diagnosis after it describe that race.
 //
 // matrix runs every scenario of lang.Scenarios against every fix of
 // lang.Fixes (the table is the language's, in lang/matrix.go, so the
