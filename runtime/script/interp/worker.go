@@ -472,8 +472,15 @@ func (w *worker) send(p *sim.Proc, got queue.Row) (answered, refused bool) {
 func (w *worker) ack(p *sim.Proc) {
 	a := w.args
 	if !a.Fence {
-		if err := w.conn.Ack(a.Job); err != nil {
+		ok, err := w.conn.Ack(a.Job)
+		if err != nil {
 			w.fail(err)
+			return
+		}
+		if !ok {
+			w.step(p, w.stmt(), event.AckRefused, false, "UPDATE job %d: done WHERE not dead: 0 rows changed", a.Job)
+			w.rec.Enter(w.in.k.Now(), diagnosis.PhaseEnded)
+			w.say(event.Say, "ack changed nothing: job %d is in the dead-letter queue", a.Job)
 			return
 		}
 		w.rec.Enter(w.in.k.Now(), diagnosis.PhaseAcked)
@@ -680,8 +687,20 @@ func (w *worker) keyHit(p *sim.Proc, key string, inTx bool) {
 func (w *worker) ackInTx(p *sim.Proc) bool {
 	a := w.args
 	if !a.Fence {
-		if err := w.conn.Ack(a.Job); err != nil {
+		ok, err := w.conn.Ack(a.Job)
+		if err != nil {
 			w.fail(err)
+			return false
+		}
+		if !ok {
+			// The job went to the dead-letter queue: the row and the
+			// ack commit together or not at all, so neither does.
+			w.step(p, w.stmt(), event.AckRefused, false, "UPDATE job %d: done WHERE not dead: 0 rows changed", a.Job)
+			if !w.rollback(p, "the ack changed nothing") {
+				return false
+			}
+			w.rec.Enter(w.in.k.Now(), diagnosis.PhaseEnded)
+			w.say(event.Say, "ack changed nothing: job %d is in the dead-letter queue; rolled back, ledger row and all", a.Job)
 			return false
 		}
 		w.step(p, w.stmt(), event.Ack, false, "UPDATE job %d: done (not yet committed)", a.Job)
