@@ -351,7 +351,7 @@ func (w *worker) renew(p *sim.Proc, next string) bool {
 			return false
 		}
 		w.step(p, w.stmt(), event.Select, false, "SELECT job %d: status=%s run=%s", a.Job, row.Status, row.Run)
-		w.lose(fmt.Sprintf("lease lost: job %d is held by run %s now; %s", a.Job, row.Run, next))
+		w.lose(fmt.Sprintf("lease lost: %s; %s", w.whereNow(row), next))
 		return false
 	}
 	w.rec.SetLease(now, now+a.Lease)
@@ -388,6 +388,29 @@ func (w *worker) renew(p *sim.Proc, next string) bool {
 		}
 	}
 	return true
+}
+
+// whereNow says where the job is, for a worker whose renewal changed no
+// row: held by another run, done or dead-lettered by one, or, when the
+// row still names this run, what took the job from it (a re-drive put it
+// back, another run's ack marked it done).
+func (w *worker) whereNow(row queue.Row) string {
+	job := w.args.Job
+	switch {
+	case row.Status == "running" && row.Run != w.run:
+		return fmt.Sprintf("job %d is held by run %s now", job, row.Run)
+	case row.Status == "queued":
+		return fmt.Sprintf("job %d is back in the queue (status=queued), put back while this run held it", job)
+	case row.Status == "done" && row.Run != w.run:
+		return fmt.Sprintf("job %d was taken by run %s and is done now", job, row.Run)
+	case row.Status == "done":
+		return fmt.Sprintf("job %d is marked done already, by an ack that was not this run's", job)
+	case row.Status == "dead" && row.Run != w.run:
+		return fmt.Sprintf("job %d is in the dead-letter queue, moved there by run %s's claim", job, row.Run)
+	case row.Status == "dead":
+		return fmt.Sprintf("job %d is in the dead-letter queue", job)
+	}
+	return fmt.Sprintf("job %d is %s, run %s", job, row.Status, row.Run)
 }
 
 // lose stops the worker at a renewal that found what it claimed taken,
