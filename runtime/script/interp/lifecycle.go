@@ -107,6 +107,8 @@ func (w *worker) where() string {
 		return "inside its ledger transaction: no key, no ledger row, no ack"
 	case w.proc.Shielded():
 		return "with its receipt request on its way: the service still handles it"
+	case w.awaiting:
+		return "while it waited for the receipt's answer: no ack"
 	}
 	switch w.rec.Phase() {
 	case diagnosis.PhaseProcessing:
@@ -114,11 +116,28 @@ func (w *worker) where() string {
 	case diagnosis.PhaseStalled:
 		return "while frozen, before the receipt"
 	case diagnosis.PhaseSending:
-		return "while it waited for the receipt's answer: no ack"
+		// Writing its log line or opening the connection: a request
+		// that had left would be on its way or answered by now.
+		if w.requests() == 0 {
+			return "before the receipt had left: nothing was sent"
+		}
+		return "after its request timed out, before the retry had left: no ack"
 	case diagnosis.PhaseAcked:
 		return "after its ack"
 	}
 	return fmt.Sprintf("after claiming job %d, before its ack", job)
+}
+
+// requests counts the requests of the worker's run the service has
+// recorded.
+func (w *worker) requests() int {
+	n := 0
+	for _, e := range w.in.svc.Effects() {
+		if e.Run == w.run {
+			n++
+		}
+	}
+	return n
 }
 
 // stopsOnTerm reports whether the worker, at the start of its job, has

@@ -30,6 +30,7 @@ type worker struct {
 	// claimedAt is the instant the run's claim was written.
 	claimedAt sim.Time
 	lost      bool  // a renewal found another run holding the job
+	awaiting  bool  // its request has been handled and it waits for the answer
 	ok        bool  // finished its work and acked
 	err       error // a runtime error that stops the script
 
@@ -427,6 +428,7 @@ func (w *worker) lose(said string) {
 // that finds the lease gone stops the timer; the worker will not ack.
 func (w *worker) await(p *sim.Proc, t sim.Time) {
 	a := w.args
+	w.awaiting = true
 	for a.Heartbeat > 0 && !w.lost && w.err == nil && w.beat+a.Heartbeat < t {
 		p.SleepUntil(w.beat + a.Heartbeat)
 		w.renew(p, "the receipt is already out; no ack")
@@ -467,6 +469,7 @@ func (w *worker) send(p *sim.Proc, got queue.Row) (answered, refused bool) {
 			Worker: a.Worker, Delay: delay, Timeout: a.Timeout, Token: token,
 			Event: got.Event, Key: key, Await: w.await,
 		})
+		w.awaiting = false
 		if err := w.in.svc.Err(); err != nil {
 			w.fail(err)
 			return false, false
