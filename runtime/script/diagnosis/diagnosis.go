@@ -253,7 +253,7 @@ func (d *orderEvidence) single(landed []receipts.Effect, refused int) (Kind, str
 			}
 			return Fenced, text
 		}
-		_, said := fate(lost[0].loser)
+		_, said := d.fate(lost[0].loser)
 		text := fmt.Sprintf("one effect: %s; %s%s", d.raceWords(lost[0]), said, fateEnd(fateRefused))
 		for _, r := range lost[1:] {
 			text += "; " + d.lostRaceWords(r)
@@ -805,7 +805,7 @@ func (d *orderEvidence) noRequest(j int64, sent map[string]bool) string {
 		}
 		for _, l := range []*Record{r.a, r.b} {
 			if !sent[l.run] {
-				_, said := fate(l)
+				_, said := d.fate(l)
 				return d.raceWords(r) + ", and " + said
 			}
 		}

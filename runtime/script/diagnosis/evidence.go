@@ -36,13 +36,17 @@ type Record struct {
 
 	// What the worker knows of its run, set as it goes: whether it keeps
 	// a heartbeat, the service's delay and its processing time as its
-	// flags say, the Idempotency-Key it sent, and whether the service
-	// answered its receipt with the first answer.
+	// flags say, the Idempotency-Key it sent, whether the service
+	// answered its receipt with the first answer, and whether a kill
+	// found its request on its way.
 	Heartbeat  bool
 	Delay      sim.Time
 	Processing sim.Time
 	Key        string
 	Replayed   bool
+	// InFlight says the run was killed while its request was on its way
+	// to the service, which handles it all the same.
+	InFlight bool
 
 	phases []stamp // every phase, from the claim on
 	leases []stamp // every lease expiry written, from the claim on

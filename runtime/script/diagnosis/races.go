@@ -102,22 +102,37 @@ const (
 	fateRefused                  // the service refused its fencing token
 	fateLost                     // a heartbeat found the lease (or the lock) taken
 	fateKilled                   // it was killed before its effect
+	fateInFlight                 // it was killed with its request on its way, not yet recorded
 	fateEnded                    // it stopped without an effect that landed
 	fateAcked                    // it acked with no effect of its own (a ledger key hit)
 )
 
-// fate reads, from r's history, what kept it from an effect that landed,
-// and says it: "W1 was killed before its receipt".
-func fate(r *Record) (fateKind, string) {
+// fate reads what kept r from an effect that landed, and says it: "W1
+// was killed before its receipt". The service's record of r's requests
+// comes first: a run killed while its request was on its way never heard
+// the answer, and never went through the phase, but the service handled
+// the request. Then r's own history.
+func (d *orderEvidence) fate(r *Record) (fateKind, string) {
 	w := r.worker
+	for _, ev := range d.evs {
+		for _, e := range ev.replayed {
+			if e.Run == r.run {
+				return fateReplayed, fmt.Sprintf("%s's request carried key %s, already stored, and got the first answer back", w, e.Key)
+			}
+		}
+		for _, e := range ev.refused {
+			if e.Run == r.run {
+				return fateRefused, fmt.Sprintf("%s's receipt carried the older fencing token and was refused", w)
+			}
+		}
+	}
 	switch {
-	case r.Replayed:
-		return fateReplayed, fmt.Sprintf("%s's request carried key %s, already stored, and got the first answer back", w, r.Key)
-	case r.was(PhaseRefused):
-		return fateRefused, fmt.Sprintf("%s's receipt carried the older fencing token and was refused", w)
 	case r.was(PhaseLost):
 		return fateLost, fmt.Sprintf("%s's heartbeat found the lease taken and stopped it before its receipt", w)
 	case r.was(PhaseKilled):
+		if r.InFlight {
+			return fateInFlight, fmt.Sprintf("%s was killed with its request on its way, which the service had not recorded yet", w)
+		}
 		return fateKilled, fmt.Sprintf("%s was killed before its receipt", w)
 	case r.was(PhaseEnded):
 		return fateEnded, fmt.Sprintf("%s stopped with no effect of its own", w)
@@ -152,7 +167,7 @@ func (d *orderEvidence) oneEffectRace(fates ...fateKind) (text string, f fateKin
 		if r.loser == nil {
 			continue
 		}
-		f, said := fate(r.loser)
+		f, said := d.fate(r.loser)
 		if len(fates) > 0 && !slices.Contains(fates, f) {
 			continue
 		}

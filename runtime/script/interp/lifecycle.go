@@ -91,6 +91,7 @@ func (w *worker) sigkill(why string) {
 		w.in.k.Record(w.args.Worker, event.Rollback, workerData{run: w.run, job: w.in.observe(w.args.Job)}, "the connection dies with the process: SQLite rolls the open transaction back")
 	}
 	if w.rec != nil {
+		w.rec.InFlight = w.proc.Shielded()
 		w.rec.Enter(now, diagnosis.PhaseKilled)
 	}
 	w.say(event.Kill, "killed by the deploy (%s) %s", why, where)
