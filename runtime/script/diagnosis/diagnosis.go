@@ -276,7 +276,16 @@ func (d *orderEvidence) single(landed []receipts.Effect, refused int) (Kind, str
 		}
 	}
 	if most > 1 {
-		return Redelivery, fmt.Sprintf("delivered %s, one effect: at-least-once delivery doing its job, no duplicate effect", times(most))
+		more, own := d.handedOut()
+		if own == 0 {
+			// Every delivery after the first was a re-drive.
+			return Redelivery, fmt.Sprintf("delivered %s, one effect: %s; no duplicate effect", times(most), strings.Join(more, "; "))
+		}
+		text := fmt.Sprintf("delivered %s, one effect: at-least-once delivery doing its job, no duplicate effect", times(most))
+		if len(more) > 0 {
+			text += "; " + strings.Join(more, "; ")
+		}
+		return Redelivery, text
 	}
 	return Once, "one delivery, one effect"
 }
@@ -795,22 +804,46 @@ func (d *orderEvidence) notes(causes []*dupCause, held, foreign []receipts.Effec
 	return notes
 }
 
-// noRequest says why a run of job j sent no request, when some did not:
-// a run that lost a claim race (its claim, or the one over its live lease,
-// was a race) and what stopped it; else at-least-once delivery.
+// noRequest says why runs of job j sent no request, when some did not:
+// the first claim race of the job with a run that sent nothing (its
+// claim, or the one over its live lease, was a race) and what stopped
+// it; each run whose claim moved the job to the dead-letter queue; and
+// at-least-once delivery for any other.
 func (d *orderEvidence) noRequest(j int64, sent map[string]bool) string {
+	var parts []string
+	said := map[string]bool{}
 	for _, r := range d.racesOf() {
-		if r.b.job != j {
+		if r.b.job != j || len(parts) > 0 {
 			continue
 		}
 		for _, l := range []*Record{r.a, r.b} {
 			if !sent[l.run] {
-				_, said := d.fate(l)
-				return d.raceWords(r) + ", and " + said
+				_, why := d.fate(l)
+				parts = append(parts, d.raceWords(r)+", and "+why)
+				said[l.run] = true
+				break
 			}
 		}
 	}
-	return "at-least-once delivery, no further effect"
+	silent := 0
+	for _, r := range d.h.claims[j] {
+		if sent[r.run] {
+			continue
+		}
+		silent++
+		if !said[r.run] && r.was(PhaseDead) {
+			_, why := d.fate(r)
+			parts = append(parts, why)
+			said[r.run] = true
+		}
+	}
+	switch {
+	case len(parts) == 0:
+		return "at-least-once delivery, no further effect"
+	case len(said) < silent:
+		parts = append(parts, "at-least-once delivery for the rest, no further effect")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // keyMissed says, for an event with more than one effect whose requests

@@ -17,6 +17,7 @@ const (
 	PhaseRefused    Phase = "refused"
 	PhaseAcked      Phase = "acked"
 	PhaseEnded      Phase = "ended" // stopped without an ack (gave up, or its ack was refused)
+	PhaseDead       Phase = "dead"  // its claim went past the retry limit and moved the job to the dead-letter queue
 )
 
 // Record is the evidence the lab keeps about one run that claimed a job:
@@ -47,6 +48,9 @@ type Record struct {
 	// InFlight says the run was killed while its request was on its way
 	// to the service, which handles it all the same.
 	InFlight bool
+	// MaxAttempts is the retry limit the run's claim was made under (0:
+	// none), which a claim past it (PhaseDead) went over.
+	MaxAttempts int
 
 	phases []stamp // every phase, from the claim on
 	leases []stamp // every lease expiry written, from the claim on

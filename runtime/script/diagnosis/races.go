@@ -43,19 +43,13 @@ type raced struct {
 // the run of each that left no effect that landed.
 func (d *orderEvidence) racesOf() []raced {
 	sent := map[string]bool{}
-	var jobs []int64
 	for _, ev := range d.evs {
 		for _, e := range ev.landed {
 			sent[e.Run] = true
 		}
-		for _, j := range ev.jobs {
-			if !slices.Contains(jobs, j) {
-				jobs = append(jobs, j)
-			}
-		}
 	}
 	var rs []raced
-	for _, j := range jobs {
+	for _, j := range d.jobs() {
 		for _, b := range d.h.claims[j] {
 			if !b.overLive() {
 				continue
@@ -104,6 +98,7 @@ const (
 	fateKilled                   // it was killed before its effect
 	fateInFlight                 // it was killed with its request on its way, not yet recorded
 	fateEnded                    // it stopped without an effect that landed
+	fateDead                     // its claim moved the job to the dead-letter queue
 	fateAcked                    // it acked with no effect of its own (a ledger key hit)
 )
 
@@ -134,6 +129,8 @@ func (d *orderEvidence) fate(r *Record) (fateKind, string) {
 			return fateInFlight, fmt.Sprintf("%s was killed with its request on its way, which the service had not recorded yet", w)
 		}
 		return fateKilled, fmt.Sprintf("%s was killed before its receipt", w)
+	case r.was(PhaseDead):
+		return fateDead, fmt.Sprintf("%s's claim went past the retry limit (--max-attempts %d) and moved the job to the dead-letter queue, doing none of its work", w, r.MaxAttempts)
 	case r.was(PhaseEnded):
 		return fateEnded, fmt.Sprintf("%s stopped with no effect of its own", w)
 	case r.was(PhaseAcked):
@@ -221,4 +218,44 @@ func staleWords(stale []receipts.Effect, d *orderEvidence) string {
 // claim race.
 func (d *orderEvidence) lostRaceWords(r raced) string {
 	return fmt.Sprintf("%s's request for %s carried an older fencing token and was refused: %s, and fencing kept %s's effect out", r.a.worker, d.jobWord(r.a.job), d.raceWords(r), r.a.worker)
+}
+
+// handedOut says the claims of the order's jobs that the queue did not
+// simply hand out again: a re-drive that put a job back (from the
+// dead-letter queue, after a run had acked it, or while one held it),
+// and a claim that moved its job to the dead-letter queue. own counts
+// the claims after a job's first that were the queue's own.
+func (d *orderEvidence) handedOut() (says []string, own int) {
+	for _, j := range d.jobs() {
+		for i, r := range d.h.claims[j] {
+			if i > 0 && !(r.redriven && r.prev != nil) {
+				own++
+			}
+			switch {
+			case r.redriven && r.prev != nil && r.prev.was(PhaseDead):
+				says = append(says, fmt.Sprintf("redeliver put %s back from the dead-letter queue, and %s took it (a re-drive)", d.jobWord(j), r.worker))
+			case r.redriven && r.prev != nil && r.prev.ackedBy(r.claimedAt):
+				says = append(says, fmt.Sprintf("redeliver put %s back after %s had acked it, and %s took it again (a re-drive or manual replay)", d.jobWord(j), r.prev.worker, r.worker))
+			case r.redriven && r.prev != nil:
+				says = append(says, fmt.Sprintf("redeliver put %s back while %s still held it, and %s took it (a re-drive or manual replay)", d.jobWord(j), r.prev.worker, r.worker))
+			case r.was(PhaseDead):
+				_, why := d.fate(r)
+				says = append(says, why)
+			}
+		}
+	}
+	return says, own
+}
+
+// jobs lists the order's jobs, in order of their first request.
+func (d *orderEvidence) jobs() []int64 {
+	var js []int64
+	for _, ev := range d.evs {
+		for _, j := range ev.jobs {
+			if !slices.Contains(js, j) {
+				js = append(js, j)
+			}
+		}
+	}
+	return js
 }

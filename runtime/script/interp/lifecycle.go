@@ -190,7 +190,7 @@ func (w *worker) deadLetter(p *sim.Proc, got queue.Row) bool {
 		w.say(event.Say, "job %d is held by another run now; not moved to the dead-letter queue", a.Job)
 		return true
 	}
-	w.rec.Enter(w.in.k.Now(), diagnosis.PhaseEnded)
+	w.rec.Enter(w.in.k.Now(), diagnosis.PhaseDead)
 	w.step(p, w.stmt(), event.DeadLetter, true, "UPDATE job %d SET status = 'dead' WHERE run %s: 1 row changed", a.Job, w.run)
 	w.say(event.Say, "job %d received %d times, more than --max-attempts %d: moved to the dead-letter queue", a.Job, n, a.MaxAttempts)
 	w.ok = true

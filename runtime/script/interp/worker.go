@@ -295,6 +295,7 @@ func (w *worker) claimed(p *sim.Proc, lease sim.Time) {
 	w.rec = w.in.hist.Claimed(w.run, w.args.Worker, w.args.Job, p.Now(), lease)
 	w.rec.Heartbeat = w.args.Heartbeat > 0
 	w.rec.Delay, w.rec.Processing = w.args.Delay, w.args.Processing
+	w.rec.MaxAttempts = w.args.MaxAttempts
 	w.beat, w.claimedAt = p.Now(), p.Now()
 }
 
