@@ -25,6 +25,15 @@ type Evidence struct {
 	// last reset (a duplicate its lines cannot tell apart is then named).
 	Log      []string
 	ShownLog bool
+	// Jobs is each job's order and event, as the jobs table has them: a
+	// job that sent no request belongs to an order all the same.
+	Jobs []JobOf
+}
+
+// JobOf is one job's order and event.
+type JobOf struct {
+	ID           int64
+	Order, Event string
 }
 
 // Summarize groups the recorded requests by order, in order of first
@@ -169,12 +178,15 @@ func (in *Evidence) diagnose(s *Summary, reqs []receipts.Effect, attempts map[in
 	s.SpanMS = gap / sim.Millisecond
 	s.Span = FormatGap(gap)
 
-	d := &orderEvidence{h: in.History, order: s.Order, evs: byEvent(reqs), multiJob: len(jobs) > 1, attempts: attempts, answers: answers, gap: gap}
+	d := &orderEvidence{h: in.History, order: s.Order, evs: byEvent(reqs), attempts: attempts, answers: answers, gap: gap}
+	d.silent = in.silentJobs(d, jobs)
+	d.multiJob = len(jobs)+len(d.silent) > 1
 	if len(landed) <= 1 {
 		s.Kind, s.Diagnosis = d.single(landed, s.Refused)
-		return
+	} else {
+		s.Kind, s.Diagnosis = d.several(s, landed)
 	}
-	s.Kind, s.Diagnosis = d.several(s, landed)
+	d.sayTheSilent(s)
 }
 
 // orderEvidence is the evidence of one order while it is put into words.
@@ -182,7 +194,10 @@ type orderEvidence struct {
 	h        *History
 	order    string
 	evs      []*eventEvidence
-	multiJob bool // the order's requests come from more than one job
+	multiJob bool // the order's requests come from more than one job (its silent jobs counted)
+	// silent are the order's jobs that carry one of its events, were
+	// claimed, and sent no request (silent.go).
+	silent   []silentJob
 	attempts map[int64]int
 	answers  map[string]receipts.Effect
 	gap      sim.Time                  // first to last effect
