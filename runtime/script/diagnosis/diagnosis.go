@@ -787,9 +787,13 @@ func (d *orderEvidence) notes(causes []*dupCause, held, foreign []receipts.Effec
 	if len(published) > 0 {
 		notes = append(notes, "the producer published "+prose(published))
 	}
+	// A replayed request whose run lost a claim race is said with the
+	// race; the rest of the replays together.
+	races, held := d.replayedRaces(held)
 	if len(held) > 0 {
 		notes = append(notes, fmt.Sprintf("%s carried %s, already stored, and got the first answer back: the service's dedupe held", d.laterRequests(held), keysOf(held)))
 	}
+	notes = append(notes, races...)
 	if len(foreign) > 0 {
 		notes = append(notes, d.foreignWhat(foreign))
 	}

@@ -259,3 +259,26 @@ func (d *orderEvidence) jobs() []int64 {
 	}
 	return js
 }
+
+// replayedRaces says each claim race of the order whose loser's request
+// the service replayed on its key: the race, and the dedupe that kept its
+// second effect out. It returns the replayed requests of held that were
+// not those losers'.
+func (d *orderEvidence) replayedRaces(held []receipts.Effect) (says []string, rest []receipts.Effect) {
+	losers := map[string]bool{}
+	for _, r := range d.racesOf() {
+		if r.loser == nil || losers[r.loser.run] {
+			continue
+		}
+		if f, why := d.fate(r.loser); f == fateReplayed {
+			losers[r.loser.run] = true
+			says = append(says, fmt.Sprintf("%s; %s%s", d.raceWords(r), why, fateEnd(f)))
+		}
+	}
+	for _, e := range held {
+		if !losers[e.Run] {
+			rest = append(rest, e)
+		}
+	}
+	return says, rest
+}
