@@ -54,7 +54,7 @@ func (in *interp) deploy(d lang.DeployArgs) error {
 	if d.Grace == 0 {
 		in.k.Record("shell", event.Deploy, nil, "deploy: SIGKILL to %d background worker(s)", len(names))
 	} else {
-		in.k.Record("shell", event.Deploy, nil, "deploy: SIGTERM to %d background worker(s), SIGKILL in %s", len(names), lang.FormatSeconds(d.Grace))
+		in.k.Record("shell", event.Deploy, nil, "deploy: SIGTERM to %d background worker(s), SIGKILL in %s s", len(names), lang.FormatSeconds(d.Grace))
 	}
 	for _, name := range names {
 		w := in.live[name]
