@@ -108,13 +108,7 @@ func (w *worker) execute(p *sim.Proc) {
 		return
 	}
 	if !claimed {
-		if row.Status == "done" {
-			w.say(event.Say, "job %d already done", a.Job)
-		} else if row.Status == "dead" {
-			w.say(event.Say, "job %d is in the dead-letter queue", a.Job)
-		} else {
-			w.say(event.Say, "job %d already claimed", a.Job)
-		}
+		w.say(event.Say, "%s", w.notMine(p, row))
 		w.ok = true
 		return
 	}
@@ -286,6 +280,33 @@ func (w *worker) whyLost(p *sim.Proc, row queue.Row, read bool) (queue.Row, bool
 	}
 	w.step(p, w.stmt(), event.Select, false, "SELECT job %d: status=%s", w.args.Job, row.Status)
 	return row, false
+}
+
+// notMine says why a claim that lost did not take the job, from the job
+// row it read last: done, in the dead-letter queue, claimed by another
+// run, or, for a job that was free to take, held by its lock row (a lock
+// a killed holder or a late inserter left, until it lapses).
+func (w *worker) notMine(p *sim.Proc, row queue.Row) string {
+	job := w.args.Job
+	switch {
+	case row.Status == "done":
+		return fmt.Sprintf("job %d already done", job)
+	case row.Status == "dead":
+		return fmt.Sprintf("job %d is in the dead-letter queue", job)
+	case !row.Claimable(p.Now()) || !w.args.Claim.Locks():
+		return fmt.Sprintf("job %d already claimed", job)
+	}
+	locks, err := w.conn.Locks()
+	if err != nil {
+		w.fail(err)
+		return fmt.Sprintf("job %d already claimed", job)
+	}
+	for _, l := range locks {
+		if l.Job == job {
+			return fmt.Sprintf("job %d is free (status=%s), but its lock is held by run %s until %d ms", job, row.Status, l.Owner, l.Until/sim.Millisecond)
+		}
+	}
+	return fmt.Sprintf("job %d already claimed", job)
 }
 
 // claimed notes, as evidence for the diagnosis, that this run took the job
