@@ -111,11 +111,17 @@ func (w *worker) where() string {
 	case w.awaiting:
 		return "while it waited for the receipt's answer: no ack"
 	}
+	before := "before the receipt"
+	if w.args.Effect == lang.EffectLedger {
+		before = "before its ledger transaction"
+	}
 	switch w.rec.Phase() {
+	case diagnosis.PhaseClaimed:
+		return fmt.Sprintf("after claiming job %d, %s", job, before)
 	case diagnosis.PhaseProcessing:
-		return fmt.Sprintf("in the middle of its work on job %d, before the receipt", job)
+		return fmt.Sprintf("in the middle of its work on job %d, %s", job, before)
 	case diagnosis.PhaseStalled:
-		return "while frozen, before the receipt"
+		return "while frozen, " + before
 	case diagnosis.PhaseSending:
 		// Writing its log line or opening the connection: a request
 		// that had left would be on its way or answered by now.
