@@ -232,12 +232,8 @@ func (d *orderEvidence) handedOut() (says []string, own int) {
 				own++
 			}
 			switch {
-			case r.redriven && r.prev != nil && r.prev.was(PhaseDead):
-				says = append(says, fmt.Sprintf("redeliver put %s back from the dead-letter queue, and %s took it (a re-drive)", d.jobWord(j), r.worker))
-			case r.redriven && r.prev != nil && r.prev.ackedBy(r.claimedAt):
-				says = append(says, fmt.Sprintf("redeliver put %s back after %s had acked it, and %s took it again (a re-drive or manual replay)", d.jobWord(j), r.prev.worker, r.worker))
 			case r.redriven && r.prev != nil:
-				says = append(says, fmt.Sprintf("redeliver put %s back while %s still held it, and %s took it (a re-drive or manual replay)", d.jobWord(j), r.prev.worker, r.worker))
+				says = append(says, d.redriveWords(r))
 			case r.was(PhaseDead):
 				_, why := d.fate(r)
 				says = append(says, why)
@@ -245,6 +241,20 @@ func (d *orderEvidence) handedOut() (says []string, own int) {
 		}
 	}
 	return says, own
+}
+
+// redriveWords says the re-drive that handed r its job, taken from the
+// run before it: from the dead-letter queue, after that run had acked, or
+// while it still held the job.
+func (d *orderEvidence) redriveWords(r *Record) string {
+	job := d.jobWord(r.job)
+	switch {
+	case r.prev.was(PhaseDead):
+		return fmt.Sprintf("redeliver put %s back from the dead-letter queue, and %s took it (a re-drive)", job, r.worker)
+	case r.prev.ackedBy(r.claimedAt):
+		return fmt.Sprintf("redeliver put %s back after %s had acked it, and %s took it again (a re-drive or manual replay)", job, r.prev.worker, r.worker)
+	}
+	return fmt.Sprintf("redeliver put %s back while %s still held it, and %s took it (a re-drive or manual replay)", job, r.prev.worker, r.worker)
 }
 
 // jobs lists the order's jobs, in order of their first request.

@@ -45,18 +45,23 @@ func (d *orderEvidence) sayTheSilent(s *Summary) {
 	var parts []string
 	race := false
 	for _, sj := range d.silent {
-		all := jobStrings(append(slices.Clone(d.event(sj.event).jobs), sj.job))
+		ids := append(slices.Clone(d.event(sj.event).jobs), sj.job)
+		slices.Sort(ids)
+		all := jobStrings(ids)
 		var said []string
 		for _, r := range d.h.claims[sj.job] {
 			_, why := d.fate(r)
-			if r.overLive() {
+			switch {
+			case r.overLive():
 				race = true
 				why = d.raceWords(raced{a: r.prev, b: r}) + ", and " + why
+			case r.redriven && r.prev != nil:
+				why = d.redriveWords(r) + ", and " + why
 			}
 			said = append(said, why)
 		}
-		parts = append(parts, fmt.Sprintf("the producer published event %s again as job %d (%s carry it), and job %d was delivered %s and sent no request: %s",
-			sj.event, sj.job, jobsWord(all), sj.job, times(len(d.h.claims[sj.job])), strings.Join(said, "; ")))
+		parts = append(parts, fmt.Sprintf("the producer published event %s %s (%s), and job %d was delivered %s and sent no request: %s",
+			sj.event, times(len(ids)), jobsWord(all), sj.job, times(len(d.h.claims[sj.job])), strings.Join(said, "; ")))
 	}
 	switch {
 	case s.Kind == Once && race:
