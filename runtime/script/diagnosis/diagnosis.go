@@ -660,52 +660,8 @@ func (d *orderEvidence) claimWords(c *dupCause) string {
 		ofJob = " of " + job
 	}
 	if c.n == 1 && c.a != nil {
-		a, b := c.a.worker, c.b.worker
-		if a == b {
-			a, b = a+" (run "+c.a.run+")", b+" (run "+c.b.run+")"
-		}
-		took := fmt.Sprintf("%s took %s", b, job)
-		if len(c.between) > 0 {
-			var ws []string
-			for _, r := range c.between {
-				ws = append(ws, r.worker)
-			}
-			took = fmt.Sprintf("%s took %s, then %s", prose(ws), job, b)
-		}
-		switch c.kind {
-		case Redriven:
-			if c.sentFirst {
-				return fmt.Sprintf("redeliver put %s back after %s had sent its receipt, and %s ran it again: a re-drive or manual replay", job, a, b)
-			}
-			return fmt.Sprintf("redeliver put %s back while %s was still working on it, and %s ran it again: a re-drive or manual replay", job, a, b)
-		case ClaimRace:
-			if len(c.between) > 0 {
-				return fmt.Sprintf("%s claimed %s while %s's lease was still live, and %s did the work again: two workers claimed one delivery (a claim race)", c.between[0].worker, job, a, b)
-			}
-			return fmt.Sprintf("%s claimed %s while %s's lease was still live: two workers claimed one delivery (a claim race)", b, job, a)
-		case LeaseExpired:
-			return fmt.Sprintf("%s sent its receipt but never acked; its lease expired and %s: the lease expired under a run that did the work", a, took)
-		case Slow:
-			if c.early {
-				what := "working"
-				if c.a.Processing > 0 {
-					what = "processing"
-				}
-				return fmt.Sprintf("%s's lease had run out by the time its claim was written, and %s while %s was still %s: the lease was shorter than the work", a, took, c.a.worker, what)
-			}
-			if c.a.Processing == 0 {
-				return fmt.Sprintf("%s's lease ran out before it sent its receipt, and %s: the lease was shorter than the work", a, took)
-			}
-			return fmt.Sprintf("%s was still processing when its lease ran out, and %s: processing outlived the lease", a, took)
-		case SlowCall:
-			return fmt.Sprintf("%s was waiting on the service's reply when its lease ran out, and %s: a slow downstream call outlived the lease", a, took)
-		case Stall:
-			if c.a.Heartbeat {
-				return fmt.Sprintf("%s froze after its last heartbeat, past its lease, and %s: a stall past the lease", a, took)
-			}
-			return fmt.Sprintf("%s froze past its lease, and %s: a stall past the lease", a, took)
-		case Redone:
-			return fmt.Sprintf("%s claimed %s after %s had acked it", b, job, a)
+		if w := pairWords(c, job); w != "" {
+			return w
 		}
 	}
 	lease := "the lease" + ofJob
@@ -729,6 +685,69 @@ func (d *orderEvidence) claimWords(c *dupCause) string {
 		return fmt.Sprintf("the evidence cannot tell why %s ran again: no claim by these runs was recorded", job)
 	}
 	return "the evidence cannot tell why: no claim by these runs was recorded"
+}
+
+// pairWords says why run c.b could do the work of job (its words) again
+// after run c.a, for a cause of one pair; "" for a kind with no such
+// words.
+func pairWords(c *dupCause, job string) string {
+	a, b := c.a.worker, c.b.worker
+	if a == b {
+		a, b = a+" (run "+c.a.run+")", b+" (run "+c.b.run+")"
+	}
+	took := fmt.Sprintf("%s took %s", b, job)
+	if len(c.between) > 0 {
+		var ws []string
+		for _, r := range c.between {
+			ws = append(ws, r.worker)
+		}
+		took = fmt.Sprintf("%s took %s, then %s", prose(ws), job, b)
+	}
+	switch c.kind {
+	case Redriven:
+		if c.sentFirst {
+			return fmt.Sprintf("redeliver put %s back after %s had sent its receipt, and %s ran it again: a re-drive or manual replay", job, a, b)
+		}
+		return fmt.Sprintf("redeliver put %s back while %s was still working on it, and %s ran it again: a re-drive or manual replay", job, a, b)
+	case ClaimRace:
+		if len(c.between) > 0 {
+			return fmt.Sprintf("%s claimed %s while %s's lease was still live, and %s did the work again: two workers claimed one delivery (a claim race)", c.between[0].worker, job, a, b)
+		}
+		return fmt.Sprintf("%s claimed %s while %s's lease was still live: two workers claimed one delivery (a claim race)", b, job, a)
+	case LeaseExpired:
+		if c.early {
+			return fmt.Sprintf("%s's lease had run out by the time its claim was written; %s sent its receipt but never acked, and %s: the lease expired under a run that did the work", a, c.a.worker, took)
+		}
+		return fmt.Sprintf("%s sent its receipt but never acked; its lease expired and %s: the lease expired under a run that did the work", a, took)
+	case Slow:
+		if c.early {
+			what := "working"
+			if c.a.Processing > 0 {
+				what = "processing"
+			}
+			return fmt.Sprintf("%s's lease had run out by the time its claim was written, and %s while %s was still %s: the lease was shorter than the work", a, took, c.a.worker, what)
+		}
+		if c.a.Processing == 0 {
+			return fmt.Sprintf("%s's lease ran out before it sent its receipt, and %s: the lease was shorter than the work", a, took)
+		}
+		return fmt.Sprintf("%s was still processing when its lease ran out, and %s: processing outlived the lease", a, took)
+	case SlowCall:
+		if c.early {
+			return fmt.Sprintf("%s's lease had run out by the time its claim was written, and %s while %s was waiting on the service's reply: the lease was shorter than the call", a, took, c.a.worker)
+		}
+		return fmt.Sprintf("%s was waiting on the service's reply when its lease ran out, and %s: a slow downstream call outlived the lease", a, took)
+	case Stall:
+		if c.early {
+			return fmt.Sprintf("%s's lease had run out by the time its claim was written, and %s while %s was frozen: a stall past the lease", a, took, c.a.worker)
+		}
+		if c.a.Heartbeat {
+			return fmt.Sprintf("%s froze after its last heartbeat, past its lease, and %s: a stall past the lease", a, took)
+		}
+		return fmt.Sprintf("%s froze past its lease, and %s: a stall past the lease", a, took)
+	case Redone:
+		return fmt.Sprintf("%s claimed %s after %s had acked it", b, job, a)
+	}
+	return ""
 }
 
 // doneOnce says how events that landed once were delivered: "delivered and
@@ -1121,8 +1140,15 @@ func (h *History) pairCause(ra, rb string, sentAt sim.Time) dupCause {
 	case t <= expiry:
 		c.kind = ClaimRace
 	default:
+		// What a was doing when its lease ran out; for a lease that ran
+		// out before its claim was even written, what it was doing when
+		// the next claim took the job.
 		c.early = expiry <= a.claimedAt
-		switch a.phaseAt(expiry) {
+		at := expiry
+		if c.early {
+			at = t
+		}
+		switch a.phaseAt(at) {
 		case PhaseClaimed, PhaseProcessing:
 			c.kind = Slow
 		case PhaseStalled:
