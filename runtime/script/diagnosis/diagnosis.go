@@ -845,8 +845,9 @@ func (d *orderEvidence) notes(causes []*dupCause, held, foreign []receipts.Effec
 // noRequest says why runs of job j sent no request, when some did not:
 // the first claim race of the job with a run that sent nothing (its
 // claim, or the one over its live lease, was a race) and what stopped
-// it; each run whose claim moved the job to the dead-letter queue; and
-// at-least-once delivery for any other.
+// it; each run whose claim moved the job to the dead-letter queue, and
+// each that a re-drive handed the job; and at-least-once delivery for
+// any other.
 func (d *orderEvidence) noRequest(j int64, sent map[string]bool) string {
 	var parts []string
 	said := map[string]bool{}
@@ -869,9 +870,15 @@ func (d *orderEvidence) noRequest(j int64, sent map[string]bool) string {
 			continue
 		}
 		silent++
-		if !said[r.run] && r.was(PhaseDead) {
+		switch {
+		case said[r.run]:
+		case r.was(PhaseDead):
 			_, why := d.fate(r)
 			parts = append(parts, why)
+			said[r.run] = true
+		case r.redriven && r.prev != nil:
+			_, why := d.fate(r)
+			parts = append(parts, d.redriveWords(r)+", and "+why)
 			said[r.run] = true
 		}
 	}
