@@ -284,6 +284,9 @@ func (d *orderEvidence) single(landed []receipts.Effect, refused int) (Kind, str
 	if text, _, ok := d.oneEffectRace(); ok {
 		return RaceCaught, "one effect: " + text
 	}
+	if text, ok := d.claimedAfterAck(); ok {
+		return RaceCaught, "one effect: " + text
+	}
 	most := 0
 	for _, ev := range d.evs {
 		for _, j := range ev.jobs {

@@ -292,3 +292,22 @@ func (d *orderEvidence) replayedRaces(held []receipts.Effect) (says []string, re
 	}
 	return says, rest
 }
+
+// claimedAfterAck says, for an order with one effect, the first claim of
+// its jobs that took a job the run before had acked, with no re-drive in
+// between: a claim that read the job before the ack and wrote it with no
+// condition (lesson 4's race, lost by the ack's side), not a delivery the
+// queue made; and what became of that claim's run. ok is false when there
+// is none.
+func (d *orderEvidence) claimedAfterAck() (text string, ok bool) {
+	for _, j := range d.jobs() {
+		for _, r := range d.h.claims[j] {
+			if r.redriven || r.prev == nil || !r.prev.ackedBy(r.claimedAt) {
+				continue
+			}
+			_, why := d.fate(r)
+			return fmt.Sprintf("%s claimed %s after %s had acked it (its claim read the job before the ack and wrote it with no condition); %s", r.worker, d.jobWord(j), r.prev.worker, why), true
+		}
+	}
+	return "", false
+}
