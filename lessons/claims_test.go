@@ -689,3 +689,23 @@ func TestLateInserterKeepsTheLock(t *testing.T) {
 		t.Errorf("lesson 17 no longer says what the late inserter does")
 	}
 }
+
+// TestLessonOneNamesEveryStatus: lesson 1's cast lists the statuses a job
+// row can have; every status a script can leave in the jobs table is
+// among them (the retry limit's dead letter included).
+func TestLessonOneNamesEveryStatus(t *testing.T) {
+	l := lesson(t, "01-one-job.md")
+	p := prose(l)
+	src := "use --max-attempts 1\nadd order-1\nadd order-2\nadd order-3\nadd order-4\n" +
+		"work --job 2 --lease 1 --crash-before-effect\nwork --job 3\n" +
+		"work --job 4 --lease 1 --crash-before-effect\nsleep 2\nwork --job 4\njobs\n"
+	r := interp.Run(src, interp.Options{Seed: 1})
+	if r.Error != nil || len(r.Jobs) != 4 {
+		t.Fatalf("%v\n%s", r.Error, r.Text())
+	}
+	for _, j := range r.Jobs {
+		if !strings.Contains(p, "`"+j.Status+"`") {
+			t.Errorf("a job can be %s (job %d here), and %s does not name that status", j.Status, j.ID, l.File)
+		}
+	}
+}
