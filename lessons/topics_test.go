@@ -94,6 +94,19 @@ func TestLockThatLapsesFigures(t *testing.T) {
 	if len(r.Locks) != 1 || r.Locks[0].Owner != runOf(t, r, "W3") {
 		t.Errorf("after the wait the lock should still be W3's (never released): %+v", r.Locks)
 	}
+	// The block prints no lock line after its wait: the lesson asks for
+	// a jobs line there, which then names W3's run.
+	after := variant(t, rel, "wait\n", "wait\njobs\n")
+	last := ""
+	for _, line := range after.Transcript {
+		if strings.HasPrefix(line, "lock job 1 owner=") {
+			last = line
+		}
+	}
+	if !strings.Contains(last, runOf(t, after, "W3")) {
+		t.Errorf("a jobs line after the wait should show W3's lock, got %q:\n%s", last, after.Text())
+	}
+	says(t, l, "Add a `jobs` line after the `wait` of the `--release any` run")
 	if !strings.Contains(r.Text(), "already done") {
 		t.Errorf("W3 should stop at the job row:\n%s", r.Text())
 	}
