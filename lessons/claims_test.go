@@ -709,3 +709,29 @@ func TestLessonOneNamesEveryStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestLessonTwoDeploys: lesson 2 says a deploy's kill is its experiment
+// only when it lands between the receipt and the ack, and lesson 6's
+// redelivery when it lands before the receipt: measured with a SIGKILL in
+// the middle of the work and one during the call, W2 coming once the
+// lease has run out.
+func TestLessonTwoDeploys(t *testing.T) {
+	l := lesson(t, "02-lease-expiry.md")
+	if !strings.Contains(prose(l), "a deploy that kills a worker after its receipt has left and before its ack is this experiment") ||
+		!strings.Contains(prose(l), "one that kills it before the receipt is lesson 6's redelivery") {
+		t.Fatalf("%s no longer says which deploys are its experiment", l.File)
+	}
+	run := func(flags string) diagnosis.Summary {
+		r := interp.Run("add order-77\nwork --job 1 --worker W1 --lease 2 "+flags+" &\nsleep 1\ndeploy\nsleep 2\nwork --job 1 --worker W2\neffects\n", interp.Options{Seed: 1})
+		if r.Error != nil || len(r.Summary) != 1 {
+			t.Fatalf("%v\n%s", r.Error, r.Text())
+		}
+		return r.Summary[0]
+	}
+	if s := run("--processing 3000"); s.Effects != 1 || s.Kind != diagnosis.Redelivery {
+		t.Errorf("a kill mid-work: %+v; the lesson says lesson 6, one effect", s)
+	}
+	if s := run("--delay 3000"); s.Effects != 2 || s.Kind != diagnosis.LeaseExpired {
+		t.Errorf("a kill during the call: %+v; the lesson says this lesson's duplicate", s)
+	}
+}
