@@ -195,6 +195,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 		"dedupes":  choices.Dedupes,
 		"keys":     choices.Keys,
 		"kinds":    choices.Kinds,
+		"quiet":    choices.Quiet,
 
 		// The claim Compare sets beside the block's own until the reader
 		// picks another pair: the atomic claim, the fix the lessons teach.
