@@ -315,7 +315,7 @@ func configureAt(js []byte, marker string, config []byte) ([]byte, error) {
 
 // pageData is what the page template receives.
 type pageData struct {
-	Kind    string // index, lesson, case, embed, error, notfound
+	Kind    string // index, lesson, case, embed, offline, error, notfound
 	Title   string
 	Root    string // from the page to the site root: "", "../../", "/"
 	CSP     string
@@ -360,7 +360,7 @@ func (r *siteRenderer) page(d pageData) []byte {
 	d.CSP = CSP
 	// The service worker serves the site's own pages; never the error
 	// and not-found pages, whose addresses are not the site's.
-	d.Offline = d.Kind == "index" || d.Kind == "lesson" || d.Kind == "case" || d.Kind == "embed"
+	d.Offline = d.Kind == "index" || d.Kind == "lesson" || d.Kind == "case" || d.Kind == "embed" || d.Kind == "offline"
 	d.Assets = r.names
 	var b bytes.Buffer
 	if err := r.tmpl.Execute(&b, d); err != nil {
@@ -506,7 +506,7 @@ func (r *siteRenderer) render(fsys fs.FS, name string) *Site {
 </section>
 `)
 	add("index.html", r.livePage(s, "index.html", pageData{Kind: "index", Title: siteTitle, Content: template.HTML(index.String())}), 200)
-	add("sw.js", r.serviceWorker(s), 200)
+	add("sw.js", r.serviceWorker(s, r.offlinePage(refs, siteTitle)), 200)
 	s.Err = errors.Join(errs...)
 	return s
 }
@@ -523,13 +523,39 @@ func (r *siteRenderer) renderingSite() *Site {
 	return &Site{Files: maps.Clone(r.assets), Broken: f}
 }
 
+// swRoot stands for the site's root in the offline page that sw.js
+// carries: the worker puts its scope there, so that the page's links and
+// assets resolve wherever the page is answered.
+const swRoot = "twice-sw-root/"
+
+// offlinePage is the page the service worker answers, with no network, for
+// a page of the site it has not kept: it says so and lists every lesson,
+// each marked by offline.js as kept on this device or not (the worker
+// says which), linking to those that are. Its links start with swRoot.
+func (r *siteRenderer) offlinePage(refs []*lessonRef, siteTitle string) []byte {
+	var b strings.Builder
+	b.WriteString(`<h1>This page is not kept on this device</h1>
+<p>The network does not answer, and <code class="offline-asked"></code> was never opened here, so there is no copy of it to show. The lessons you opened before are kept, with the runtime that runs their scripts:</p>
+<p class="offline-status" role="status">Looking for the lessons kept on this device…</p>
+<ol class="lessons offline-lessons">
+`)
+	for _, l := range refs {
+		fmt.Fprintf(&b, `<li data-page="lessons/%s/"><a href="%slessons/%s/">%s</a> <span class="kept-mark"></span></li>`+"\n", l.Slug, swRoot, l.Slug, html.EscapeString(l.Title))
+	}
+	b.WriteString(`</ol>
+<p>The <a href="` + swRoot + `">index</a> is kept too. Once the network is back, its button "Make all lessons available offline" keeps every lesson for the next time.</p>
+`)
+	return r.page(pageData{Kind: "offline", Title: "Not kept offline", Root: swRoot, SiteTitle: siteTitle, Content: template.HTML(b.String())})
+}
+
 // serviceWorker returns sw.js configured for site s: its shell (the index
 // and the assets every page loads), its runtime (kept once a page has
 // loaded it), its pages (the index, the
-// lessons, the cases and the embed pages that rendered), and a version that is a hash
+// lessons, the cases and the embed pages that rendered), a version that is a hash
 // of both, so that any change of an asset's content (hence of its name) or
-// of the list of pages is a new version.
-func (r *siteRenderer) serviceWorker(s *Site) []byte {
+// of the list of pages is a new version, and the offline page (see
+// offlinePage).
+func (r *siteRenderer) serviceWorker(s *Site, offline []byte) []byte {
 	n := r.names
 	shell := []string{"", "assets/" + n.Style, "assets/" + n.Offline, "assets/" + n.Script, "assets/" + n.Playground, "assets/" + n.Worker}
 	for _, m := range n.Modules {
@@ -548,7 +574,8 @@ func (r *siteRenderer) serviceWorker(s *Site) []byte {
 		}
 	}
 	list, _ := json.Marshal(map[string]any{"shell": shell, "runtime": runtime, "pages": pages})
-	config, _ := json.Marshal(map[string]any{"version": hashHex(list, 12), "shell": shell, "runtime": runtime, "pages": pages})
+	config, _ := json.Marshal(map[string]any{"version": hashHex(list, 12), "shell": shell, "runtime": runtime, "pages": pages,
+		"offline": string(offline), "root": swRoot})
 	js, err := configureAt(r.sw, "/*TWICE_SW*/", config)
 	if err != nil {
 		panic("site: sw.js: " + err.Error()) // the file is ours and tested
