@@ -329,18 +329,33 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 				}
 			}
 		}
-		// The timeline on a phone: its smallest text at least 11 CSS px.
-		run(t, ctx, 10*time.Second, chromedp.EmulateViewport(390, 844))
+		// The timeline's smallest text is at least 12 CSS px, readable on
+		// a projector: on a desktop page, where the picture fits the
+		// block, and on a phone, where it scrolls sideways.
+		timelineText := func(w, h int64) {
+			t.Helper()
+			run(t, ctx, 10*time.Second, chromedp.EmulateViewport(w, h))
+			nav(site.URL + "/lessons/claim-race/")
+			if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
+				t.Fatalf("run: %s", s)
+			}
+			js[bool](t, ctx, `tp.tab(0, "timeline")`)
+			px := js[float64](t, ctx, `(() => { const img = tp.q(0, ".tl-img"); const svg = decodeURIComponent(img.getAttribute("src").split(",")[1]); return img.getBoundingClientRect().width / Number(img.getAttribute("width")) * TwicePlayground.minFontSize(svg); })()`)
+			if px < 12 {
+				t.Errorf("at %d px the timeline's smallest text is %.1f CSS px, want at least 12", w, px)
+			}
+			js[bool](t, ctx, `tp.q(0, ".tl-scroll").scrollIntoView(), true`)
+			shoot(t, ctx, fmt.Sprintf("timeline-%d", w))
+			if w >= 1280 {
+				if over := js[float64](t, ctx, `tp.q(0, ".tl-scroll").scrollWidth - tp.q(0, ".tl-scroll").clientWidth`); over > 0 {
+					t.Errorf("at %d px the timeline scrolls sideways by %.0f px; it should fit the block", w, over)
+				}
+			}
+		}
+		timelineText(1280, 900)
 		defer run(t, ctx, 10*time.Second, chromedp.EmulateViewport(1280, 900))
-		nav(site.URL + "/lessons/claim-race/")
-		if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
-			t.Fatalf("run: %s", s)
-		}
-		js[bool](t, ctx, `tp.tab(0, "timeline")`)
-		px := js[float64](t, ctx, `(() => { const img = tp.q(0, ".tl-img"); const svg = decodeURIComponent(img.getAttribute("src").split(",")[1]); return img.getBoundingClientRect().width / Number(img.getAttribute("width")) * TwicePlayground.minFontSize(svg); })()`)
-		if px < 11 {
-			t.Errorf("on a phone the timeline's smallest text is %.1f CSS px, want at least 11", px)
-		}
+		timelineText(390, 844)
+		var px float64
 		// The load chart too, in a box of its own that scrolls sideways
 		// (the page does not).
 		nav(site.URL + "/lessons/outlives-its-lease/")

@@ -1366,10 +1366,11 @@ class TwicePlayground extends HTMLElement {
       else ui.tlImg.removeAttribute("src");
       ui.tlImg.width = tl.width;
       ui.tlImg.height = tl.height;
-      // On a phone the picture is drawn at least at the scale that makes
-      // its smallest text 11 CSS px, and scrolls sideways.
+      // The picture is drawn at least at the scale that makes its
+      // smallest text 12 CSS px (at a desktop block's width it is about
+      // its own size), and scrolls sideways on a narrower screen.
       const font = minFontSize(tl.svg) || 10;
-      ui.tlInner.style.setProperty("--tl-phone-width", Math.ceil((tl.width * 11) / font) + "px");
+      ui.tlInner.style.setProperty("--tl-min-width", Math.ceil((tl.width * 12) / font) + "px");
       // In the presenter view, at the scale that makes it 16 px.
       ui.tlInner.style.setProperty("--tl-present-width", Math.ceil((tl.width * 16) / font) + "px");
       ui.tlImg.alt = timelineAlt(trace);
