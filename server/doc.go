@@ -111,8 +111,9 @@
 // watching only the folders of the files it reads, or where those are
 // unavailable looks at those files at most every [CheckEvery]; it never
 // walks the folder. It renders in the background while the last site is
-// served, and [StartServer] listens before the first render is done,
-// serving a "rendering" page meanwhile (see [Server]). Under
+// served; [StartServer] returns once the index can be served, before any
+// block has run, and serves each lesson as soon as the first render has
+// reached it, a "rendering" page for it until then (see [Server]). Under
 // [Options.Live] (twice serve, never an export) the index and lesson
 // pages carry a version and load assets/reload.HASH.js, which asks
 // [VersionPath] for the page's current version every 1.5 s and reloads
