@@ -172,7 +172,10 @@
 // takes it over (twice.js, runtime-client.js): waiting for the module
 // graph's round trips and the element's setup delayed the download, and
 // all that follows it, by a few hundred ms. A page on another origin
-// starts it from the component, as a blob: worker. Beside the output it offers the timeline
+// starts it from the component, as a blob: worker; one whose twice host
+// sends no CORS header cannot import the modules at all, and twice.js
+// loads frame.js instead, which shows each block in a frame of its embed
+// page. Beside the output it offers the timeline
 // (the runtime's SVG, shown as a data: image, which the CSP's img-src
 // allows), a step-through of the event trace, both claims side by side,
 // "Check every interleaving" (race CLAIM --all), and links that replay a

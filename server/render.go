@@ -72,6 +72,9 @@ type Options struct {
 // assetNames are the served names (under assets/) of the site's assets.
 type assetNames struct {
 	Style, Script, Playground, Worker, WasmExec, Wasm, Offline string
+	// Frame is what twice.js loads instead of the modules when it cannot
+	// import them (frame.js).
+	Frame string
 	// Reload is the reload client, under Options.Live only.
 	Reload string
 	// Case is the case page's module, case.js, linked to the modules it
@@ -152,6 +155,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	// in worker.js): one request less before the module compiles.
 	r.names.Worker = add("worker.js", workerScript(opts.Runtime.WasmExec, static("worker.js")))
 	r.names.Offline = add("offline.js", static("offline.js"))
+	r.names.Frame = add("frame.js", static("frame.js"))
 	if opts.Live {
 		r.names.Reload = add("reload.js", static("reload.js"))
 		if opts.RoomURL != "" {
@@ -189,6 +193,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	choices := result.Choices()
 	config, err := json.Marshal(map[string]any{
 		"entry":    hashed[modules[len(modules)-1]],
+		"frame":    r.names.Frame,
 		"worker":   r.names.Worker,
 		"wasmExec": r.names.WasmExec,
 		"wasm":     r.names.Wasm,
@@ -661,7 +666,7 @@ func (r *siteRenderer) serviceWorker(s *Site, offline []byte) []byte {
 	for _, m := range n.Modules {
 		shell = append(shell, "assets/"+m)
 	}
-	shell = append(shell, "assets/"+n.Case)
+	shell = append(shell, "assets/"+n.Case, "assets/"+n.Frame)
 	runtime := []string{"assets/" + n.WasmExec, "assets/" + n.Wasm}
 	var pages []string
 	for _, p := range s.Paths() {
