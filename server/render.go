@@ -92,12 +92,15 @@ var modules = []string{"config.js", "links.js", "render.js", "runtime-client.js"
 
 // siteRenderer renders sites: the assets once, the pages on each render.
 type siteRenderer struct {
-	md     goldmark.Markdown
-	plain  goldmark.Markdown // for the introduction and notes: no twice blocks run
-	tmpl   *template.Template
-	comp   *compressor
-	assets map[string]*File
-	names  assetNames
+	md    goldmark.Markdown
+	plain goldmark.Markdown // for the introduction and notes: no twice blocks run
+	tmpl  *template.Template
+	// caseTmpl is site/templates/case.html: a case's page and the index's
+	// list of cases.
+	caseTmpl *template.Template
+	comp     *compressor
+	assets   map[string]*File
+	names    assetNames
 	// dir is the lesson folder as errors name it; error pages show only
 	// its last element when it is absolute.
 	dir string
@@ -128,6 +131,9 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 		return nil, err
 	}
 	r.tmpl = tmpl
+	if r.caseTmpl, err = template.New("case.html").Funcs(template.FuncMap{"inc": func(i int) int { return i + 1 }}).ParseFS(site.FS, "templates/case.html"); err != nil {
+		return nil, err
+	}
 	static := func(name string) []byte {
 		b, err := fs.ReadFile(site.FS, "static/"+name)
 		if err != nil {

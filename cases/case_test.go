@@ -1,4 +1,4 @@
-package lessons
+package cases_test
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/twice-lab/twice/cases"
+	"github.com/twice-lab/twice/lessons"
 	"github.com/twice-lab/twice/runtime/script/interp"
 )
 
@@ -36,15 +38,15 @@ func TestCasesAreNotLessons(t *testing.T) {
 		"case.md": {Data: []byte(minimalCase)},
 		"b.md":    {Data: []byte("# B\n")},
 	}
-	ls, err := Load(fsys)
+	ls, err := lessons.Load(fsys)
 	if err != nil || len(ls) != 2 || ls[0].Slug != "a" || ls[1].Slug != "b" {
 		t.Fatalf("Load: %v, %+v", err, ls)
 	}
-	cs, err := LoadCases(fsys)
+	cs, err := lessons.LoadCases(fsys)
 	if err != nil || len(cs) != 1 || cs[0].Slug != "case" || cs[0].Title != "A case" {
 		t.Fatalf("LoadCases: %v, %+v", err, cs)
 	}
-	if r := cs[0].RunChecks(""); len(r) != 1 || r[0].String() != "pass one: 1 effect landed" {
+	if r := cs[0].RunChecks(nil, cases.Options{}); len(r) != 1 || r[0].String() != "pass one: 1 effect landed" {
 		t.Errorf("checks: %v", r)
 	}
 }
@@ -65,7 +67,7 @@ func TestCaseErrors(t *testing.T) {
 		{replace("name=one ", ""), "case.md:19: a check needs a name"},
 		{replace("effects=1", ""), "case.md:19: check one asks for nothing"},
 		{replace("effects=1", "effects=x"), "case.md:19: check option effects=x: want a whole number"},
-		{replace("effects=1", "owners=0"), `case.md:19: unknown check option "owners"`},
+		{replace("effects=1", "holders=0"), `case.md:19: unknown check option "holders"`},
 		{replace("name=one", "name=One"), "case.md:19: check name=One: want lower-case"},
 		{replace("```twice\n```", ""), "case.md:12: the fix section needs exactly one twice block, it has 0"},
 		{replace("kind: case", "kind: quiz"), "case.md:2: kind: quiz: want lesson or case"},
@@ -75,7 +77,7 @@ func TestCaseErrors(t *testing.T) {
 		{minimalCase + "\n## Hints\n\n### Fix\n\nNot a list.\n", `case.md:27: want the hints of stage "Fix" as a list`},
 		{minimalCase + "\n## Architecture\n\n- Queue to Worker\n", `case.md:25: want an arrow as a list item`},
 	} {
-		_, err := LoadCases(fstest.MapFS{"case.md": {Data: []byte(tt.src)}})
+		_, err := lessons.LoadCases(fstest.MapFS{"case.md": {Data: []byte(tt.src)}})
 		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 			t.Errorf("got error %v\nwant one starting %q", err, tt.want)
 		}
@@ -108,7 +110,7 @@ Two mails.
    over two lines.
 2. Narrow.
 `
-	cs, err := LoadCases(fstest.MapFS{"case.md": {Data: []byte(src)}})
+	cs, err := lessons.LoadCases(fstest.MapFS{"case.md": {Data: []byte(src)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +118,7 @@ Two mails.
 	if strings.TrimSpace(c.Symptom.Text) != "Two mails." || c.Symptom.Line != 24 {
 		t.Errorf("symptom %+v", c.Symptom)
 	}
-	if len(c.Architecture) != 2 || c.Architecture[0] != (Arrow{"Queue", "Worker", "delivers", 29}) || c.Architecture[1].Label != "" {
+	if len(c.Architecture) != 2 || c.Architecture[0] != (cases.Arrow{"Queue", "Worker", "delivers", 29}) || c.Architecture[1].Label != "" {
 		t.Errorf("architecture %+v", c.Architecture)
 	}
 	if len(c.Hypotheses) != 1 || c.Hypotheses[0].Title != "The queue" || c.Hypotheses[0].Experiment.Line != 36 ||
@@ -135,11 +137,11 @@ Two mails.
 // the incident showed: one message id, two deliveries, two effects, one
 // publish; both workers log and both take the job.
 func TestBuiltInCaseEvidence(t *testing.T) {
-	cs, err := LoadCases(FS)
+	cs, err := lessons.LoadCases(lessons.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c *Case
+	var c *cases.Case
 	for i := range cs {
 		if cs[i].Slug == "two-workers-completed" {
 			c = &cs[i]
@@ -148,11 +150,11 @@ func TestBuiltInCaseEvidence(t *testing.T) {
 	if c == nil {
 		t.Fatal("no built-in case two-workers-completed")
 	}
-	opts, err := c.Evidence.Options()
+	opts, err := lessons.ParseBlockOptions(c.Evidence.Info)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := EvidenceOf(interp.Run(c.Evidence.Script, interp.Options{Seed: opts.Seed}))
+	ev := cases.EvidenceOf(interp.Run(c.Evidence.Script, interp.Options{Seed: opts.Seed}))
 	var counts []string
 	for _, n := range ev.Counts {
 		counts = append(counts, fmt.Sprintf("%s %d", n.Name, n.Value))
