@@ -178,3 +178,68 @@ func TestBuiltInCaseEvidence(t *testing.T) {
 		}
 	}
 }
+
+// TestConditionsNeedEvidence: a condition about a race fails a check in
+// which no race ran, and one about the orderings fails a check whose
+// race was timed; counts past what a uint64 holds are more than any
+// number wanted.
+func TestConditionsNeedEvidence(t *testing.T) {
+	for _, tt := range []struct{ info, script, want string }{
+		{"twice name=a overlap=0", "add o && work --job 1\n", "fail a: no race --all ran (want a race --all)"},
+		{"twice name=a duplicates=0", "add o && work --job 1\n", "fail a: no race ran (want a race)"},
+		{"twice name=a overlap=0", "race atomic 2\n", "fail a: no race --all ran (want a race --all)"},
+		{"twice name=a duplicates=0", "race atomic 2\n", "pass a: two effects in 0 of 2 races"},
+		{"twice name=a once", "reset\n", "fail a: the producer published no event (want 1 effect for each)"},
+		{"twice name=a owners=1", "reset\n", "fail a: at most 0 executions held a job at once (want 1)"},
+	} {
+		ck, err := cases.ParseCheck(cases.Block{Info: tt.info, Script: tt.script})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ck.Run(nil, cases.Options{}).String(); got != tt.want {
+			t.Errorf("%s\n%s: got %q, want %q", tt.info, tt.script, got, tt.want)
+		}
+	}
+}
+
+// TestFixParsedApart: a fix is its commands, one a line, before the
+// check's; however it is written (comments, ; or && between its
+// commands), each check runs all of its own lines, and an error in a
+// check names the check's line, not the joined script's.
+func TestFixParsedApart(t *testing.T) {
+	ck, err := cases.ParseCheck(cases.Block{Info: "twice name=a sent=1", Script: "add o\nwork --job 1\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean, err := cases.ParseFix("service --dedupe claim\nuse --claim atomic --key event\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ck.Run(clean, cases.Options{}).String()
+	if want != "pass a: 1 sent through the service" {
+		t.Fatalf("the clean fix: %s", want)
+	}
+	for _, src := range []string{
+		"service --dedupe claim && use --claim atomic --key event",
+		"service --dedupe claim; use --claim atomic --key event # && add x &&",
+		"# the fix\n\nservice --dedupe claim\nuse --claim atomic\nuse --key event\n\n",
+	} {
+		f, err := cases.ParseFix(src)
+		if err != nil {
+			t.Errorf("%q refused: %v", src, err)
+			continue
+		}
+		if got := ck.Run(f, cases.Options{}).String(); got != want {
+			t.Errorf("%q: %s, want %s", src, got, want)
+		}
+	}
+	for _, src := range []string{"use --claim atomic &&", "use --claim atomic &&\n", "use --claim atomic ;\nadd o &&", "add o && work --job 1 --crash-before-effect &&"} {
+		if _, err := cases.ParseFix(src); err == nil {
+			t.Errorf("%q is accepted", src)
+		}
+	}
+	bad, _ := cases.ParseCheck(cases.Block{Info: "twice name=b sent=1", Script: "add o\nwork --job 2\n"})
+	if got := bad.Run(clean, cases.Options{}).String(); got != "fail b: the check stops with an error: line 2: work: job 2 does not exist" {
+		t.Errorf("an error in a check: %s", got)
+	}
+}
