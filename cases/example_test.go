@@ -41,6 +41,9 @@ func TestExampleCase(t *testing.T) {
 	if len(c.Architecture) != 3 || strings.Join(c.Parts, ",") != "Queue,Worker,Receipts service,Key table" {
 		t.Errorf("architecture %+v parts %q", c.Architecture, c.Parts)
 	}
+	if !strings.Contains(c.Question.Text, "one run send twice") || !strings.Contains(c.Investigation.Text, "1. Run each") {
+		t.Errorf("question %q investigation %q", c.Question.Text, c.Investigation.Text)
+	}
 	if len(c.Hypotheses) != 2 || len(c.Checks) != 2 || len(c.Hints) != 2 || len(c.Hints[1].Hints) != 3 {
 		t.Errorf("hypotheses %d checks %d hints %+v", len(c.Hypotheses), len(c.Checks), c.Hints)
 	}
