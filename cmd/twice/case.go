@@ -12,19 +12,18 @@ import (
 	"github.com/twice-lab/twice/lessons"
 )
 
-const caseUsage = `usage: twice case list [--lessons DIR]
+var caseUsage = `usage: twice case list [--lessons DIR]
        twice case check [--lessons DIR] NAME --fix FILE
 
 list prints the cases of the lesson folder (the built-in one unless
 --lessons names another), one a line. check runs case NAME's checks
 after the fix in FILE (- for standard input; a regular file of at most
 64 KiB, as twice run reads) and prints one line per check, "pass NAME:
-evidence" or "fail NAME: evidence". A fix is use and service lines
-only: use with --claim, --lease, --heartbeat, --fence, --key, --effect
-or --key-txn, and service --dedupe MODE [--key-ttl S]; anything else is
-refused, naming its line. It exits 0 when every check passes, 1 when
-one fails, 2 on a usage error, a refused fix or a case that cannot be
-read.
+evidence" or "fail NAME: evidence". A fix changes the system only, and
+anything else is refused, naming its line:
+  ` + cases.FixRule() + `.
+It exits 0 when every check passes, 1 when one fails, 2 on a usage
+error, a refused fix or a case that cannot be read.
 `
 
 // cmdCase is `twice case`.

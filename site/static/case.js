@@ -6,7 +6,7 @@
 // fix, pass the checks, submit) kept in the browser's storage, and
 // Submit, a link that replays the fix and its checks: as the link's page
 // loads, on the runtime's small budget for a run nobody asked for, a
-// check that needs more waiting for Run checks. The server wrote
+// check that needs more waits for Run checks. The server wrote
 // everything else, the evidence desk included; the experiments are
 // ordinary <twice-playground> blocks.
 
