@@ -71,8 +71,8 @@ func TestCaseFixes(t *testing.T) {
 		{"a lease shorter than the worker's call", "service --dedupe claim\nuse --claim atomic --lease 1 --key event", "slow-notification"},
 		{"a lease a little shorter than the longest call", "service --dedupe claim\nuse --claim atomic --lease 5 --key event --fence", "slow-notification"},
 		{"a heartbeat slower than the lease", "service --dedupe claim\nuse --claim atomic --lease 1 --heartbeat 3000 --key event", "slow-notification"},
-		{"the notification as a ledger row: it cannot share the queue's transaction", "use --claim lock --effect ledger", "killed-before-ack,client-retry,re-drive"},
-		{"a ledger row, its key apart", "service --dedupe claim\nuse --claim atomic --key event --effect ledger --key-txn separate", "killed-before-ack,client-retry,re-drive"},
+		{"the notification as a ledger row: it cannot share the queue's transaction", "use --claim lock --effect ledger", "killed-before-ack,killed-before-send,client-retry,re-drive"},
+		{"a ledger row, its key apart", "service --dedupe claim\nuse --claim atomic --key event --effect ledger --key-txn separate", "killed-before-ack,killed-before-send,client-retry,re-drive"},
 		{"a key forgotten after a minute", "service --dedupe claim --key-ttl 60\nuse --claim atomic --key event", "re-drive"},
 		{"a key forgotten after a day", "service --dedupe claim --key-ttl 86400\nuse --claim atomic --key event", "re-drive"},
 		{"a key forgotten before the lease lapses", "service --dedupe claim --key-ttl 10\nuse --claim atomic --key event", "killed-before-ack,re-drive"},
@@ -80,6 +80,7 @@ func TestCaseFixes(t *testing.T) {
 		{"the asynchronous lock, deduplicated", "service --dedupe claim\nuse --claim async-lock --key event", "two-workers,three-workers"},
 		{"the asynchronous lock, fenced", "service --dedupe claim\nuse --claim async-lock --key event --fence", "two-workers,three-workers"},
 		{"no fix at all", "", "two-workers,three-workers,killed-before-ack,client-retry,publishes,re-drive"},
+		{"one delivery only: a worker killed before it sends leaves no notification", "service --dedupe claim\nuse --claim atomic --key event --max-attempts 1", "killed-before-send"},
 	} {
 		if got, lines := failing(t, c, tt.fix); got != tt.fails {
 			t.Errorf("%s:\n%s\nfails %q, want %q:\n%s", tt.why, tt.fix, got, tt.fails, lines)
@@ -97,6 +98,7 @@ func TestCaseFixes(t *testing.T) {
 		"service --dedupe claim\nuse --claim lock --key event --lease 900 --heartbeat 3000 --fence\n",
 		"# two lines of use add up\nservice --dedupe claim\nuse --claim atomic\nuse --key event\n",
 		"service --dedupe claim && use --claim atomic --key event\n",
+		"service --dedupe claim\nuse --claim atomic --key event --max-attempts 2\n",
 	} {
 		if got, lines := failing(t, c, fix); got != "" {
 			t.Errorf("a right fix fails %s:\n%s\n%s", got, fix, lines)
@@ -139,7 +141,7 @@ func fixSpace() []fixParts {
 			}
 		}
 	}
-	extras := []string{"", " --fence", " --effect ledger", " --effect ledger --key-txn separate"}
+	extras := []string{"", " --fence", " --effect ledger", " --effect ledger --key-txn separate", " --max-attempts 1", " --max-attempts 2", " --release any"}
 	for _, claim := range []string{"atomic", "lock"} {
 		for _, lease := range []int{-1, 0, 1, 5, 6, 900, 86400} {
 			for _, hb := range []int{0, 300, 3000} {
@@ -183,14 +185,17 @@ func TestCaseFixSpace(t *testing.T) {
 // heartbeat more often than the lease that renews what the claim holds;
 // the notification sent through the service (a ledger row is not a
 // notification), keyed by the event, the key claimed before the send
-// and kept longer than the dead-letter queue's two days.
+// and kept longer than the dead-letter queue's two days; and a job
+// delivered again after a crash (no limit of one delivery, which would
+// leave a worker killed before it sent with no notification at all).
 func rightFix(p fixParts, heartbeatRenewsLock bool) bool {
 	lease := p.lease
 	if lease < 0 {
 		lease = 30
 	}
 	held := lease >= 6 || p.hb > 0 && p.hb < lease*1000 && (p.claim == "atomic" || heartbeatRenewsLock)
-	return (p.claim == "atomic" || p.claim == "lock") && held && p.key == "event" && p.dedupe == "claim" && p.ttl == 0 && !strings.Contains(p.extra, "ledger")
+	return (p.claim == "atomic" || p.claim == "lock") && held && p.key == "event" && p.dedupe == "claim" && p.ttl == 0 &&
+		!strings.Contains(p.extra, "ledger") && !strings.Contains(p.extra, "--max-attempts 1")
 }
 
 // heartbeatRenewsLock reports whether a lock claim's heartbeat renews its
