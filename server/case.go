@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
-	"io/fs"
 	"path"
 	"path/filepath"
 	"strings"
@@ -30,31 +29,39 @@ type caseEntry struct {
 	Broken                   bool
 }
 
-// renderCases renders the case pages of the folder fsys (name is how errors
-// name it) and lists them on the index; it returns the errors, each naming
-// the case's file and line. A case file that cannot be read is already
-// named among the files left out (lessons.Load reads it too).
-func (r *siteRenderer) renderCases(s *Site, fsys fs.FS, name, siteTitle string, deadline time.Time, index *strings.Builder, add func(string, []byte, int) *File) []error {
-	cs, _ := lessons.LoadCases(fsys)
-	if len(cs) == 0 {
-		return nil
-	}
+// renderCases renders the case pages of plan p into s, with add; it returns the errors, each naming the case's
+// file and line, and which cases are broken, for the index (see
+// writeCaseList). A case file that cannot be read is already named among
+// the files left out (lessons.Load reads it too).
+func (r *siteRenderer) renderCases(s *Site, p *plan, deadline time.Time, add func(string, []byte, int) *File) ([]error, []bool) {
 	var errs []error
-	var entries []caseEntry
-	for _, c := range cs {
-		file := path.Join(name, c.File)
-		if name != "lessons" {
-			file = filepath.Join(name, filepath.FromSlash(c.File))
+	broken := make([]bool, len(p.cases))
+	for i, c := range p.cases {
+		file := path.Join(p.name, c.File)
+		if p.name != "lessons" {
+			file = filepath.Join(p.name, filepath.FromSlash(c.File))
 		}
 		body, cerrs := r.renderCase(c, file, c.File, deadline)
 		errs = append(errs, cerrs...)
-		entries = append(entries, caseEntry{Slug: c.Slug, Title: c.Title, Level: c.Level, Time: c.Time, Broken: len(cerrs) > 0})
+		broken[i] = len(cerrs) > 0
 		page := "cases/" + c.Slug + "/index.html"
 		add(page, r.livePage(s, page, pageData{Kind: "case", Title: c.Title, Root: "../../", Script: true,
-			Content: body, SiteTitle: siteTitle}), 200)
+			Content: body, SiteTitle: p.siteTitle}), 200)
+	}
+	return errs, broken
+}
+
+// writeCaseList lists the cases on the index, each with its level and
+// time; broken, when not nil, says which are broken.
+func (r *siteRenderer) writeCaseList(index *strings.Builder, cs []cases.Case, broken []bool) {
+	if len(cs) == 0 {
+		return
+	}
+	entries := make([]caseEntry, len(cs))
+	for i, c := range cs {
+		entries[i] = caseEntry{Slug: c.Slug, Title: c.Title, Level: c.Level, Time: c.Time, Broken: broken != nil && broken[i]}
 	}
 	index.WriteString(string(r.caseHTML("case-index", entries)))
-	return errs
 }
 
 // caseHTML executes the case template name with data.
