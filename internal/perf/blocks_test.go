@@ -95,4 +95,3 @@ func warmedUp(b *testing.B, ctx context.Context) {
   bw.w.addEventListener("message", (e) => { if (e.data.type === "warmed") { clearTimeout(t); resolve(true); } });
 })`)
 }
-
