@@ -138,7 +138,7 @@
 // modules, like the runtime, with CORS. So do embed pages, from which a
 // block pasted with the script tag reads its pre-rendered output.
 //
-// Brotli at quality 11 takes about 40 s for the 14 MB module, so the
+// Brotli at quality 11 takes about 40 s for the 5 MB Go module, so the
 // compressed forms of large files are cached on disk by content hash
 // ([CacheDir]), and [BrotliPolicy] decides what happens on a cache miss:
 // twice build waits; twice serve starts at once, serves gzip, and switches
