@@ -44,7 +44,19 @@ func shapeScript(shapes []raceShape, workers int) string {
 	return b.String()
 }
 
-// ViewsOf decides the views of a parsed script.
+// raceKey names a race shape among those a view has seen: the list it
+// is in, the dedupe mode it runs under, and its line at the default
+// workers.
+type raceKey struct {
+	of     string
+	dedupe receipts.Dedupe
+	line   string
+}
+
+// ViewsOf decides the views of a parsed script. Its work is linear in the
+// script's length, and the Result's views are charged to the run's
+// output budget (meter.go), so a script of many distinct commands costs
+// what it prints.
 func ViewsOf(s *lang.Script) result.Views {
 	return result.Views{Explore: exploreView(s), Compare: compareView(s), Timeline: timelineView(s), Scheduler: schedulerView(s), Columns: columnsOf(s)}
 }
@@ -101,12 +113,16 @@ func exploreView(s *lang.Script) result.ExploreView {
 	var own, offered []raceShape
 	var works, loads int
 	matrix := false
-	add := func(list []raceShape, r raceShape) []raceShape {
-		for _, x := range list {
-			if x.dedupe == r.dedupe && x.line(0) == r.line(0) {
-				return list
-			}
+	// A race is added once, however often the script runs it: the
+	// shapes seen are looked up by their line, so that a script of many
+	// distinct races costs its length, not its length squared.
+	seen := map[raceKey]bool{}
+	add := func(list []raceShape, r raceShape, of string) []raceShape {
+		k := raceKey{of: of, dedupe: r.dedupe, line: r.line(0)}
+		if seen[k] {
+			return list
 		}
+		seen[k] = true
 		return append(list, r)
 	}
 	// The race a block's work would run: the claim of each worker, with
@@ -141,7 +157,7 @@ func exploreView(s *lang.Script) result.ExploreView {
 	walk(s, func(c lang.Command, dedupe receipts.Dedupe) {
 		switch c.Kind {
 		case lang.CmdRace:
-			own = add(own, raceShape{dedupe: dedupe, race: c.Race})
+			own = add(own, raceShape{dedupe: dedupe, race: c.Race}, "own")
 		case lang.CmdWork:
 			works++
 			w := c.Work
@@ -154,7 +170,7 @@ func exploreView(s *lang.Script) result.ExploreView {
 		}
 	})
 	for _, c := range claims {
-		offered = add(offered, *merged[c])
+		offered = add(offered, *merged[c], "offered")
 	}
 	var v result.ExploreView
 	shapes := own
