@@ -25,7 +25,7 @@
 //	assets/twice.HASH.js          the same bytes, content-hashed, for our pages
 //	assets/playground.HASH.js     the element: the entry module the loader imports
 //	assets/runtime-client.HASH.js its Web Worker client (module)
-//	assets/links.HASH.js          links to a run, commands, claim rewriting (module)
+//	assets/links.HASH.js          links to a run, commands, the claim toggle's pick (module)
 //	assets/render.HASH.js         a run's Result drawn into the DOM (module)
 //	assets/classroom.HASH.js      predict-then-run, the presenter view (module)
 //	assets/scheduler.HASH.js      Be the scheduler (module)

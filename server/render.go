@@ -195,6 +195,9 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 		"dedupes":  choices.Dedupes,
 		"keys":     choices.Keys,
 		"kinds":    choices.Kinds,
+		// The most bytes a script may have: a link to a longer one is
+		// refused before the page reads it.
+		"maxScript": choices.MaxScript,
 
 		// The claim Compare sets beside the block's own until the reader
 		// picks another pair: the atomic claim, the fix the lessons teach.

@@ -183,6 +183,7 @@ func viewsBytes(v result.Views) int {
 	for _, r := range v.Explore.ByWorkers {
 		n += len(r.Script) + len(r.Refused) + 3*field
 	}
+	n += len(v.Compare.Claim) + field
 	for _, c := range v.Compare.Sides {
 		n += len(c.Claim) + len(c.Script) + 2*field
 	}

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -125,35 +126,7 @@ func exploreView(s *lang.Script) result.ExploreView {
 		seen[k] = true
 		return append(list, r)
 	}
-	// The race a block's work would run: the claim of each worker, with
-	// the flags any of them carries, since racing workers all run alike.
-	var merged map[queue.Claim]*raceShape
-	var claims []queue.Claim
-	merge := func(claim queue.Claim, dedupe receipts.Dedupe, key receipts.Key, effect string, hb sim.Time, fence bool) {
-		claim = claim.Alias()
-		if merged == nil {
-			merged = map[queue.Claim]*raceShape{}
-		}
-		m := merged[claim]
-		if m == nil {
-			m = &raceShape{race: lang.RaceArgs{Claim: claim, Workers: lang.DefaultWorkers, Effect: lang.EffectReceipt, Key: receipts.KeyNone}}
-			merged[claim] = m
-			claims = append(claims, claim)
-		}
-		if dedupe != receipts.DedupeOff {
-			m.dedupe = dedupe
-		}
-		if key != receipts.KeyNone && m.race.Key == receipts.KeyNone {
-			m.race.Key = key
-		}
-		if effect == lang.EffectLedger {
-			m.race.Effect = lang.EffectLedger
-		}
-		if hb != 0 && m.race.Heartbeat == 0 {
-			m.race.Heartbeat = hb
-		}
-		m.race.Fence = m.race.Fence || fence
-	}
+	var work workRaces
 	walk(s, func(c lang.Command, dedupe receipts.Dedupe) {
 		switch c.Kind {
 		case lang.CmdRace:
@@ -161,16 +134,16 @@ func exploreView(s *lang.Script) result.ExploreView {
 		case lang.CmdWork:
 			works++
 			w := c.Work
-			merge(w.Claim, dedupe, w.Key, w.Effect, w.Heartbeat, w.Fence)
+			work.merge(w.Claim, dedupe, w.Key, w.Effect, w.Heartbeat, w.Fence)
 		case lang.CmdLoad:
 			loads++
-			merge(c.Load.Claim, dedupe, receipts.KeyNone, lang.EffectReceipt, c.Load.Heartbeat, false)
+			work.merge(c.Load.Claim, dedupe, receipts.KeyNone, lang.EffectReceipt, c.Load.Heartbeat, false)
 		case lang.CmdMatrix:
 			matrix = true
 		}
 	})
-	for _, c := range claims {
-		offered = add(offered, *merged[c], "offered")
+	for _, c := range work.claims {
+		offered = add(offered, *work.by[c], "offered")
 	}
 	var v result.ExploreView
 	shapes := own
@@ -194,6 +167,14 @@ func exploreView(s *lang.Script) result.ExploreView {
 		v.Note = "This block starts no worker, so there is no race to explore."
 		return v
 	}
+	exploreScripts(&v, shapes)
+	return v
+}
+
+// exploreScripts writes the scripts of v that explore shapes: at the
+// workers of the block's own races (or the default for races it would
+// run), and at each number of workers.
+func exploreScripts(v *result.ExploreView, shapes []raceShape) {
 	v.Workers = shapes[0].race.Workers
 	if v.Own {
 		v.Script = shapeScript(shapes, 0)
@@ -205,7 +186,41 @@ func exploreView(s *lang.Script) result.ExploreView {
 		src := shapeScript(shapes, w)
 		v.ByWorkers = append(v.ByWorkers, result.ExploreRun{Workers: w, Script: src, Refused: refusal(src)})
 	}
-	return v
+}
+
+// workRaces are the races a block's work would run: per claim, in the
+// order the block first uses it, one race with the flags any of its
+// workers carries, since racing workers all run alike.
+type workRaces struct {
+	by     map[queue.Claim]*raceShape
+	claims []queue.Claim
+}
+
+// merge adds one worker's claim and flags.
+func (w *workRaces) merge(claim queue.Claim, dedupe receipts.Dedupe, key receipts.Key, effect string, hb sim.Time, fence bool) {
+	claim = claim.Alias()
+	if w.by == nil {
+		w.by = map[queue.Claim]*raceShape{}
+	}
+	m := w.by[claim]
+	if m == nil {
+		m = &raceShape{race: lang.RaceArgs{Claim: claim, Workers: lang.DefaultWorkers, Effect: lang.EffectReceipt, Key: receipts.KeyNone}}
+		w.by[claim] = m
+		w.claims = append(w.claims, claim)
+	}
+	if dedupe != receipts.DedupeOff {
+		m.dedupe = dedupe
+	}
+	if key != receipts.KeyNone && m.race.Key == receipts.KeyNone {
+		m.race.Key = key
+	}
+	if effect == lang.EffectLedger {
+		m.race.Effect = lang.EffectLedger
+	}
+	if hb != 0 && m.race.Heartbeat == 0 {
+		m.race.Heartbeat = hb
+	}
+	m.race.Fence = m.race.Fence || fence
 }
 
 // refusal says why the runtime would refuse src, or "" when it parses:
@@ -230,8 +245,24 @@ func plural(n int, one, more string) string {
 	return more
 }
 
+// ClaimsJSON is the claims of src without a run, as the browser's worker
+// answers the page for a script the reader edited (result.ClaimsJSON):
+// its claim as the toggle shows it and its source with each claim, or the
+// error that keeps it from parsing.
+func ClaimsJSON(src string) string {
+	s, err := lang.Parse(src)
+	if err != nil {
+		var e *lang.Error
+		if !errors.As(err, &e) {
+			e = &lang.Error{Kind: "parse", Msg: err.Error()}
+		}
+		return result.ClaimsJSON(result.CompareView{}, e)
+	}
+	return result.ClaimsJSON(compareView(s), nil)
+}
+
 func compareView(s *lang.Script) result.CompareView {
-	var v result.CompareView
+	v := result.CompareView{Claim: s.Claim().String()}
 	takes, matrix := false, false
 	walk(s, func(c lang.Command, _ receipts.Dedupe) {
 		switch c.Kind {
@@ -252,35 +283,9 @@ func compareView(s *lang.Script) result.CompareView {
 		if claim.Alias() != claim {
 			continue
 		}
-		v.Sides = append(v.Sides, result.CompareSide{Claim: claim.String(), Script: lang.Format(withClaim(s, claim))})
+		v.Sides = append(v.Sides, result.CompareSide{Claim: claim.String(), Script: s.WithClaim(claim)})
 	}
 	return v
-}
-
-// withClaim returns a copy of s with the claim of every race, work and
-// load command set to claim.
-func withClaim(s *lang.Script, claim queue.Claim) *lang.Script {
-	var set func(cs []lang.Command) []lang.Command
-	set = func(cs []lang.Command) []lang.Command {
-		out := make([]lang.Command, len(cs))
-		for i, c := range cs {
-			switch c.Kind {
-			case lang.CmdRace:
-				c.Race.Claim = claim
-			case lang.CmdWork:
-				c.Work.Claim = claim
-			case lang.CmdLoad:
-				c.Load.Claim = claim
-			case lang.CmdUse:
-				c.Use.Flags.Claim = claim
-			case lang.CmdBackground:
-				c.Body = set(c.Body)
-			}
-			out[i] = c
-		}
-		return out
-	}
-	return &lang.Script{Commands: set(s.Commands)}
 }
 
 func schedulerView(s *lang.Script) result.SchedulerView {

@@ -49,12 +49,17 @@ type ExploreRun struct {
 	Refused string `json:"refused"`
 }
 
-// CompareView is what Compare flips: the block's script once with each
-// claim of the toggle, the claim of every race, work and load command set
-// to it.
+// CompareView is what Compare flips and what the claim toggle sets: the
+// block's script once with each claim, the claim of every race, work and
+// load command set to it where the script writes it (lang's
+// Script.WithClaim: comments and spacing kept), so that the page puts a
+// script in the box without reading the language itself.
 type CompareView struct {
-	// Sides has one script per claim, in the order of queue.Claims (an
-	// alias such as lock is left out); empty when nothing takes a claim.
+	// Claim is the claim of the block's script as the toggle shows it
+	// (lang's Script.Claim).
+	Claim string `json:"claim"`
+	// Sides has one script per claim, in the order of queue.Claims;
+	// empty when nothing takes a claim.
 	Sides []CompareSide `json:"sides"`
 	// Note says why there is nothing to compare, or what differs.
 	Note string `json:"note"`
