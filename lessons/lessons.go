@@ -168,7 +168,12 @@
 //   - only regular files are read: a named pipe, socket or device is
 //     refused by name without being opened for reading;
 //   - a file larger than [MaxFileSize] (1 MiB) is refused;
-//   - a lesson with more than [MaxBlocks] (100) twice blocks is refused.
+//   - a lesson with more than [MaxBlocks] (100) twice blocks is refused;
+//   - a lesson whose markdown passes the bounds of a page (package
+//     internal/mdbound: 5 s, blockquotes and lists nested 32 deep, a
+//     table of 100,000 cells) is refused, naming the line;
+//   - a folder's files past the first [MaxLessons] (200) in its order
+//     are left out, named in one line.
 package lessons
 
 import (
@@ -183,10 +188,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/text"
+
+	"github.com/twice-lab/twice/internal/mdbound"
 )
+
+// lessonParser reads a lesson's title and blocks: CommonMark, bounded as
+// a page's markdown is (mdbound.Page).
+var lessonParser = mdbound.Parser()
 
 // Manifest is the name of the file that lists a folder's lessons in order.
 const Manifest = "lessons.txt"
@@ -209,6 +218,7 @@ func Files(fsys fs.FS) []string {
 		}
 		return names
 	}
+	files, _ = capLessons(files)
 	for _, e := range files {
 		names = append(names, e.name)
 	}
@@ -290,10 +300,14 @@ func load(fsys fs.FS) ([]Lesson, []Case, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	var errs []error
+	files, err = capLessons(files)
+	if err != nil {
+		errs = append(errs, err)
+	}
 	var cases []Case
 	lessons := make([]Lesson, 0, len(files))
 	bySlug := make(map[string]string, len(files))
-	var errs []error
 	for _, e := range files {
 		src, err := ReadFile(fsys, e.name)
 		if err != nil {
@@ -330,7 +344,25 @@ func load(fsys fs.FS) ([]Lesson, []Case, error) {
 const (
 	MaxFileSize = 1 << 20
 	MaxBlocks   = 100
+	// MaxLessons bounds the files a folder's order names, lessons and
+	// cases together: those after it are left out, with one line that
+	// says so.
+	MaxLessons = 200
 )
+
+// capLessons keeps the first MaxLessons files of an order, and says in
+// one line, at the first one left out, that the rest are.
+func capLessons(files []entry) ([]entry, error) {
+	if len(files) <= MaxLessons {
+		return files, nil
+	}
+	e := files[MaxLessons]
+	msg := fmt.Sprintf("refused: a lesson folder may have at most %d lessons and cases; this one and those after it are left out", MaxLessons)
+	if e.line > 0 {
+		return files[:MaxLessons], fmt.Errorf("%s:%d: %s: %s", e.list, e.line, e.name, msg)
+	}
+	return files[:MaxLessons], fmt.Errorf("%s: %s", e.name, msg)
+}
 
 // ReadFile reads the file name of fsys as a lesson folder's file: a regular
 // file (a symlink is followed, within fsys) of at most MaxFileSize bytes.
@@ -427,6 +459,9 @@ func order(fsys fs.FS) ([]entry, error) {
 		slices.Sort(names)
 		var files []entry
 		for _, name := range names {
+			if len(files) > MaxLessons {
+				break // capLessons says so; the rest need no look
+			}
 			if name == SiteFile {
 				continue // the site's index file, not a lesson
 			}
@@ -516,7 +551,14 @@ func parseLesson(name string, src []byte) (Lesson, map[string]string, error) {
 		return l, nil, err
 	}
 	l.Source, l.Time, l.Notes = src, fm["time"], fm["notes"]
-	doc := goldmark.DefaultParser().Parse(text.NewReader(src))
+	doc, err := mdbound.Parse(lessonParser, src, nil, mdbound.Page)
+	if err != nil {
+		var e *mdbound.Error
+		if errors.As(err, &e) && e.Line > 0 {
+			return l, fm, fmt.Errorf("%s:%d: refused: %s", name, e.Line, e.Msg)
+		}
+		return l, fm, fmt.Errorf("%s: refused: %v", name, err)
+	}
 	err = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
