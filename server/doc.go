@@ -76,9 +76,17 @@
 // and twice build fails with it.
 //
 // A render is bounded: package lessons refuses files that are not regular,
-// files over 1 MiB and lessons with over 100 blocks (each by name, the
-// others still render), and once a render has run blocks for
-// [MaxRenderTime] the blocks left fail in their blocks.
+// files over 1 MiB, lessons with over 100 blocks, the files of a folder
+// past its first 200 lessons and markdown past the bounds of a page
+// (package internal/mdbound: time, nesting, table cells; each by name, the
+// others still render). Markdown is converted under the same bounds and a
+// page's bytes (8 MB); a lesson past one is not shown, its page an error
+// page. A block whose markup passes [MaxBlockBytes] is broken; once the
+// site's pages pass [MaxSiteBytes] the lessons left are not rendered; once
+// a render has run blocks for [MaxRenderTime] the blocks left fail in
+// their blocks, and the markdown left has a fraction of a second per
+// lesson. The results kept between renders and the compressed forms kept
+// in memory are bounded in bytes.
 //
 // # The runtime
 //
@@ -119,7 +127,8 @@
 // the tab when it differs: an edit shows in every open tab of its lesson. Error pages name files relative to
 // the folder, never by an absolute path. [Site.ExportWith] writes only
 // into an empty folder or one it wrote (a [BuildMarker] file), through an
-// os.Root, each file to a temporary name then renamed. Content-hashed assets are served with Cache-Control: public,
+// os.Root, each file to a temporary name then renamed, never through a
+// symlinked folder. Content-hashed assets are served with Cache-Control: public,
 // max-age=31536000, immutable; everything else with no-cache and a strong
 // ETag, answering If-None-Match with 304. Files of 512 bytes or more are
 // precompressed with gzip -9 and brotli -q 11 and chosen by

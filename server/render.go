@@ -105,6 +105,9 @@ type siteRenderer struct {
 	// budget is the time a render may spend on blocks: MaxRenderTime
 	// (tests set less).
 	budget time.Duration
+	// maxPages bounds the bytes of a site's lesson and embed pages:
+	// MaxSiteBytes (tests set less).
+	maxPages int
 	// hideNotes is Options.HideNotes.
 	hideNotes bool
 	// room is the index's section with Options.RoomURL and its QR code,
@@ -118,7 +121,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	if opts.Runtime == nil || len(opts.Runtime.Wasm) == 0 || len(opts.Runtime.WasmExec) == 0 {
 		return nil, errors.New("server: no runtime (wasm module and wasm_exec.js)")
 	}
-	r := &siteRenderer{md: newMarkdown(), plain: newPlainMarkdown(), comp: newCompressor(opts.CacheDir, opts.Brotli), assets: map[string]*File{}, budget: MaxRenderTime, hideNotes: opts.HideNotes}
+	r := &siteRenderer{md: newMarkdown(), plain: newPlainMarkdown(), comp: newCompressor(opts.CacheDir, opts.Brotli), assets: map[string]*File{}, budget: MaxRenderTime, maxPages: MaxSiteBytes, hideNotes: opts.HideNotes}
 	r.comp.ready = ready
 	if opts.LessonsDir != "" {
 		r.dir = filepath.Clean(opts.LessonsDir)
@@ -436,56 +439,35 @@ func (r *siteRenderer) render(fsys fs.FS, name string) *Site {
 	for i, l := range ls {
 		refs[i] = &lessonRef{Slug: l.Slug, Title: l.Title, Number: i + 1, Of: len(ls)}
 	}
+	pages := 0 // bytes of the lesson and embed pages so far
 	for i, l := range ls {
 		file := path.Join(name, l.File)
 		if name != "lessons" {
 			file = filepath.Join(name, filepath.FromSlash(l.File))
 		}
-		body, st := renderLesson(r.md, l, file, l.File, "../../", deadline)
 		page := "lessons/" + l.Slug + "/index.html"
-		fmt.Fprintf(&index, `<li><a href="lessons/%s/">%s</a>`, l.Slug, html.EscapeString(l.Title))
+		if pages > r.maxPages {
+			err := fmt.Errorf("%s: not rendered: the site's pages passed %s; a site may have at most %s of pages: make its lessons or their blocks' output smaller, or fewer", file, sizeWords(r.maxPages), sizeWords(r.maxPages))
+			errs = append(errs, err)
+			r.unshown(page, l, err, &index, add)
+			continue
+		}
+		body, st := renderLesson(r.md, l, file, l.File, "../../", deadline)
 		// A broken block fails in its block, with its message; the rest
 		// of the page renders. The error still fails twice build.
 		errs = append(errs, st.errs...)
-		if l.Time != "" {
-			fmt.Fprintf(&index, ` <span class="time">· %s</span>`, html.EscapeString(l.Time))
+		if st.fatal != nil {
+			r.unshown(page, l, st.fatal, &index, add)
+			continue
 		}
-		if n := len(st.blocks); n > 0 {
-			fmt.Fprintf(&index, ` <span class="blocks">· %d runnable %s</span>`, n, plural(n, "script", "scripts"))
-		}
-		if n := broken(st.blocks); n > 0 {
-			fmt.Fprintf(&index, ` <span class="broken">(%d broken %s)</span>`, n, plural(n, "block", "blocks"))
-		}
-		index.WriteString("</li>\n")
-		if l.Notes != "" && !r.hideNotes {
-			// Folded under the lesson's title.
-			at := bytes.Index(body, []byte("</h1>\n"))
-			if at < 0 {
-				at = 0
-			} else {
-				at += len("</h1>\n")
-			}
-			body = slices.Concat(body[:at], r.notes(l.Notes), body[at:])
-		}
-		d := pageData{Kind: "lesson", Title: l.Title, Root: "../../", Script: len(st.blocks) > 0,
-			Content: template.HTML(body), Lesson: refs[i], Time: l.Time, SiteTitle: siteTitle}
+		d := pageData{Lesson: refs[i], SiteTitle: siteTitle}
 		if i > 0 {
 			d.Prev = refs[i-1]
 		}
 		if i+1 < len(ls) {
 			d.Next = refs[i+1]
 		}
-		add(page, r.livePage(s, page, d), 200)
-		for _, p := range st.blocks {
-			var b bytes.Buffer
-			q := *p
-			q.Embed = ""
-			writePlayground(&b, &q)
-			add(fmt.Sprintf("embed/%s/%d/index.html", l.Slug, p.Index), r.page(pageData{
-				Kind: "embed", Title: fmt.Sprintf("%s, script %d", l.Title, p.Index), Root: "../../../",
-				Script: true, Content: template.HTML(b.String()), Lesson: refs[i],
-			}), 200)
-		}
+		pages += r.lessonPages(s, page, l, st, body, d, &index, add)
 	}
 	index.WriteString("</ol>\n")
 	errs = append(errs, r.renderCases(s, fsys, name, siteTitle, deadline, &index, add)...)
@@ -511,6 +493,48 @@ func (r *siteRenderer) render(fsys fs.FS, name string) *Site {
 	add("sw.js", r.serviceWorker(s), 200)
 	s.Err = errors.Join(errs...)
 	return s
+}
+
+// lessonPages adds the page of lesson l (at page, with the body its
+// markdown rendered to and st, its render's state) and its blocks' embed
+// pages, and writes its line on the index; d holds its place among the
+// lessons. It returns the bytes of the pages it added.
+func (r *siteRenderer) lessonPages(s *Site, page string, l lessons.Lesson, st *docState, body []byte, d pageData, index *strings.Builder, add func(string, []byte, int) *File) int {
+	fmt.Fprintf(index, `<li><a href="lessons/%s/">%s</a>`, l.Slug, html.EscapeString(l.Title))
+	if l.Time != "" {
+		fmt.Fprintf(index, ` <span class="time">· %s</span>`, html.EscapeString(l.Time))
+	}
+	if n := len(st.blocks); n > 0 {
+		fmt.Fprintf(index, ` <span class="blocks">· %d runnable %s</span>`, n, plural(n, "script", "scripts"))
+	}
+	if n := broken(st.blocks); n > 0 {
+		fmt.Fprintf(index, ` <span class="broken">(%d broken %s)</span>`, n, plural(n, "block", "blocks"))
+	}
+	index.WriteString("</li>\n")
+	if l.Notes != "" && !r.hideNotes {
+		// Folded under the lesson's title.
+		at := bytes.Index(body, []byte("</h1>\n"))
+		if at < 0 {
+			at = 0
+		} else {
+			at += len("</h1>\n")
+		}
+		body = slices.Concat(body[:at], r.notes(l.Notes), body[at:])
+	}
+	d.Kind, d.Title, d.Root, d.Script = "lesson", l.Title, "../../", len(st.blocks) > 0
+	d.Content, d.Time = template.HTML(body), l.Time
+	pages := len(add(page, r.livePage(s, page, d), 200).Body)
+	for _, p := range st.blocks {
+		var b bytes.Buffer
+		q := *p
+		q.Embed = ""
+		writePlayground(&b, &q)
+		pages += len(add(fmt.Sprintf("embed/%s/%d/index.html", l.Slug, p.Index), r.page(pageData{
+			Kind: "embed", Title: fmt.Sprintf("%s, script %d", l.Title, p.Index), Root: "../../../",
+			Script: true, Content: template.HTML(b.String()), Lesson: d.Lesson,
+		}), 200).Body)
+	}
+	return pages
 }
 
 // renderingSite is what a server serves before its first render is done:
@@ -568,6 +592,32 @@ func (r *siteRenderer) notes(md string) []byte {
 	}
 	b.WriteString("</details>\n")
 	return b.Bytes()
+}
+
+// MaxSiteBytes bounds the pages of a site, lessons' and embed pages
+// together (the built-in site's are under 3 MB): once a render has written
+// more, the lessons left are not rendered, each with an error page and a
+// line that says why. With the bounds of a page (mdbound.Page: 8 MB),
+// MaxBlockBytes and lessons.MaxLessons it bounds what a render holds.
+const MaxSiteBytes = 64 << 20
+
+// sizeWords writes a bound in bytes as a reader says it: "64 MB",
+// "150 KB".
+func sizeWords(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// unshown writes the page of a lesson that cannot be shown, an error page
+// that quotes err, and its line on the index.
+func (r *siteRenderer) unshown(page string, l lessons.Lesson, err error, index *strings.Builder, add func(string, []byte, int) *File) {
+	fmt.Fprintf(index, `<li><a href="lessons/%s/">%s</a> <span class="broken">(cannot be shown)</span></li>`+"\n", l.Slug, html.EscapeString(l.Title))
+	add(page, r.errorPage("This lesson cannot be shown", err, "../../"), 500)
 }
 
 // MaxRenderTime bounds the time a render spends running a lesson
