@@ -707,7 +707,9 @@ class TwicePlayground extends HTMLElement {
   showFirst(block) {
     const ui = this.ui;
     const pre = block.prerendered;
-    this.setClaim(claimIn(pre));
+    // Until a Result says the script's claim (none came with the page,
+    // or the script did not parse), the default claim is checked.
+    this.setClaim(claimIn(pre) || (toggleClaims()[0] || {}).name);
     ui.workers.value = String((pre && pre.views && pre.views.explore.workers) || 2);
     this.selectTab("output");
     this.fit();
