@@ -12,10 +12,11 @@
 // delimiter, paragraph and document transformer of a goldmark parser
 // behind one guard, the extensions' included (an option added later is
 // wrapped too), and [Convert] and [Parse] give each document a budget
-// ([Limits]): time (its clock checked at every call into a parser),
+// ([Limits]): time (its clock read every few calls into a parser),
 // nesting depth (blockquotes and lists), table cells, and bytes of HTML
 // written. A document over one stops at once with an [Error] naming its
-// line and the limit; nothing partial is returned.
+// line and the limit: Parse returns no document, and what Convert wrote
+// is a part, for the caller to drop.
 package mdbound
 
 import (
