@@ -548,11 +548,11 @@ func prerender(src string, seed uint64) *result.Result {
 	size := len(key) + res.Spent.Output
 	prerendered.Lock()
 	defer prerendered.Unlock()
-	if len(prerendered.m) >= maxPrerendered || prerendered.size+size > maxPrerenderedBytes {
+	if len(prerendered.m) >= maxPrerendered || prerendered.size+size > prerendered.bytes {
 		clear(prerendered.m) // a new lesson set: start over rather than track ages
 		prerendered.size = 0
 	}
-	if size <= maxPrerenderedBytes/8 {
+	if size <= prerendered.bytes/8 {
 		prerendered.m[key] = res
 		prerendered.size += size
 	}
@@ -570,6 +570,7 @@ const (
 
 var prerendered = struct {
 	sync.Mutex
-	m    map[string]*result.Result
-	size int // the sizes of the results in m, as prerender counts them
-}{m: map[string]*result.Result{}}
+	m     map[string]*result.Result
+	size  int // the sizes of the results in m, as prerender counts them
+	bytes int // the bound of size: maxPrerenderedBytes (tests set less)
+}{m: map[string]*result.Result{}, bytes: maxPrerenderedBytes}
