@@ -54,7 +54,7 @@ func parityCases(t *testing.T) []parityCase {
 		parityCase{name: "race-lock-claims-all-json", args: []string{"--json", "-c", "race async-lock --all --workers 3\nrace lock --all --fence"}},
 		parityCase{name: "lock-left-by-kill", args: []string{"--json", "-c", "add order-77\nwork --job 1 --claim lock --lease 1 --crash-before-ack\njobs\nsleep 2\nwork --job 1 --claim lock --worker W2\neffects"}},
 		parityCase{name: "schedule-win-json", args: []string{"--json", "-c", "race async-lock --schedule W1,W2,W1,W2,W1,W1,W2,W2,W1,W2,W1,W1,W2,W2"}},
-		parityCase{name: "schedule-stops-early-json", args: []string{"--json", "-c", "race async-lock --schedule W1,W2,W1"}, code: 2},
+		parityCase{name: "schedule-stops-early-json", args: []string{"--json", "-c", "race async-lock --schedule W1,W2,W1,W2,W1,W1,W2,W2,W1,W2\neffects\njobs"}},
 		parityCase{name: "step2-timeline", args: []string{"--timeline", "tl.svg", "-c", steps["step2-lease-expiry"]}, out: "tl.svg"},
 		parityCase{name: "race-read-timeline", args: []string{"--timeline", "tl.svg", "-c", "race read 20 && effects"}, out: "tl.svg"},
 		parityCase{name: "bg-processing", args: []string{"-c", bgScript("")}},

@@ -49,7 +49,10 @@
 //
 // RunSchedule runs one ordering, as a schedule names it, step by step on
 // the same steps, and returns the steps' lines, each worker's next step
-// and the tables after the last.
+// and the tables after the last; and, for each step, what a run's
+// evidence keeps of it (Played.Did: a claim, a renewal, a request and
+// what the service made of it, an ack), so that a caller can record the
+// race as its own.
 //
 // With a service dedupe mode and a key ([Service]), the receipt is no
 // longer one step: the service's statements on its key table (the
@@ -73,8 +76,11 @@
 //
 //	heartbeat:  after the claim (and the fence's read-back), one lease
 //	            renewal, UPDATE ... WHERE id = ? AND run = ? AND status =
-//	            'running'; if it changes no row another run holds the job,
-//	            and the worker stops before its effect (lease lost)
+//	            'running', and in the same step the renewal of whatever
+//	            else the claim holds (queue.Claim.Renew: a lock's until,
+//	            WHERE owner = ?); if either changes no row another run
+//	            holds the job or its lock, and the worker stops before its
+//	            effect (lease lost)
 //	fence:      the attempt read back after the claim is a step of its own
 //	            (it is the fencing token); the service compares the token
 //	            on the receipt's arrival, in the receipt's step, refuses one
@@ -380,6 +386,8 @@ type explorer struct {
 	// onEffect, when set, is told of each effect as a step records it,
 	// with the worker's index (a schedule's table of effects).
 	onEffect func(i int)
+	// did is what the last step did, as a replay records it.
+	did Played
 	// busyChecked counts, when not nil, the blocked steps tried on
 	// SQLite to check that it answers SQLITE_BUSY (a test's, not the
 	// search's: the search never tries a blocked step).
@@ -477,7 +485,7 @@ func withExplorer(claim queue.Claim, workers int, svc Service, flags Flags, busy
 			c.Rollback()
 		}
 	}()
-	if x.id, err = x.shell.Add(order, event); err != nil {
+	if x.id, err = x.shell.Add(order, eventID); err != nil {
 		return err
 	}
 	return f(x, state{status: "queued", ws: make([]wstate, workers)})
@@ -650,13 +658,13 @@ func (x *explorer) restore(s state) error {
 	}
 	x.stmts++
 	if w.keyIn {
-		if _, err := c.ClaimKey(event, runOf(h)); err != nil {
+		if _, err := c.ClaimKey(eventID, runOf(h)); err != nil {
 			return err
 		}
 		x.stmts++
 	}
 	if w.row {
-		if err := c.AddLedger(queue.LedgerRow{Key: event, Order: order, Job: x.id, Run: runOf(h)}); err != nil {
+		if err := c.AddLedger(queue.LedgerRow{Key: eventID, Order: order, Job: x.id, Run: runOf(h)}); err != nil {
 			return err
 		}
 		x.stmts++
@@ -672,8 +680,8 @@ func (x *explorer) restore(s state) error {
 
 // The job every explored race works.
 const (
-	order = "order-77"
-	event = "ev-1"
+	order   = "order-77"
+	eventID = "ev-1"
 )
 
 // shortest follows, from s, the steps that reach a second effect soonest.
@@ -778,13 +786,13 @@ var statesOf = map[statesKey][MaxWorkers - MinWorkers + 1]int{
 	{"atomic", receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                                                 {10, 15, 20, 25, 30, 35, 40},
 	{"atomic", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                                                  {10, 15, 20, 25, 30, 35, 40},
 	{"atomic", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                                                  {10, 15, 20, 25, 30, 35, 40},
-	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                                               {99, 761, 3837, 14641, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                                             {205, 2733, 26437, ManyStates, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                                              {191, 2469, 23808, ManyStates, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                                              {247, 4475, 61595, ManyStates, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                                             {125, 1002, 5234, 20702, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                                              {129, 1097, 6072, 25286, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                                              {173, 2237, 19502, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                                               {81, 569, 2762, 10335, 32106, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                                             {148, 1624, 13724, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                                              {141, 1499, 12525, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                                              {174, 2556, 30448, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                                             {99, 715, 3561, 13707, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                                              {101, 766, 4017, 16235, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                                              {130, 1465, 12015, ManyStates, ManyStates, ManyStates, ManyStates},
 	{"read", receipts.DedupeOff, keySame, Flags{Fence: true}}:                                                         {40, 255, 1334, 6241, 27384, ManyStates, ManyStates},
 	{"read", receipts.DedupeCheck, keySame, Flags{Fence: true}}:                                                       {84, 826, 7172, 59354, ManyStates, ManyStates, ManyStates},
 	{"read", receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                                                        {84, 820, 7010, 56775, ManyStates, ManyStates, ManyStates},
@@ -834,13 +842,13 @@ var statesOf = map[statesKey][MaxWorkers - MinWorkers + 1]int{
 	{"atomic", receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:                                    {12, 18, 24, 30, 36, 42, 48},
 	{"atomic", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:                                     {12, 18, 24, 30, 36, 42, 48},
 	{"atomic", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:                                     {12, 18, 24, 30, 36, 42, 48},
-	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true}}:                                  {133, 1477, 12935, ManyStates, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeCheck, keySame, Flags{Heartbeat: true, Fence: true}}:                                {209, 3006, 35217, ManyStates, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true, Fence: true}}:                                 {209, 2994, 34819, ManyStates, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true}}:                                 {209, 3191, 41647, ManyStates, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:                                {153, 1688, 14801, ManyStates, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:                                 {169, 2065, 19580, ManyStates, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:                                 {169, 2242, 24488, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true}}:                                  {110, 1054, 8250, 57910, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keySame, Flags{Heartbeat: true, Fence: true}}:                                {160, 1837, 17910, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true, Fence: true}}:                                 {160, 1833, 17789, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true}}:                                 {160, 1904, 20059, ManyStates, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:                                {126, 1208, 9478, 66598, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:                                 {134, 1384, 11646, 87221, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:                                 {134, 1447, 13357, ManyStates, ManyStates, ManyStates, ManyStates},
 	{"read", receipts.DedupeOff, keySame, Flags{Ledger: true}}:                                                        {33, 101, 241, 491, 897, 1513, 2401},
 	{"lock", receipts.DedupeOff, keySame, Flags{Ledger: true}}:                                                        {17, 27, 37, 47, 57, 67, 77},
 	{"atomic", receipts.DedupeOff, keySame, Flags{Ledger: true}}:                                                      {12, 18, 24, 30, 36, 42, 48},
@@ -848,7 +856,7 @@ var statesOf = map[statesKey][MaxWorkers - MinWorkers + 1]int{
 	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:                                       {64, 286, 906, 2311, 5083, 10039, 18271},
 	{"lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:                                       {19, 30, 41, 52, 63, 74, 85},
 	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:                                     {14, 21, 28, 35, 42, 49, 56},
-	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:                                 {159, 1221, 6011, 22288, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:                                 {126, 891, 4261, 15594, ManyStates, ManyStates, ManyStates},
 	{"read", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                                           {42, 149, 391, 851, 1632, 2857, 4669},
 	{"lock", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                                           {17, 27, 37, 47, 57, 67, 77},
 	{"atomic", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                                         {12, 18, 24, 30, 36, 42, 48},
@@ -856,7 +864,7 @@ var statesOf = map[statesKey][MaxWorkers - MinWorkers + 1]int{
 	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}:                          {59, 250, 765, 1905, 4117, 8023, 14449},
 	{"lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}:                          {19, 30, 41, 52, 63, 74, 85},
 	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}:                        {14, 21, 28, 35, 42, 49, 56},
-	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}:                    {133, 863, 3708, 12273, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}:                    {110, 666, 2788, 9126, 25104, ManyStates, ManyStates},
 	{"read", receipts.DedupeOff, keySame, Flags{Ledger: true, SeparateKey: true}}:                                     {51, 193, 559, 1349, 2857, 5489, 9781},
 	{"lock", receipts.DedupeOff, keySame, Flags{Ledger: true, SeparateKey: true}}:                                     {21, 33, 45, 57, 69, 81, 93},
 	{"atomic", receipts.DedupeOff, keySame, Flags{Ledger: true, SeparateKey: true}}:                                   {16, 24, 32, 40, 48, 56, 64},
@@ -864,7 +872,7 @@ var statesOf = map[statesKey][MaxWorkers - MinWorkers + 1]int{
 	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true, SeparateKey: true}}:                    {88, 435, 1488, 4022, 9250, 18923, ManyStates},
 	{"lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true, SeparateKey: true}}:                    {23, 36, 49, 62, 75, 88, 101},
 	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true, SeparateKey: true}}:                  {18, 27, 36, 45, 54, 63, 72},
-	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true, SeparateKey: true}}:              {227, 1975, 10705, 42877, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true, SeparateKey: true}}:              {206, 1782, 9725, 39239, ManyStates, ManyStates, ManyStates},
 	{"read", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true, SeparateKey: true}}:                        {71, 320, 1021, 2620, 5792, 11489, 20988},
 	{"lock", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true, SeparateKey: true}}:                        {21, 33, 45, 57, 69, 81, 93},
 	{"atomic", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true, SeparateKey: true}}:                      {16, 24, 32, 40, 48, 56, 64},
@@ -872,7 +880,7 @@ var statesOf = map[statesKey][MaxWorkers - MinWorkers + 1]int{
 	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true, SeparateKey: true}}:       {84, 389, 1260, 3264, 7262, 14471, ManyStates},
 	{"lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true, SeparateKey: true}}:       {23, 36, 49, 62, 75, 88, 101},
 	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true, SeparateKey: true}}:     {18, 27, 36, 45, 54, 63, 72},
-	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true, SeparateKey: true}}: {195, 1472, 7016, 25053, ManyStates, ManyStates, ManyStates},
+	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true, SeparateKey: true}}: {177, 1319, 6306, 22634, ManyStates, ManyStates, ManyStates},
 }
 
 // statesKey indexes statesOf: the claim by name, so that the table is

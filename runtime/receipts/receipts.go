@@ -62,6 +62,9 @@ type Effect struct {
 	// deduplicates on, what the table held for it when the request passed:
 	// "new" (no row) or "expired" (a row older than the key TTL).
 	KeyState string
+	// Dedupe is the service's dedupe mode when the request arrived: what
+	// it did with the key then, whatever the mode is set to later.
+	Dedupe Dedupe
 }
 
 // Request is what a worker sends.
@@ -215,7 +218,7 @@ func (s *Service) Post(p *sim.Proc, req Request) Outcome {
 	e := Effect{
 		Order: req.Order, Job: req.Job, Run: req.Run, Attempt: req.Attempt,
 		Send: req.Send, Worker: req.Worker, At: p.Now(), Token: req.Token,
-		Event: req.Event, Key: req.Key,
+		Event: req.Event, Key: req.Key, Dedupe: s.dedupe,
 	}
 	outcome, status, delay := Answered, "200", req.Delay
 	if req.Token > 0 {
@@ -262,6 +265,40 @@ func (req Request) await(p *sim.Proc, t sim.Time) {
 		req.Await(p, t)
 	}
 	p.SleepUntil(t)
+}
+
+// Arrived records e, a request that arrived by another way than Post (a
+// step of a replayed ordering), at the kernel's instant, as Post records
+// one: an effect, a refusal or a replay, as e's flags say. A fencing token
+// it carried, unless refused, becomes the highest the service has seen
+// for its job.
+func (s *Service) Arrived(k *sim.Kernel, e Effect) {
+	switch {
+	case e.Refused:
+		e.At = k.Now()
+		s.effects = append(s.effects, e)
+		k.Record(Proc, event.Refused, e, "refused %s from run %s: fencing token %d is older than %d", e.Order, e.Run, e.Token, s.fence[e.Job])
+		return
+	case e.Token > 0:
+		if s.fence == nil {
+			s.fence = map[int64]int{}
+		}
+		s.fence[e.Job] = max(s.fence[e.Job], e.Token)
+	}
+	if e.Replayed {
+		s.replay(k, e, e.FirstRun)
+		return
+	}
+	s.land(k, e)
+}
+
+// StoreKey stores key for run at the kernel's instant, as the dedupe's
+// INSERT does: the requests that follow find it. It does nothing when no
+// dedupe mode was ever set (no key table).
+func (s *Service) StoreKey(k *sim.Kernel, key, run string) {
+	if s.keys != nil {
+		s.fail(s.keys.Insert(key, k.Now(), run))
+	}
 }
 
 // land records e as an effect.

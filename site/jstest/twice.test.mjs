@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 
 import { CONFIG } from "../static/config.js";
 import { commandFor, comparePair, embedIframe, linkHash, loopback, maxLink, parseLink, seedOf, shellQuote, toggleClaims, withClaim } from "../static/links.js";
-import { announce, checkedWords, diagnosisPlan, diagnosisSaid, formatBytes, stoppedAfter, formatMS, groupDigits, matrixCellLabel, matrixCellText, minFontSize, nearestStep, replay } from "../static/render.js";
+import { announce, checkedWords, diagnosisPlan, diagnosisSaid, errorText, formatBytes, leaseCaptions, stoppedAfter, formatMS, groupDigits, matrixCellLabel, matrixCellText, minFontSize, nearestStep, replay } from "../static/render.js";
 
 // The server puts the runtime's lists of claims, dedupe modes and keys in
 // the config the loader hands the component; go test ./site passes the
@@ -67,16 +67,16 @@ test("withClaim picks the runtime's script for a claim, and reads none itself", 
   // block's own text with each claim set where the parser found one.
   const claims = {
     claim: "read",
-    sides: [
+    toggle: [
       { claim: "read", script: "add read-conditional\n  race   read\t20  # race read\n" },
       { claim: "atomic", script: "add read-conditional\n  race   atomic\t20  # race read\n" },
     ],
   };
   assert.equal(withClaim(claims, "atomic"), "add read-conditional\n  race   atomic\t20  # race read\n");
-  assert.equal(withClaim(claims, "read"), claims.sides[0].script);
+  assert.equal(withClaim(claims, "read"), claims.toggle[0].script);
   assert.equal(withClaim(claims, "lock"), null, "a claim the runtime gave no script for");
-  assert.equal(withClaim({ claim: "read", sides: null }, "atomic"), null, "a script that starts no worker");
-  assert.equal(withClaim({ claim: "", sides: null, error: { msg: "line 1, col 1: unknown command" } }, "atomic"), null, "a script that does not parse");
+  assert.equal(withClaim({ claim: "read", toggle: null }, "atomic"), null, "a script that starts no worker");
+  assert.equal(withClaim({ claim: "", toggle: null, error: { msg: "line 1, col 1: unknown command" } }, "atomic"), null, "a script that does not parse");
   assert.equal(withClaim(null, "atomic"), null, "no answer from the runtime");
 });
 
@@ -433,4 +433,27 @@ test("stoppedAfter: Stop says how many races or lease runs were done, when the r
   assert.equal(stoppedAfter(640, { done: 2, of: 5, what: "lease runs" }), "Stopped after 2 of 5 lease runs (640 ms)");
   assert.equal(stoppedAfter(640, null), "Stopped after 640 ms", "a script with no race or load says the time only");
   assert.equal(stoppedAfter(0, null), "Stopped before this script ran");
+});
+
+test("the page says an error as the command line prints it", () => {
+  // A failing run as the runtime returns it, and the CLI's line for it.
+  assert.ok(process.env.TWICE_FAILED, "run these through go test ./site, which passes a failing run in TWICE_FAILED");
+  const { result, cli } = JSON.parse(process.env.TWICE_FAILED);
+  assert.match(cli, /^line 1, col \d+: /);
+  assert.equal(errorText(result.error), cli);
+});
+
+test("a lease's captions count effects as effects, of the jobs listed", () => {
+  const v = {
+    loads: [{ lease_us: 2000000, jobs: 200 }],
+    effects: [{ job: 3 }, { job: 3 }, { job: 9 }, { job: 9 }, { job: 9 }],
+    jobs: [{ id: 3 }, { id: 9 }],
+    more: 4,
+    ran_once: 194,
+  };
+  const c = leaseCaptions(v);
+  assert.equal(c.effects, "Effects at lease 2 s: 5 effects of the 2 jobs that did not simply run once; not listed: 4 more that did not simply run once and 194 that ran once");
+  assert.equal(c.jobs, "Jobs at lease 2 s: 2 of 200, those that did not simply run once; not listed: 4 more that did not simply run once and 194 that ran once");
+  const one = leaseCaptions({ loads: [{ lease_us: 1000000, jobs: 1 }], effects: [{ job: 1 }], jobs: [{ id: 1 }], more: 0, ran_once: 0 });
+  assert.equal(one.effects, "Effects at lease 1 s: 1 effect of the 1 job that did not simply run once");
 });

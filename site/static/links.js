@@ -55,12 +55,12 @@ export function comparePair(offered, own, to, picked) {
 
 // withClaim is the script with claim, out of claims: a Result's
 // views.compare, or the runtime's answer for a script the reader edited
-// (the worker's claims). Both hold the block's own text with the claim
-// set where the parser found one (lang's Script.WithClaim), comments and
-// spacing kept. It is null when there is none: a script that starts no
+// (the worker's claims). Both hold in toggle the block's own text with
+// the claim set where the parser found one (lang's Script.WithClaim),
+// comments and spacing kept. It is null when there is none: a script that starts no
 // worker has nothing to set, and one that does not parse cannot be read.
 export function withClaim(claims, claim) {
-  const side = claims && !claims.error && (claims.sides || []).find((s) => s.claim === claim);
+  const side = claims && !claims.error && (claims.toggle || []).find((s) => s.claim === claim);
   return side ? side.script : null;
 }
 

@@ -207,7 +207,7 @@ export class Runtime {
   }
 
   // claims asks the claim of a script and its text with each claim, for
-  // the claim toggle: {claim, sides: [{claim, script}], note}, or with
+  // the claim toggle: {claim, sides, note, toggle: [{claim, script}]}, or with
   // error when it does not parse. key names the owner's request, which a
   // newer one of the same key replaces (see send).
   claims(script, owner, key = "claims") {

@@ -35,8 +35,9 @@
 //   out: {type: "cost", id, json}        json: {"heavy": bool, "what": TEXT}
 //   in:  {type: "claims", id, script}    the script's claim and its text with
 //                                        each claim (the claim toggle), no run
-//   out: {type: "claims", id, json}      json: {"claim", "sides": [{claim,
-//                                        script}], "note"}, or with "error"
+//   out: {type: "claims", id, json}      json: {"claim", "sides", "note",
+//                                        "toggle": [{claim, script}]}, or
+//                                        with "error"
 //   in:  {type: "timeline", id, of}      the timeline of run of (sent with keep)
 //   out: {type: "result", id, json}      json: that run's Result again, with its
 //                                        timeline drawn now; "" when this worker

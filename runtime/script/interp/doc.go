@@ -43,7 +43,9 @@
 // dedupe, heartbeat, fence and effect (or, for a block with no race, a
 // sentence and the race its work would run, marked as not its own; a
 // combination the explorer refuses is carried with the parser's reason),
-// Compare gets the script with each claim of race, work and load set,
+// Compare gets the script with each claim of race, work and load set
+// (and the claim toggle the block's own text with each claim, set where
+// it writes one),
 // Timeline gets the sentence for what it can draw (the load chart for a
 // load, which traces nothing), and Be the scheduler gets the block's first
 // race with its flags and no count, to which the page appends the workers
@@ -104,7 +106,14 @@
 // database of its own, with the steps its worker flags add (a heartbeat's
 // renewal, the fence's token and fenced ack, the ledger's transactions);
 // its states are budgeted at parse time with the dedupe mode in force
-// where it runs.
+// where it runs. It prints its shortest duplicating ordering step by
+// step and as a race --schedule line that replays it. race --schedule
+// plays one ordering there, step by step (it may stop before the
+// workers finish: the race as it stands), then records what the steps
+// did in the script's own state as a timed race would have: the tables
+// emptied, the job row, the lock, the receipts, the runs' evidence and a
+// trace, each step one step's time after the last. effects, jobs and the
+// diagnosis after it describe that race.
 //
 // matrix runs every scenario of lang.Scenarios against every fix of
 // lang.Fixes (the table is the language's, in lang/matrix.go, so the

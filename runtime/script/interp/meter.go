@@ -184,7 +184,7 @@ func viewsBytes(v result.Views) int {
 		n += len(r.Script) + len(r.Refused) + 3*field
 	}
 	n += len(v.Compare.Claim) + field
-	for _, c := range v.Compare.Sides {
+	for _, c := range append(v.Compare.Sides, v.Compare.Toggle...) {
 		n += len(c.Claim) + len(c.Script) + 2*field
 	}
 	n += len(v.Compare.Note) + len(v.Timeline.Note) + len(v.Scheduler.Note) + len(v.Scheduler.Script) + len(v.Scheduler.Refused) + 8*field

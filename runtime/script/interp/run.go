@@ -698,7 +698,27 @@ func (in *interp) explore(r lang.RaceArgs) error {
 	for i, s := range x.Shortest {
 		in.print("  %d. %s %s", i+1, s.Worker, s.What)
 	}
+	in.print("  replay it: %s", replayLine(r, dedupe, x.Shortest))
 	return nil
+}
+
+// replayLine is the command that plays the steps of an ordering as race
+// --schedule, with every flag of the race written out and the service's
+// dedupe mode before it when one is set: pasted anywhere, it replays
+// the ordering as printed, and stops where it stops.
+func replayLine(r lang.RaceArgs, dedupe receipts.Dedupe, steps []result.ExploreStep) string {
+	a := r
+	a.All, a.Used, a.Schedule = false, nil, []int{}
+	for _, s := range steps {
+		var n int
+		fmt.Sscanf(s.Worker, "W%d", &n)
+		a.Schedule = append(a.Schedule, n-1)
+	}
+	line := lang.Command{Kind: lang.CmdRace, Race: a}.String()
+	if dedupe != receipts.DedupeOff {
+		line = "service --dedupe " + dedupe.String() + " && " + line
+	}
+	return line
 }
 
 // flagsLabel names the worker flags of a race --all after its claim:
@@ -815,10 +835,9 @@ func (in *interp) summarize() ([]diagnosis.Summary, error) {
 	for _, r := range rows {
 		attempts[r.ID] = r.Attempts
 	}
-	mode, _ := in.svc.Dedupe()
 	return diagnosis.Summarize(diagnosis.Evidence{
 		Effects: in.svc.Effects(), Attempts: attempts, History: in.hist,
-		Dedupe: mode, Log: in.log, ShownLog: in.shownLog,
+		Log: in.log, ShownLog: in.shownLog,
 	}), nil
 }
 
@@ -872,6 +891,9 @@ func emptyNotNull(r *result.Result) {
 	}
 	if r.Views.Compare.Sides == nil {
 		r.Views.Compare.Sides = []result.CompareSide{}
+	}
+	if r.Views.Compare.Toggle == nil {
+		r.Views.Compare.Toggle = []result.CompareSide{}
 	}
 	if r.Views.Columns == nil {
 		r.Views.Columns = []string{}

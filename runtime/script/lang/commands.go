@@ -50,7 +50,7 @@ var commandTable = []commandSpec{
 	},
 	{
 		name: "race", kind: CmdRace, args: "[" + claimList + "] [N | --all | --schedule W1,W2,...]", flags: raceFlags,
-		summary: "N times, a fresh job and K workers released at one instant; --all checks every interleaving instead; --schedule runs one ordering of those steps, the workers named in turn (- names none yet: the race as it starts); the claim is a use's, or read, unless named",
+		summary: "N times, a fresh job and K workers released at one instant; --all checks every interleaving instead; --schedule runs one ordering of those steps, the workers named in turn (- names none yet: the race as it starts; a schedule may stop before the end: the race as it stands), and leaves the tables as its steps did; the claim is a use's, or read, unless named",
 		example: "race read 20",
 		start:   func(c *Command) { c.Race = defaultRace },
 		finish:  finishRace,

@@ -132,6 +132,9 @@ func (e *jsonEnc) error(x *lang.Error) {
 	e.intField("line", x.Line)
 	e.intField("col", x.Col)
 	e.strField("msg", x.Msg)
+	// text is the error as the command line prints it, place and all:
+	// the page shows it as it is, so there is one format for both.
+	e.strField("text", x.Error())
 	e.byte('}')
 }
 
@@ -506,20 +509,23 @@ func (e *jsonEnc) str(s string) {
 func (e *jsonEnc) compare(c *CompareView) {
 	e.byte('{')
 	e.strField("claim", c.Claim)
-	e.key("sides")
-	jsonList(e, c.Sides, func(e *jsonEnc, s CompareSide) {
+	side := func(e *jsonEnc, s CompareSide) {
 		e.byte('{')
 		e.strField("claim", s.Claim)
 		e.strField("script", s.Script)
 		e.byte('}')
-	})
+	}
+	e.key("sides")
+	jsonList(e, c.Sides, side)
 	e.strField("note", c.Note)
+	e.key("toggle")
+	jsonList(e, c.Toggle, side)
 	e.byte('}')
 }
 
 // ClaimsJSON is what the browser's worker answers when the page asks for
 // the claims of a script it has no Result of (one the reader edited): the
-// CompareView of the script as JSON, {"claim":...,"sides":[...],"note":...},
+// CompareView of the script as JSON, {"claim":...,"sides":[...],"note":...,"toggle":[...]},
 // with "error" when the script does not parse. Written by the same hand
 // as Result's JSON.
 func ClaimsJSON(c CompareView, err *lang.Error) string {
