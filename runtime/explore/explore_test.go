@@ -162,6 +162,8 @@ func brute(claim queue.Claim, workers int, svc Service, flags Flags) (total, dup
 			if n.lock == i {
 				n.lock = -1
 			}
+		case queue.ModelReleaseAnyLock:
+			n.lock = -1
 		case queue.ModelRenewLock:
 			return n.lock == i
 		default:

@@ -233,8 +233,9 @@ const (
 	// stmtClaim is the atomic claim: the WHERE states "claimable".
 	stmtClaim = `UPDATE jobs SET status = 'running', run = ?, attempts = attempts + 1, lease = ? WHERE id = ? AND (status = 'queued' OR lease < ?)`
 	// stmtTakeUndone is the take of a claim that holds a lock: no
-	// condition but that the job is not done already.
-	stmtTakeUndone = `UPDATE jobs SET status = 'running', run = ?, attempts = attempts + 1, lease = ? WHERE id = ? AND status <> 'done'`
+	// condition but that the job is not done already (nor moved to the
+	// dead-letter queue, which no claim takes).
+	stmtTakeUndone = `UPDATE jobs SET status = 'running', run = ?, attempts = attempts + 1, lease = ? WHERE id = ? AND status NOT IN ('done', 'dead')`
 	stmtLockOwner  = `SELECT owner, until FROM locks WHERE job = ?`
 	// stmtLockSet sets the owner whatever the row holds; stmtLockTry only
 	// where there is no row or its until has passed.

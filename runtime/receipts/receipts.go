@@ -209,10 +209,13 @@ func (s *Service) Highest(job int64) int { return s.fence[job] }
 // already.
 // A timeout shorter than the dial and the hop still lets the request
 // arrive: the client gives up on the answer, not on the bytes it sent.
+// So does a client killed once the request has left ([sim.Kernel.Kill]):
+// the service handles it, and the client dies waiting for the answer.
 func (s *Service) Post(p *sim.Proc, req Request) Outcome {
 	k := p.Kernel()
 	sent := p.Now()
 	p.Step(k.Between(DialMin, DialMax), event.Connect, "connect to receipts")
+	p.Shield()
 	p.Step(k.Between(HopMin, HopMax), event.Send, "POST receipt for %s (send %d)", req.Order, req.Send)
 	// Arrival: the service records before anything else.
 	e := Effect{
@@ -261,6 +264,7 @@ func (s *Service) Post(p *sim.Proc, req Request) Outcome {
 
 // await waits for the reply until instant t, as the client does.
 func (req Request) await(p *sim.Proc, t sim.Time) {
+	p.Unshield()
 	if req.Await != nil {
 		req.Await(p, t)
 	}

@@ -97,6 +97,18 @@
 // lane), so a background transaction never makes them fail. --key-txn separate
 // commits the key alone first: the lost-work mirror image.
 //
+// A worker's life from outside its own code is in lifecycle.go. deploy
+// sends every background worker SIGTERM (one that has not started on its
+// job stops before claiming it) and, --grace later, SIGKILL through
+// sim.Kernel.Kill; with no grace, SIGKILL at once. A request already on its
+// way is still handled, since receipts.Service.Post shields the worker
+// from the send to the service's answer; an open ledger transaction is
+// rolled back. work --max-attempts is the queue's retry limit: a claim
+// that makes the receive count since the job's last re-drive pass it
+// moves the job to status dead, the dead-letter queue, which no claim
+// takes until redeliver. work --release any makes a lock claim's release
+// delete the lock row whoever owns it.
+//
 // race N repeats N times: empty the tables, enqueue one job for RaceOrder,
 // start the workers and release them all at one instant (plus a small
 // drawn skew), run to the end, count a duplicate if more than one effect

@@ -162,6 +162,12 @@ type interp struct {
 	nextEv int             // the number of the last event id add made up
 
 	progress func(done, of int, what string) // Options.Progress
+
+	// live are the workers of running, by name (lifecycle.go).
+	live map[string]*worker
+	// redriveBase is each re-driven job's attempts at its last re-drive,
+	// from which the retry limit counts (lifecycle.go).
+	redriveBase map[int64]int
 }
 
 // progressed tells Options.Progress that done of a command's of races or
@@ -279,6 +285,8 @@ func (in *interp) exec(c lang.Command) (bool, error) {
 	case lang.CmdWait:
 		in.k.Record("shell", event.Wait, nil, "wait")
 		return true, in.wait()
+	case lang.CmdDeploy:
+		return true, in.deploy(c.Deploy)
 	case lang.CmdBackground:
 		// As in a shell, the list starts now: it runs until its first
 		// wait before the script goes on.
@@ -447,6 +455,7 @@ func (in *interp) redeliver(job int64) error {
 		return err
 	}
 	in.hist.Redriven(job)
+	in.noteRedrive(job)
 	in.k.Record("shell", event.Redeliver, in.observe(job), "redeliver job %d: back to queued", job)
 	return nil
 }
@@ -549,6 +558,7 @@ func (in *interp) reset() error {
 	in.log = in.log[:0]
 	in.m.log = 0
 	in.hist.Reset()
+	clear(in.redriveBase)
 	in.shownLog = false
 	in.eventsGiven = false
 	clear(in.events)
@@ -570,6 +580,7 @@ func (in *interp) spawn(w *worker, at sim.Time) error {
 	w.run = fmt.Sprintf("%08x", in.k.Uint32())
 	in.running[w.args.Worker] = true
 	w.proc = in.k.Go(w.args.Worker, at, w.body)
+	in.track(w)
 	return nil
 }
 

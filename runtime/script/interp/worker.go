@@ -32,6 +32,8 @@ type worker struct {
 	lost      bool  // a renewal found another run holding the job
 	ok        bool  // finished its work and acked
 	err       error // a runtime error that stops the script
+
+	life lifecycle // a deploy's signals (lifecycle.go)
 }
 
 // workerData is the trace payload of a worker's event.
@@ -76,7 +78,10 @@ func (w *worker) stmt() sim.Time { return w.in.k.Between(stmtMin, stmtMax) }
 func (w *worker) body(p *sim.Proc) {
 	k := p.Kernel()
 	a := w.args
-	defer func() { delete(w.in.running, a.Worker) }()
+	defer func() {
+		delete(w.in.running, a.Worker)
+		w.in.untrack(w)
+	}()
 
 	w.step(p, k.Between(startMin, startMax), event.Start, false, "start run %s", w.run)
 	if w.gate != 0 {
@@ -94,6 +99,9 @@ func (w *worker) execute(p *sim.Proc) {
 		w.step(p, w.stmt(), event.Busy, false, "database is locked by another connection's transaction: waiting")
 		return nil
 	}
+	if w.stopsOnTerm() {
+		return
+	}
 	row, claimed := w.claim(p)
 	if w.err != nil {
 		return
@@ -101,6 +109,8 @@ func (w *worker) execute(p *sim.Proc) {
 	if !claimed {
 		if row.Status == "done" {
 			w.say(event.Say, "job %d already done", a.Job)
+		} else if row.Status == "dead" {
+			w.say(event.Say, "job %d is in the dead-letter queue", a.Job)
 		} else {
 			w.say(event.Say, "job %d already claimed", a.Job)
 		}
@@ -117,6 +127,9 @@ func (w *worker) execute(p *sim.Proc) {
 	w.step(p, w.stmt(), event.Select, false, "SELECT job %d: attempts=%d", a.Job, got.Attempts)
 	if got.Attempts > 1 {
 		w.in.m.poll() // a reclaim: some run claimed this job before
+	}
+	if w.deadLetter(p, got) {
+		return
 	}
 
 	if a.Effect == lang.EffectLedger {
@@ -164,7 +177,7 @@ func (w *worker) release(p *sim.Proc) {
 	if !w.ok || w.err != nil {
 		return
 	}
-	for _, st := range w.args.Claim.Release() {
+	for _, st := range w.releaseSteps() {
 		o, err := w.conn.RunStep(st, queue.Values{Job: w.args.Job, Run: w.run})
 		if err != nil {
 			w.fail(err)

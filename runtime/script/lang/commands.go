@@ -86,6 +86,11 @@ var commandTable = []commandSpec{
 		example: "add order-77 && work --job 1 && redeliver --job 1 && work --job 1 --worker W2 && effects",
 	},
 	{
+		name: "deploy", kind: CmdDeploy, flags: deployFlags,
+		summary: "stop every background worker as a deploy stops its pod: SIGTERM, so that a worker that has not claimed its job yet stops and one that has finishes it, then SIGKILL --grace S seconds later for any still running (no --grace: SIGKILL at once, wherever each worker is)",
+		example: "add order-77; work --job 1 --delay 3000 & sleep 1; deploy --grace 5; wait; jobs",
+	},
+	{
 		name: "sleep", kind: CmdSleep, args: "SECONDS",
 		summary: "advance virtual time (decimals allowed, like 1.5)",
 		example: "sleep 2",
