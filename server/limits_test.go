@@ -134,7 +134,7 @@ func TestRenderTimeBudget(t *testing.T) {
 	r.budget = 0 // spent before the first block
 	fsys, name, done := lessonSource(Options{LessonsDir: dir})
 	defer done()
-	site := r.render(fsys, name)
+	site := r.render(fsys, name, nil)
 	if site.Err == nil {
 		t.Fatal("no error")
 	}
@@ -165,7 +165,7 @@ func renderDir(t *testing.T, dir string, edit func(r *siteRenderer)) *Site {
 	}
 	fsys, name, done := lessonSource(Options{LessonsDir: dir})
 	defer done()
-	return r.render(fsys, name)
+	return r.render(fsys, name, nil)
 }
 
 // A block whose output would make megabytes of page (written twice in

@@ -240,6 +240,20 @@ func (k Kind) Bar() Bar {
 	return kindInfo[k].bar
 }
 
+// quiet are the kinds whose step reads and writes nothing another
+// process shares: no row, lock or key of the database, nothing the
+// receipts service records, no line of worker.log or of the transcript,
+// and not the clock (a worker's decision rests on a clock read, and a
+// sleep moves the clock every lease is measured by). Every other kind
+// reads or writes some of that, even when it changes no table: a SELECT
+// that finds the job queued, a claim that changed no row.
+var quiet = [numKinds]bool{Background: true, Start: true, Process: true, Stall: true, Await: true, Connect: true}
+
+// Quiet reports whether an event of the kind reads and writes nothing
+// shared (see quiet): a step a step-through may skip without hiding any
+// moment where one process could see another's work.
+func (k Kind) Quiet() bool { return k.Valid() && quiet[k] }
+
 // Words says what an event of the kind is.
 func (k Kind) Words() string { return kinds.Words(k) }
 
