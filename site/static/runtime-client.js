@@ -144,6 +144,7 @@ export class Runtime {
       case "result":
       case "cost":
       case "claims":
+      case "checked":
       case "error": {
         const p = this.current;
         if (!p || p.id !== m.id) return;
@@ -212,6 +213,13 @@ export class Runtime {
   // newer one of the same key replaces (see send).
   claims(script, owner, key = "claims") {
     return this.send({ type: "claims", script }, owner, key).then((m) => JSON.parse(m.json));
+  }
+
+  // check runs one check of a case after fix and judges it, in the
+  // runtime (see worker.js): {name, pass, heavy, line}, {refused} or
+  // {error}. auto: under the small budget, for a link's replay on load.
+  check(fix, check, owner, key, auto) {
+    return this.send({ type: "check", fix, check: { info: check.info, script: check.script }, auto: !!auto }, owner, key).then((m) => m.verdict);
   }
 
   send(msg, owner, key) {
