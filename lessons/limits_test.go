@@ -24,7 +24,7 @@ func TestHostileLessonsRefused(t *testing.T) {
 	lines := strings.Split(fmt.Sprint(err), "\n")
 	want := []string{
 		"a.md:3: refused: blockquotes and lists nest 33 deep here; a page may nest them at most 32 deep",
-		"b.md:3: refused: a table of about 2001 columns and 4001 rows, 8008002 cells; a page's table may have at most 100000 cells",
+		"b.md:3: refused: a table of about 2001 columns and 4001 rows, 8008002 cells; a page's tables may have at most 100000 cells",
 	}
 	if len(lines) != len(want) || lines[0] != want[0] || lines[1] != want[1] {
 		t.Errorf("errors:\n%v\nwant:\n%s", err, strings.Join(want, "\n"))

@@ -6,17 +6,20 @@
 // of nested "> " or "- " markers, emphasis delimiters that never match
 // ("*a_" repeated) or link openings that never close ("[a](" repeated)
 // each cost time in the square of their length, minutes for a file of a
-// few hundred kilobytes; and a GitHub table pads every row to its header's
-// columns, so 16 KB of table makes millions of cells. Rather than a list
-// of such inputs, [Parser] puts every block parser, inline parser,
+// few hundred kilobytes. A GitHub table pads every row to its header's
+// columns, so 16 KB of table makes millions of cells, and so do a hundred
+// tables each of a size that looks harmless; a megabyte of "[" makes a
+// million nodes, hundreds of megabytes of memory. Rather than a list of
+// such inputs, [Parser] puts every block parser, inline parser,
 // delimiter, paragraph and document transformer of a goldmark parser
 // behind one guard, the extensions' included (an option added later is
 // wrapped too), and [Convert] and [Parse] give each document a budget
 // ([Limits]): time (its clock read every few calls into a parser),
-// nesting depth (blockquotes and lists), table cells, and bytes of HTML
-// written. A document over one stops at once with an [Error] naming its
-// line and the limit: Parse returns no document, and what Convert wrote
-// is a part, for the caller to drop.
+// nesting depth (blockquotes and lists), the cells of all its tables, the
+// elements its parsers make, and bytes of HTML written. A document over
+// one stops at once with an [Error] naming its line and the limit: Parse
+// returns no document, and what Convert wrote is a part, for the caller
+// to drop.
 package mdbound
 
 import (
@@ -39,23 +42,35 @@ type Limits struct {
 	Time time.Duration
 	// Nesting bounds blockquotes and lists one inside another.
 	Nesting int
-	// TableCells bounds the cells of one table: its columns (as its
-	// header and delimiter row give them) times its rows.
+	// TableCells bounds the cells of a document's tables together: each
+	// table's columns (as its header and delimiter row give them) times
+	// its rows.
 	TableCells int
+	// Nodes bounds the elements a document's parsers make: each block
+	// opened (a paragraph, a heading, a list item, a blockquote) and each
+	// inline element a trigger character starts (a link or image
+	// opening, an emphasis delimiter, a code span, an autolink). Plain
+	// text between them is not counted.
+	Nodes int
 	// Bytes bounds the HTML written.
 	Bytes int
 }
 
 // Page are the limits of one page's markdown: several times what any
 // lesson needs (the built-in ones render in milliseconds, nest 3 deep and
-// have tables of tens of cells) and far from what a machine feels.
-var Page = Limits{Time: 5 * time.Second, Nesting: 32, TableCells: 100_000, Bytes: 8 << 20}
+// have tables of tens of cells and a few hundred elements; a lesson file
+// of the most bytes a folder reads, 1 MiB of prose, makes some tens of
+// thousands) and far from what a machine feels: an element's node costs
+// some hundreds of bytes of memory until the page is written.
+var Page = Limits{Time: 5 * time.Second, Nesting: 32, TableCells: 100_000, Nodes: 200_000, Bytes: 8 << 20}
 
 // Error is a document that passed a limit: the line where it did (from
-// 1; 0 when no line is to blame) and what, in words.
+// 1; 0 when no line is to blame) and what, in words. Time says the limit
+// was its time.
 type Error struct {
 	Line int
 	Msg  string
+	Time bool
 }
 
 func (e *Error) Error() string {
@@ -72,6 +87,10 @@ type guard struct {
 	deadline time.Time
 	calls    int
 	written  int
+	cells    int            // of the tables so far
+	tabled   *ast.Paragraph // the paragraph whose cells were counted last
+	nodes    int            // the elements made so far
+	timeUp   bool           // the stop is for time
 }
 
 var guardKey = parser.NewContextKey()
@@ -92,7 +111,20 @@ func (g *guard) tick(at int) {
 	}
 	g.calls++
 	if g.calls%16 == 0 && time.Now().After(g.deadline) {
+		g.timeUp = true
 		g.fail(at, fmt.Sprintf("its markdown took more than %v to render (very long or deeply nested emphasis, links or lists); a page's markdown may take at most %v", g.lim.Time, g.lim.Time))
+	}
+}
+
+// made counts an element a parser made at source offset at, and stops
+// the document past its bound.
+func (g *guard) made(at int) {
+	if g == nil {
+		return
+	}
+	g.nodes++
+	if g.lim.Nodes > 0 && g.nodes > g.lim.Nodes {
+		g.fail(at, fmt.Sprintf("its markdown makes more than %d elements (blocks, links, emphasis, code spans); a page may have at most %d", g.lim.Nodes, g.lim.Nodes))
 	}
 }
 
@@ -103,7 +135,7 @@ func (g *guard) fail(at int, msg string) {
 	if at >= 0 && at <= len(g.src) {
 		line = 1 + bytes.Count(g.src[:at], []byte("\n"))
 	}
-	panic(&Error{Line: line, Msg: msg})
+	panic(&Error{Line: line, Msg: msg, Time: g.timeUp})
 }
 
 // Exclude runs f, a part of the work that is not markdown's (a twice

@@ -51,7 +51,7 @@ func convert(t *testing.T, src string, lim Limits) (*Error, time.Duration) {
 // time can tell, the bound is short, so the test takes about that long
 // whatever the machine.
 func TestHostileMarkdownStops(t *testing.T) {
-	lim := Limits{Time: 5 * time.Second, Nesting: 32, TableCells: 100_000, Bytes: 1 << 20}
+	lim := Limits{Time: 5 * time.Second, Nesting: 32, TableCells: 100_000, Nodes: 200_000, Bytes: 1 << 20}
 	quick := lim
 	quick.Time = 100 * time.Millisecond
 	deep := "blockquotes and lists nest 33 deep here; a page may nest them at most 32 deep"
@@ -60,6 +60,9 @@ func TestHostileMarkdownStops(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		indented += strings.Repeat("  ", i) + "- item\n"
 	}
+	// A table of 98,049 cells, under the bound alone: a hundred of them
+	// (800 KB) made 10 million cells, 1.9 GB of memory.
+	table := strings.Repeat("|a", 2000) + "\n" + strings.Repeat("|-", 2000) + "\n" + strings.Repeat("|\n", 47) + "\n"
 	for _, c := range []struct {
 		name, src, want string
 		line            int
@@ -72,7 +75,13 @@ func TestHostileMarkdownStops(t *testing.T) {
 		{"emphasis that never matches", strings.Repeat("*a_", 150_000), slow, 1},
 		{"links that never close", strings.Repeat("[a](", 100_000), slow, 1},
 		{"a table of 2000 columns and 4000 rows", strings.Repeat("|a", 2000) + "\n" + strings.Repeat("|-", 2000) + "\n" + strings.Repeat("|\n", 4000),
-			"a table of about 2001 columns and 4001 rows, 8008002 cells; a page's table may have at most 100000 cells", 1},
+			"a table of about 2001 columns and 4001 rows, 8008002 cells; a page's tables may have at most 100000 cells", 1},
+		{"100 tables of 2000 columns and 48 rows", strings.Repeat(table, 100),
+			"a table of about 2001 columns and 48 rows brings the page's tables to 196098 cells; a page's tables may have at most 100000 cells", 51},
+		// 1 MiB of "[": a million link openings, 420 MB of nodes.
+		{"a megabyte of [", "# T\n\n" + strings.Repeat("[", 1<<20), "its markdown makes more than 200000 elements (blocks, links, emphasis, code spans); a page may have at most 200000", 3},
+		{"a megabyte of ![", strings.Repeat("![", 1<<19), "its markdown makes more than 200000 elements", 1},
+		{"headings", strings.Repeat("# h\n", 1<<18), "its markdown makes more than 200000 elements", 200001},
 		{"a link reference used 20,000 times", "[r]: /" + strings.Repeat("u", 2000) + "\n\n" + strings.Repeat("[r]", 20_000), "its page passed 1 MB; a page may have at most 1 MB", 0},
 	} {
 		l := lim

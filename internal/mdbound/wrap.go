@@ -20,6 +20,9 @@ func (b blockParser) Open(parent ast.Node, r text.Reader, pc parser.Context) (as
 	g := guardOf(pc)
 	g.tick(offset(r))
 	n, st := b.BlockParser.Open(parent, r, pc)
+	if n != nil {
+		g.made(offset(r))
+	}
 	if g != nil && g.lim.Nesting > 0 && nests(n) {
 		depth := 1
 		for p := parent; p != nil; p = p.Parent() {
@@ -62,6 +65,9 @@ func (p inlineParser) Parse(parent ast.Node, block text.Reader, pc parser.Contex
 	g := guardOf(pc)
 	g.tick(offset(block))
 	n := p.InlineParser.Parse(parent, block, pc)
+	if n != nil {
+		g.made(offset(block))
+	}
 	if d, ok := n.(*parser.Delimiter); ok && g != nil {
 		d.Processor = delimiterProcessor{d.Processor, g, d.Segment.Start}
 	}
@@ -92,7 +98,8 @@ func (d delimiterProcessor) CanOpenCloser(opener, closer *parser.Delimiter) bool
 }
 
 // paragraphTransformer wraps a paragraph transformer (link references,
-// tables): time, and a table's cells before it makes them.
+// tables): time, and a table's cells, added to those of the document's
+// tables before it, before it makes them.
 type paragraphTransformer struct{ parser.ParagraphTransformer }
 
 func (t paragraphTransformer) Transform(n *ast.Paragraph, r text.Reader, pc parser.Context) {
@@ -107,8 +114,17 @@ func (t paragraphTransformer) Transform(n *ast.Paragraph, r text.Reader, pc pars
 		if g.lim.TableCells > 0 && lines.Len() >= 2 {
 			head, delim := lines.At(0), lines.At(1)
 			cols := 1 + max(bytes.Count(head.Value(g.src), []byte("|")), bytes.Count(delim.Value(g.src), []byte("|")))
-			if cells := cols * lines.Len(); cells > g.lim.TableCells && isDelimiterRow(delim.Value(g.src)) {
-				g.fail(at, fmt.Sprintf("a table of about %d columns and %d rows, %d cells; a page's table may have at most %d cells", cols, lines.Len()-1, cells, g.lim.TableCells))
+			// Each of a paragraph's transformers sees it: its cells are
+			// counted once.
+			if cells := cols * lines.Len(); g.tabled != n && isDelimiterRow(delim.Value(g.src)) {
+				g.tabled = n
+				g.cells += cells
+				switch {
+				case cells > g.lim.TableCells:
+					g.fail(at, fmt.Sprintf("a table of about %d columns and %d rows, %d cells; a page's tables may have at most %d cells", cols, lines.Len()-1, cells, g.lim.TableCells))
+				case g.cells > g.lim.TableCells:
+					g.fail(at, fmt.Sprintf("a table of about %d columns and %d rows brings the page's tables to %d cells; a page's tables may have at most %d cells", cols, lines.Len()-1, g.cells, g.lim.TableCells))
+				}
 			}
 		}
 	}
