@@ -77,11 +77,13 @@
 //
 // A render is bounded: package lessons refuses files that are not regular,
 // files over 1 MiB, lessons with over 100 blocks, the files of a folder
-// past its first 200 lessons and markdown past the bounds of a page
-// (package internal/mdbound: time, nesting, table cells; each by name, the
-// others still render). Markdown is converted under the same bounds and a
-// page's bytes (8 MB); a lesson past one is not shown, its page an error
-// page. A block whose markup passes [MaxBlockBytes] is broken; once the
+// past its first 200 lessons or its first 16 MiB, and markdown past the
+// bounds of a page (package internal/mdbound: time, nesting, table cells,
+// elements) or past the folder's time to read (each by name, the others
+// still render); a render reads the folder once. Markdown is converted
+// under the same bounds and a page's bytes (8 MB); a lesson past one is
+// not shown, its page an error page, and an introduction, notes or a
+// case's prose past one show their text, escaped. A block whose markup passes [MaxBlockBytes] is broken; once the
 // site's pages pass [MaxSiteBytes] the lessons left are not rendered; once
 // a render has run blocks for [MaxRenderTime] the blocks left fail in
 // their blocks, and the markdown left has a fraction of a second per

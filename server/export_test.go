@@ -2,6 +2,7 @@ package server
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -152,5 +153,39 @@ func TestFailedForcedExportLeavesNoMarker(t *testing.T) {
 	}
 	if fi, err := os.Lstat(filepath.Join(dir, BuildMarker)); err != nil || !fi.Mode().IsRegular() {
 		t.Errorf("a forced export that succeeded left no marker: %v", err)
+	}
+}
+
+// A folder deeper on the way that is a symlink is refused as the first
+// one is: a block's embed folder leading up (to its lesson's, to embed,
+// to the output, to the folder above it) or across, to the lessons'.
+func TestExportRefusesDeepSymlinks(t *testing.T) {
+	t.Parallel()
+	site := fakeSite(t)
+	var page string
+	for _, p := range site.Paths() {
+		if strings.HasPrefix(p, "embed/") && strings.HasSuffix(p, "/index.html") {
+			page = p
+			break
+		}
+	}
+	link := path.Dir(page) // embed/SLUG/N
+	for _, target := range []string{"..", "../..", "../../..", "../../lessons"} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, BuildMarker), nil, 0o644)
+		os.MkdirAll(filepath.Join(dir, filepath.FromSlash(path.Dir(link))), 0o755)
+		if err := os.Symlink(target, filepath.Join(dir, filepath.FromSlash(link))); err != nil {
+			t.Skip("no symlinks here:", err)
+		}
+		err := site.Export(dir)
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, filepath.FromSlash(link))+": refused: it is a symlink") {
+			t.Errorf("%s -> %s: export gave %v; want the symlink named", link, target, err)
+		}
+		// Written through, the page would be index.html where the link
+		// leads.
+		through := filepath.Join(filepath.Dir(filepath.Join(dir, filepath.FromSlash(link))), target, "index.html")
+		if _, err := os.Lstat(through); err == nil {
+			t.Errorf("%s -> %s: the page was written through it (%s)", link, target, through)
+		}
 	}
 }

@@ -128,6 +128,7 @@ type compressor struct {
 	mu      sync.Mutex
 	mem     map[string][]byte // key: sha256 + "." + encoding
 	memSize int               // the bytes of the forms in mem
+	maxMem  int               // the bound of memSize: maxMem (tests set less)
 	pending map[string]bool
 }
 
@@ -138,7 +139,7 @@ const maxMem = 128 << 20
 
 // remember keeps form b under name in memory. c.mu must be held.
 func (c *compressor) remember(name string, b []byte) {
-	if c.memSize+len(b) > maxMem {
+	if c.memSize+len(b) > c.maxMem {
 		clear(c.mem)
 		c.memSize = 0
 	}
@@ -147,7 +148,7 @@ func (c *compressor) remember(name string, b []byte) {
 }
 
 func newCompressor(dir string, policy BrotliPolicy) *compressor {
-	return &compressor{dir: dir, policy: policy, mem: map[string][]byte{}, pending: map[string]bool{}}
+	return &compressor{dir: dir, policy: policy, mem: map[string][]byte{}, maxMem: maxMem, pending: map[string]bool{}}
 }
 
 // compress fills in f.Gzip and f.Brotli.

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -274,6 +275,56 @@ func TestPrerenderedBytesBounded(t *testing.T) {
 		}
 		if n == 0 {
 			t.Fatalf("after %d results, the cache holds none", seed-999)
+		}
+	}
+}
+
+// An introduction (index.md) past a page's bounds is shown as its text,
+// escaped, with the error naming the file: never the part converted
+// before the bound stopped it (here 8 MB of links from 17 KB, a <p> left
+// open).
+func TestIntroPastBoundsEscaped(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"index.md": "# My course\n\n[r]: /" + strings.Repeat("u", 2000) + "\n\n" + strings.Repeat("[r] ", 5000) + "\n",
+		"a.md":     "# A\n\ntext\n",
+	})
+	site := renderDir(t, dir, nil)
+	if site.Err == nil || site.Err.Error() != filepath.Join(dir, "index.md")+": its page passed 8 MB; a page may have at most 8 MB" {
+		t.Errorf("error %v; want index.md's page bytes named", site.Err)
+	}
+	index := string(site.Files["index.html"].Body)
+	if len(index) > 256<<10 || strings.Contains(index, `<a href="/uuu`) {
+		t.Errorf("the index is %d bytes, with the links converted before the bound stopped the introduction", len(index))
+	}
+	if !strings.Contains(index, "[r] [r] [r]") || !strings.Contains(index, `<a href="lessons/a/">A</a>`) {
+		t.Error("the index does not show the introduction's text escaped, then the lessons")
+	}
+}
+
+// The compressed forms a compressor keeps in memory are bounded in
+// bytes: a server that compresses page after page (a teacher's edits for
+// hours) starts over rather than keep them all. The bound is lowered to
+// 256 KB here.
+func TestCompressorMemoryBounded(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	c := newCompressor("", BrotliNever)
+	c.maxMem = 256 << 10
+	for i := range 200 {
+		text := make([]byte, 16<<10) // what compresses little
+		for j := range text {
+			text[j] = byte(rng.Uint32())
+		}
+		body := []byte(fmt.Sprintf("<p>page %d %x</p>", i, text))
+		c.compress(newFile(fmt.Sprintf("p%d.html", i), body, 200, false))
+		c.mu.Lock()
+		n := 0
+		for _, b := range c.mem {
+			n += len(b)
+		}
+		c.mu.Unlock()
+		if n > c.maxMem {
+			t.Fatalf("after %d pages the compressor keeps %d bytes of forms; the bound is %d", i+1, n, c.maxMem)
 		}
 	}
 }

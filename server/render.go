@@ -472,11 +472,12 @@ type lessonCount struct {
 // plan reads the lesson folder fsys, named name in errors, and runs
 // nothing. The error is for a folder that cannot be read at all.
 func (r *siteRenderer) plan(fsys fs.FS, name string) (*plan, error) {
-	ls, err := lessons.Load(fsys)
+	// One read of the folder gives its lessons and its cases.
+	ls, cs, err := lessons.LoadAll(fsys)
 	if err != nil && len(ls) == 0 {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	p := &plan{name: name, ls: ls}
+	p := &plan{name: name, ls: ls, cases: cs}
 	// Files left out of the folder (refused, unreadable, untitled) are
 	// named in the error and on the index; the other lessons render.
 	if err != nil {
@@ -501,18 +502,17 @@ func (r *siteRenderer) plan(fsys fs.FS, name string) (*plan, error) {
 		if p.siteTitle != "" {
 			head.WriteString("<h1>" + html.EscapeString(p.siteTitle) + "</h1>\n")
 		}
-		var intro bytes.Buffer
-		if err := r.plain.Convert(site.Intro, &intro); err != nil {
+		intro, err := r.plainHTML(site.Intro)
+		if err != nil {
 			p.errs = append(p.errs, fmt.Errorf("%s: %v", prefixFile(name, lessons.SiteFile), err))
 		}
-		head.Write(intro.Bytes())
+		head.Write(intro)
 	}
 	p.head = head.String()
 	p.refs = make([]*lessonRef, len(ls))
 	for i, l := range ls {
 		p.refs[i] = &lessonRef{Slug: l.Slug, Title: l.Title, Number: i + 1, Of: len(ls)}
 	}
-	p.cases, _ = lessons.LoadCases(fsys)
 	return p, nil
 }
 
@@ -735,13 +735,20 @@ func (r *siteRenderer) serviceWorker(s *Site, offline []byte) []byte {
 // notes renders a lesson's teacher notes, folded: a details element the
 // teacher opens, which students' pages leave out under Options.HideNotes.
 func (r *siteRenderer) notes(md string) []byte {
+	body, _ := r.plainHTML([]byte(md))
+	return slices.Concat([]byte(`<details class="teacher-notes"><summary>Teacher notes</summary>`+"\n"), body, []byte("</details>\n"))
+}
+
+// plainHTML converts md with the plain configuration (an introduction,
+// notes, a case's prose). Markdown past a bound of a page gives its
+// text, escaped, in one paragraph, and the error: what was converted of
+// it is a part (tags left open), never written into a page.
+func (r *siteRenderer) plainHTML(md []byte) ([]byte, error) {
 	var b bytes.Buffer
-	b.WriteString(`<details class="teacher-notes"><summary>Teacher notes</summary>` + "\n")
-	if err := r.plain.Convert([]byte(md), &b); err != nil {
-		b.WriteString("<p>" + html.EscapeString(md) + "</p>\n")
+	if err := r.plain.Convert(md, &b); err != nil {
+		return []byte("<p>" + html.EscapeString(string(md)) + "</p>\n"), err
 	}
-	b.WriteString("</details>\n")
-	return b.Bytes()
+	return b.Bytes(), nil
 }
 
 // MaxSiteBytes bounds the pages of a site, lessons' and embed pages
