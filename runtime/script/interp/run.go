@@ -886,12 +886,14 @@ func (in *interp) summarize() ([]diagnosis.Summary, error) {
 		return nil, err
 	}
 	attempts := map[int64]int{}
+	jobs := make([]diagnosis.JobOf, 0, len(rows))
 	for _, r := range rows {
 		attempts[r.ID] = r.Attempts
+		jobs = append(jobs, diagnosis.JobOf{ID: r.ID, Order: r.Order, Event: r.Event})
 	}
 	return diagnosis.Summarize(diagnosis.Evidence{
 		Effects: in.svc.Effects(), Attempts: attempts, History: in.hist,
-		Log: in.log, ShownLog: in.shownLog,
+		Log: in.log, ShownLog: in.shownLog, Jobs: jobs,
 	}), nil
 }
 
