@@ -144,13 +144,6 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	if r.caseTmpl, err = template.New("case.html").Funcs(template.FuncMap{"inc": func(i int) int { return i + 1 }}).ParseFS(site.FS, "templates/case.html"); err != nil {
 		return nil, err
 	}
-	static := func(name string) []byte {
-		b, err := fs.ReadFile(site.FS, "static/"+name)
-		if err != nil {
-			panic("site: missing embedded file: " + err.Error())
-		}
-		return b
-	}
 	addMinified := func(name string, body []byte) string {
 		hn := hashedName(name, body)
 		f := newFile(hn, body, 200, true)
@@ -168,14 +161,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	r.names.Frame = add("frame.js", static("frame.js"))
 	if opts.Live {
 		r.names.Reload = add("reload.js", static("reload.js"))
-		if opts.RoomURL != "" {
-			if svg, err := QRSVG(opts.RoomURL); err == nil {
-				u := html.EscapeString(opts.RoomURL)
-				r.room = `<section class="room" aria-labelledby="room-title"><h2 id="room-title">Open on another machine</h2>
-<p>On this network, open <a href="` + u + `">` + u + `</a>, or scan the code with a phone's camera:</p>
-` + svg + "\n</section>\n"
-			}
-		}
+		r.room = roomSection(opts.RoomURL)
 	}
 	r.sw = static("sw.js")
 	r.names.WasmExec = add("wasm_exec.js", opts.Runtime.WasmExec)
@@ -198,30 +184,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 		return nil, err
 	}
 	r.names.Case = addMinified("case.js", caseJS)
-	// The claims, dedupe modes, key choices and diagnosis kinds come from
-	// the runtime's lists: the page keeps no copy of its own.
-	choices := result.Choices()
-	config, err := json.Marshal(map[string]any{
-		"entry":    hashed[modules[len(modules)-1]],
-		"frame":    r.names.Frame,
-		"worker":   r.names.Worker,
-		"wasmExec": r.names.WasmExec,
-		"wasm":     r.names.Wasm,
-		"wasmSize": len(opts.Runtime.Wasm),
-		"css":      r.names.Playground,
-		"claims":   choices.Claims,
-		"dedupes":  choices.Dedupes,
-		"keys":     choices.Keys,
-		"kinds":    choices.Kinds,
-		// The most bytes a script may have: a link to a longer one is
-		// refused before the page reads it.
-		"maxScript": choices.MaxScript,
-		"quiet":     choices.Quiet,
-
-		// The claim Compare sets beside the block's own until the reader
-		// picks another pair: the atomic claim, the fix the lessons teach.
-		"compareTo": queue.ClaimAtomic.String(),
-	})
+	config, err := r.config(len(opts.Runtime.Wasm), hashed[modules[len(modules)-1]])
 	if err != nil {
 		return nil, err
 	}
@@ -238,6 +201,60 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	r.assets["assets/twice.js"] = stable
 	r.rendering = r.renderingPage()
 	return r, nil
+}
+
+// static is the embedded file site/static/name.
+func static(name string) []byte {
+	b, err := fs.ReadFile(site.FS, "static/"+name)
+	if err != nil {
+		panic("site: missing embedded file: " + err.Error())
+	}
+	return b
+}
+
+// roomSection is the index's section that gives the address of a live
+// server to open on another machine, with its QR code; none without one.
+func roomSection(url string) string {
+	if url == "" {
+		return ""
+	}
+	svg, err := QRSVG(url)
+	if err != nil {
+		return ""
+	}
+	u := html.EscapeString(url)
+	return `<section class="room" aria-labelledby="room-title"><h2 id="room-title">Open on another machine</h2>
+<p>On this network, open <a href="` + u + `">` + u + `</a>, or scan the code with a phone's camera:</p>
+` + svg + "\n</section>\n"
+}
+
+// config is the page's CONFIG, as JSON: the assets' hashed names (entry
+// the module that starts the component, wasmSize the module's bytes) and
+// the claims, dedupe modes, key choices and diagnosis kinds of the
+// runtime's lists: the page keeps no copy of its own.
+func (r *siteRenderer) config(wasmSize int, entry string) ([]byte, error) {
+	choices := result.Choices()
+	return json.Marshal(map[string]any{
+		"entry":    entry,
+		"frame":    r.names.Frame,
+		"worker":   r.names.Worker,
+		"wasmExec": r.names.WasmExec,
+		"wasm":     r.names.Wasm,
+		"wasmSize": wasmSize,
+		"css":      r.names.Playground,
+		"claims":   choices.Claims,
+		"dedupes":  choices.Dedupes,
+		"keys":     choices.Keys,
+		"kinds":    choices.Kinds,
+		// The most bytes a script may have: a link to a longer one is
+		// refused before the page reads it.
+		"maxScript": choices.MaxScript,
+		"quiet":     choices.Quiet,
+
+		// The claim Compare sets beside the block's own until the reader
+		// picks another pair: the atomic claim, the fix the lessons teach.
+		"compareTo": queue.ClaimAtomic.String(),
+	})
 }
 
 // importRe matches the module specifier of an import or export statement,
