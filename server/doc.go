@@ -83,11 +83,11 @@
 // still render); a render reads the folder once. Markdown is converted
 // under the same bounds and a page's bytes (8 MB); a lesson past one is
 // not shown, its page an error page, and an introduction, notes or a
-// case's prose past one show their text, escaped. A block whose markup passes [MaxBlockBytes] is broken; once the
-// site's pages pass [MaxSiteBytes] the lessons left are not rendered; once
-// a render has run blocks for [MaxRenderTime] the blocks left fail in
-// their blocks, and the markdown left has a fraction of a second per
-// lesson. The results kept between renders and the compressed forms kept
+// case's prose past one show their text, escaped. A block whose markup
+// passes [MaxBlockBytes] is broken; once the site's pages pass
+// [MaxSiteBytes] the lessons left are not rendered; once a render has run
+// blocks for [MaxRenderTime] the blocks left fail in their blocks, and
+// the markdown left has a fraction of a second per lesson. The results kept between renders and the compressed forms kept
 // in memory are bounded in bytes.
 //
 // # The runtime
