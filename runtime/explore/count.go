@@ -14,8 +14,8 @@ import (
 // release up to seven without them, and then that bound passes 128 bits;
 // the real counts stay far below it (a worker that loses the claim
 // stops, an open transaction holds the others' writes back), and every
-// race statesOf counts was explored without overflow when the table was
-// written; a race the script's state budget lets through (the async lock
+// race the states table counts was explored without overflow when it
+// was written; a race the script's state budget lets through (the async lock
 // up to six workers) is far from it. The
 // arithmetic checks for overflow, so a count is never silently wrong. A
 // fixed-size integer keeps math/big, about 50 kB of brotli, out of the

@@ -27,33 +27,6 @@ func TestTwoWorkersReadClaim(t *testing.T) {
 	}
 }
 
-// flagSets is every combination of the worker flags (a separate key only
-// with the ledger).
-func flagSets() []Flags {
-	var out []Flags
-	for _, l := range []int{0, 1, 2} {
-		for _, f := range []bool{false, true} {
-			for _, h := range []bool{false, true} {
-				out = append(out, Flags{Heartbeat: h, Fence: f, Ledger: l > 0, SeparateKey: l > 1})
-			}
-		}
-	}
-	return out
-}
-
-// services is no service, and every dedupe mode with every key.
-func services() []Service {
-	out := []Service{{}}
-	for _, d := range receipts.Dedupes() {
-		for _, k := range receipts.Keys() {
-			if d != receipts.DedupeOff && k != receipts.KeyNone {
-				out = append(out, Service{d, k})
-			}
-		}
-	}
-	return out
-}
-
 // The orderings are counted exactly: check every claim, with and without
 // each of the service's dedupe modes and keys, and with every combination
 // of the worker flags, against a count by brute-force enumeration of the

@@ -192,8 +192,9 @@
 //     docs/COMMANDS.md; README.md names every claim in its command table.
 //     TestCountsMatchBruteForce, TestEveryClaimRuns and the queue's
 //     TestEveryClaimOnSQLite take every claim of the list as it is.
-//  3. explore.States measures a claim statesOf lacks the first time it is
-//     asked; go test ./runtime/explore -run PrintStates -states writes the
-//     table again with it (about ten minutes). Then RATIONALE.md's claim
-//     details, and a lesson.
+//  3. go generate ./runtime/explore adds the claim's rows to the states
+//     table, runtime/explore/states.txt, by exploring its races, and
+//     leaves the other claims' lines as they are (TestStatesTable fails
+//     until they are there). Then RATIONALE.md's claim details, and a
+//     lesson.
 package interp
