@@ -142,9 +142,9 @@
 // same". A test requires a line for every race of every claim, in the
 // generator's order and form, and compares the counts to fresh searches:
 // in the full run every row without flags, and the rows with flags up to
-// four workers and 5,000 states; under -short, only those up to 1,000
-// states, and with flags up to three workers of the read and atomic
-// claims.
+// four workers and 5,000 states, for every service; under -short, only
+// those up to 1,000 states, with flags up to three workers of the read
+// and atomic claims, and each row for one service.
 //
 // The lines are written by exploring: go generate ./runtime/explore adds
 // those of a claim the file lacks (a new claim's, in a minute or two on
