@@ -31,10 +31,11 @@ func fakeRuntime() *Runtime {
 }
 
 var (
-	realOnce sync.Once
-	realRT   *Runtime
-	realErr  error
-	realTook time.Duration
+	realOnce  sync.Once
+	realRT    *Runtime
+	realErr   error
+	realTook  time.Duration
+	realBuilt bool
 )
 
 // TestMain builds the real wasm runtime before any test starts when the
@@ -57,6 +58,11 @@ func TestMain(m *testing.M) {
 		}
 	}
 	code := m.Run()
+	// The quick loop builds no wasm module.
+	if testing.Short() && realBuilt {
+		fmt.Fprintln(os.Stderr, "FAIL: a test built the wasm runtime under -short; call realRuntime only where the test cannot run without it (it skips under -short)")
+		code = 1
+	}
 	// A skipped browser test or accessibility gate says so in one line
 	// that go test ./... shows without -v.
 	browsertest.Report(os.Stderr)
@@ -67,6 +73,7 @@ func TestMain(m *testing.M) {
 // command's build cache makes this a second or two after the first build.
 func buildRealRuntime() {
 	realOnce.Do(func() {
+		realBuilt = true
 		start := time.Now()
 		realRT, realErr = BuildRuntime(context.Background(), BuildOptions{})
 		realTook = time.Since(start)
@@ -87,9 +94,14 @@ func openWasmSources() {
 }
 
 // realRuntime returns the real wasm runtime, building it if TestMain did
-// not.
+// not. Under -short it skips t: the quick loop builds no wasm, and every
+// test that needs the module drives a browser, so it skips as a browser
+// test does, before rendering a site for it.
 func realRuntime(t *testing.T) *Runtime {
 	t.Helper()
+	if testing.Short() {
+		browsertest.Require(t)
+	}
 	openWasmSources()
 	buildRealRuntime()
 	if realErr != nil {
