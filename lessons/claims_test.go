@@ -72,7 +72,21 @@ func TestCorrectedClaimsStayOut(t *testing.T) {
 	for _, c := range []struct{ file, phrase, why string }{
 		{"01-one-job.md", "Nothing here is mocked", "the receipts service, the network, time, crashes and scheduling are simulated"},
 		{"02-lease-expiry.md", "long lease prevents", "a longer lease only moves the goalposts: a worker that arrives after it has run out duplicates again"},
-		{"03-client-retry.md", "like many clients, retries", "standard HTTP clients do not resend a POST after a timeout; the retry is the worker's own code"},
+		{"03-client-retry.md", "like many clients, retries", "a bare HTTP client does not resend a POST after a timeout; the lab's retry is the worker's own code"},
+		{"01-one-job.md", "the value of `attempts` that run's claim wrote", "the tag's attempt is what the run read back after its claim; two racing runs can read back the same value"},
+		{"03-client-retry.md", "a standard HTTP client does not resend a POST", "SDKs and service meshes do resend POSTs; only a bare client does not"},
+		{"08-outlives-its-lease.md", "Kafka has no lease per message", "Kafka's share groups lock each record for a while, like a lease"},
+		{"08-outlives-its-lease.md", "every record the slow consumer was still working on is processed a second time", "reprocessing starts at the last committed offset: finished but uncommitted records run again too"},
+		{"09-heartbeats.md", "alive for ever", "SQS caps a message's visibility at 12 hours from its receive; Pub/Sub's clients stop extending after a maximum"},
+		{"09-heartbeats.md", "a different fix (a shorter timeout", "a shorter client timeout retries a request the service recorded: lesson 3's duplicate, not a fix"},
+		{"09-heartbeats.md", "it only has to cover the time between two heartbeats", "the lease also has to cover the time a renewal takes to land, and its retries"},
+		{"12-check-or-claim.md", "One or two of twenty", "over seeds the check-then-act race duplicates in one to five of twenty"},
+		{"16-which-fix.md", "closes the rows where its own kind of gap was the cause, and nothing else", "fencing closes a stale run only where its request arrives second"},
+		{"16-which-fix.md", "That closes the rows where a stale run turns up late", "a stale request that arrives before the new holder's is not refused"},
+		{"17-lock-that-awaits.md", "Nothing could run between the look and the write, so it was a lock.", "two processes share no in-process table: it was a lock only inside one process"},
+		{"17-lock-that-awaits.md", "whoever inserts second is done", "a late inserter, after the release, takes the lock and never releases it"},
+		{"06-redelivery.md", "it means that its own side is deduplicated", "each broker's exactly-once covers something specific (FIFO dedupe window, Kafka transactions, Pub/Sub acks)"},
+		{"06-redelivery.md", "the order was enqueued twice: look at the producer", "two jobs can be one event published twice or two real events: the event ids tell"},
 		{"05-atomic-claim.md", "write to the table while", "SQLite locks the whole database for a write, not a table"},
 		{"05-atomic-claim.md", "`atomic` is the same thing", "lock is a claim of its own: a lock row owned in one INSERT, then the job taken"},
 		{"06-redelivery.md", "such as the job id or the order id", "the key is the producer's event id, claimed atomically by the service"},
@@ -101,6 +115,17 @@ func TestCorrectionsStayIn(t *testing.T) {
 		{"02-lease-expiry.md", "Lesson 8 runs exactly that"},
 		{"03-client-retry.md", "That second try is the worker's own code"},
 		{"03-client-retry.md", "does not resend a POST after a timeout by itself"},
+		{"03-client-retry.md", "it does not ask whether the method was a POST"},
+		{"01-one-job.md", "the value of `attempts` that the run read back from the row right after its claim"},
+		{"08-outlives-its-lease.md", "every record it had already finished but not yet committed"},
+		{"08-outlives-its-lease.md", "Kafka's newer share groups (its queues) work like the lease here"},
+		{"09-heartbeats.md", "SQS will not keep a message invisible for more than 12 hours"},
+		{"09-heartbeats.md", "A shorter client timeout is not a cure"},
+		{"09-heartbeats.md", "plus the time a renewal takes to land"},
+		{"16-which-fix.md", "so it closes a row only where the stale run's request reaches the resource second"},
+		{"17-lock-that-awaits.md", "Two processes share no in-process table"},
+		{"17-lock-that-awaits.md", "and nothing ever deletes the lock row it wrote"},
+		{"06-redelivery.md", "read what the promise covers"},
 		{"05-atomic-claim.md", "with one `INSERT` that succeeds for one worker only"},
 		{"06-redelivery.md", "The right key is the id the producer gave the event"},
 		{"06-redelivery.md", "must also *claim* the key atomically"},
@@ -132,9 +157,9 @@ func TestWhichFixAgreesWithItsMatrix(t *testing.T) {
 		"atomic":    {"claim-race"},
 		"heartbeat": {"slow"},
 		"fence":     {"slow", "stall"},
-		"check":     {"lost-ack", "slow", "stall", "double-publish"},
-		"claim":     {"claim-race", "lost-ack", "slow", "stall", "client-retry", "double-publish"},
-		"ledger":    {"claim-race", "lost-ack", "slow", "stall", "client-retry", "double-publish"},
+		"check":     {"lost-ack", "slow", "stall", "stale-first", "double-publish"},
+		"claim":     {"claim-race", "lost-ack", "slow", "stall", "stale-first", "client-retry", "double-publish"},
+		"ledger":    {"claim-race", "lost-ack", "slow", "stall", "stale-first", "client-retry", "double-publish"},
 	}
 	for fi, f := range m.Fixes {
 		want, ok := closes[f.ID]
@@ -554,5 +579,113 @@ func TestLessonSeventeenFigures(t *testing.T) {
 	_, r = blockWith(t, l, "--claim lock --lease 1 --key event --crash-before-ack")
 	if s := r.Summary[0]; s.Effects != 1 || s.Replayed != 1 {
 		t.Errorf("the keyed block: %+v; the lesson says one effect, the retry replayed", s)
+	}
+}
+
+// TestFencingClosesOnlyTheStaleRequestThatComesSecond holds lesson 16's
+// fencing paragraph to the two stall rows of its matrix: the same pause
+// with the same tokens, where the fence column closes the row whose stale
+// receipt lands after the new holder's and not the row whose stale
+// receipt lands first; and each cell's own run shows which came first.
+func TestFencingClosesOnlyTheStaleRequestThatComesSecond(t *testing.T) {
+	l := lesson(t, "16-which-fix.md")
+	_, r := blockWith(t, l, "matrix")
+	m := r.Matrices[0]
+	fence := -1
+	for i, f := range m.Fixes {
+		if f.ID == "fence" {
+			fence = i
+		}
+	}
+	if fence < 0 {
+		t.Fatal("the matrix has no fence column")
+	}
+	for _, tc := range []struct {
+		row    string
+		closed bool
+		first  int // the attempt whose receipt reaches the service first
+	}{
+		{"stall", true, 2},
+		{"stale-first", false, 1},
+	} {
+		var cell *result.MatrixCell
+		for _, row := range m.Scenarios {
+			if row.ID == tc.row {
+				cell = &row.Cells[fence]
+			}
+		}
+		if cell == nil {
+			t.Fatalf("the matrix has no row %s", tc.row)
+		}
+		if got := cell.Verdict == result.VerdictClosed; got != tc.closed {
+			t.Errorf("fence × %s: %s; the lesson says closed = %v", tc.row, cell.Verdict, tc.closed)
+		}
+		run := interp.Run(cell.Script, interp.Options{Seed: m.Seed})
+		if run.Error != nil || len(run.Effects) != 2 {
+			t.Fatalf("fence × %s: %v, %d requests recorded", tc.row, run.Error, len(run.Effects))
+		}
+		if e := run.Effects[0]; e.Attempt != tc.first || e.Refused {
+			t.Errorf("fence × %s: the first request to arrive is attempt %d (refused %v); the lesson says attempt %d, accepted", tc.row, e.Attempt, e.Refused, tc.first)
+		}
+	}
+	if p := prose(l); !strings.Contains(p, "**stall, stale receipt first**") {
+		t.Errorf("%s does not name the matrix row stall, stale receipt first", l.File)
+	}
+}
+
+// TestCheckThenActFigures measures lesson 12's figures for the check
+// that races: one to five of twenty at the seeds a reader tries, and the
+// counts in a thousand races it quotes for seed 1.
+func TestCheckThenActFigures(t *testing.T) {
+	l := lesson(t, "12-check-or-claim.md")
+	p := prose(l)
+	if !strings.Contains(p, "Between one and five of twenty, depending on the seed") {
+		t.Fatalf("%s no longer gives the range of the sampled check race", l.File)
+	}
+	seeds := 40
+	if testing.Short() {
+		seeds = 10
+	}
+	lo, hi := 20, 0
+	for seed := uint64(1); seed <= uint64(seeds); seed++ {
+		r := interp.Run("service --dedupe check\nrace read 20 --key job\n", interp.Options{Seed: seed})
+		d := r.Races[0].Duplicates
+		lo, hi = min(lo, d), max(hi, d)
+	}
+	if lo < 1 || hi > 5 {
+		t.Errorf("over seeds 1 to %d the check race duplicates in %d to %d of twenty; the lesson says one to five", seeds, lo, hi)
+	}
+	for _, tc := range []struct {
+		delay, says string
+		want        int
+	}{
+		{"", "were 127 with no delay", 127},
+		{" --delay 1", "744 with 1 ms", 744},
+		{" --delay 2", "943 with 2 ms", 943},
+		{" --delay 5", "stays at 949", 949},
+	} {
+		r := interp.Run("service --dedupe check\nrace read 1000 --key job"+tc.delay+"\n", interp.Options{Seed: 1})
+		if got := r.Races[0].Duplicates; got != tc.want || !strings.Contains(p, tc.says) {
+			t.Errorf("seed 1, race read 1000 --key job%s: %d duplicates; the lesson says %q", tc.delay, got, tc.says)
+		}
+	}
+}
+
+// TestLateInserterKeepsTheLock runs the ordering lesson 17 describes: W2's
+// INSERT after W1 has released takes the lock, W2 finds the job done, and
+// nothing releases W2's lock.
+func TestLateInserterKeepsTheLock(t *testing.T) {
+	r := interp.Run("race lock --schedule W1,W1,W1,W1,W1,W2,W2\n", interp.Options{Seed: interp.DefaultSeed})
+	if r.Error != nil || r.Schedule == nil {
+		t.Fatalf("%v", r.Error)
+	}
+	out := r.Text()
+	if !strings.Contains(out, "W2 INSERT INTO locks job 1 owner W2, unless held: 1 row changed, the lock is mine") ||
+		!strings.Contains(out, "W2 UPDATE job 1 WHERE not done: 0 rows changed, already done") ||
+		strings.Contains(out, "owner = W2") {
+		t.Errorf("the late inserter should take the lock, find the job done and release nothing:\n%s", out)
+	}
+	if !strings.Contains(prose(lesson(t, "17-lock-that-awaits.md")), "*takes* the lock, then finds the job done and stops") {
+		t.Errorf("lesson 17 no longer says what the late inserter does")
 	}
 }

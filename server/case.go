@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"html"
 	"html/template"
-	"io/fs"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -24,26 +23,38 @@ import (
 // the browser's runtime; the hints; and the progress. Everything the page
 // shows as evidence comes from a run: nothing here is a copy of a result.
 
-// renderCases renders the case pages of the folder fsys (name is how errors
-// name it) and lists them on the index; it returns the errors, each naming
-// the case's file and line. A case file that cannot be read is already
-// named among the files left out (lessons.Load reads it too).
-func (r *siteRenderer) renderCases(s *Site, fsys fs.FS, name, siteTitle string, deadline time.Time, index *strings.Builder, add func(string, []byte, int) *File) []error {
-	cases, _ := lessons.LoadCases(fsys)
-	if len(cases) == 0 {
-		return nil
-	}
+// renderCases renders the case pages of plan p into s, with add; it returns the errors, each naming the case's
+// file and line, and which cases are broken, for the index (see
+// writeCaseList). A case file that cannot be read is already named among
+// the files left out (lessons.Load reads it too).
+func (r *siteRenderer) renderCases(s *Site, p *plan, deadline time.Time, add func(string, []byte, int) *File) ([]error, []bool) {
 	var errs []error
-	index.WriteString(`<h2 id="cases-title">Cases to solve</h2>
-<ul class="cases" aria-labelledby="cases-title">
-`)
-	for _, c := range cases {
-		file := path.Join(name, c.File)
-		if name != "lessons" {
-			file = filepath.Join(name, filepath.FromSlash(c.File))
+	broken := make([]bool, len(p.cases))
+	for i, c := range p.cases {
+		file := path.Join(p.name, c.File)
+		if p.name != "lessons" {
+			file = filepath.Join(p.name, filepath.FromSlash(c.File))
 		}
 		body, cerrs := r.renderCase(c, file, c.File, deadline)
 		errs = append(errs, cerrs...)
+		broken[i] = len(cerrs) > 0
+		page := "cases/" + c.Slug + "/index.html"
+		add(page, r.livePage(s, page, pageData{Kind: "case", Title: c.Title, Root: "../../", Script: true,
+			Content: template.HTML(body), SiteTitle: p.siteTitle}), 200)
+	}
+	return errs, broken
+}
+
+// writeCaseList lists the cases on the index, each with its level and
+// time; broken, when not nil, says which are broken.
+func writeCaseList(index *strings.Builder, cases []lessons.Case, broken []bool) {
+	if len(cases) == 0 {
+		return
+	}
+	index.WriteString(`<h2 id="cases-title">Cases to solve</h2>
+<ul class="cases" aria-labelledby="cases-title">
+`)
+	for i, c := range cases {
 		fmt.Fprintf(index, `<li><a href="cases/%s/">%s</a>`, c.Slug, html.EscapeString(c.Title))
 		if c.Level != "" {
 			fmt.Fprintf(index, ` <span class="time">· %s</span>`, html.EscapeString(c.Level))
@@ -51,16 +62,12 @@ func (r *siteRenderer) renderCases(s *Site, fsys fs.FS, name, siteTitle string, 
 		if c.Time != "" {
 			fmt.Fprintf(index, ` <span class="time">· %s</span>`, html.EscapeString(c.Time))
 		}
-		if len(cerrs) > 0 {
+		if broken != nil && broken[i] {
 			fmt.Fprintf(index, ` <span class="broken">(broken)</span>`)
 		}
 		index.WriteString("</li>\n")
-		page := "cases/" + c.Slug + "/index.html"
-		add(page, r.livePage(s, page, pageData{Kind: "case", Title: c.Title, Root: "../../", Script: true,
-			Content: template.HTML(body), SiteTitle: siteTitle}), 200)
 	}
 	index.WriteString("</ul>\n")
-	return errs
 }
 
 // caseData is what case.js reads from the page: the case's name, its

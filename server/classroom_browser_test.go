@@ -18,6 +18,7 @@ import (
 
 	"github.com/twice-lab/twice/lessons"
 	"github.com/twice-lab/twice/runtime/script/interp"
+	"github.com/twice-lab/twice/runtime/script/result"
 )
 
 // TestBrowserReset edits a block's script and seed, runs it, and presses
@@ -192,11 +193,14 @@ const smallText = `((min) => {
   return out;
 })(16)`
 
-// TestBrowserPresenter opens a lesson with ?present at 1280 px: every
+// TestBrowserPresenter opens a lesson with ?present at 1280x900: every
 // text on the screen is at least 16 px, the timeline's included (drawn at
 // the scale that makes its smallest text 16 px); one block shows at a
-// time and Page Down / Page Up move between them; the step-through skips
-// the steps that change nothing unless Every step is checked.
+// time, on screen above the bar, and Page Down / Page Up move between
+// them, the bar naming the block on screen; the step-through skips only
+// the steps that read and write nothing shared (never the two SELECTs
+// that both find the job queued), unless Every step is checked: on
+// lesson 4's race and on lesson 7's.
 func TestBrowserPresenter(t *testing.T) {
 	ctx, consoleErrors := browser(t, 1280, 900)
 	hs := httptest.NewServer(browserSite(t))
@@ -206,6 +210,7 @@ func TestBrowserPresenter(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := ls[3] // the claim race: prose, then blocks
+	run(t, ctx, 10*time.Second, chromedp.EmulateViewport(1280, 900))
 	navigate(t, ctx, hs.URL+"/lessons/"+l.Slug+"/?present")
 	js[bool](t, ctx, stopHelpers)
 	if !js[bool](t, ctx, `document.documentElement.classList.contains("present") && tp.el(0).hasAttribute("present")`) {
@@ -217,9 +222,25 @@ func TestBrowserPresenter(t *testing.T) {
 	if s := shown(); len(s) < 2 || !s[0] || s[1] {
 		t.Fatalf("presenter view shows blocks %v, want only the first", s)
 	}
+	onScreen(t, ctx, 0, len(l.Blocks))
+	shoot(t, ctx, "presenter-block-1-1280x900")
 	if small := js[[]string](t, ctx, smallText); len(small) > 0 {
 		t.Errorf("text under 16 px in the presenter view:\n%s", strings.Join(small, "\n"))
 	}
+	// Page Down and Page Up move between blocks, each on screen.
+	js[bool](t, ctx, `document.activeElement && document.activeElement.blur(), true`)
+	run(t, ctx, 5*time.Second, chromedp.KeyEvent(kb.PageDown))
+	if s := shown(); s[0] || !s[1] {
+		t.Errorf("after Page Down the blocks shown are %v, want the second only", s)
+	}
+	onScreen(t, ctx, 1, len(l.Blocks))
+	shoot(t, ctx, "presenter-block-2-1280x900")
+	run(t, ctx, 5*time.Second, chromedp.KeyEvent(kb.PageUp))
+	if s := shown(); !s[0] || s[1] {
+		t.Errorf("after Page Up the blocks shown are %v, want the first only", s)
+	}
+	onScreen(t, ctx, 0, len(l.Blocks))
+
 	// The timeline of a run, and the step-through.
 	js[bool](t, ctx, `tp.q(0, "#tab-timeline").click(), true`)
 	run(t, ctx, 120*time.Second, chromedp.Poll[bool](`tp.state(0) === "done" && tp.q(0, ".tl-img").complete && tp.q(0, ".tl-img").naturalWidth > 0`))
@@ -230,40 +251,93 @@ func TestBrowserPresenter(t *testing.T) {
 	if small := js[[]string](t, ctx, smallText); len(small) > 0 {
 		t.Errorf("text under 16 px on the timeline view:\n%s", strings.Join(small, "\n"))
 	}
-	quiet := `((ev) => !ev.job && !ev.effect && ev.kind !== "reset")`
-	steps := 0
-	for ; steps < 400 && js[bool](t, ctx, `tp.q(0, ".step-btn.next").getAttribute("aria-disabled") !== "true"`); steps++ {
-		js[bool](t, ctx, `tp.q(0, ".step-btn.next").click(), true`)
-		if js[bool](t, ctx, quiet+`(tp.el(0).result.trace[tp.el(0).step]) && tp.el(0).step !== tp.el(0).result.trace.length - 1`) {
-			t.Fatalf("Next stopped at step %v, which changes nothing", js[float64](t, ctx, `tp.el(0).step + 1`))
-		}
-	}
-	total := js[float64](t, ctx, `tp.el(0).result.trace.length`)
-	quietN := js[float64](t, ctx, `tp.el(0).result.trace.filter(`+quiet+`).length`)
-	t.Logf("presenter step-through: %d presses over %v steps, %v of them quiet", steps, total, quietN)
-	if quietN > 0 && float64(steps) >= total-1 {
-		t.Errorf("Next visited every step (%d presses for %v steps)", steps, total)
-	}
+	presenterSteps(t, ctx, 0, "lesson 4")
 	js[bool](t, ctx, `tp.q(0, ".every-step input").click(); tp.el(0).goStep(0); tp.q(0, ".step-btn.next").click(), true`)
 	if s := js[float64](t, ctx, `tp.el(0).step`); s != 1 {
 		t.Errorf("with Every step, Next went from step 1 to step %v", s+1)
 	}
-	// Page Down and Page Up move between blocks.
-	js[bool](t, ctx, `document.activeElement && document.activeElement.blur(), true`)
-	run(t, ctx, 5*time.Second, chromedp.KeyEvent(kb.PageDown))
-	if s := shown(); s[0] || !s[1] {
-		t.Errorf("after Page Down the blocks shown are %v, want the second only", s)
+
+	// Lesson 7's race, stepped through in the presenter view.
+	navigate(t, ctx, hs.URL+"/lessons/"+ls[6].Slug+"/?present")
+	n := js[int](t, ctx, `[...document.querySelectorAll("twice-playground")].findIndex((el) => el.shadowRoot.querySelector("textarea.script").value.startsWith("race read 1\n"))`)
+	if n < 0 {
+		t.Fatal("lesson 7 has no block that runs one read race")
 	}
-	if c := js[string](t, ctx, `document.querySelector(".present-count").textContent`); !strings.HasPrefix(c, "Block 2 of ") {
-		t.Errorf("the presenter bar says %q", c)
+	js[bool](t, ctx, `(window.tpShow = () => document.querySelector(".present-next").click()), true`)
+	for i := 0; i < n; i++ {
+		js[bool](t, ctx, `tpShow(), true`)
 	}
-	run(t, ctx, 5*time.Second, chromedp.KeyEvent(kb.PageUp))
-	if s := shown(); !s[0] || s[1] {
-		t.Errorf("after Page Up the blocks shown are %v, want the first only", s)
-	}
+	onScreen(t, ctx, n, len(ls[6].Blocks))
+	js[bool](t, ctx, fmt.Sprintf(`tp.q(%d, "#tab-timeline").click(), true`, n))
+	run(t, ctx, 120*time.Second, chromedp.Poll[bool](fmt.Sprintf(`tp.state(%d) === "done" && (tp.el(%d).result.trace || []).length > 0`, n, n)))
+	presenterSteps(t, ctx, n, "lesson 7")
 	if errs := consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}
+}
+
+// onScreen checks that block n of a presenter view is on screen above its
+// bar, once the page has settled: its top below the top of the screen and
+// its Run button above the bar, the whole block above the bar when it
+// fits there; and that the bar names block n of of.
+func onScreen(t *testing.T, ctx context.Context, n, of int) {
+	t.Helper()
+	time.Sleep(300 * time.Millisecond) // the block's styles and views settle
+	g := js[[]float64](t, ctx, fmt.Sprintf(`(() => {
+  const b = tp.el(%d).getBoundingClientRect(), run = tp.q(%d, "button.run").getBoundingClientRect();
+  return [b.top, b.bottom, run.bottom, document.querySelector(".present-bar").getBoundingClientRect().top];
+})()`, n, n))
+	top, bottom, runBottom, bar := g[0], g[1], g[2], g[3]
+	if top < 0 || runBottom > bar {
+		t.Errorf("block %d is off screen: its top at %.0f px, its Run button's bottom at %.0f px, the bar's top at %.0f px", n+1, top, runBottom, bar)
+	}
+	if bottom-top <= bar && bottom > bar {
+		t.Errorf("block %d (%.0f px high) fits above the bar (at %.0f px) but ends under it, at %.0f px", n+1, bottom-top, bar, bottom)
+	}
+	if c, want := js[string](t, ctx, `document.querySelector(".present-count").textContent`), fmt.Sprintf("Block %d of %d", n+1, of); c != want {
+		t.Errorf("the presenter bar says %q with block %d on screen", c, n+1)
+	}
+}
+
+// presenterSteps presses Next through block n's step-through from its
+// first step and checks what it stopped at: every step but those whose
+// kind the runtime calls quiet (reads and writes nothing shared), the
+// SELECTs that find the job queued among them, and fewer steps than all.
+func presenterSteps(t *testing.T, ctx context.Context, n int, what string) {
+	t.Helper()
+	quiet := map[string]bool{}
+	for _, k := range result.Choices().Quiet {
+		quiet[k] = true
+	}
+	js[bool](t, ctx, fmt.Sprintf(`tp.el(%d).goStep(0), true`, n))
+	type step struct{ Kind, Proc, Step string }
+	trace := js[[]step](t, ctx, fmt.Sprintf(`tp.el(%d).result.trace.map((e) => ({Kind: e.kind, Proc: e.proc, Step: e.step}))`, n))
+	visited := map[int]bool{0: true}
+	for presses := 0; presses < 400 && js[bool](t, ctx, fmt.Sprintf(`tp.q(%d, ".step-btn.next").getAttribute("aria-disabled") !== "true"`, n)); presses++ {
+		js[bool](t, ctx, fmt.Sprintf(`tp.q(%d, ".step-btn.next").click(), true`, n))
+		visited[js[int](t, ctx, fmt.Sprintf(`tp.el(%d).step`, n))] = true
+	}
+	queued, skipped := 0, 0
+	for i, e := range trace {
+		switch {
+		case !quiet[e.Kind] && !visited[i]:
+			t.Errorf("%s: the presenter's Next skipped step %d, %s %s: %s, which reads or writes shared state", what, i+1, e.Proc, e.Kind, e.Step)
+		case quiet[e.Kind] && visited[i] && i != len(trace)-1:
+			t.Errorf("%s: the presenter's Next stopped at step %d, %s %s, which reads and writes nothing shared", what, i+1, e.Proc, e.Kind)
+		case !visited[i]:
+			skipped++
+		}
+		if visited[i] && e.Kind == "select" && strings.Contains(e.Step, "status=queued") {
+			queued++
+		}
+	}
+	if queued < 2 {
+		t.Errorf("%s: the presenter's Next showed %d SELECTs that find the job queued, want both workers'", what, queued)
+	}
+	if skipped == 0 {
+		t.Errorf("%s: the presenter's Next skipped no step of %d", what, len(trace))
+	}
+	t.Logf("%s: the presenter's step-through stops at %d of %d steps", what, len(visited), len(trace))
 }
 
 // TestBrowserClassroomScreenshots takes the screenshots of predict-then-run

@@ -111,8 +111,9 @@
 // watching only the folders of the files it reads, or where those are
 // unavailable looks at those files at most every [CheckEvery]; it never
 // walks the folder. It renders in the background while the last site is
-// served, and [StartServer] listens before the first render is done,
-// serving a "rendering" page meanwhile (see [Server]). Under
+// served; [StartServer] returns once the index can be served, before any
+// block has run, and serves each lesson as soon as the first render has
+// reached it, a "rendering" page for it until then (see [Server]). Under
 // [Options.Live] (twice serve, never an export) the index and lesson
 // pages carry a version and load assets/reload.HASH.js, which asks
 // [VersionPath] for the page's current version every 1.5 s and reloads
@@ -171,7 +172,10 @@
 // takes it over (twice.js, runtime-client.js): waiting for the module
 // graph's round trips and the element's setup delayed the download, and
 // all that follows it, by a few hundred ms. A page on another origin
-// starts it from the component, as a blob: worker. Beside the output it offers the timeline
+// starts it from the component, as a blob: worker; one whose twice host
+// sends no CORS header cannot import the modules at all, and twice.js
+// loads frame.js instead, which shows each block in a frame of its embed
+// page. Beside the output it offers the timeline
 // (the runtime's SVG, shown as a data: image, which the CSP's img-src
 // allows), a step-through of the event trace, both claims side by side,
 // "Check every interleaving" (race CLAIM --all), and links that replay a

@@ -244,6 +244,122 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 		}
 	})
 
+	t.Run("script tag of a shell line", func(t *testing.T) {
+		// Lesson 4's first block is the article's shell line; its snippet
+		// carries the plain commands, and the pasted block still shows
+		// the output the server rendered, before Run.
+		nav(site.URL + "/lessons/claim-race/")
+		tag := js[string](t, ctx, `tp.el(0).shadowRoot.querySelectorAll("pre.snippet")[1].textContent`)
+		if strings.Contains(tag, "node queue.mjs") {
+			t.Fatalf("the snippet carries the shell line:\n%s", tag)
+		}
+		post("<p>The race:</p>\n" + tag)
+		nav(blogURL)
+		js[bool](t, ctx, stopHelpers)
+		run(t, ctx, 30*time.Second, chromedp.Poll[bool](`tp.state(0) === "prerendered" || tp.q(0, ".out-heading").textContent.includes("Press Run")`))
+		if s := js[string](t, ctx, `tp.state(0)`); s != "prerendered" {
+			t.Errorf("the pasted shell-line block shows %q (%s), want the server's output", s, js[string](t, ctx, `tp.q(0, ".out-heading").textContent`))
+		}
+		if got, want := js[string](t, ctx, `tp.transcript(0)`), shownText(interp.Run(ls[3].Blocks[0].Script, interp.Options{Seed: interp.DefaultSeed})); got != want {
+			t.Errorf("the pasted shell-line block before Run shows:\n%s\nwant the server's output:\n%s", got, want)
+		}
+	})
+
+	t.Run("script tag on a host with no CORS header", func(t *testing.T) {
+		// The export on a plain static host, which sends no
+		// Access-Control-Allow-Origin header (Go's file server, as python3
+		// -m http.server), and the post on another origin.
+		dir := t.TempDir()
+		if err := srv.Site().Export(dir); err != nil {
+			t.Fatal(err)
+		}
+		static := httptest.NewServer(http.FileServer(http.Dir(dir)))
+		defer static.Close()
+		res, err := http.Get(static.URL + "/assets/twice.js")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if h := res.Header.Get("Access-Control-Allow-Origin"); h != "" {
+			t.Fatalf("the static host sends Access-Control-Allow-Origin: %s", h)
+		}
+		nav(static.URL + "/lessons/claim-race/")
+		tag := js[string](t, ctx, `tp.el(0).shadowRoot.querySelectorAll("pre.snippet")[1].textContent`)
+		if note := js[string](t, ctx, `tp.q(0, ".embed-note").textContent`); !strings.Contains(note, "Access-Control-Allow-Origin") || !strings.Contains(note, "frame") {
+			t.Errorf("Embed this block does not say what the script tag needs: %q", note)
+		}
+		// One block pasted with its snippet, one written by hand with no
+		// embed page to name.
+		post("<p>The race:</p>\n" + tag + "\n<p>By hand:</p>\n<twice-playground id=\"mine\"><pre>race read 3</pre></twice-playground>")
+		nav(blogURL)
+		run(t, ctx, 30*time.Second, chromedp.Poll[bool](`document.querySelectorAll("twice-playground")[1].shadowRoot !== null`))
+		els := `document.querySelectorAll("twice-playground")`
+		src := js[string](t, ctx, els+`[0].shadowRoot.querySelector("iframe") ? `+els+`[0].shadowRoot.querySelector("iframe").src : ""`)
+		if !strings.HasPrefix(src, static.URL+"/embed/claim-race/1/#block-1?") {
+			t.Fatalf("the pasted block is not a frame of its embed page: %q", src)
+		}
+		// In the frame: the server's output at once, and Run works.
+		run(t, ctx, 30*time.Second, chromedp.Poll[bool](`(() => { const f = document.querySelector("twice-playground").shadowRoot.querySelector("iframe"); return f.height !== "640"; })()`))
+		for range 100 {
+			if inFrame[string](t, ctx, `document.querySelector("twice-playground") && document.querySelector("twice-playground").getAttribute("state") || ""`) == "prerendered" {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if st := inFrame[string](t, ctx, `document.querySelector("twice-playground").getAttribute("state")`); st != "prerendered" {
+			t.Errorf("the framed block shows %q, want the server's output", st)
+		}
+		want := shownText(interp.Run(ls[3].Blocks[0].Script, interp.Options{Seed: interp.DefaultSeed}))
+		if got := inFrame[string](t, ctx, `document.querySelector("twice-playground").shadowRoot.querySelector(".transcript").textContent`); got != want {
+			t.Errorf("the framed block shows:\n%s\nwant the server's output:\n%s", got, want)
+		}
+		shoot(t, ctx, "embed-no-cors-1280")
+		ran := inFrame[string](t, ctx, `(async () => {
+  const el = document.querySelector("twice-playground");
+  el.shadowRoot.querySelector("button.run").click();
+  for (let i = 0; i < 1200 && el.getAttribute("state") !== "done" && el.getAttribute("state") !== "error"; i++) await new Promise((r) => setTimeout(r, 100));
+  return el.getAttribute("state") + ": " + el.shadowRoot.querySelector(".transcript").textContent;
+})()`)
+		if ran != "done: "+want {
+			t.Errorf("Run in the framed block gave %q, want done: %q", ran, want)
+		}
+		// The frame takes its page's height: nothing scrolls inside it.
+		var outer string
+		var inner int
+		for range 50 {
+			inner = inFrame[int](t, ctx, `Math.ceil(document.documentElement.getBoundingClientRect().height)`)
+			if outer = js[string](t, ctx, els+`[0].shadowRoot.querySelector("iframe").height`); outer == fmt.Sprint(inner) {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if outer != fmt.Sprint(inner) {
+			t.Errorf("the frame is %s px high for a page of %d px", outer, inner)
+		}
+		// The block written by hand says what is missing and how to fix
+		// it, above its script, in the page.
+		run(t, ctx, 30*time.Second, chromedp.Poll[bool](els+`[1].shadowRoot.querySelector("[role=alert]").textContent.length > 40`))
+		say := js[string](t, ctx, els+`[1].shadowRoot.querySelector("[role=alert]").textContent`)
+		for _, want := range []string{static.URL, "Access-Control-Allow-Origin", "/assets/", "iframe"} {
+			if !strings.Contains(say, want) {
+				t.Errorf("the hand-written block says %q; it does not name %q", say, want)
+			}
+		}
+		if !js[bool](t, ctx, `(() => { const r = document.querySelectorAll("twice-playground")[1].querySelector("pre").getBoundingClientRect(); return r.height > 0; })()`) {
+			t.Error("the hand-written block hides its script")
+		}
+		js[bool](t, ctx, els+`[1].scrollIntoView(), true`)
+		shoot(t, ctx, "embed-no-cors-message-1280")
+		run(t, ctx, 10*time.Second, chromedp.EmulateViewport(390, 844))
+		defer run(t, ctx, 10*time.Second, chromedp.EmulateViewport(1280, 900))
+		nav(blogURL)
+		run(t, ctx, 30*time.Second, chromedp.Poll[bool](els+`[0].shadowRoot !== null && `+els+`[0].shadowRoot.querySelector("iframe").height !== "640"`))
+		shoot(t, ctx, "embed-no-cors-390")
+		if over := js[float64](t, ctx, `document.documentElement.scrollWidth - innerWidth`); over > 0 {
+			t.Errorf("on a phone the post with a framed block scrolls sideways by %.0f px", over)
+		}
+	})
+
 	t.Run("no shell wrapper", func(t *testing.T) {
 		// Lesson 4's block is the article's shell line; what a post gets
 		// is the plain commands, and the command to copy has both forms.
@@ -329,18 +445,33 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 				}
 			}
 		}
-		// The timeline on a phone: its smallest text at least 11 CSS px.
-		run(t, ctx, 10*time.Second, chromedp.EmulateViewport(390, 844))
+		// The timeline's smallest text is at least 12 CSS px, readable on
+		// a projector: on a desktop page, where the picture fits the
+		// block, and on a phone, where it scrolls sideways.
+		timelineText := func(w, h int64) {
+			t.Helper()
+			run(t, ctx, 10*time.Second, chromedp.EmulateViewport(w, h))
+			nav(site.URL + "/lessons/claim-race/")
+			if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
+				t.Fatalf("run: %s", s)
+			}
+			js[bool](t, ctx, `tp.tab(0, "timeline")`)
+			px := js[float64](t, ctx, `(() => { const img = tp.q(0, ".tl-img"); const svg = decodeURIComponent(img.getAttribute("src").split(",")[1]); return img.getBoundingClientRect().width / Number(img.getAttribute("width")) * TwicePlayground.minFontSize(svg); })()`)
+			if px < 12 {
+				t.Errorf("at %d px the timeline's smallest text is %.1f CSS px, want at least 12", w, px)
+			}
+			js[bool](t, ctx, `tp.q(0, ".tl-scroll").scrollIntoView(), true`)
+			shoot(t, ctx, fmt.Sprintf("timeline-%d", w))
+			if w >= 1280 {
+				if over := js[float64](t, ctx, `tp.q(0, ".tl-scroll").scrollWidth - tp.q(0, ".tl-scroll").clientWidth`); over > 0 {
+					t.Errorf("at %d px the timeline scrolls sideways by %.0f px; it should fit the block", w, over)
+				}
+			}
+		}
+		timelineText(1280, 900)
 		defer run(t, ctx, 10*time.Second, chromedp.EmulateViewport(1280, 900))
-		nav(site.URL + "/lessons/claim-race/")
-		if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
-			t.Fatalf("run: %s", s)
-		}
-		js[bool](t, ctx, `tp.tab(0, "timeline")`)
-		px := js[float64](t, ctx, `(() => { const img = tp.q(0, ".tl-img"); const svg = decodeURIComponent(img.getAttribute("src").split(",")[1]); return img.getBoundingClientRect().width / Number(img.getAttribute("width")) * TwicePlayground.minFontSize(svg); })()`)
-		if px < 11 {
-			t.Errorf("on a phone the timeline's smallest text is %.1f CSS px, want at least 11", px)
-		}
+		timelineText(390, 844)
+		var px float64
 		// The load chart too, in a box of its own that scrolls sideways
 		// (the page does not).
 		nav(site.URL + "/lessons/outlives-its-lease/")

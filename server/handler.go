@@ -38,9 +38,11 @@ import (
 //
 // A render runs in the background and every request meanwhile gets the
 // last site rendered, so no request waits behind a heavy lesson (the one
-// that found a change by looking waits for it up to RenderWait). Before
-// the first render is done, [StartServer]'s server answers every page with
-// a short "rendering" page that reloads itself.
+// that found a change by looking waits for it up to RenderWait). The
+// first render is served as it goes: [StartServer] returns once the index
+// can be served (before any block has run), each lesson is served as soon
+// as it is rendered, and the pages not rendered yet answer a short
+// "rendering" page that reloads itself.
 type Server struct {
 	r    *siteRenderer
 	site atomic.Pointer[Site]
@@ -93,11 +95,13 @@ func NewServer(opts Options, log io.Writer) (*Server, error) {
 	return s, nil
 }
 
-// StartServer returns a server at once, rendering the site in the
-// background: until the first render is done, every page is a short page
-// saying the lessons are being rendered, which reloads itself; the assets
-// are served from the start. A lesson folder that is slow to render does
-// not keep the server from listening.
+// StartServer returns a server as soon as it can serve the index (the
+// lesson folder read, no block run yet), rendering the rest of the site
+// in the background: each lesson is served once it has rendered, and
+// until then its pages are a short page saying it is being rendered,
+// which reloads itself; the assets are served from the start. A lesson
+// folder that is slow to render does not keep the server from listening,
+// nor the index from being served.
 func StartServer(opts Options, log io.Writer) (*Server, error) {
 	if log == nil {
 		log = io.Discard
@@ -125,15 +129,22 @@ func StartServer(opts Options, log io.Writer) (*Server, error) {
 			fmt.Fprintf(log, "twice: no file notifications (%v); looking for changes at most once a second instead\n", err)
 		}
 	}
+	first := make(chan struct{})
+	var once sync.Once
 	go func() {
 		s.mu.Lock()
-		s.rerender()
+		s.render(func(site *Site) {
+			s.site.Store(site)
+			once.Do(func() { close(first) })
+		})
 		s.mu.Unlock()
+		once.Do(func() { close(first) })
 		close(s.ready)
 		if s.watcher != nil {
 			s.watch()
 		}
 	}()
+	<-first
 	return s, nil
 }
 
@@ -160,15 +171,20 @@ func (s *Server) fingerprint() string {
 	return fingerprint(fsys)
 }
 
-// rerender renders the pages again; s.mu is held.
-func (s *Server) rerender() {
+// rerender renders the pages again; s.mu is held. Requests get the last
+// site rendered until the new one is done.
+func (s *Server) rerender() { s.render(nil) }
+
+// render renders the pages, passing the site as it stands meanwhile to
+// publish if that is not nil (see siteRenderer.render); s.mu is held.
+func (s *Server) render(publish func(*Site)) {
 	if s.opts.LessonsDir != "" {
 		s.seen = s.fingerprint()
 	}
 	fsys, name, done := lessonSource(s.opts)
 	defer done()
 	start := time.Now()
-	site := s.r.render(fsys, name)
+	site := s.r.render(fsys, name, publish)
 	s.site.Store(site)
 	s.renders.Add(1)
 	if site.Err != nil {

@@ -133,7 +133,7 @@ func TestRenderTimeBudget(t *testing.T) {
 	r.budget = 0 // spent before the first block
 	fsys, name, done := lessonSource(Options{LessonsDir: dir})
 	defer done()
-	site := r.render(fsys, name)
+	site := r.render(fsys, name, nil)
 	if site.Err == nil {
 		t.Fatal("no error")
 	}

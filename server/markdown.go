@@ -218,11 +218,13 @@ func writePlayground(w textWriter, p *Playground) {
 	attr("label", p.Label)
 	if p.Embed != "" {
 		attr("embed", p.Embed)
-		// What an embed snippet carries: the plain commands, never the
-		// article's shell wrapper (node queue.mjs ..., parentheses).
-		if plain := plainScript(p.Script); plain != p.Script {
-			attr("plain", plain)
-		}
+	}
+	// What an embed snippet carries: the plain commands, never the
+	// article's shell wrapper (node queue.mjs ..., parentheses). The embed
+	// page's block has it too, so that a block pasted with the snippet
+	// finds there the output rendered for its script.
+	if plain := plainScript(p.Script); plain != p.Script {
+		attr("plain", plain)
 	}
 	// The parser's estimate of the script's cost: a page does not run a
 	// heavy one on load (a link to it, a view that needs a run) without a

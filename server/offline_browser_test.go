@@ -119,6 +119,49 @@ func goTo(t *testing.T, ctx context.Context, url string) {
 	js[bool](t, ctx, helpers)
 }
 
+// unkept checks that the page shown is the site's offline page for path,
+// not the browser's error page: it names path, links the kept lesson and
+// says the unkept one is not kept, with no link to it.
+func unkept(t *testing.T, ctx context.Context, path, keptSlug, unkeptSlug string) {
+	t.Helper()
+	if js[bool](t, ctx, `location.protocol === "chrome-error:"`) {
+		t.Fatalf("offline, %s shows the browser's error page", path)
+	}
+	if page := js[string](t, ctx, `document.documentElement.dataset.twicePage || ""`); page != "offline" {
+		t.Fatalf("offline, %s shows a page of kind %q, want the offline page", path, page)
+	}
+	run(t, ctx, 30*time.Second, chromedp.Poll[bool](`!/^Looking/.test(document.querySelector(".offline-status").textContent)`))
+	if asked := js[string](t, ctx, `document.querySelector(".offline-asked").textContent`); asked != path {
+		t.Errorf("the offline page names %q, want %q", asked, path)
+	}
+	if status := js[string](t, ctx, `document.querySelector(".offline-status").textContent`); !strings.Contains(status, "1 of ") {
+		t.Errorf("the offline page's status says %q, want one lesson kept", status)
+	}
+	kept := js[[]string](t, ctx, `[...document.querySelectorAll("ol.offline-lessons li.kept a")].map((a) => new URL(a.href).pathname)`)
+	if len(kept) != 1 || kept[0] != "/lessons/"+keptSlug+"/" {
+		t.Errorf("the offline page links %q as kept, want /lessons/%s/", kept, keptSlug)
+	}
+	li := fmt.Sprintf(`document.querySelector('ol.offline-lessons li[data-page="lessons/%s/"]')`, unkeptSlug)
+	if js[bool](t, ctx, li+`.querySelector("a") !== null`) || !strings.Contains(js[string](t, ctx, li+`.textContent`), "not kept") {
+		t.Errorf("the offline page lists the unkept lesson as %q, linked or not said to be unkept", js[string](t, ctx, li+`.innerHTML`))
+	}
+	if n := js[int](t, ctx, `document.styleSheets.length && document.styleSheets[0].cssRules.length`); n == 0 {
+		t.Errorf("the offline page has no styles")
+	}
+}
+
+// shoot saves a screenshot of the page as name.png in the artifacts
+// folder and names it in the log.
+func shoot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	png := run(t, ctx, 30*time.Second, chromedp.CaptureScreenshot())
+	file := filepath.Join(artifactDir(t), name+".png")
+	if err := os.WriteFile(file, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", file)
+}
+
 // TestBrowserOffline visits the site, goes offline through DevTools'
 // network emulation (and cuts the server off too, so that nothing can
 // reach it), reloads, and runs a block: on the server and on the export.
@@ -189,11 +232,34 @@ func TestBrowserOffline(t *testing.T) {
 			if got, want := js[string](t, ctx, `tp.transcript(0)`), shownText(interp.Run(race.Blocks[0].Script, interp.Options{Seed: interp.DefaultSeed})); got != want {
 				t.Errorf("offline run:\n%s\nwant:\n%s", got, want)
 			}
-			// A lesson never opened is not there offline...
+			// A lesson never opened is not there offline: the site's own
+			// offline page says so, and lists the lessons kept, linked.
 			goTo(t, ctx, hs.URL+"/lessons/"+first.Slug+"/")
 			if js[bool](t, ctx, `document.querySelector("twice-playground") !== null`) {
 				t.Errorf("a lesson never opened showed offline before Make all lessons available offline")
 			}
+			unkept(t, ctx, "/lessons/"+first.Slug+"/", race.Slug, first.Slug)
+			shoot(t, ctx, "offline-unvisited-"+tc.name)
+			// Its link to a kept lesson opens that lesson, offline.
+			goTo(t, ctx, js[string](t, ctx, `document.querySelector("li.kept a").href`))
+			if s := js[string](t, ctx, `tp.run(0)`); s != "done" || !strings.HasSuffix(js[string](t, ctx, `location.pathname`), "/lessons/"+race.Slug+"/") {
+				t.Errorf("the offline page's link to the kept lesson led to %s (Run: %s)", js[string](t, ctx, `location.href`), s)
+			}
+			// A mistyped address, offline, gets the same page.
+			goTo(t, ctx, hs.URL+"/lessons/no-such-lesson/")
+			if page := js[string](t, ctx, `document.documentElement.dataset.twicePage || location.protocol`); page != "offline" {
+				t.Errorf("offline, an address the site does not have shows %q, want the offline page", page)
+			}
+			// The index marks the lessons kept.
+			goTo(t, ctx, hs.URL+"/")
+			run(t, ctx, 30*time.Second, chromedp.Poll[bool](`document.querySelectorAll("ol.lessons li.kept").length > 0`))
+			if got := js[[]string](t, ctx, `[...document.querySelectorAll("ol.lessons li.kept a")].map((a) => new URL(a.href).pathname)`); len(got) != 1 || got[0] != "/lessons/"+race.Slug+"/" {
+				t.Errorf("offline, the index marks %q as kept, want only the race lesson", got)
+			}
+			if mark := js[string](t, ctx, `document.querySelector("ol.lessons li.kept .kept-mark").textContent`); !strings.Contains(mark, "kept offline") {
+				t.Errorf("the index's mark of a kept lesson says %q", mark)
+			}
+			shoot(t, ctx, "offline-index-"+tc.name)
 			t.Logf("requests that reached the cut-off server while offline: %d", site.missed.Load())
 
 			// ...until the index's control keeps every page.

@@ -56,6 +56,10 @@ func TestBrowserParity(t *testing.T) {
 		prog{"lock-claims-all", "race async-lock --all --workers 3\nrace lock --all\n"},
 		prog{"lock-lapses-with-lease", "add order-77\nwork --job 1 --claim lock --lease 1 --crash-before-ack\njobs\nsleep 2\nwork --job 1 --claim lock --worker W2\neffects\n"},
 		prog{"schedule-async-lock-win", "race async-lock --schedule W1,W2,W1,W2,W1,W1,W2,W2,W1,W2,W1,W1,W2,W2\n"},
+		prog{"deploy-sigkill", article.Golden(t, "deploy-sigkill-mid-call")},
+		prog{"deploy-grace", article.Golden(t, "deploy-grace-drains")},
+		prog{"lock-release-any", article.Golden(t, "lock-release-any")},
+		prog{"dead-letter-redrive", article.Golden(t, "dead-letter-redrive")},
 	)
 	seeds := []uint64{1, 7, 424242, 18446744073709551615}
 

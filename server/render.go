@@ -24,6 +24,7 @@ import (
 
 	"github.com/twice-lab/twice/lessons"
 	"github.com/twice-lab/twice/runtime/queue"
+	"github.com/twice-lab/twice/runtime/script/lang"
 	"github.com/twice-lab/twice/runtime/script/result"
 	"github.com/twice-lab/twice/site"
 )
@@ -71,6 +72,9 @@ type Options struct {
 // assetNames are the served names (under assets/) of the site's assets.
 type assetNames struct {
 	Style, Script, Playground, Worker, WasmExec, Wasm, Offline string
+	// Frame is what twice.js loads instead of the modules when it cannot
+	// import them (frame.js).
+	Frame string
 	// Reload is the reload client, under Options.Live only.
 	Reload string
 	// Case is the case page's module, case.js, linked to the modules it
@@ -110,6 +114,8 @@ type siteRenderer struct {
 	// room is the index's section with Options.RoomURL and its QR code,
 	// or "".
 	room string
+	// rendering is the rendering page (see renderingPage).
+	rendering *File
 }
 
 // newRenderer renders the assets. ready, when not nil, is called when a
@@ -149,6 +155,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	// in worker.js): one request less before the module compiles.
 	r.names.Worker = add("worker.js", workerScript(opts.Runtime.WasmExec, static("worker.js")))
 	r.names.Offline = add("offline.js", static("offline.js"))
+	r.names.Frame = add("frame.js", static("frame.js"))
 	if opts.Live {
 		r.names.Reload = add("reload.js", static("reload.js"))
 		if opts.RoomURL != "" {
@@ -186,6 +193,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	choices := result.Choices()
 	config, err := json.Marshal(map[string]any{
 		"entry":    hashed[modules[len(modules)-1]],
+		"frame":    r.names.Frame,
 		"worker":   r.names.Worker,
 		"wasmExec": r.names.WasmExec,
 		"wasm":     r.names.Wasm,
@@ -195,6 +203,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 		"dedupes":  choices.Dedupes,
 		"keys":     choices.Keys,
 		"kinds":    choices.Kinds,
+		"quiet":    choices.Quiet,
 
 		// The claim Compare sets beside the block's own until the reader
 		// picks another pair: the atomic claim, the fix the lessons teach.
@@ -214,6 +223,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	stable := newFile("twice.js", r.assets["assets/"+r.names.Script].Body, 200, false)
 	r.comp.compress(stable)
 	r.assets["assets/twice.js"] = stable
+	r.rendering = r.renderingPage()
 	return r, nil
 }
 
@@ -314,7 +324,7 @@ func configureAt(js []byte, marker string, config []byte) ([]byte, error) {
 
 // pageData is what the page template receives.
 type pageData struct {
-	Kind    string // index, lesson, case, embed, error, notfound
+	Kind    string // index, lesson, case, embed, offline, error, notfound
 	Title   string
 	Root    string // from the page to the site root: "", "../../", "/"
 	CSP     string
@@ -359,7 +369,7 @@ func (r *siteRenderer) page(d pageData) []byte {
 	d.CSP = CSP
 	// The service worker serves the site's own pages; never the error
 	// and not-found pages, whose addresses are not the site's.
-	d.Offline = d.Kind == "index" || d.Kind == "lesson" || d.Kind == "case" || d.Kind == "embed"
+	d.Offline = d.Kind == "index" || d.Kind == "lesson" || d.Kind == "case" || d.Kind == "embed" || d.Kind == "offline"
 	d.Assets = r.names
 	var b bytes.Buffer
 	if err := r.tmpl.Execute(&b, d); err != nil {
@@ -372,7 +382,15 @@ func (r *siteRenderer) page(d pageData) []byte {
 // name the folder ("lessons" for the built-in one). A broken lesson gets an
 // error page (status 500) and is listed in Site.Err; a folder that cannot
 // be read at all gives a site whose every page is that error.
-func (r *siteRenderer) render(fsys fs.FS, name string) *Site {
+//
+// publish, when not nil, is given the site as it stands while the render
+// goes on, so that a server has something to serve before every block has
+// run: first, before any block runs, the assets and the index (counting
+// each lesson's blocks, and as broken those whose options or script do
+// not parse), then again after each lesson, with its pages; every other
+// page is the rendering page meanwhile (see renderingSite). The site it
+// returns has the index of the whole render.
+func (r *siteRenderer) render(fsys fs.FS, name string, publish func(*Site)) *Site {
 	s := &Site{Files: maps.Clone(r.assets), Versions: map[string]string{}}
 	add := func(p string, body []byte, status int) *File {
 		f := newFile(p, body, status, false)
@@ -385,114 +403,200 @@ func (r *siteRenderer) render(fsys fs.FS, name string) *Site {
 		Content: template.HTML(`<h1>Not found</h1>
 <p>There is no page at this address. The lessons start at the <a href="/">index</a>.</p>`),
 	}), 404)
-
-	ls, err := lessons.Load(fsys)
-	if err != nil && len(ls) == 0 {
-		err = fmt.Errorf("%s: %w", name, err)
+	p, err := r.plan(fsys, name)
+	if err != nil {
 		s.Err = err
 		s.Broken = add("index.html", r.errorPage("The lesson folder cannot be read", err, "/"), 500)
 		return s
 	}
+	if publish != nil {
+		publish(r.partial(s, p))
+	}
 	deadline := time.Now().Add(r.budget)
-	var errs []error
-	// Files left out of the folder (refused, unreadable, untitled) are
-	// named in the error and on the index; the other lessons render.
-	var skipped []string
-	if err != nil {
-		for _, line := range strings.Split(err.Error(), "\n") {
-			skipped = append(skipped, line)
-			errs = append(errs, errors.New(prefixFile(name, line)))
+	counts := make([]lessonCount, len(p.ls))
+	for i := range p.ls {
+		counts[i] = r.renderLessonPages(s, p, i, deadline, add)
+		if publish != nil && i+1 < len(p.ls) {
+			publish(r.partial(s, p))
 		}
 	}
-	var index strings.Builder
-	siteTitle := ""
+	caseErrs, casesBroken := r.renderCases(s, p, deadline, add)
+	p.errs = append(p.errs, caseErrs...)
+	add("index.html", r.livePage(s, "index.html", pageData{Kind: "index", Title: p.siteTitle, Content: template.HTML(r.index(p, counts, casesBroken))}), 200)
+	add("sw.js", r.serviceWorker(s, r.offlinePage(p.refs, p.siteTitle)), 200)
+	s.Err = errors.Join(p.errs...)
+	return s
+}
+
+// A plan is what a render knows before it runs any block: the folder's
+// lessons and cases, the site's title, the index's head (that title and
+// the introduction), the files left out, and the errors found so far.
+type plan struct {
+	name      string
+	ls        []lessons.Lesson
+	cases     []lessons.Case
+	refs      []*lessonRef
+	siteTitle string
+	head      string
+	skipped   []string
+	errs      []error
+}
+
+// lessonCount is what the index says of a lesson's blocks: how many, and
+// how many are broken.
+type lessonCount struct{ blocks, broken int }
+
+// plan reads the lesson folder fsys, named name in errors, and runs
+// nothing. The error is for a folder that cannot be read at all.
+func (r *siteRenderer) plan(fsys fs.FS, name string) (*plan, error) {
+	ls, err := lessons.Load(fsys)
+	if err != nil && len(ls) == 0 {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	p := &plan{name: name, ls: ls}
+	// Files left out of the folder (refused, unreadable, untitled) are
+	// named in the error and on the index; the other lessons render.
+	if err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			p.skipped = append(p.skipped, line)
+			p.errs = append(p.errs, errors.New(prefixFile(name, line)))
+		}
+	}
+	var head strings.Builder
 	site, err := lessons.LoadSite(fsys)
 	switch {
 	case err != nil:
-		errs = append(errs, errors.New(prefixFile(name, err.Error())))
+		p.errs = append(p.errs, errors.New(prefixFile(name, err.Error())))
 		fallthrough
 	case site == nil:
-		index.WriteString(`<h1>Why a queued job runs twice</h1>
+		head.WriteString(`<h1>Why a queued job runs twice</h1>
 <p>A queue promises that a job runs at least once. These lessons show, by running it, how a job's side effect happens twice anyway: a real SQLite jobs table, workers that hold leases, and a receipts service that records every request it gets. Every script runs in your browser; change it and press Run.</p>
 `)
 	default:
 		// A teacher's index file: its title and introduction.
-		siteTitle = site.Title
-		if siteTitle != "" {
-			index.WriteString("<h1>" + html.EscapeString(siteTitle) + "</h1>\n")
+		p.siteTitle = site.Title
+		if p.siteTitle != "" {
+			head.WriteString("<h1>" + html.EscapeString(p.siteTitle) + "</h1>\n")
 		}
 		var intro bytes.Buffer
 		if err := r.plain.Convert(site.Intro, &intro); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %v", prefixFile(name, lessons.SiteFile), err))
+			p.errs = append(p.errs, fmt.Errorf("%s: %v", prefixFile(name, lessons.SiteFile), err))
 		}
-		index.Write(intro.Bytes())
+		head.Write(intro.Bytes())
 	}
+	p.head = head.String()
+	p.refs = make([]*lessonRef, len(ls))
+	for i, l := range ls {
+		p.refs[i] = &lessonRef{Slug: l.Slug, Title: l.Title, Number: i + 1, Of: len(ls)}
+	}
+	p.cases, _ = lessons.LoadCases(fsys)
+	return p, nil
+}
+
+// partial is the site s as it stands during a render of p (see render):
+// its pages so far, the index as the plan alone tells it (no block run:
+// a block counts as broken only when its options or its script do not
+// parse), a service worker for those pages, and the rendering page for
+// every page not rendered yet.
+func (r *siteRenderer) partial(s *Site, p *plan) *Site {
+	snap := &Site{Files: maps.Clone(s.Files), Versions: maps.Clone(s.Versions), Broken: r.rendering}
+	counts := make([]lessonCount, len(p.ls))
+	for i, l := range p.ls {
+		counts[i].blocks = len(l.Blocks)
+		for _, b := range l.Blocks {
+			if _, err := b.Options(); err != nil {
+				counts[i].broken++
+			} else if _, err := lang.Parse(b.Script); err != nil {
+				counts[i].broken++
+			}
+		}
+	}
+	index := newFile("index.html", r.livePage(snap, "index.html", pageData{Kind: "index", Title: p.siteTitle,
+		Content: template.HTML(r.index(p, counts, nil))}), 200, false)
+	r.comp.compress(index)
+	snap.Files["index.html"] = index
+	sw := newFile("sw.js", r.serviceWorker(snap, r.offlinePage(p.refs, p.siteTitle)), 200, false)
+	r.comp.compress(sw)
+	snap.Files["sw.js"] = sw
+	return snap
+}
+
+// renderLessonPages renders lesson i of p, running its blocks, into s
+// (with add): its page and an embed page per block. Its errors join p's.
+func (r *siteRenderer) renderLessonPages(s *Site, p *plan, i int, deadline time.Time, add func(string, []byte, int) *File) lessonCount {
+	l := p.ls[i]
+	file := path.Join(p.name, l.File)
+	if p.name != "lessons" {
+		file = filepath.Join(p.name, filepath.FromSlash(l.File))
+	}
+	body, st := renderLesson(r.md, l, file, l.File, "../../", deadline)
+	page := "lessons/" + l.Slug + "/index.html"
+	// A broken block fails in its block, with its message; the rest of
+	// the page renders. The error still fails twice build.
+	p.errs = append(p.errs, st.errs...)
+	if l.Notes != "" && !r.hideNotes {
+		// Folded under the lesson's title.
+		at := bytes.Index(body, []byte("</h1>\n"))
+		if at < 0 {
+			at = 0
+		} else {
+			at += len("</h1>\n")
+		}
+		body = slices.Concat(body[:at], r.notes(l.Notes), body[at:])
+	}
+	d := pageData{Kind: "lesson", Title: l.Title, Root: "../../", Script: len(st.blocks) > 0,
+		Content: template.HTML(body), Lesson: p.refs[i], Time: l.Time, SiteTitle: p.siteTitle}
+	if i > 0 {
+		d.Prev = p.refs[i-1]
+	}
+	if i+1 < len(p.ls) {
+		d.Next = p.refs[i+1]
+	}
+	add(page, r.livePage(s, page, d), 200)
+	for _, b := range st.blocks {
+		var buf bytes.Buffer
+		q := *b
+		q.Embed = ""
+		writePlayground(&buf, &q)
+		add(fmt.Sprintf("embed/%s/%d/index.html", l.Slug, b.Index), r.page(pageData{
+			Kind: "embed", Title: fmt.Sprintf("%s, script %d", l.Title, b.Index), Root: "../../../",
+			Script: true, Content: template.HTML(buf.String()), Lesson: p.refs[i],
+		}), 200)
+	}
+	return lessonCount{blocks: len(st.blocks), broken: broken(st.blocks)}
+}
+
+// index is the index page's content for plan p: the head, a line per
+// lesson with its time and counts, the cases (casesBroken, when not nil,
+// says which are broken), the room, the files left out and the offline
+// control.
+func (r *siteRenderer) index(p *plan, counts []lessonCount, casesBroken []bool) string {
+	var index strings.Builder
+	index.WriteString(p.head)
 	index.WriteString(`<ol class="lessons">
 `)
-	refs := make([]*lessonRef, len(ls))
-	for i, l := range ls {
-		refs[i] = &lessonRef{Slug: l.Slug, Title: l.Title, Number: i + 1, Of: len(ls)}
-	}
-	for i, l := range ls {
-		file := path.Join(name, l.File)
-		if name != "lessons" {
-			file = filepath.Join(name, filepath.FromSlash(l.File))
-		}
-		body, st := renderLesson(r.md, l, file, l.File, "../../", deadline)
-		page := "lessons/" + l.Slug + "/index.html"
+	for i, l := range p.ls {
 		fmt.Fprintf(&index, `<li><a href="lessons/%s/">%s</a>`, l.Slug, html.EscapeString(l.Title))
-		// A broken block fails in its block, with its message; the rest
-		// of the page renders. The error still fails twice build.
-		errs = append(errs, st.errs...)
 		if l.Time != "" {
 			fmt.Fprintf(&index, ` <span class="time">· %s</span>`, html.EscapeString(l.Time))
 		}
-		if n := len(st.blocks); n > 0 {
+		if n := counts[i].blocks; n > 0 {
 			fmt.Fprintf(&index, ` <span class="blocks">· %d runnable %s</span>`, n, plural(n, "script", "scripts"))
 		}
-		if n := broken(st.blocks); n > 0 {
+		if n := counts[i].broken; n > 0 {
 			fmt.Fprintf(&index, ` <span class="broken">(%d broken %s)</span>`, n, plural(n, "block", "blocks"))
 		}
 		index.WriteString("</li>\n")
-		if l.Notes != "" && !r.hideNotes {
-			// Folded under the lesson's title.
-			at := bytes.Index(body, []byte("</h1>\n"))
-			if at < 0 {
-				at = 0
-			} else {
-				at += len("</h1>\n")
-			}
-			body = slices.Concat(body[:at], r.notes(l.Notes), body[at:])
-		}
-		d := pageData{Kind: "lesson", Title: l.Title, Root: "../../", Script: len(st.blocks) > 0,
-			Content: template.HTML(body), Lesson: refs[i], Time: l.Time, SiteTitle: siteTitle}
-		if i > 0 {
-			d.Prev = refs[i-1]
-		}
-		if i+1 < len(ls) {
-			d.Next = refs[i+1]
-		}
-		add(page, r.livePage(s, page, d), 200)
-		for _, p := range st.blocks {
-			var b bytes.Buffer
-			q := *p
-			q.Embed = ""
-			writePlayground(&b, &q)
-			add(fmt.Sprintf("embed/%s/%d/index.html", l.Slug, p.Index), r.page(pageData{
-				Kind: "embed", Title: fmt.Sprintf("%s, script %d", l.Title, p.Index), Root: "../../../",
-				Script: true, Content: template.HTML(b.String()), Lesson: refs[i],
-			}), 200)
-		}
 	}
 	index.WriteString("</ol>\n")
-	errs = append(errs, r.renderCases(s, fsys, name, siteTitle, deadline, &index, add)...)
+	writeCaseList(&index, p.cases, casesBroken)
 	index.WriteString(r.room)
-	if len(skipped) > 0 {
+	if len(p.skipped) > 0 {
 		index.WriteString(`<section class="skipped" aria-labelledby="skipped-title"><h2 id="skipped-title">Files left out</h2>
 <p>These files of the lesson folder were not read as lessons:</p>
 <ul>
 `)
-		for _, line := range skipped {
+		for _, line := range p.skipped {
 			index.WriteString("<li><code>" + html.EscapeString(r.hideDir(line)) + "</code></li>\n")
 		}
 		index.WriteString("</ul>\n</section>\n")
@@ -504,37 +608,65 @@ func (r *siteRenderer) render(fsys fs.FS, name string) *Site {
 <p class="offline-status" role="status"></p>
 </section>
 `)
-	add("index.html", r.livePage(s, "index.html", pageData{Kind: "index", Title: siteTitle, Content: template.HTML(index.String())}), 200)
-	add("sw.js", r.serviceWorker(s), 200)
-	s.Err = errors.Join(errs...)
-	return s
+	return index.String()
 }
 
-// renderingSite is what a server serves before its first render is done:
-// the assets, and for every other path a short page (status 503) that
-// says the lessons are being rendered and reloads itself every two
-// seconds.
+// renderingSite is what a server serves before its first render has
+// published anything (see render): the assets, and for every other path
+// the rendering page.
 func (r *siteRenderer) renderingSite() *Site {
+	return &Site{Files: maps.Clone(r.assets), Broken: r.rendering}
+}
+
+// renderingPage is a short page (status 503) that says the lessons are
+// being rendered and reloads itself every two seconds: what a server
+// answers for a page its first render has not reached yet.
+func (r *siteRenderer) renderingPage() *File {
 	body := r.page(pageData{Kind: "rendering", Title: "Rendering", Root: "/", Refresh: 2,
 		Content: template.HTML(`<h1>Rendering the lessons</h1>
-<p role="status">twice is running the lessons' scripts to show their output. This page reloads by itself when they are ready.</p>`)})
-	f := newFile("rendering.html", body, http.StatusServiceUnavailable, false)
-	return &Site{Files: maps.Clone(r.assets), Broken: f}
+<p role="status">twice is running this lesson's scripts to show their output. This page reloads by itself when it is ready.</p>`)})
+	return newFile("rendering.html", body, http.StatusServiceUnavailable, false)
+}
+
+// swRoot stands for the site's root in the offline page that sw.js
+// carries: the worker puts its scope there, so that the page's links and
+// assets resolve wherever the page is answered.
+const swRoot = "twice-sw-root/"
+
+// offlinePage is the page the service worker answers, with no network, for
+// a page of the site it has not kept: it says so and lists every lesson,
+// each marked by offline.js as kept on this device or not (the worker
+// says which), linking to those that are. Its links start with swRoot.
+func (r *siteRenderer) offlinePage(refs []*lessonRef, siteTitle string) []byte {
+	var b strings.Builder
+	b.WriteString(`<h1>This page is not kept on this device</h1>
+<p>The network does not answer, and <code class="offline-asked"></code> was never opened here, so there is no copy of it to show. The lessons you opened before are kept, with the runtime that runs their scripts:</p>
+<p class="offline-status" role="status">Looking for the lessons kept on this device…</p>
+<ol class="lessons offline-lessons">
+`)
+	for _, l := range refs {
+		fmt.Fprintf(&b, `<li data-page="lessons/%s/"><a href="%slessons/%s/">%s</a> <span class="kept-mark"></span></li>`+"\n", l.Slug, swRoot, l.Slug, html.EscapeString(l.Title))
+	}
+	b.WriteString(`</ol>
+<p>The <a href="` + swRoot + `">index</a> is kept too. Once the network is back, its button "Make all lessons available offline" keeps every lesson for the next time.</p>
+`)
+	return r.page(pageData{Kind: "offline", Title: "Not kept offline", Root: swRoot, SiteTitle: siteTitle, Content: template.HTML(b.String())})
 }
 
 // serviceWorker returns sw.js configured for site s: its shell (the index
 // and the assets every page loads), its runtime (kept once a page has
 // loaded it), its pages (the index, the
-// lessons, the cases and the embed pages that rendered), and a version that is a hash
+// lessons, the cases and the embed pages that rendered), a version that is a hash
 // of both, so that any change of an asset's content (hence of its name) or
-// of the list of pages is a new version.
-func (r *siteRenderer) serviceWorker(s *Site) []byte {
+// of the list of pages is a new version, and the offline page (see
+// offlinePage).
+func (r *siteRenderer) serviceWorker(s *Site, offline []byte) []byte {
 	n := r.names
 	shell := []string{"", "assets/" + n.Style, "assets/" + n.Offline, "assets/" + n.Script, "assets/" + n.Playground, "assets/" + n.Worker}
 	for _, m := range n.Modules {
 		shell = append(shell, "assets/"+m)
 	}
-	shell = append(shell, "assets/"+n.Case)
+	shell = append(shell, "assets/"+n.Case, "assets/"+n.Frame)
 	runtime := []string{"assets/" + n.WasmExec, "assets/" + n.Wasm}
 	var pages []string
 	for _, p := range s.Paths() {
@@ -547,7 +679,8 @@ func (r *siteRenderer) serviceWorker(s *Site) []byte {
 		}
 	}
 	list, _ := json.Marshal(map[string]any{"shell": shell, "runtime": runtime, "pages": pages})
-	config, _ := json.Marshal(map[string]any{"version": hashHex(list, 12), "shell": shell, "runtime": runtime, "pages": pages})
+	config, _ := json.Marshal(map[string]any{"version": hashHex(list, 12), "shell": shell, "runtime": runtime, "pages": pages,
+		"offline": string(offline), "root": swRoot})
 	js, err := configureAt(r.sw, "/*TWICE_SW*/", config)
 	if err != nil {
 		panic("site: sw.js: " + err.Error()) // the file is ours and tested
@@ -736,7 +869,7 @@ func Render(opts Options) (*Site, error) {
 	}
 	fsys, name, done := lessonSource(opts)
 	defer done()
-	s := r.render(fsys, name)
+	s := r.render(fsys, name, nil)
 	return s, s.Err
 }
 

@@ -346,3 +346,57 @@ func TestPredictBlock(t *testing.T) {
 		t.Errorf("a block without predict is folded or marked too")
 	}
 }
+
+// TestIndexBeforeBlocksRun: a render hands out the site as it goes, the
+// first time before any block has run, with the index a reader gets at
+// the end (for lessons whose blocks all run) and the rendering page for
+// every lesson; then after each lesson, with that lesson's pages. A block
+// whose script does not parse is counted as broken from the first.
+func TestIndexBeforeBlocksRun(t *testing.T) {
+	r, err := newRenderer(Options{Runtime: fakeRuntime(), Brotli: BrotliNever}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls, err := lessons.Load(lessons.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var published []*Site
+	final := r.render(lessons.FS, "lessons", func(s *Site) { published = append(published, s) })
+	if final.Err != nil {
+		t.Fatal(final.Err)
+	}
+	if len(published) != len(ls) {
+		t.Fatalf("the render published %d sites for %d lessons, want one before any block and one after each lesson but the last", len(published), len(ls))
+	}
+	first := published[0]
+	if got, want := string(first.Files["index.html"].Body), string(final.Files["index.html"].Body); got != want {
+		t.Errorf("the index served before the blocks ran differs from the index after:\n%s\nwant:\n%s", got, want)
+	}
+	if first.Files["sw.js"] == nil {
+		t.Error("the first site has no service worker")
+	}
+	for i, s := range published {
+		for j, l := range ls {
+			page := s.Files["lessons/"+l.Slug+"/index.html"]
+			if (page != nil) != (j < i) {
+				t.Errorf("site %d published has lesson %d's page: %v, want %v", i, j+1, page != nil, j < i)
+			}
+		}
+		if s.Broken == nil || s.Broken.Status != http.StatusServiceUnavailable || !strings.Contains(string(s.Broken.Body), "Rendering the lessons") {
+			t.Errorf("site %d published answers a page not rendered yet with %+v, want the rendering page", i, s.Broken)
+		}
+	}
+
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.md": "# A\n\n```twice\nadd order-1 extra\n```\n\n```twice\nreset\n```\n"})
+	first = nil
+	r.render(os.DirFS(dir), dir, func(s *Site) {
+		if first == nil {
+			first = s
+		}
+	})
+	if idx := string(first.Files["index.html"].Body); !strings.Contains(idx, "2 runnable scripts") || !strings.Contains(idx, "(1 broken block)") {
+		t.Errorf("the first index of a lesson with a block that does not parse:\n%s", idx)
+	}
+}

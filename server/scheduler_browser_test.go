@@ -111,6 +111,13 @@ func TestBrowserScheduler(t *testing.T) {
 			if p := js[string](t, ctx, fmt.Sprintf(`tp.q(%d, ".seat-progress").hidden ? "" : tp.q(%d, ".seat-progress-list").textContent`, n, n)); !strings.Contains(p, "claim=async-lock, 2 workers: broken by 1 schedule") {
 				t.Errorf("the progress says %q", p)
 			}
+			// The progress is the page's: another block's view, never
+			// opened, shows the win as soon as it is kept.
+			if m := seatBlock(t, ctx, "race lock 20\n"); m != n {
+				if p := js[string](t, ctx, fmt.Sprintf(`tp.q(%d, ".seat-progress").hidden ? "" : tp.q(%d, ".seat-progress-list").textContent`, m, m)); !strings.Contains(p, "claim=async-lock, 2 workers: broken by 1 schedule") {
+					t.Errorf("another block's progress says %q after the win", p)
+				}
+			}
 			noSideScroll(t, ctx, width)
 			link := js[string](t, ctx, fmt.Sprintf(`tp.el(%d).ui.seat.o.link(tp.el(%d).ui.seat.schedule)`, n, n))
 			if !strings.Contains(link, "view=scheduler") || !strings.Contains(link, "schedule="+strings.Join(workerNames(broken.Shortest), "%2C")) {
@@ -155,9 +162,17 @@ func TestBrowserScheduler(t *testing.T) {
 			if out := js[string](t, ctx, fmt.Sprintf(`tp.q(%d, ".seat-outcome").textContent`, n)); !strings.Contains(out, "Goal reached") {
 				t.Errorf("the linked schedule ends with %q", out)
 			}
+			if js[bool](t, ctx, fmt.Sprintf(`tp.q(%d, ".seat-progress").hidden`, m)) {
+				t.Errorf("before Clear, the lock block's progress is hidden")
+			}
 			js[bool](t, ctx, fmt.Sprintf(`tp.q(%d, ".seat-clear").click(), true`, n))
 			if !js[bool](t, ctx, fmt.Sprintf(`tp.q(%d, ".seat-progress").hidden && localStorage.length === 0`, n)) {
 				t.Errorf("Clear left progress behind")
+			}
+			// Every block of the page shows it cleared, not only the one
+			// whose button was pressed.
+			if p := js[string](t, ctx, fmt.Sprintf(`tp.q(%d, ".seat-progress").hidden ? "" : tp.q(%d, ".seat-progress-list").textContent`, m, m)); p != "" {
+				t.Errorf("after Clear on one block, another block still lists %q", p)
 			}
 			if errs := consoleErrors(); len(errs) > 0 {
 				t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))

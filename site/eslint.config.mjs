@@ -31,8 +31,9 @@ export default [
   },
   {
     // Classic scripts, run by a plain script tag: the loader that pages
-    // elsewhere name, and the service worker's registration.
-    files: ["static/twice.js", "static/offline.js"],
+    // elsewhere name, what it loads when it cannot import the modules,
+    // and the service worker's registration.
+    files: ["static/twice.js", "static/frame.js", "static/offline.js"],
     languageOptions: { sourceType: "script" },
   },
   {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/twice-lab/twice/runtime/script/interp"
 	"github.com/twice-lab/twice/runtime/script/result"
 )
 
@@ -48,8 +49,16 @@ func TestJavaScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A script that fails, as the runtime returns it to the page, and the
+	// line the command line prints for it (after its "twice run: -c: "):
+	// the page must say the error the same way.
+	bad := interp.Run("race read --wat\n", interp.Options{Seed: interp.DefaultSeed})
+	failed, err := json.Marshal(map[string]any{"result": bad, "cli": bad.Error.Error()})
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(node, append([]string{"--test", "--test-reporter=spec"}, tests...)...)
-	cmd.Env = append(os.Environ(), "TWICE_CHOICES="+string(choices))
+	cmd.Env = append(os.Environ(), "TWICE_CHOICES="+string(choices), "TWICE_FAILED="+string(failed))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("node --test %v: %v\n%s", tests, err, out)

@@ -97,9 +97,8 @@ func TestBundle(t *testing.T) {
 		t.Errorf("the bundled binary did not say which runtime it uses:\n%s", strings.Join(said, "\n"))
 	}
 
-	// serve listens before the lessons are rendered and answers 503 with
-	// a page saying so until they are: a page is asked for again until
-	// it is there.
+	// serve answers a lesson not rendered yet with 503 and a page saying
+	// so: a page is asked for again until it is there.
 	get := func(path string) []byte {
 		t.Helper()
 		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {

@@ -15,8 +15,9 @@ const serveUsage = `usage: twice serve [--addr HOST:PORT] [--lessons DIR] [--not
 
 Serves the lessons and the playground. The WebAssembly runtime is built from
 the source tree on start (about 40 s the first time, a second or two after)
-unless --wasm (or $TWICE_WASM) names a prebuilt one. It listens at once
-and renders the lessons in the background. With --lessons, pages are
+unless --wasm (or $TWICE_WASM) names a prebuilt one. It prints the URL
+once the index can be served, and renders the lessons in the background,
+serving each as soon as it is done. With --lessons, pages are
 rendered again whenever a lesson file in DIR changes: edit and reload.
 With an --addr other machines can reach (0.0.0.0:8080 for a classroom),
 it prints every network URL it listens on and a QR code of the first.
@@ -58,8 +59,9 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	if urls := server.LANURLs(l.Addr()); len(urls) > 0 {
 		room = urls[0]
 	}
-	// The lessons render in the background: the server listens at once
-	// and serves a page saying so until they are ready.
+	// The lessons render in the background: StartServer returns once the
+	// index can be served, so the URL printed below answers at once, and
+	// each lesson is served as soon as it has rendered.
 	srv, err := server.StartServer(server.Options{
 		LessonsDir: *dir,
 		Runtime:    rt,

@@ -149,8 +149,8 @@ func TestServeCommand(t *testing.T) {
 				t.Errorf("no QR code of %s:\n%s", lan[0], out)
 			}
 		}
-		// The server listens before the lessons are rendered, and says
-		// so (503) until they are.
+		// The server serves the index before the lessons are rendered,
+		// and a lesson says so (503) until it is.
 		if code := getUntilReady(t, url+"lessons/claim-race/"); code != 200 {
 			t.Errorf("GET %s: %d", url, code)
 		}
@@ -166,6 +166,64 @@ func TestServeCommand(t *testing.T) {
 		if got := strings.Contains(stderr.String(), "warning: listening on"); got != tc.warn {
 			t.Errorf("--addr %s: warning printed = %v, want %v (stderr %q)", tc.addr, got, tc.warn, stderr.String())
 		}
+	}
+}
+
+// TestServeIndexFirst starts twice serve on a folder with a slow lesson,
+// as a teacher does, and fetches the URL it prints at once: the index
+// answers (200, listing both lessons) on the first request, before the
+// slow lesson has rendered; the lessons follow, each once it has.
+func TestServeIndexFirst(t *testing.T) {
+	dir := t.TempDir()
+	// Every block says when it was written, so that no result kept from
+	// another test's render (the server keeps them per process) serves it.
+	now := time.Now().UnixNano()
+	slow := fmt.Sprintf("# Slow\n\n```twice\n# %d\nrace read 10000\n```\n\n```twice\n# %d\nrace atomic 10000\n```\n\n```twice\n# %d\nrace read 10000\n```\n", now, now, now)
+	os.WriteFile(filepath.Join(dir, "a.md"), []byte(fmt.Sprintf("# Quick\n\n```twice\n# %d\nrace read 3\n```\n", now)), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.md"), []byte(slow), 0o644)
+	pr, pw := io.Pipe()
+	var stderr strings.Builder
+	done := make(chan int, 1)
+	go func() {
+		done <- run([]string{"serve", "--addr", "127.0.0.1:0", "--lessons", dir, "--wasm", fakeWasm(t)}, nil, pw, &stderr)
+		pw.Close()
+	}()
+	sc := bufio.NewScanner(pr)
+	var url string
+	for sc.Scan() {
+		if _, rest, ok := strings.Cut(sc.Text(), "serving the lessons at "); ok {
+			url, _, _ = strings.Cut(rest, " ")
+			break
+		}
+	}
+	printed := time.Now()
+	go io.Copy(io.Discard, pr)
+	if url == "" {
+		t.Fatalf("twice serve printed no URL; stderr %q", stderr.String())
+	}
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	t.Logf("the index answered %d, %v after the URL was printed", resp.StatusCode, time.Since(printed).Round(time.Millisecond))
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `href="lessons/a/"`) || !strings.Contains(string(body), `href="lessons/b/"`) || !strings.Contains(string(body), "3 runnable scripts") {
+		t.Errorf("the first GET of %s, as the URL is printed, answered %d:\n%s", url, resp.StatusCode, body)
+	}
+	for _, page := range []string{"lessons/a/", "lessons/b/"} {
+		if code := getUntilReady(t, url+page); code != 200 {
+			t.Errorf("GET %s: %d", url+page, code)
+		}
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("twice serve exited %d after an interrupt; stderr %q", code, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("twice serve did not stop on an interrupt")
 	}
 }
 

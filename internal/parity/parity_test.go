@@ -21,7 +21,7 @@ type parityCase struct {
 	file  string // if set, written as script.sh in the working directory
 	out   string // if set, a file the run writes, compared too
 	code  int    // the exit code both platforms must give
-	// heavy cases (a matrix is 840 runs, a minute under wazero; a run to
+	// heavy cases (a matrix is 980 runs, a minute under wazero; a run to
 	// the auto budget's steps) run at the default seed and the largest of
 	// seeds only; a case whose script names its own seed (matrix --seed N)
 	// prints the same at every seed but the one it reports, and runs at
@@ -57,7 +57,7 @@ func parityCases(t *testing.T) []parityCase {
 		parityCase{name: "race-lock-claims-all-json", args: []string{"--json", "-c", "race async-lock --all --workers 3\nrace lock --all --fence"}},
 		parityCase{name: "lock-left-by-kill", args: []string{"--json", "-c", "add order-77\nwork --job 1 --claim lock --lease 1 --crash-before-ack\njobs\nsleep 2\nwork --job 1 --claim lock --worker W2\neffects"}},
 		parityCase{name: "schedule-win-json", args: []string{"--json", "-c", "race async-lock --schedule W1,W2,W1,W2,W1,W1,W2,W2,W1,W2,W1,W1,W2,W2"}},
-		parityCase{name: "schedule-stops-early-json", args: []string{"--json", "-c", "race async-lock --schedule W1,W2,W1"}, code: 2},
+		parityCase{name: "schedule-stops-early-json", args: []string{"--json", "-c", "race async-lock --schedule W1,W2,W1,W2,W1,W1,W2,W2,W1,W2\neffects\njobs"}},
 		parityCase{name: "step2-timeline", args: []string{"--timeline", "tl.svg", "-c", steps["step2-lease-expiry"]}, out: "tl.svg"},
 		parityCase{name: "race-read-timeline", args: []string{"--timeline", "tl.svg", "-c", "race read 20 && effects"}, out: "tl.svg"},
 		parityCase{name: "bg-processing", args: []string{"-c", bgScript("")}},
@@ -67,6 +67,11 @@ func parityCases(t *testing.T) []parityCase {
 		parityCase{name: "ledger-crash", args: []string{"-c", "add order-77\nwork --job 1 --lease 1 --effect ledger --crash-before-commit\nledger\nsleep 2\nwork --job 1 --worker W2 --effect ledger\nledger\njobs"}},
 		parityCase{name: "ledger-lost-json", args: []string{"--json", "-c", "add order-77\nwork --job 1 --lease 1 --effect ledger --key-txn separate --crash-before-effect\nsleep 2\nwork --job 1 --worker W2 --effect ledger --key-txn separate\nledger"}},
 		parityCase{name: "ledger-race-timeline", args: []string{"--timeline", "tl.svg", "-c", "race read 20 --effect ledger && ledger"}, out: "tl.svg"},
+		parityCase{name: "deploy-sigkill-timeline", args: []string{"--timeline", "tl.svg", "-c", article.Golden(t, "deploy-sigkill-mid-call")}, out: "tl.svg"},
+		parityCase{name: "deploy-grace-json", args: []string{"--json", "-c", article.Golden(t, "deploy-grace-drains")}},
+		parityCase{name: "deploy-kills-ledger", args: []string{"-c", article.Golden(t, "deploy-kills-ledger-transaction")}},
+		parityCase{name: "lock-release-any-json", args: []string{"--json", "-c", article.Golden(t, "lock-release-any")}},
+		parityCase{name: "dead-letter-redrive-timeline", args: []string{"--timeline", "tl.svg", "-c", article.Golden(t, "dead-letter-redrive")}, out: "tl.svg"},
 		parityCase{name: "matrix", args: []string{"-c", "matrix"}, heavy: true},
 		parityCase{name: "matrix-json", args: []string{"--json", "-c", "matrix --seed 9"}, once: true},
 		parityCase{name: "matrix-usage-error", args: []string{"-c", "matrix --seed x"}, code: 2},

@@ -33,6 +33,7 @@ const (
 	Background
 	Race
 	Matrix
+	Deploy
 
 	// A worker's own steps.
 	Start
@@ -58,6 +59,7 @@ const (
 	Rollback
 	Lock
 	Await
+	DeadLetter
 
 	// A worker's request to the receipts service, in the worker's lane:
 	// the service's key statements are steps of the request's process.
@@ -158,6 +160,7 @@ var kindInfo = [numKinds]kindRow{
 	Background: {"background", LaneShell, NoMark, NoBar, "a list of commands started in the background"},
 	Race:       {"race", LaneShell, NoMark, NoBar, "race --all: how many interleavings duplicate"},
 	Matrix:     {"matrix", LaneShell, NoMark, NoBar, "matrix: every scenario against every fix"},
+	Deploy:     {"deploy", LaneShell, NoMark, NoBar, "deploy: SIGTERM to every background worker, or SIGKILL at the end of its grace"},
 
 	Start:       {"start", LaneWorker, NoMark, NoBar, "a worker process started (Run is its run id; the lane's label)"},
 	Select:      {"select", LaneWorker, Tick, NoBar, "a SELECT of the job row"},
@@ -182,6 +185,7 @@ var kindInfo = [numKinds]kindRow{
 	Rollback:    {"rollback", LaneWorker, Tick, NoBar, "the ledger's transaction rolled back"},
 	Lock:        {"lock", LaneWorker, Tick, NoBar, "a write of the job's lock row: owned, or released after the ack"},
 	Await:       {"await", LaneWorker, NoMark, NoBar, "an await that touches nothing shared (a lock claim's remote read)"},
+	DeadLetter:  {"dead-letter", LaneWorker, Tick, LeaseAck, "the UPDATE that moved a job received too often to the dead-letter queue (Job: the row after)"},
 
 	Connect:   {"connect", LaneWorker, NoMark, NoBar, "connecting to the receipts service"},
 	Send:      {"send", LaneWorker, Origin, NoBar, "a request leaving the worker"},
@@ -235,6 +239,20 @@ func (k Kind) Bar() Bar {
 	}
 	return kindInfo[k].bar
 }
+
+// quiet are the kinds whose step reads and writes nothing another
+// process shares: no row, lock or key of the database, nothing the
+// receipts service records, no line of worker.log or of the transcript,
+// and not the clock (a worker's decision rests on a clock read, and a
+// sleep moves the clock every lease is measured by). Every other kind
+// reads or writes some of that, even when it changes no table: a SELECT
+// that finds the job queued, a claim that changed no row.
+var quiet = [numKinds]bool{Background: true, Start: true, Process: true, Stall: true, Await: true, Connect: true}
+
+// Quiet reports whether an event of the kind reads and writes nothing
+// shared (see quiet): a step a step-through may skip without hiding any
+// moment where one process could see another's work.
+func (k Kind) Quiet() bool { return k.Valid() && quiet[k] }
 
 // Words says what an event of the kind is.
 func (k Kind) Words() string { return kinds.Words(k) }

@@ -46,3 +46,32 @@ func TestEveryKindIsListed(t *testing.T) {
 		t.Error("a kind beyond the list is valid")
 	}
 }
+
+// TestQuietKindsTouchNothingShared: no kind that the timeline draws as a
+// statement, a request or an arrival, no kind that carries a row or an
+// effect, and no shell command but starting a background list is quiet;
+// the clock read and the SELECT of the row, which change no table, are
+// not quiet either.
+func TestQuietKindsTouchNothingShared(t *testing.T) {
+	for _, k := range Kinds() {
+		if !k.Quiet() {
+			continue
+		}
+		switch {
+		case k.Mark() != NoMark:
+			t.Errorf("%s is quiet but the timeline marks it (a statement, a request, an effect)", k)
+		case k.Lane() == LaneReceipts:
+			t.Errorf("%s is quiet but the receipts service records it", k)
+		case k.Lane() == LaneShell && k != Background:
+			t.Errorf("%s is quiet but is a shell command that reads or writes the tables or the clock", k)
+		}
+	}
+	for _, k := range []Kind{Select, Clock, ClaimFailed, LeaseLost, Sleep, Log, Say, Answer, Timeout, Busy, Wait} {
+		if k.Quiet() {
+			t.Errorf("%s is quiet, but it reads or writes shared state", k)
+		}
+	}
+	if Kind(numKinds).Quiet() {
+		t.Error("a kind not listed is quiet")
+	}
+}

@@ -49,7 +49,10 @@
 //
 // RunSchedule runs one ordering, as a schedule names it, step by step on
 // the same steps, and returns the steps' lines, each worker's next step
-// and the tables after the last.
+// and the tables after the last; and, for each step, what a run's
+// evidence keeps of it (Played.Did: a claim, a renewal, a request and
+// what the service made of it, an ack), so that a caller can record the
+// race as its own.
 //
 // With a service dedupe mode and a key ([Service]), the receipt is no
 // longer one step: the service's statements on its key table (the
@@ -73,8 +76,11 @@
 //
 //	heartbeat:  after the claim (and the fence's read-back), one lease
 //	            renewal, UPDATE ... WHERE id = ? AND run = ? AND status =
-//	            'running'; if it changes no row another run holds the job,
-//	            and the worker stops before its effect (lease lost)
+//	            'running', and in the same step the renewal of whatever
+//	            else the claim holds (queue.Claim.Renew: a lock's until,
+//	            WHERE owner = ?); if either changes no row another run
+//	            holds the job or its lock, and the worker stops before its
+//	            effect (lease lost)
 //	fence:      the attempt read back after the claim is a step of its own
 //	            (it is the fencing token); the service compares the token
 //	            on the receipt's arrival, in the receipt's step, refuses one
@@ -414,6 +420,8 @@ type explorer struct {
 	// onEffect, when set, is told of each effect as a step records it,
 	// with the worker's index (a schedule's table of effects).
 	onEffect func(i int)
+	// did is what the last step did, as a replay records it.
+	did Played
 	// busyChecked counts, when not nil, the blocked steps tried on
 	// SQLite to check that it answers SQLITE_BUSY (a test's, not the
 	// search's: the search never tries a blocked step).
@@ -511,7 +519,7 @@ func withExplorer(claim queue.Claim, workers int, svc Service, flags Flags, busy
 			c.Rollback()
 		}
 	}()
-	if x.id, err = x.shell.Add(order, event); err != nil {
+	if x.id, err = x.shell.Add(order, eventID); err != nil {
 		return err
 	}
 	return f(x, state{status: "queued", ws: make([]wstate, workers)})
@@ -684,13 +692,13 @@ func (x *explorer) restore(s state) error {
 	}
 	x.stmts++
 	if w.keyIn {
-		if _, err := c.ClaimKey(event, runOf(h)); err != nil {
+		if _, err := c.ClaimKey(eventID, runOf(h)); err != nil {
 			return err
 		}
 		x.stmts++
 	}
 	if w.row {
-		if err := c.AddLedger(queue.LedgerRow{Key: event, Order: order, Job: x.id, Run: runOf(h)}); err != nil {
+		if err := c.AddLedger(queue.LedgerRow{Key: eventID, Order: order, Job: x.id, Run: runOf(h)}); err != nil {
 			return err
 		}
 		x.stmts++
@@ -706,8 +714,8 @@ func (x *explorer) restore(s state) error {
 
 // The job every explored race works.
 const (
-	order = "order-77"
-	event = "ev-1"
+	order   = "order-77"
+	eventID = "ev-1"
 )
 
 // shortest follows, from s, the steps that reach a second effect soonest.

@@ -135,6 +135,10 @@ func brute(claim queue.Claim, workers int, svc Service, flags Flags) (total, dup
 			if n.lock == i {
 				n.lock = -1
 			}
+		case queue.ModelReleaseAnyLock:
+			n.lock = -1
+		case queue.ModelRenewLock:
+			return n.lock == i
 		default:
 			panic(fmt.Sprintf("brute: no model for step %q", s.Label))
 		}
@@ -222,7 +226,11 @@ func brute(claim queue.Claim, workers int, svc Service, flags Flags) (total, dup
 					me.pc = pcRenew
 				}
 			case pcRenew:
-				if s.run == i && s.status == "running" {
+				holds := true
+				for _, st := range claim.Renew() {
+					holds = holds && model(st, &n, i)
+				}
+				if s.run == i && s.status == "running" && holds {
 					me.pc = effect
 				} else {
 					me.pc, me.attempt = pcDone, 0

@@ -4,16 +4,48 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/twice-lab/twice/runtime/event"
 	"github.com/twice-lab/twice/runtime/queue"
 )
 
 // Played is one step of a replayed ordering: the worker, the step's label
-// and what it saw ("" for a step not yet taken).
+// and what it saw ("" for a step not yet taken). For a step taken it also
+// says what a run's evidence keeps of it, so that a script can record the
+// race as a timed race records its own: what the step did (Did), how a
+// trace names it (Kind), the attempt and key of the request or row it
+// concerns, whether a key was stored at it (the service's, or the
+// ledger's, committed), and the job row after it.
 type Played struct {
 	Worker string
 	Label  string
 	Said   string
+
+	Did     Did
+	Kind    event.Kind
+	Attempt int    // the attempt the request or the ledger row carried (with a fence, the token), when this step knows it
+	Key     string // the key the request carried, or the ledger's
+	Stored  bool   // the key was stored at this step
+	Row     queue.Row
 }
+
+// Did is what a replayed step did that a run's evidence keeps.
+type Did uint8
+
+const (
+	DidStep       Did = iota // nothing the evidence keeps: a read, a lock's statement, an await, a transaction's statement
+	DidClaim                 // the claim took: the job is the worker's
+	DidLose                  // the claim was lost at this step
+	DidRenew                 // the heartbeat renewed what the claim holds
+	DidLeaseLost             // the renewal found the lease, or the lock, taken
+	DidSend                  // the receipt arrived and the service's key step let it on: its effect is the next step
+	DidEffect                // the service recorded an effect
+	DidRefused               // the service refused the receipt's fencing token
+	DidReplayed              // the service had the key: the first answer again
+	DidAck                   // the ack took
+	DidAckRefused            // the fenced ack changed no row
+	DidLedger                // COMMIT made a ledger row visible: the effect
+	DidKeyHit                // the ledger's key was taken: no row
+)
 
 // Landed is one effect of a replayed ordering: the worker whose step
 // recorded it, and that step's place in the ordering (1-based).
@@ -74,7 +106,8 @@ func RunSchedule(claim queue.Claim, workers int, svc Service, flags Flags, sched
 				return err
 			}
 			label, said, _ := strings.Cut(what, ": ")
-			rep.Steps = append(rep.Steps, Played{Worker: runOf(i), Label: label, Said: said})
+			p := x.did
+			p.Worker, p.Label, p.Said = runOf(i), label, said
 			s = next
 			// The search keeps the row's run only where a step reads it
 			// back; the reader's tables show it always: the run that
@@ -86,6 +119,9 @@ func RunSchedule(claim queue.Claim, workers int, svc Service, flags Flags, sched
 			if row.Run != "" {
 				lastRun = row.Run
 			}
+			row.Run = lastRun
+			p.Row = row
+			rep.Steps = append(rep.Steps, p)
 		}
 		x.onEffect = nil
 		if err := x.restore(s); err != nil {
@@ -171,7 +207,7 @@ func (x *explorer) nextLabel(s state, i int) string {
 	case pcBegin, pcKeyBegin:
 		l = "BEGIN IMMEDIATE"
 	case pcKey, pcKeyInsert:
-		l = fmt.Sprintf("INSERT INTO processed_keys %s ON CONFLICT DO NOTHING", event)
+		l = fmt.Sprintf("INSERT INTO processed_keys %s ON CONFLICT DO NOTHING", eventID)
 	case pcRow:
 		l = "INSERT INTO ledger"
 	case pcAckTx:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/twice-lab/twice/runtime/event"
 	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/receipts"
 )
@@ -22,6 +23,15 @@ type move struct {
 	i    int
 	conn *queue.Conn
 	run  string
+	// did is what the step did, as a replay records it (see Played):
+	// filled in when x.replaying.
+	did Played
+}
+
+// note records, for a replay, what the step did: its Did, the trace's
+// kind for it, and the attempt and key of a request or a row.
+func (m *move) note(did Did, kind event.Kind, attempt int, key string) {
+	m.did.Did, m.did.Kind, m.did.Attempt, m.did.Key = did, kind, attempt, key
 }
 
 // phases are the steps of a worker's program, by pc: each runs its
@@ -56,11 +66,24 @@ func (x *explorer) step(s state, i int) (state, string, error) {
 	next := s
 	next.ws = slices.Clone(s.ws)
 	m := &move{x: x, s: s, next: &next, w: &next.ws[i], i: i, conn: x.conns[i], run: runOf(i)}
+	m.did.Kind = pcKinds[s.ws[i].pc]
 	what, err := phases[s.ws[i].pc](m)
 	if err != nil {
 		return s, "", err
 	}
+	x.did = m.did
 	return x.observe(next, what)
+}
+
+// pcKinds is the trace's kind of a step by the worker's place, where the
+// step itself does not say otherwise (a claim's step, an outcome).
+var pcKinds = [pcDone]event.Kind{
+	pcClaim: event.Select, pcReadBack: event.Select, pcRenew: event.Heartbeat,
+	pcReceipt: event.Send, pcEffect: event.Effect, pcRemember: event.KeyInsert,
+	pcAck: event.Ack, pcBegin: event.Begin, pcKey: event.Key, pcRow: event.Ledger,
+	pcAckTx: event.Ack, pcCommit: event.Commit, pcRollback: event.Rollback,
+	pcKeyBegin: event.Begin, pcKeyInsert: event.Key, pcKeyCommit: event.Commit,
+	pcRelease: event.Lock,
 }
 
 // afterClaim is where a worker goes once the job is its own.
@@ -132,12 +155,27 @@ func (m *move) claimStep() (string, error) {
 	switch {
 	case !mine:
 		w.pc, w.cs = pcDone, 0
+		m.note(DidLose, event.ClaimFailed, 0, "")
 	case int(w.cs)+1 < len(x.steps):
 		w.cs++
+		m.note(DidStep, stepKind(st), 0, "")
 	default:
 		w.pc, w.cs = x.afterClaim(), 0
+		m.note(DidClaim, event.Claim, 0, "")
 	}
 	return st.Line(x.id, m.run, o, mine), nil
+}
+
+// stepKind is the trace's kind of a claim's step that neither took the
+// job nor lost it.
+func stepKind(st queue.Step) event.Kind {
+	switch {
+	case st.Kind == queue.StepAwait:
+		return event.Await
+	case st.Reads != queue.ReadsChanges:
+		return event.Select
+	}
+	return event.Lock
 }
 
 // releaseStep runs the claim's release step number cs, after the ack.
@@ -181,10 +219,28 @@ func (m *move) renew() (string, error) {
 	}
 	if !ok {
 		w.pc, w.attempt = pcDone, 0
+		m.note(DidLeaseLost, event.LeaseLost, 0, "")
 		return fmt.Sprintf("UPDATE job %d SET lease WHERE run %s: 0 rows changed, lease lost: stops before the effect", x.id, m.run), nil
 	}
+	said := fmt.Sprintf("UPDATE job %d SET lease WHERE run %s: 1 row changed, the lease is renewed", x.id, m.run)
+	// What else the claim holds (a lock) is renewed in the same step:
+	// timing is ignored, so only whether the run still holds it matters.
+	for _, st := range x.claim.Renew() {
+		o, err := m.conn.RunStep(st, queue.Values{Job: x.id, Run: m.run, Until: lockUntil})
+		x.stmts++
+		if err != nil {
+			return "", err
+		}
+		if !st.Decide(o, 0) {
+			w.pc, w.attempt = pcDone, 0
+			m.note(DidLeaseLost, event.LeaseLost, 0, "")
+			return said + "; " + st.Line(x.id, m.run, o, false) + ": lock lost, stops before the effect", nil
+		}
+		said += "; " + st.Line(x.id, m.run, o, true)
+	}
 	w.pc = x.toEffect()
-	return fmt.Sprintf("UPDATE job %d SET lease WHERE run %s: 1 row changed, the lease is renewed", x.id, m.run), nil
+	m.note(DidRenew, event.Heartbeat, 0, "")
+	return said, nil
 }
 
 // receipt sends the receipt: the effect on arrival, unless the fence
@@ -205,6 +261,8 @@ func (m *move) receipt() (string, error) {
 		// else, in the same step as the key's first statement.
 		if attempt < m.s.high {
 			w.pc, w.attempt = pcAck, 0
+			key, _ := x.keyOf(m.i, attempt)
+			m.note(DidRefused, event.Send, attempt, key)
 			return fmt.Sprintf("POST receipt (fencing token %d): refused, the service has seen token %d", attempt, m.s.high), nil
 		}
 		m.next.high = attempt
@@ -215,11 +273,14 @@ func (m *move) receipt() (string, error) {
 		return m.keyStep(attempt, head)
 	}
 	w.pc = pcAck
+	key, _ := x.keyOf(m.i, attempt)
+	m.note(DidEffect, event.Send, attempt, key)
 	return fmt.Sprintf("POST receipt (%s): the service records effect %d", head, m.landed()), nil
 }
 
 // effect is the effect of a receipt the service's key let through.
 func (m *move) effect() (string, error) {
+	m.note(DidEffect, event.Effect, int(m.w.attempt), "")
 	what := fmt.Sprintf("receipt let through: the service records effect %d", m.landed())
 	if m.x.svc.Dedupe == receipts.DedupeCheck {
 		m.w.pc = pcRemember
@@ -241,6 +302,8 @@ func (m *move) remember() (string, error) {
 		m.next.keys = addKey(m.s.keys, key)
 	}
 	w.pc, w.attempt = pcAck, 0
+	m.note(DidStep, event.KeyInsert, 0, key)
+	m.did.Stored = true
 	return fmt.Sprintf("receipt done: the service INSERTs key %s", key), nil
 }
 
@@ -251,8 +314,10 @@ func (m *move) ack() (string, error) {
 		return "", err
 	}
 	m.w.pc = pcDone
+	m.note(DidAckRefused, event.AckRefused, 0, "")
 	if ok {
 		m.w.pc = m.x.afterAck()
+		m.note(DidAck, event.Ack, 0, "")
 	}
 	return m.x.ackSaid(m.run, ok, "ack"), nil
 }
@@ -279,7 +344,7 @@ func (m *move) begin() (string, error) {
 // claimKey inserts the event's key ON CONFLICT DO NOTHING in the open
 // transaction and reports whether it took.
 func (m *move) claimKey() (bool, error) {
-	took, err := m.conn.ClaimKey(event, m.run)
+	took, err := m.conn.ClaimKey(eventID, m.run)
 	m.x.stmts++
 	return took, err
 }
@@ -291,10 +356,13 @@ func (m *move) keyInsert() (string, error) {
 		return "", err
 	}
 	m.w.pc, m.w.keyIn = pcKeyCommit, took
-	if took {
-		return fmt.Sprintf("INSERT INTO processed_keys %s ON CONFLICT DO NOTHING: 1 row changed (not yet committed)", event), nil
+	if !took {
+		m.note(DidKeyHit, event.KeyHit, 0, eventID)
 	}
-	return fmt.Sprintf("INSERT INTO processed_keys %s ON CONFLICT DO NOTHING: 0 rows changed, the key is taken", event), nil
+	if took {
+		return fmt.Sprintf("INSERT INTO processed_keys %s ON CONFLICT DO NOTHING: 1 row changed (not yet committed)", eventID), nil
+	}
+	return fmt.Sprintf("INSERT INTO processed_keys %s ON CONFLICT DO NOTHING: 0 rows changed, the key is taken", eventID), nil
 }
 
 // keyCommit commits the key alone: the work is the worker's, or, the key
@@ -309,8 +377,10 @@ func (m *move) keyCommit() (string, error) {
 		w.pc = pcAck
 		return "COMMIT: nothing written, the key was taken: no ledger row", nil
 	}
-	m.next.keys = addKey(m.s.keys, event)
+	m.next.keys = addKey(m.s.keys, eventID)
 	w.pc, w.keyIn = x.toWork(), false
+	m.note(DidStep, event.Commit, 0, eventID)
+	m.did.Stored = true
 	return "COMMIT: the key alone, the work is mine", nil
 }
 
@@ -322,10 +392,11 @@ func (m *move) key() (string, error) {
 	}
 	if !took {
 		m.w.pc = pcAckTx
-		return fmt.Sprintf("INSERT INTO processed_keys %s ON CONFLICT DO NOTHING: 0 rows changed, the key is taken: no ledger row", event), nil
+		m.note(DidKeyHit, event.KeyHit, 0, eventID)
+		return fmt.Sprintf("INSERT INTO processed_keys %s ON CONFLICT DO NOTHING: 0 rows changed, the key is taken: no ledger row", eventID), nil
 	}
 	m.w.pc, m.w.keyIn = pcRow, true
-	return fmt.Sprintf("INSERT INTO processed_keys %s ON CONFLICT DO NOTHING: 1 row changed (not yet committed)", event), nil
+	return fmt.Sprintf("INSERT INTO processed_keys %s ON CONFLICT DO NOTHING: 1 row changed (not yet committed)", eventID), nil
 }
 
 // row inserts the ledger row. The worker's own connection sees its own
@@ -336,11 +407,12 @@ func (m *move) row() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := m.conn.AddLedger(queue.LedgerRow{Key: event, Order: order, Job: x.id, Run: m.run, Attempt: row.Attempts}); err != nil {
+	if err := m.conn.AddLedger(queue.LedgerRow{Key: eventID, Order: order, Job: x.id, Run: m.run, Attempt: row.Attempts}); err != nil {
 		return "", err
 	}
 	x.stmts++
 	m.w.pc, m.w.row = pcAckTx, true
+	m.note(DidStep, event.Ledger, row.Attempts, eventID)
 	return fmt.Sprintf("INSERT INTO ledger: %s, attempt %d (not yet committed)", order, row.Attempts), nil
 }
 
@@ -354,6 +426,7 @@ func (m *move) ackTx() (string, error) {
 	m.w.pc = pcCommit
 	if !ok {
 		m.w.pc = pcRollback
+		m.note(DidAckRefused, event.AckRefused, 0, "")
 	}
 	return m.x.ackSaid(m.run, ok, "not yet committed"), nil
 }
@@ -366,10 +439,15 @@ func (m *move) commit() (string, error) {
 		return "", err
 	}
 	x.stmts++
-	if w.keyIn {
-		m.next.keys = addKey(m.s.keys, event)
-	}
 	what := "COMMIT: the ack alone"
+	m.note(DidAck, event.Commit, 0, "")
+	if w.row {
+		m.note(DidLedger, event.Commit, 0, eventID)
+	}
+	if w.keyIn {
+		m.next.keys = addKey(m.s.keys, eventID)
+		m.did.Key, m.did.Stored = eventID, true
+	}
 	switch {
 	case w.row && x.flags.SeparateKey:
 		what = fmt.Sprintf("COMMIT: the ledger row and the ack land together, effect %d", m.landed())
@@ -409,9 +487,11 @@ func (m *move) keyStep(attempt int, token string) (string, error) {
 		}
 		if found {
 			w.pc = pcAck
+			m.note(DidReplayed, event.Send, attempt, key)
 			return head + "the service SELECTs the key: stored, so it replays the first answer", nil
 		}
 		w.pc, w.attempt = pcEffect, uint8(attempt)
+		m.note(DidSend, event.Send, attempt, key)
 		return head + "the service SELECTs the key: absent", nil
 	case receipts.DedupeClaim:
 		took, err := x.keys.Claim(key, 0, 0, "first")
@@ -421,12 +501,15 @@ func (m *move) keyStep(attempt int, token string) (string, error) {
 		}
 		if !took {
 			w.pc = pcAck
+			m.note(DidReplayed, event.Send, attempt, key)
 			return head + "the service INSERTs the key ON CONFLICT DO NOTHING: 0 rows changed, so it replays the first answer", nil
 		}
 		if store {
 			m.next.keys = addKey(m.next.keys, key)
 		}
 		w.pc = pcEffect
+		m.note(DidSend, event.Send, attempt, key)
+		m.did.Stored = true
 		return head + "the service INSERTs the key ON CONFLICT DO NOTHING: 1 row changed", nil
 	}
 	return "", fmt.Errorf("explore: dedupe %s has no steps here", x.svc.Dedupe)
@@ -459,7 +542,7 @@ func (x *explorer) ackSaid(run string, ok bool, note string) string {
 // keyOf returns worker i's key for a receipt of attempt, and whether the
 // state keeps it (a run key is the worker's own: see the package doc).
 func (x *explorer) keyOf(i, attempt int) (string, bool) {
-	key, _ := x.svc.Key.Of(receipts.Delivery{Event: event, Job: x.id, Order: order, Run: fmt.Sprintf("W%d", i+1), Attempt: attempt})
+	key, _ := x.svc.Key.Of(receipts.Delivery{Event: eventID, Job: x.id, Order: order, Run: fmt.Sprintf("W%d", i+1), Attempt: attempt})
 	return key, x.svc.Key != receipts.KeyRun
 }
 

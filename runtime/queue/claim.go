@@ -88,6 +88,7 @@ const (
 	ModelSetLock                  // the lock's owner becomes the run: no condition
 	ModelTryLock                  // the lock's owner becomes the run, only if it has no live owner
 	ModelReleaseLock              // the lock row goes, if the run owns it
+	ModelRenewLock                // the lock's until moves on, if the run owns it
 )
 
 // Step is one atomic step of a claim: a statement with the values it
@@ -232,14 +233,17 @@ const (
 	// stmtClaim is the atomic claim: the WHERE states "claimable".
 	stmtClaim = `UPDATE jobs SET status = 'running', run = ?, attempts = attempts + 1, lease = ? WHERE id = ? AND (status = 'queued' OR lease < ?)`
 	// stmtTakeUndone is the take of a claim that holds a lock: no
-	// condition but that the job is not done already.
-	stmtTakeUndone = `UPDATE jobs SET status = 'running', run = ?, attempts = attempts + 1, lease = ? WHERE id = ? AND status <> 'done'`
+	// condition but that the job is not done already (nor moved to the
+	// dead-letter queue, which no claim takes).
+	stmtTakeUndone = `UPDATE jobs SET status = 'running', run = ?, attempts = attempts + 1, lease = ? WHERE id = ? AND status NOT IN ('done', 'dead')`
 	stmtLockOwner  = `SELECT owner, until FROM locks WHERE job = ?`
 	// stmtLockSet sets the owner whatever the row holds; stmtLockTry only
 	// where there is no row or its until has passed.
 	stmtLockSet     = `INSERT INTO locks (job, owner, until) VALUES (?, ?, ?) ON CONFLICT (job) DO UPDATE SET owner = excluded.owner, until = excluded.until`
 	stmtLockTry     = `INSERT INTO locks (job, owner, until) VALUES (?, ?, ?) ON CONFLICT (job) DO UPDATE SET owner = excluded.owner, until = excluded.until WHERE locks.until < ?`
 	stmtLockRelease = `DELETE FROM locks WHERE job = ? AND owner = ?`
+	// stmtLockRenew is a heartbeat's renewal of the lock the run owns.
+	stmtLockRenew = `UPDATE locks SET until = ? WHERE job = ? AND owner = ?`
 )
 
 // The steps the claims are made of.
@@ -285,6 +289,11 @@ var (
 		Label: "DELETE FROM locks WHERE job = %[1]d AND owner = %[2]s", Took: "the lock is released",
 		Lost: "another run owns the lock now",
 	}
+	stepLockRenew = Step{
+		SQL: stmtLockRenew, Args: []Arg{ArgUntil, ArgJob, ArgRun}, Mine: Changed, Model: ModelRenewLock,
+		Label: "UPDATE locks SET until WHERE job = %[1]d AND owner = %[2]s", Took: "the lock is renewed",
+		Lost: "another run owns the lock now",
+	}
 )
 
 // claimDef is one claim's declaration.
@@ -292,20 +301,23 @@ type claimDef struct {
 	name, words string
 	steps       []Step
 	release     []Step
+	renew       []Step
 }
 
 // claimList declares every claim: its name, what it does in words, its
-// steps in order, and the steps that follow a successful ack (release:
-// whatever their conditions say, the worker is done after them).
+// steps in order, the steps that follow a successful ack (release:
+// whatever their conditions say, the worker is done after them), and
+// what a heartbeat renews besides the job's lease (renew: what else the
+// claim holds, each step's condition whether it still holds it).
 var claimList = [numClaims]claimDef{
 	ClaimRead: {"read", "read the row, then write it: two statements",
-		[]Step{stepRead, stepClock, stepTake}, nil},
+		[]Step{stepRead, stepClock, stepTake}, nil, nil},
 	ClaimLock: {"lock", "own the job's lock in one INSERT that succeeds for one worker only, then take the job; the ack releases the lock",
-		[]Step{stepClock, stepLockTry, stepTakeUndone}, []Step{stepLockRelease}},
+		[]Step{stepClock, stepLockTry, stepTakeUndone}, []Step{stepLockRelease}, []Step{stepLockRenew}},
 	ClaimAtomic: {"atomic", "one conditional UPDATE decided by changes() = 1",
-		[]Step{stepClock, stepClaim}, nil},
+		[]Step{stepClock, stepClaim}, nil, nil},
 	ClaimAsyncLock: {"async-lock", "check the lock row, await a remote read, then set the owner with no condition",
-		[]Step{stepLockOwner, stepClock, stepRemoteRead, stepLockSet, stepTakeUndone}, []Step{stepLockRelease}},
+		[]Step{stepLockOwner, stepClock, stepRemoteRead, stepLockSet, stepTakeUndone}, []Step{stepLockRelease}, []Step{stepLockRenew}},
 }
 
 // claims is the list's names and words, as every named list of the
@@ -350,6 +362,17 @@ func (c Claim) Release() []Step {
 		return nil
 	}
 	return claimList[c].release
+}
+
+// Renew returns the steps a heartbeat runs after it renews the job's
+// lease: the renewal of the lock, for a claim that holds one. Each binds
+// the new expiry as ArgUntil; a step whose condition fails says the run
+// no longer holds what it claimed.
+func (c Claim) Renew() []Step {
+	if !c.Valid() {
+		return nil
+	}
+	return claimList[c].renew
 }
 
 // Locks reports whether the claim uses the locks table.

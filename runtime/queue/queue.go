@@ -122,7 +122,7 @@ func (c *Conn) DropPollIndexes() error { return c.c.Exec(stmtNoPollIndexes) }
 // The statements, one per method (the claims' own are in claim.go).
 const (
 	stmtInsert = `INSERT INTO jobs (order_id, event) VALUES (?, ?)`
-	stmtAck    = `UPDATE jobs SET status = 'done', lease = NULL WHERE id = ?`
+	stmtAck    = `UPDATE jobs SET status = 'done', lease = NULL WHERE id = ? AND status <> 'dead'`
 	stmtAckRun = `UPDATE jobs SET status = 'done', lease = NULL WHERE id = ? AND run = ?`
 	stmtRenew  = `UPDATE jobs SET lease = ? WHERE id = ? AND run = ? AND status = 'running'`
 	// A poll looks up the lowest queued id and the lowest expired lease,
@@ -502,7 +502,9 @@ func (c *Conn) ClaimAtomically(id int64, run string, now, lease int64) (bool, er
 	return n == 1, err
 }
 
-// Ack marks the job done and clears its lease.
+// Ack marks the job done and clears its lease, unless the job has gone
+// to the dead-letter queue: a stale run's ack cannot take a job back out
+// of it.
 func (c *Conn) Ack(id int64) error {
 	_, err := c.exec(stmtAck, func(s *sqlite3.Stmt) { s.BindInt64(1, id) })
 	return err

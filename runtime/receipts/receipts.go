@@ -62,6 +62,9 @@ type Effect struct {
 	// deduplicates on, what the table held for it when the request passed:
 	// "new" (no row) or "expired" (a row older than the key TTL).
 	KeyState string
+	// Dedupe is the service's dedupe mode when the request arrived: what
+	// it did with the key then, whatever the mode is set to later.
+	Dedupe Dedupe
 }
 
 // Request is what a worker sends.
@@ -206,16 +209,19 @@ func (s *Service) Highest(job int64) int { return s.fence[job] }
 // already.
 // A timeout shorter than the dial and the hop still lets the request
 // arrive: the client gives up on the answer, not on the bytes it sent.
+// So does a client killed once the request has left ([sim.Kernel.Kill]):
+// the service handles it, and the client dies waiting for the answer.
 func (s *Service) Post(p *sim.Proc, req Request) Outcome {
 	k := p.Kernel()
 	sent := p.Now()
 	p.Step(k.Between(DialMin, DialMax), event.Connect, "connect to receipts")
+	p.Shield()
 	p.Step(k.Between(HopMin, HopMax), event.Send, "POST receipt for %s (send %d)", req.Order, req.Send)
 	// Arrival: the service records before anything else.
 	e := Effect{
 		Order: req.Order, Job: req.Job, Run: req.Run, Attempt: req.Attempt,
 		Send: req.Send, Worker: req.Worker, At: p.Now(), Token: req.Token,
-		Event: req.Event, Key: req.Key,
+		Event: req.Event, Key: req.Key, Dedupe: s.dedupe,
 	}
 	outcome, status, delay := Answered, "200", req.Delay
 	if req.Token > 0 {
@@ -258,10 +264,45 @@ func (s *Service) Post(p *sim.Proc, req Request) Outcome {
 
 // await waits for the reply until instant t, as the client does.
 func (req Request) await(p *sim.Proc, t sim.Time) {
+	p.Unshield()
 	if req.Await != nil {
 		req.Await(p, t)
 	}
 	p.SleepUntil(t)
+}
+
+// Arrived records e, a request that arrived by another way than Post (a
+// step of a replayed ordering), at the kernel's instant, as Post records
+// one: an effect, a refusal or a replay, as e's flags say. A fencing token
+// it carried, unless refused, becomes the highest the service has seen
+// for its job.
+func (s *Service) Arrived(k *sim.Kernel, e Effect) {
+	switch {
+	case e.Refused:
+		e.At = k.Now()
+		s.effects = append(s.effects, e)
+		k.Record(Proc, event.Refused, e, "refused %s from run %s: fencing token %d is older than %d", e.Order, e.Run, e.Token, s.fence[e.Job])
+		return
+	case e.Token > 0:
+		if s.fence == nil {
+			s.fence = map[int64]int{}
+		}
+		s.fence[e.Job] = max(s.fence[e.Job], e.Token)
+	}
+	if e.Replayed {
+		s.replay(k, e, e.FirstRun)
+		return
+	}
+	s.land(k, e)
+}
+
+// StoreKey stores key for run at the kernel's instant, as the dedupe's
+// INSERT does: the requests that follow find it. It does nothing when no
+// dedupe mode was ever set (no key table).
+func (s *Service) StoreKey(k *sim.Kernel, key, run string) {
+	if s.keys != nil {
+		s.fail(s.keys.Insert(key, k.Now(), run))
+	}
 }
 
 // land records e as an effect.

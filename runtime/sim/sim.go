@@ -27,6 +27,11 @@
 // by [Kernel.SetBudget], so no input can make a run loop for ever. A check
 // set by [Kernel.SetCheck] runs before every step and can stop a run for
 // any other reason (a caller's meter of work or output).
+//
+// [Kernel.Kill] ends one process from another, as SIGKILL does: it takes
+// no further step, wherever it was waiting. A process can hold a kill off
+// with [Proc.Shield] for a stretch that stands for work done elsewhere on
+// its behalf (a request that has left), and dies when it lifts the shield.
 package sim
 
 import (
@@ -196,6 +201,10 @@ type Proc struct {
 	done  bool
 
 	joiners []*Proc // processes waiting in Join for this one to return
+
+	// killed and shielded are Kill's (kill.go): a kill ends the process
+	// at its next resume, unless a shield holds it off until Unshield.
+	killed, shielded bool
 }
 
 // errStopped unwinds a process whose kernel gave up on it.
@@ -207,6 +216,9 @@ func (k *Kernel) Go(name string, at Time, body func(p *Proc)) *Proc {
 	p := &Proc{k: k, name: name}
 	p.next, p.stop = iter.Pull(func(yield func(struct{}) bool) {
 		p.yield = yield
+		if p.killed {
+			return // killed before it first ran
+		}
 		growStack()
 		defer func() {
 			if r := recover(); r != nil {
@@ -344,7 +356,7 @@ func (p *Proc) Join(q *Proc) {
 	}
 	q.joiners = append(q.joiners, p)
 	p.k.parked++
-	if !p.yield(struct{}{}) {
+	if !p.yield(struct{}{}) || p.killed && !p.shielded {
 		panic(stopped{})
 	}
 }
@@ -381,7 +393,7 @@ func (p *Proc) Sleep(d Time) { p.SleepUntil(p.k.now + d) }
 // processes due now may run first).
 func (p *Proc) SleepUntil(t Time) {
 	p.k.schedule(p, max(t, p.k.now))
-	if !p.yield(struct{}{}) {
+	if !p.yield(struct{}{}) || p.killed && !p.shielded {
 		panic(stopped{})
 	}
 }

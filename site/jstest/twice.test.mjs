@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 
 import { CONFIG } from "../static/config.js";
 import { claimOf, commandFor, comparePair, embedIframe, linkHash, loopback, parseLink, rewriteClaim, seedOf, shellQuote, toggleClaims } from "../static/links.js";
-import { announce, checkedWords, diagnosisPlan, diagnosisSaid, formatBytes, stoppedAfter, formatMS, groupDigits, matrixCellLabel, matrixCellText, minFontSize, nearestStep, replay } from "../static/render.js";
+import { announce, checkedWords, diagnosisPlan, diagnosisSaid, errorText, formatBytes, leaseCaptions, stoppedAfter, formatMS, groupDigits, matrixCellLabel, matrixCellText, minFontSize, nearestStep, replay } from "../static/render.js";
 
 // The server puts the runtime's lists of claims, dedupe modes and keys in
 // the config the loader hands the component; go test ./site passes the
@@ -477,4 +477,27 @@ test("stoppedAfter: Stop says how many races or lease runs were done, when the r
   assert.equal(stoppedAfter(640, { done: 2, of: 5, what: "lease runs" }), "Stopped after 2 of 5 lease runs (640 ms)");
   assert.equal(stoppedAfter(640, null), "Stopped after 640 ms", "a script with no race or load says the time only");
   assert.equal(stoppedAfter(0, null), "Stopped before this script ran");
+});
+
+test("the page says an error as the command line prints it", () => {
+  // A failing run as the runtime returns it, and the CLI's line for it.
+  assert.ok(process.env.TWICE_FAILED, "run these through go test ./site, which passes a failing run in TWICE_FAILED");
+  const { result, cli } = JSON.parse(process.env.TWICE_FAILED);
+  assert.match(cli, /^line 1, col \d+: /);
+  assert.equal(errorText(result.error), cli);
+});
+
+test("a lease's captions count effects as effects, of the jobs listed", () => {
+  const v = {
+    loads: [{ lease_us: 2000000, jobs: 200 }],
+    effects: [{ job: 3 }, { job: 3 }, { job: 9 }, { job: 9 }, { job: 9 }],
+    jobs: [{ id: 3 }, { id: 9 }],
+    more: 4,
+    ran_once: 194,
+  };
+  const c = leaseCaptions(v);
+  assert.equal(c.effects, "Effects at lease 2 s: 5 effects of the 2 jobs that did not simply run once; not listed: 4 more that did not simply run once and 194 that ran once");
+  assert.equal(c.jobs, "Jobs at lease 2 s: 2 of 200, those that did not simply run once; not listed: 4 more that did not simply run once and 194 that ran once");
+  const one = leaseCaptions({ loads: [{ lease_us: 1000000, jobs: 1 }], effects: [{ job: 1 }], jobs: [{ id: 1 }], more: 0, ran_once: 0 });
+  assert.equal(one.effects, "Effects at lease 1 s: 1 effect of the 1 job that did not simply run once");
 });

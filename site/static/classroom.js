@@ -13,14 +13,17 @@
 // Presenter view. The switch, or ?present in the page's URL, sets large
 // type for the prose and the blocks (every text at least 16 px, the
 // timeline drawn at that size too), shows one block at a time with the
-// prose before it, and moves between blocks with Page Down / Page Up (or
-// the arrow keys outside a block) and the buttons of a bar at the foot of
-// the screen. There the step-through skips steps that change nothing,
-// unless the reader asks for every step.
+// prose before it, scrolled so that the block is on screen above the bar
+// (with as much of the prose as fits), and moves between blocks with
+// Page Down / Page Up (or the arrow keys outside a block) and the buttons
+// of that bar at the foot of the screen. There the step-through skips the
+// steps that read and write nothing shared (see quietStep), unless the
+// reader asks for every step.
 //
 // Nothing here runs at import time but reading these functions.
 
-import { h } from "./render.js";
+import { CONFIG } from "./config.js";
+import { groupDigits, h } from "./render.js";
 
 const ALL = "twice:predict-all";
 
@@ -77,11 +80,13 @@ export function question(res) {
   const loads = (res && res.loads) || [];
   if (races.length) {
     const of = sum(races, (r) => r.races);
-    return { kind: "races", of, text: "In how many of the " + of + " races will an effect happen twice?" };
+    const text = of === 1 ? "Will the one race end with an effect twice? Enter 1 for yes, 0 for no." : "In how many of the " + groupDigits(String(of)) + " races will an effect happen twice?";
+    return { kind: "races", of, text };
   }
   if (loads.length) {
     const of = sum(loads, (l) => l.jobs);
-    return { kind: "loads", of, text: "How many of the " + of + " jobs will have their effect twice?" };
+    const text = of === 1 ? "Will the one job have its effect twice? Enter 1 for yes, 0 for no." : "How many of the " + groupDigits(String(of)) + " jobs will have their effect twice?";
+    return { kind: "loads", of, text };
   }
   return { kind: "effects", of: 0, text: "How many effects will the receipts service record?" };
 }
@@ -97,16 +102,20 @@ export function answer(kind, res) {
 export function verdict(q, value, res) {
   const got = answer(q.kind, res);
   if (got === null) return "You predicted " + value + "; this run has no count to compare it with.";
-  const of = q.kind === "effects" ? "" : " of " + (q.kind === "races" ? sum(res.races, (r) => r.races) : sum(res.loads, (l) => l.jobs));
+  const of = q.kind === "effects" ? "" : " of " + groupDigits(String(q.kind === "races" ? sum(res.races, (r) => r.races) : sum(res.loads, (l) => l.jobs)));
   const said = value === "" ? "You made no prediction" : "You predicted " + value;
   return said + "; the run gave " + got + of + (value !== "" && Number(value) === got ? ": right." : ".");
 }
 
-// quietStep reports whether a trace event changes nothing in the tables
-// (a clock read, a lease check that found nothing): the presenter's
-// step-through skips those.
+// quietStep reports whether a trace event is a step that reads and
+// writes nothing another process shares (a worker starting, connecting,
+// beginning its own work): the presenter's step-through skips those. The
+// runtime's list of event kinds says which kinds are (CONFIG.quiet); a
+// step that reads shared state is never skipped, though it changes no
+// table: the SELECT that finds the job still queued, the clock read a
+// lease is decided by, a claim that changed no row.
 export function quietStep(ev) {
-  return !!ev && !ev.job && !ev.effect && ev.kind !== "reset";
+  return !!ev && (CONFIG.quiet || []).includes(ev.kind);
 }
 
 // ---- the page-wide switches ----------------------------------------------
@@ -149,6 +158,13 @@ let slides = null;
 let current = 0;
 let bar = null;
 
+// moved is set once the reader scrolls, clicks or types (MOVES) after a
+// slide is shown; sizes watches the shown block's size until then.
+let moved = false;
+let sizes = null;
+const onMove = () => (moved = true);
+const MOVES = ["wheel", "touchmove", "pointerdown", "keydown"];
+
 function setPresenting(on) {
   const html = document.documentElement;
   const main = document.getElementById("main");
@@ -162,6 +178,9 @@ function setPresenting(on) {
     bar = null;
     slides = null;
     document.removeEventListener("keydown", onKey);
+    for (const type of MOVES) removeEventListener(type, onMove, true);
+    if (sizes) sizes.disconnect();
+    sizes = null;
     return;
   }
   // Slide i holds the prose before block i and the block; what follows the
@@ -191,10 +210,12 @@ function setPresenting(on) {
   bar.append(prev, count, next, leave);
   document.body.append(bar);
   document.addEventListener("keydown", onKey);
+  for (const type of MOVES) addEventListener(type, onMove, { capture: true, passive: true });
   show(0);
 }
 
-// show shows slide i (clamped) alone, from its top.
+
+// show shows slide i (clamped) alone, its block on screen (see reveal).
 function show(i) {
   if (!slides || !slides.length) return;
   current = Math.max(0, Math.min(slides.length - 1, i));
@@ -202,7 +223,38 @@ function show(i) {
   bar.querySelector(".present-count").textContent = "Block " + (current + 1) + " of " + slides.length;
   bar.querySelector(".present-prev").disabled = current === 0;
   bar.querySelector(".present-next").disabled = current === slides.length - 1;
-  window.scrollTo(0, 0);
+  moved = false;
+  reveal();
+  const block = slides[current].find((el) => el.tagName === "TWICE-PLAYGROUND");
+  if (sizes) sizes.disconnect();
+  // The block grows as its styles and its views come in: it is put on
+  // screen again then, until the reader scrolls or uses the page.
+  if (block && typeof ResizeObserver === "function") {
+    sizes = new ResizeObserver(() => {
+      if (!moved) reveal();
+    });
+    sizes.observe(block);
+  }
+}
+
+// reveal scrolls the current slide so that its block is on screen above
+// the bar: the whole block, with as much of the prose before it as fits
+// (the first slide from the top of the page), or, for a block taller than
+// the screen above the bar, from the block's top.
+function reveal() {
+  const els = slides[current];
+  const block = els.find((el) => el.tagName === "TWICE-PLAYGROUND");
+  if (!block) {
+    window.scrollTo({ top: 0, behavior: "instant" });
+    return;
+  }
+  const margin = 12;
+  const room = bar.getBoundingClientRect().top; // the screen above the bar
+  const b = block.getBoundingClientRect();
+  const blockTop = scrollY + b.top;
+  const start = current === 0 ? 0 : scrollY + els[0].getBoundingClientRect().top - margin;
+  const y = Math.min(Math.max(start, scrollY + b.bottom + margin - room), blockTop - margin);
+  window.scrollTo({ top: Math.max(0, y), behavior: "instant" });
 }
 
 // onKey moves between slides: Page Down / Page Up anywhere but in a text

@@ -15,11 +15,48 @@
 // the twice:settled event), and in any case 10 s after the load event (a
 // page whose blocks are all below the fold never starts the runtime).
 // The index's control registers it at once when pressed.
+//
+// The index marks each lesson the worker keeps ("kept offline"), once it
+// has asked how many are. The offline page (the worker's answer, with no
+// network, for a page it does not keep) marks them the same way, links
+// only those, and registers nothing: the worker that answered it is
+// already there.
 (function () {
   "use strict";
   const html = document.documentElement;
   if (!("serviceWorker" in navigator) || !html.dataset.twicePage) return;
   const root = new URL(html.dataset.twiceRoot || "./", location.href);
+
+  // markKept marks the lessons of list (an ol.lessons) that pages (paths
+  // below the root) holds: "kept offline"; with unlink, the others lose
+  // their link and say they are not kept.
+  function markKept(list, pages, unlink) {
+    for (const li of list.querySelectorAll("li")) {
+      const a = li.querySelector("a");
+      if (!a) continue;
+      const page = li.dataset.page || new URL(a.href).pathname.slice(root.pathname.length);
+      const kept = pages.includes(page);
+      let mark = li.querySelector(".kept-mark");
+      if (!mark) {
+        mark = document.createElement("span");
+        mark.className = "kept-mark";
+        a.after(" ", mark);
+      }
+      mark.textContent = kept ? "· kept offline" : unlink ? "· not kept on this device" : "";
+      li.classList.toggle("kept", kept);
+      if (!kept && unlink) {
+        const title = document.createElement("span");
+        title.className = "lesson-title";
+        title.textContent = a.textContent;
+        a.replaceWith(title);
+      }
+    }
+  }
+
+  if (html.dataset.twicePage === "offline") {
+    offlinePage();
+    return;
+  }
 
   // register registers the worker, once, and resolves with its
   // registration once a worker is active (null if it cannot be). On the
@@ -82,17 +119,39 @@
     afterLoad(() => setTimeout(register, 10000));
   }
 
+  // offlinePage fills the offline page: which lessons the worker that
+  // answered it keeps.
+  function offlinePage() {
+    const status = document.querySelector(".offline-status");
+    const list = document.querySelector("ol.offline-lessons");
+    const worker = navigator.serviceWorker.controller;
+    if (!worker || !list) return;
+    const ch = new MessageChannel();
+    ch.port1.onmessage = (e) => {
+      const r = e.data || {};
+      const pages = r.pages || [];
+      markKept(list, pages, true);
+      status.textContent =
+        pages.length === 0
+          ? "No lesson is kept on this device yet: open one while the network works, and it stays."
+          : pages.length + " of " + r.of + (r.of === 1 ? " lesson is" : " lessons are") + " kept on this device:";
+    };
+    worker.postMessage({ type: "twice:status" }, [ch.port2]);
+  }
+
   // offlineControl runs the index's control: it shows it, and keeps every
   // page when its button is pressed. It returns what register calls: ask
   // the count of lessons kept, unless the button asked for more first.
   function offlineControl(box) {
     const button = box.querySelector("button");
     const status = box.querySelector(".offline-status");
+    const list = document.querySelector("ol.lessons");
     const say = (r) => {
       if (!r || r.error) {
         status.textContent = "This browser cannot keep the lessons offline here" + (r && r.error ? ": " + r.error : ".");
         return;
       }
+      if (list && r.pages) markKept(list, r.pages, false);
       status.textContent =
         r.kept === r.of
           ? "All " + r.of + " lessons are available offline."

@@ -759,12 +759,24 @@ class TwicePlayground extends HTMLElement {
       this.showError("This link has a bad value: " + shared.error + ". Nothing ran; fix it in the fields above and press Run.");
       return;
     }
+    // A link to the block's own script (or its plain form) at its own
+    // seed, on the Output view, is the run the server rendered, already
+    // shown: a block pasted elsewhere comes so, in a frame of this page
+    // (see frame.js).
+    if (shared.view === "output" && this.prerendered && this.isOwn(shared.script, shared.seed)) return;
     this.runIfCheap(shared.script, () => {
       // A link to the timeline gets its picture with the run.
       if (shared.view === "timeline") this.selectTab("timeline");
       this.run();
       if (shared.view !== "output") this.select(shared.view);
     });
+  }
+
+  // isOwn reports whether script at seed ("": the block's own) is the
+  // lesson's own run: its script or the plain form of it, its seed.
+  isOwn(script, seed) {
+    const same = (a) => a !== null && a.replace(/\s+$/, "") === script.replace(/\s+$/, "");
+    return (same(this.ownScript) || same(this.getAttribute("plain"))) && (seed === "" || seed === String(this.defaultSeed));
   }
 
   // setPredicting turns predict-then-run on or off for this block. On, and
@@ -913,7 +925,12 @@ class TwicePlayground extends HTMLElement {
       h("summary", { text: "Embed this block" }),
       ...(local ? [local] : []),
       snippet("By iframe (it takes the height of its content)", iframe),
-      snippet("By script tag (the page's CSP must allow this origin, blob: workers and 'wasm-unsafe-eval')", tag)
+      snippet("By script tag (the page's CSP must allow this origin, blob: workers and 'wasm-unsafe-eval')", tag),
+      h("p", {
+        class: "embed-note",
+        text:
+          "The script tag needs " + origin + " to send an Access-Control-Allow-Origin header with /assets/ and /embed/ (twice serve does; a plain static host does not): the block is then part of the page. Without it, the block shows in a frame of its embed page instead, as the iframe does.",
+      })
     );
   }
 
@@ -1366,10 +1383,11 @@ class TwicePlayground extends HTMLElement {
       else ui.tlImg.removeAttribute("src");
       ui.tlImg.width = tl.width;
       ui.tlImg.height = tl.height;
-      // On a phone the picture is drawn at least at the scale that makes
-      // its smallest text 11 CSS px, and scrolls sideways.
+      // The picture is drawn at least at the scale that makes its
+      // smallest text 12 CSS px (at a desktop block's width it is about
+      // its own size), and scrolls sideways on a narrower screen.
       const font = minFontSize(tl.svg) || 10;
-      ui.tlInner.style.setProperty("--tl-phone-width", Math.ceil((tl.width * 11) / font) + "px");
+      ui.tlInner.style.setProperty("--tl-min-width", Math.ceil((tl.width * 12) / font) + "px");
       // In the presenter view, at the scale that makes it 16 px.
       ui.tlInner.style.setProperty("--tl-present-width", Math.ceil((tl.width * 16) / font) + "px");
       ui.tlImg.alt = timelineAlt(trace);

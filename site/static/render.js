@@ -257,7 +257,7 @@ export function renderOutput(ui, res, heading, label, openCell) {
   ui.heading.textContent = heading;
   if (res.error) {
     const e = res.error;
-    ui.error.textContent = (e.line ? "line " + e.line + ":" + e.col + ": " : "") + e.msg;
+    ui.error.textContent = errorText(e);
     ui.error.hidden = false;
   } else {
     ui.error.hidden = true;
@@ -410,22 +410,36 @@ export function leaseView(res, i) {
   return { summary: l.summary || [], effects, jobs, loads: [l], ran_once: l.ran_once || 0, more: l.more || 0, kind_counts: l.kind_counts || [] };
 }
 
+// leaseCaptions are the captions of the effects and jobs tables of a
+// lease view (leaseView): what each lists, counted in its own unit (the
+// effects table's rows are effects, of the jobs listed), and what is not
+// listed.
+export function leaseCaptions(v) {
+  const l = v.loads[0];
+  const n = (k, one, more) => k + " " + (k === 1 ? one : more);
+  const fold = [];
+  if (v.more) fold.push(v.more + " more that did not simply run once");
+  if (v.ran_once) fold.push(v.ran_once + " that ran once");
+  const rest = fold.length ? "; not listed: " + fold.join(" and ") : "";
+  const where = "at lease " + l.lease_us / 1e6 + " s";
+  const jobs = n(v.jobs.length, "job", "jobs");
+  return {
+    effects: "Effects " + where + ": " + n(v.effects.length, "effect", "effects") + " of the " + jobs + " that did not simply run once" + rest,
+    jobs: "Jobs " + where + ": " + v.jobs.length + " of " + l.jobs + ", those that did not simply run once" + rest,
+  };
+}
+
 // renderLease fills the diagnosis and the effects and jobs tables with
 // lease run i of the load; the jobs that ran once are counted in the
 // captions, not listed.
 export function renderLease(ui, res, i) {
   const v = leaseView(res, i);
-  const l = v.loads[0];
   renderDiagnosis(ui.diagnosis, v);
-  const fold = [];
-  if (v.more) fold.push(v.more + " more that did not simply run once");
-  if (v.ran_once) fold.push(v.ran_once + " " + (v.ran_once === 1 ? "job" : "jobs") + " that ran once");
-  const rest = fold.length ? "; and " + fold.join(", and ") + ", not listed" : "";
-  const where = "lease " + l.lease_us / 1e6 + " s";
-  effectsTable(ui.effects, "Effects at " + where + ", of the jobs that did not simply run once (" + v.effects.length + ")" + rest, v.effects, res.views && res.views.columns);
+  const caps = leaseCaptions(v);
+  effectsTable(ui.effects, caps.effects, v.effects, res.views && res.views.columns);
   fillTable(
     ui.jobs,
-    "Jobs at " + where + " (" + v.jobs.length + " of " + l.jobs + ")" + rest,
+    caps.jobs,
     ["id", "order", "event", "status", "attempts", "run", "lease (ms)"],
     v.jobs.map((j) => [j.id, j.order, j.event, j.status, j.attempts, j.run || "-", formatMS(j.lease_us)]),
     [true, false, false, false, true, false, true]
@@ -729,13 +743,20 @@ function moveCursor(ui, tl, k) {
   }
 }
 
+// errorText is a Result's error as the command line prints it ("line 1,
+// col 6: ..."): the runtime's own text, so that the page and the CLI say
+// an error one way.
+export function errorText(e) {
+  return e.text || e.msg;
+}
+
 // pane is one side of Compare: a run of the block's script with one claim.
 export function pane(claim, res, label) {
   const sec = h("section", { class: "pane pane-" + claim, "aria-label": "claim=" + claim + ", " + label });
   sec.append(h("p", { class: "pane-title" }, h("code", { text: "claim=" + claim }), h("span", { class: "pane-sub", text: claimWords(claim) })));
   if (res.error) {
     const e = res.error;
-    sec.append(h("p", { class: "error", text: (e.line ? "line " + e.line + ":" + e.col + ": " : "") + e.msg }));
+    sec.append(h("p", { class: "error", text: errorText(e) }));
   }
   // The runtime counts the outcome one way for every view: races, load
   // jobs, or events with two effects; ledger rows are effects.

@@ -140,12 +140,31 @@ function fillState(table, caption, preferred, rows) {
   );
 }
 
+// seats are the views of this page: the progress is the page's, so a
+// change one of them makes (a win kept, Clear my progress) is shown by
+// every view that keeps its progress in the same store under the same
+// page (see progressChanged), and so is one another tab makes.
+const seats = new Set();
+let watching = false;
+
+// progressChanged shows again the progress of every view of page in store.
+function progressChanged(store, page) {
+  for (const s of seats) if (s.o.store === store && s.o.page === page) s.showProgress();
+}
+
 // Seat is the view: one per block. o carries the block's label, play
 // (script) → Promise of a Result, copy(button, text), link(schedule) → the
 // URL of this schedule, and page, the key progress is kept under.
 export class Seat {
   constructor(o) {
     this.o = o;
+    seats.add(this);
+    if (!watching && typeof window !== "undefined" && window.addEventListener) {
+      watching = true;
+      window.addEventListener("storage", (e) => {
+        if (e.key === null || e.key.startsWith(PROGRESS_PREFIX)) for (const s of seats) s.showProgress();
+      });
+    }
     this.cache = new Map();
     this.schedule = [];
     this.view = null;
@@ -197,7 +216,7 @@ export class Seat {
     this.copyLink.addEventListener("click", () => o.copy(this.copyLink, o.link(this.schedule)));
     this.clear.addEventListener("click", () => {
       clearProgress(o.store, o.page);
-      this.showProgress();
+      progressChanged(o.store, o.page);
       this.say("Your progress on this page is cleared.");
     });
     this.play.addEventListener("keydown", (e) => {
@@ -395,7 +414,7 @@ export class Seat {
     const race = this.raceName();
     if (ended.kind === "won") recordProgress(this.o.store, this.o.page, race, { won: this.schedule.slice(0, ended.steps).join(",") });
     else if (ended.kind === "held") recordProgress(this.o.store, this.o.page, race, { held: String(s.orderings) });
-    this.showProgress();
+    progressChanged(this.o.store, this.o.page);
   }
 
   // raceName names the race in the progress: its claim and workers, and
@@ -416,15 +435,19 @@ export class Seat {
 
 // storage returns the page's localStorage, or where it is refused (an
 // embed in a sandboxed frame, storage turned off) a store kept for this
-// visit only.
+// visit only, one for every view of the page.
+let visitStore = null;
 function storage() {
   try {
     if (window.localStorage) return window.localStorage;
   } catch {
     // refused: below
   }
-  const m = new Map();
-  return { getItem: (k) => (m.has(k) ? m.get(k) : null), setItem: (k, v) => m.set(k, String(v)), removeItem: (k) => m.delete(k) };
+  if (!visitStore) {
+    const m = new Map();
+    visitStore = { getItem: (k) => (m.has(k) ? m.get(k) : null), setItem: (k, v) => m.set(k, String(v)), removeItem: (k) => m.delete(k) };
+  }
+  return visitStore;
 }
 
 // mountSeat builds a block's scheduler view: its runs go through the

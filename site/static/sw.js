@@ -26,9 +26,15 @@
 //   assets/NAME.HASH.EXT                 the cache first (they never change)
 //   anything else                        left to the network
 //
+// A page the network cannot give and the cache does not hold (a lesson
+// never opened on this device, a mistyped address) is answered, when the
+// browser navigates to it, with the site's offline page, which the server
+// writes into this file (SW.offline): it says the page is not kept and
+// lists the lessons, those kept linked (offline.js asks this worker which).
+//
 // A message {type: "twice:cache-all"} keeps every page and the runtime;
-// {type: "twice:status"} reports how many lessons are kept (the embed
-// pages are kept with them but not counted: a reader counts lessons);
+// {type: "twice:status"} reports how many lessons are kept, and which (the
+// embed pages are kept with them but not counted: a reader counts lessons);
 // {type: "twice:keep-page", url} keeps the page at url, which is how the
 // page a reader first opens is kept: it was loaded before this worker
 // controlled it, so no fetch of it came through here. Both answer on
@@ -37,8 +43,9 @@
 // take over now (see offline.js).
 "use strict";
 
-// The server replaces the next line with the site's version, shell and pages.
-const SW = /*TWICE_SW*/ { version: "dev", shell: [], runtime: [], pages: [] };
+// The server replaces the next line with the site's version, shell and
+// pages, and the offline page, whose links start with root.
+const SW = /*TWICE_SW*/ { version: "dev", shell: [], runtime: [], pages: [], offline: "", root: "" };
 
 const scope = self.registration.scope; // ends with "/"
 const prefix = "twice " + scope + " ";
@@ -99,8 +106,22 @@ self.addEventListener("fetch", (e) => {
     e.respondWith(fromCache(req));
   } else if (isPage(p)) {
     e.respondWith(fromNetwork(req, p));
+  } else if (req.mode === "navigate") {
+    e.respondWith(fetch(req).catch((err) => (SW.offline ? offlinePage(p) : Promise.reject(err))));
   }
 });
+
+// offlinePage is the answer to a navigation to page p that neither the
+// network nor the cache can give: the site's offline page, its links
+// resolved against the scope, naming p.
+function offlinePage(p) {
+  const esc = (t) => t.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  const body = SW.offline
+    .split(SW.root)
+    .join(scope)
+    .replace('<code class="offline-asked"></code>', '<code class="offline-asked">' + esc(new URL(scope).pathname + p) + "</code>");
+  return new Response(body, { status: 503, headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" } });
+}
 
 // fromCache answers an asset from the cache, or fetches and keeps it.
 async function fromCache(req) {
@@ -124,6 +145,7 @@ async function fromNetwork(req, p) {
   } catch (err) {
     const hit = await cache.match(key, { ignoreVary: true });
     if (hit) return hit;
+    if (req.mode === "navigate" && SW.offline) return offlinePage(p);
     throw err;
   }
 }
@@ -162,9 +184,9 @@ self.addEventListener("message", (e) => {
         )
       );
     }
-    let kept = 0;
-    for (const p of counted) if (await cache.match(new URL(p, scope).href, { ignoreVary: true })) kept++;
-    return { kept, of: counted.size, failed };
+    const pages = [];
+    for (const p of counted) if (await cache.match(new URL(p, scope).href, { ignoreVary: true })) pages.push(p);
+    return { kept: pages.length, of: counted.size, failed, pages };
   };
   if (e.data.type === "twice:activate") {
     // Sent by a page to a worker left waiting (see offline.js).

@@ -28,7 +28,7 @@
   // claims, dedupe modes and key choices ({name, words, alias}) and the
   // claim Compare sets beside the block's own (compareTo); nothing in
   // these files names them.
-  const CONFIG = /*TWICE_CONFIG*/ { entry: "playground.js", worker: "worker.js", wasmExec: "wasm_exec.js", wasm: "twice.wasm", wasmSize: 0, css: "playground.css", claims: [], dedupes: [], keys: [], compareTo: "" };
+  const CONFIG = /*TWICE_CONFIG*/ { entry: "playground.js", frame: "frame.js", worker: "worker.js", wasmExec: "wasm_exec.js", wasm: "twice.wasm", wasmSize: 0, css: "playground.css", claims: [], dedupes: [], keys: [], compareTo: "" };
 
   const here = document.currentScript ? document.currentScript.src : location.href;
   const asset = (name) => new URL(name, here).href;
@@ -73,7 +73,19 @@
     (m) => m.start(CONFIG, early),
     (err) => {
       if (early) early.worker.terminate(); // no element will ever adopt it
-      throw err;
+      fallBack(err);
     }
   );
+
+  // fallBack loads frame.js, a classic script (which a page of another
+  // origin may load from a host that sends no CORS header, as it did this
+  // one), when the modules cannot be imported: it shows each block in a
+  // frame of its embed page, or says in the page what is missing.
+  function fallBack(err) {
+    const s = document.createElement("script");
+    s.src = asset(CONFIG.frame);
+    s.dataset.entry = asset(CONFIG.entry);
+    s.dataset.error = String((err && err.message) || err);
+    document.head.append(s);
+  }
 })();

@@ -9,9 +9,11 @@ import (
 	"github.com/twice-lab/twice/runtime/sim"
 )
 
-// Evidence is what the diagnosis reads at the end of a run: the requests
-// the receipts service recorded, the jobs' attempts, the runs' history,
-// the service's dedupe mode, and worker.log.
+// Evidence is what the diagnosis reads: the requests the receipts service
+// recorded (each with the dedupe mode it arrived under), the jobs'
+// attempts, the runs' history, and worker.log. Nothing in it is the state
+// of a later moment than the evidence itself: a mode set after a request
+// arrived does not change what that request met.
 type Evidence struct {
 	// Effects is every request the service recorded, in order of arrival.
 	Effects []receipts.Effect
@@ -19,8 +21,6 @@ type Evidence struct {
 	Attempts map[int64]int
 	// History is what every run did, from its claim on.
 	History *History
-	// Dedupe is the service's dedupe mode at the end of the run.
-	Dedupe receipts.Dedupe
 	// Log is worker.log; ShownLog says the script printed it since the
 	// last reset (a duplicate its lines cannot tell apart is then named).
 	Log      []string
@@ -133,6 +133,9 @@ type dupCause struct {
 	a, b      *Record
 	between   []*Record // runs that claimed the job between a and b
 	sentFirst bool
+	// early says a's lease had run out by the time its claim was written
+	// (a lease shorter than the claim's own statements).
+	early bool
 }
 
 // diagnose fills in the counts of s from the order's recorded requests, and
@@ -166,7 +169,7 @@ func (in *Evidence) diagnose(s *Summary, reqs []receipts.Effect, attempts map[in
 	s.SpanMS = gap / sim.Millisecond
 	s.Span = FormatGap(gap)
 
-	d := &orderEvidence{h: in.History, dedupe: in.Dedupe, order: s.Order, evs: byEvent(reqs), multiJob: len(jobs) > 1, attempts: attempts, answers: answers, gap: gap}
+	d := &orderEvidence{h: in.History, order: s.Order, evs: byEvent(reqs), multiJob: len(jobs) > 1, attempts: attempts, answers: answers, gap: gap}
 	if len(landed) <= 1 {
 		s.Kind, s.Diagnosis = d.single(landed, s.Refused)
 		return
@@ -177,7 +180,6 @@ func (in *Evidence) diagnose(s *Summary, reqs []receipts.Effect, attempts map[in
 // orderEvidence is the evidence of one order while it is put into words.
 type orderEvidence struct {
 	h        *History
-	dedupe   receipts.Dedupe
 	order    string
 	evs      []*eventEvidence
 	multiJob bool // the order's requests come from more than one job
@@ -233,15 +235,39 @@ func (d *orderEvidence) single(landed []receipts.Effect, refused int) (Kind, str
 		return Swallowed, text
 	case len(held) > 0:
 		text := fmt.Sprintf("one effect; %s carried %s, already stored, and got the first answer back: the service's dedupe held", countNoun(len(held), "a later request", count(len(held))+" later requests"), keysOf(held))
+		if race, _, ok := d.oneEffectRace(fateReplayed); ok {
+			text = "one effect: " + race
+		} else if race, _, ok := d.oneEffectRace(); ok {
+			text += "; and " + race
+		}
 		if len(foreign) > 0 {
 			text += "; " + d.foreignWhat(foreign)
 		}
 		return Deduped, text
 	case refused > 0:
-		return Fenced, fmt.Sprintf("one effect; %s: fencing kept a stale run out", countNoun(refused, "a late request carried an older fencing token and was refused", count(refused)+" late requests carried older fencing tokens and were refused"))
+		lost, stale := d.refusedRuns()
+		if len(lost) == 0 {
+			text := fmt.Sprintf("one effect; %s: fencing kept a stale run out", countNoun(refused, "a late request carried an older fencing token and was refused", count(refused)+" late requests carried older fencing tokens and were refused"))
+			if race, _, ok := d.oneEffectRace(); ok {
+				text += "; and " + race
+			}
+			return Fenced, text
+		}
+		_, said := fate(lost[0].loser)
+		text := fmt.Sprintf("one effect: %s; %s%s", d.raceWords(lost[0]), said, fateEnd(fateRefused))
+		for _, r := range lost[1:] {
+			text += "; " + d.lostRaceWords(r)
+		}
+		if len(stale) > 0 {
+			text += "; " + staleWords(stale, d)
+		}
+		return Fenced, text
 	}
-	if text, ok := d.raceCaught(); ok {
-		return RaceCaught, text
+	// A claim race with one effect: the run that lost it stopped, was
+	// killed or had not sent yet. It is no redelivery, whatever the
+	// attempts say.
+	if text, _, ok := d.oneEffectRace(); ok {
+		return RaceCaught, "one effect: " + text
 	}
 	most := 0
 	for _, ev := range d.evs {
@@ -253,33 +279,6 @@ func (d *orderEvidence) single(landed []receipts.Effect, refused int) (Kind, str
 		return Redelivery, fmt.Sprintf("delivered %s, one effect: at-least-once delivery doing its job, no duplicate effect", times(most))
 	}
 	return Once, "one delivery, one effect"
-}
-
-// raceCaught says, for an order with one effect, whether a job of it was
-// claimed twice in one delivery (a claim over a lease still live) and the
-// run that lost the lease found it out at a heartbeat and stopped: the
-// extra attempt is a claim race caught, not a redelivery.
-func (d *orderEvidence) raceCaught() (string, bool) {
-	for _, ev := range d.evs {
-		for _, j := range ev.jobs {
-			runs := d.h.claims[j]
-			for i, b := range runs {
-				if i == 0 {
-					continue
-				}
-				a := runs[i-1]
-				if a.ackedBy(b.claimedAt) || b.claimedAt > a.leaseAt(b.claimedAt) || a.phase != PhaseLost {
-					continue
-				}
-				job := "the job"
-				if d.multiJob {
-					job = fmt.Sprintf("job %d", j)
-				}
-				return fmt.Sprintf("one effect: %s claimed %s while %s's lease was still live (a claim race); %s's heartbeat found the lease taken and stopped it before its receipt", b.worker, job, a.worker, a.worker), true
-			}
-		}
-	}
-	return "", false
 }
 
 // swallowedWhat says which requests of other events got an earlier
@@ -505,9 +504,10 @@ func (d *orderEvidence) someTwice(landed []receipts.Effect, landedEvents, right,
 // its runs, each run's from its sends: a run that sent again is a client
 // retry; a second job that carries the event is a publish; and a second
 // run of one job is paired with the run of that job that did the work
-// before it, in claim order, and pairCause reads the two runs' histories.
-// So every extra effect gets one cause. Causes of one kind, event, job and
-// run are counted together.
+// before it, in claim order (the order the claims were written, not
+// their instants, which two claims may share), and pairCause reads the
+// two runs' histories. So every extra effect gets one cause. Causes of
+// one kind, event, job and run are counted together.
 func (d *orderEvidence) causes() []*dupCause {
 	type causeKey struct {
 		kind  Kind
@@ -548,7 +548,7 @@ func (d *orderEvidence) causes() []*dupCause {
 			}
 			rs := runs[j]
 			slices.SortStableFunc(rs, func(a, b string) int {
-				return cmpTime(d.h.claimedAt(a), d.h.claimedAt(b))
+				return d.h.claimOrder(a) - d.h.claimOrder(b)
 			})
 			for k, r := range rs {
 				for range sends[r] - 1 {
@@ -565,21 +565,12 @@ func (d *orderEvidence) causes() []*dupCause {
 	return cs
 }
 
-func cmpTime(a, b sim.Time) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// claimedAt returns when run claimed its job, or -1 if no claim of it was
-// recorded.
-func (h *History) claimedAt(run string) sim.Time {
+// claimOrder returns the place of run's claim among its job's claims, in
+// the order they were written (two claims at one instant keep the order
+// SQLite ran them in), or -1 if no claim of it was recorded.
+func (h *History) claimOrder(run string) int {
 	if r := h.runs[run]; r != nil {
-		return r.claimedAt
+		return slices.Index(h.claims[r.job], r)
 	}
 	return -1
 }
@@ -671,6 +662,13 @@ func (d *orderEvidence) claimWords(c *dupCause) string {
 		case LeaseExpired:
 			return fmt.Sprintf("%s sent its receipt but never acked; its lease expired and %s: the lease expired under a run that did the work", a, took)
 		case Slow:
+			if c.early {
+				what := "working"
+				if c.a.Processing > 0 {
+					what = "processing"
+				}
+				return fmt.Sprintf("%s's lease had run out by the time its claim was written, and %s while %s was still %s: the lease was shorter than the work", a, took, c.a.worker, what)
+			}
 			if c.a.Processing == 0 {
 				return fmt.Sprintf("%s's lease ran out before it sent its receipt, and %s: the lease was shorter than the work", a, took)
 			}
@@ -771,21 +769,12 @@ func (d *orderEvidence) notes(causes []*dupCause, held, foreign []receipts.Effec
 	if len(foreign) > 0 {
 		notes = append(notes, d.foreignWhat(foreign))
 	}
-	var refused []string
-	n := 0
-	for _, ev := range d.evs {
-		n += len(ev.refused)
-		for _, r := range ev.refused {
-			if j := fmt.Sprint(r.Job); !slices.Contains(refused, j) {
-				refused = append(refused, j)
-			}
-		}
+	lost, stale := d.refusedRuns()
+	for _, r := range lost {
+		notes = append(notes, d.lostRaceWords(r))
 	}
-	switch {
-	case n == 1:
-		notes = append(notes, fmt.Sprintf("a late request for %s carried an older fencing token and was refused: fencing kept a stale run out", jobsWord(refused)))
-	case n > 1:
-		notes = append(notes, fmt.Sprintf("%s late requests for %s carried older fencing tokens and were refused: fencing kept stale runs out", count(n), jobsWord(refused)))
+	if len(stale) > 0 {
+		notes = append(notes, staleWords(stale, d))
 	}
 	for _, ev := range d.evs {
 		runs := map[int64]map[string]bool{} // each job's runs that sent a request
@@ -799,20 +788,40 @@ func (d *orderEvidence) notes(causes []*dupCause, held, foreign []receipts.Effec
 		}
 		for _, j := range ev.jobs {
 			if a := d.attempts[j]; a > len(runs[j]) {
-				notes = append(notes, fmt.Sprintf("job %d was delivered %s and only %s of its runs sent a request: at-least-once delivery, no further effect", j, times(a), count(len(runs[j]))))
+				notes = append(notes, fmt.Sprintf("job %d was delivered %s and only %s of its runs sent a request: %s", j, times(a), count(len(runs[j])), d.noRequest(j, runs[j])))
 			}
 		}
 	}
 	return notes
 }
 
+// noRequest says why a run of job j sent no request, when some did not:
+// a run that lost a claim race (its claim, or the one over its live lease,
+// was a race) and what stopped it; else at-least-once delivery.
+func (d *orderEvidence) noRequest(j int64, sent map[string]bool) string {
+	for _, r := range d.racesOf() {
+		if r.b.job != j {
+			continue
+		}
+		for _, l := range []*Record{r.a, r.b} {
+			if !sent[l.run] {
+				_, said := fate(l)
+				return d.raceWords(r) + ", and " + said
+			}
+		}
+	}
+	return "at-least-once delivery, no further effect"
+}
+
 // keyMissed says, for an event with more than one effect whose requests
 // carried Idempotency-Keys, why the service's dedupe let the second one
-// through: it was off, the keys differed, the key had expired, or the
-// requests checked before either stored it. It says nothing when no
-// request of such an event had a key.
+// through: it was off when the request arrived, the key was never stored
+// (the first request came while it was off), the keys differed, the key
+// had expired, or the requests checked before either stored it. Each
+// request is judged by the mode it arrived under (receipts.Effect.Dedupe),
+// not by the mode set later. It says nothing when no request of such an
+// event had a key.
 func (d *orderEvidence) keyMissed(landed []receipts.Effect) string {
-	mode, _ := d.dedupe, 0
 	var differ, differEvents, whys []string
 	said := map[string]bool{} // each reason once
 	why := func(w string) {
@@ -821,59 +830,14 @@ func (d *orderEvidence) keyMissed(landed []receipts.Effect) string {
 			whys = append(whys, w)
 		}
 	}
-	off := false
-	// Each effect after an event's first is set against the earlier ones,
-	// and the first that tells something decides for the event. What that
-	// needs of the earlier effects (whether one carried a key, how many
-	// carried each key) is counted as it goes, so each effect is looked at
-	// once.
+	off := 0 // later effects that arrived while the dedupe was off
 	for _, ev := range d.evs {
-		keyed := false              // an earlier effect carried a key
-		earlier := map[string]int{} // the earlier effects, by key
-		all := map[string]int{}     // every effect of the event, by key
-		for _, g := range ev.landed {
-			all[g.Key]++
-		}
-		differs := false
-	effects:
-		for i, e := range ev.landed {
-			if i > 0 && (e.Key != "" || keyed) {
-				first := ev.landed[0]
-				switch {
-				case mode == receipts.DedupeOff:
-					off = true
-				case e.Key == "" || first.Key != e.Key:
-					differs = true
-				case e.KeyState == "expired":
-					why(fmt.Sprintf("the service had stored key %s, but it had expired (older than the key TTL) when the request came again: the key was forgotten before the redelivery", e.Key))
-				case mode == receipts.DedupeCheck:
-					if n := all[e.Key]; n == 2 {
-						why(fmt.Sprintf("both requests checked key %s before either stored it: check-then-act let both through", e.Key))
-					} else {
-						why(fmt.Sprintf("%s requests checked key %s before any of them stored it: check-then-act let them all through", count(n), e.Key))
-					}
-				case i > earlier[e.Key]:
-					// The first request's key was this one, and the
-					// dedupe held it; a later one carried another.
-					differs = true
-				default:
-					// The dedupe held this one: the next effect decides.
-					keyed = true
-					earlier[e.Key]++
-					continue
-				}
-				break effects // the first effect that tells decides for the event
-			}
-			keyed = keyed || e.Key != ""
-			earlier[e.Key]++
-		}
+		n, differs := eventKeyMissed(ev, why)
+		off += n
 		if differs {
 			differ = append(differ, fmt.Sprintf("%s (%s)", ev.event, keyCounts(ev.landed)))
 			differEvents = append(differEvents, ev.event)
 		}
-	}
-	if off {
-		return fmt.Sprintf("the requests carried keys (%s), but the service's dedupe is off", keyCounts(landed))
 	}
 	switch {
 	case len(differ) == 1:
@@ -882,11 +846,74 @@ func (d *orderEvidence) keyMissed(landed []receipts.Effect) string {
 		if len(d.evs) > 1 {
 			which = "event " + ev.event
 		}
-		whys = append([]string{fmt.Sprintf("the service deduplicates, but the requests for %s carried different keys (%s): the key is not the event's, so the service saw %s requests; only the event id is the same on every copy", which, keyCounts(ev.landed), count(len(ev.landed)))}, whys...)
+		whys = append([]string{fmt.Sprintf("the service deduplicated on keys, but the requests for %s carried different keys (%s): the key is not the event's, so the service saw %s requests; only the event id is the same on every copy", which, keyCounts(ev.landed), count(len(ev.landed)))}, whys...)
 	case len(differ) > 1:
-		whys = append([]string{fmt.Sprintf("the service deduplicates, but the requests for each of these events carried different keys, %s: the key is not the event's, so the service saw each copy as a new request; only the event id is the same on every copy", prose(differ))}, whys...)
+		whys = append([]string{fmt.Sprintf("the service deduplicated on keys, but the requests for each of these events carried different keys, %s: the key is not the event's, so the service saw each copy as a new request; only the event id is the same on every copy", prose(differ))}, whys...)
+	}
+	if off > 0 {
+		when := "they"
+		for _, e := range landed {
+			if e.Dedupe != receipts.DedupeOff {
+				when = countNoun(off, "the later one", count(off)+" later ones")
+			}
+		}
+		whys = append([]string{fmt.Sprintf("the requests carried keys (%s), but the service's dedupe was off when %s arrived", keyCounts(landed), when)}, whys...)
 	}
 	return strings.Join(whys, "; ")
+}
+
+// eventKeyMissed sets each effect of ev after its first against the
+// earlier ones, and the first that tells something decides for the
+// event: it returns how many later effects arrived with the dedupe off,
+// whether the keys differed, and says any other reason through why. What
+// that needs of the earlier effects (whether one carried a key, how many
+// carried each key, whether one was stored) is counted as it goes, so
+// each effect is looked at once.
+func eventKeyMissed(ev *eventEvidence, why func(string)) (off int, differs bool) {
+	keyed := false              // an earlier effect carried a key
+	earlier := map[string]int{} // the earlier effects, by key
+	stored := map[string]bool{} // an earlier effect with this key arrived while the dedupe was on
+	checked := map[string]int{} // the event's effects, by key, that arrived in check mode
+	for _, g := range ev.landed {
+		if g.Dedupe == receipts.DedupeCheck {
+			checked[g.Key]++
+		}
+	}
+	for i, e := range ev.landed {
+		if i > 0 && (e.Key != "" || keyed) {
+			first := ev.landed[0]
+			switch {
+			case e.Dedupe == receipts.DedupeOff:
+				return 1, false
+			case e.Key == "" || first.Key != e.Key:
+				return 0, true
+			case !stored[e.Key]:
+				why(fmt.Sprintf("the earlier request with key %s arrived while the service's dedupe was off, so the key was never stored and the later one found nothing", e.Key))
+			case e.KeyState == "expired":
+				why(fmt.Sprintf("the service had stored key %s, but it had expired (older than the key TTL) when the request came again: the key was forgotten before the redelivery", e.Key))
+			case e.Dedupe == receipts.DedupeCheck:
+				if n := checked[e.Key]; n == 2 {
+					why(fmt.Sprintf("both requests checked key %s before either stored it: check-then-act let both through", e.Key))
+				} else {
+					why(fmt.Sprintf("%s requests checked key %s before any of them stored it: check-then-act let them all through", count(n), e.Key))
+				}
+			case i > earlier[e.Key]:
+				// The first request's key was this one, and the
+				// dedupe held it; a later one carried another.
+				return 0, true
+			default:
+				// The dedupe held this one: the next effect decides.
+				keyed = true
+				earlier[e.Key]++
+				continue
+			}
+			return 0, false // the first effect that tells decides for the event
+		}
+		keyed = keyed || e.Key != ""
+		earlier[e.Key]++
+		stored[e.Key] = stored[e.Key] || e.Dedupe != receipts.DedupeOff
+	}
+	return 0, false
 }
 
 // keyCounts lists the keys of rs in order of first use, each once, with
@@ -1042,6 +1069,7 @@ func (h *History) pairCause(ra, rb string, sentAt sim.Time) dupCause {
 	case t <= expiry:
 		c.kind = ClaimRace
 	default:
+		c.early = expiry <= a.claimedAt
 		switch a.phaseAt(expiry) {
 		case PhaseClaimed, PhaseProcessing:
 			c.kind = Slow
@@ -1109,11 +1137,15 @@ func RoundGap(d sim.Time) string {
 }
 
 // FormatGap prints a gap in ms, with a tenth of a millisecond below 10 ms so
-// that a claim race reads "0.6 ms", not "0 ms". The transcript, the
-// diagnosis and the playground all print a gap with it, so the three agree.
+// that a claim race reads "0.6 ms", not "0 ms", and in µs below a tenth
+// ("40 µs", not "0.0 ms"). The transcript, the diagnosis and the
+// playground all print a gap with it, so the three agree.
 func FormatGap(d sim.Time) string {
 	if d == 0 {
 		return "0 ms"
+	}
+	if d < sim.Millisecond/10 {
+		return fmt.Sprintf("%d µs", d)
 	}
 	if d < 10*sim.Millisecond {
 		return fmt.Sprintf("%d.%d ms", d/sim.Millisecond, d%sim.Millisecond/100)

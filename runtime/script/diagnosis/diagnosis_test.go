@@ -17,7 +17,9 @@ func TestFmtGap(t *testing.T) {
 		want string
 	}{
 		{0, "0 ms"},
-		{1, "0.0 ms"},
+		{1, "1 µs"},
+		{99, "99 µs"},
+		{100, "0.1 ms"},
 		{786, "0.7 ms"},
 		{999, "0.9 ms"},
 		{1000, "1.0 ms"},
@@ -105,21 +107,21 @@ func TestDiagnoseSwallowedBesideTwoEvents(t *testing.T) {
 // requests with three keys are one event whose keys differ, named once.
 func TestKeyMissedSaysEachReasonOnce(t *testing.T) {
 	same := []receipts.Effect{
-		{Order: "o", Event: "e", Job: 1, Run: "r1", Key: "e", KeyState: "new"},
-		{Order: "o", Event: "e", Job: 1, Run: "r2", Key: "e", KeyState: "new"},
-		{Order: "o", Event: "e", Job: 1, Run: "r3", Key: "e", KeyState: "new"},
+		{Order: "o", Event: "e", Job: 1, Run: "r1", Key: "e", KeyState: "new", Dedupe: receipts.DedupeCheck},
+		{Order: "o", Event: "e", Job: 1, Run: "r2", Key: "e", KeyState: "new", Dedupe: receipts.DedupeCheck},
+		{Order: "o", Event: "e", Job: 1, Run: "r3", Key: "e", KeyState: "new", Dedupe: receipts.DedupeCheck},
 	}
-	d := &orderEvidence{dedupe: receipts.DedupeCheck, order: "o", evs: byEvent(same)}
+	d := &orderEvidence{order: "o", evs: byEvent(same)}
 	got := d.keyMissed(same)
 	if want := "three requests checked key e before any of them stored it: check-then-act let them all through"; got != want {
 		t.Errorf("keyMissed = %q\nwant %q", got, want)
 	}
 	differ := []receipts.Effect{
-		{Order: "o", Event: "e", Job: 1, Run: "r1", Key: "run-r1"},
-		{Order: "o", Event: "e", Job: 1, Run: "r2", Key: "run-r2"},
-		{Order: "o", Event: "e", Job: 1, Run: "r3", Key: "run-r3"},
+		{Order: "o", Event: "e", Job: 1, Run: "r1", Key: "run-r1", Dedupe: receipts.DedupeCheck},
+		{Order: "o", Event: "e", Job: 1, Run: "r2", Key: "run-r2", Dedupe: receipts.DedupeCheck},
+		{Order: "o", Event: "e", Job: 1, Run: "r3", Key: "run-r3", Dedupe: receipts.DedupeCheck},
 	}
-	d = &orderEvidence{dedupe: receipts.DedupeCheck, order: "o", evs: byEvent(differ)}
+	d = &orderEvidence{order: "o", evs: byEvent(differ)}
 	if got := d.keyMissed(differ); strings.Count(got, "carried different keys") != 1 || strings.Count(got, "run-r3") != 1 {
 		t.Errorf("keyMissed = %q; want the differing keys named once", got)
 	}

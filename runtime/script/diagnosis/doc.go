@@ -10,15 +10,25 @@
 //	Summarize(Evidence)     → []Summary  one per order: its counts, its Kind and the words for it
 //
 // [Evidence] is what the diagnosis reads: every request the receipts
-// service recorded, the jobs' attempts, the [History] of every run (when
-// it claimed, each lease it wrote, each [Phase] it went through), the
-// service's dedupe mode, and worker.log. A [Summary] is what it finds,
+// service recorded (with the dedupe mode it arrived under), the jobs'
+// attempts, the [History] of every run (when it claimed, each lease it
+// wrote, each [Phase] it went through), and worker.log. A [Summary] is what it finds,
 // per order: how many effects landed, were refused or replayed, the span
 // from the first to the last, a [Kind] and a sentence. The evidence is
 // grouped by event: one effect per event is right, and each further
 // effect gets a cause, read from the histories of the two runs whose
 // effects are paired (what the earlier run was doing when its lease ran
 // out), never guessed from the gap alone.
+//
+// Each piece of evidence is read as it stood when it happened, never as
+// the script left things: a request met the dedupe mode it arrived
+// under, whatever a later service command set; a claim is a claim race
+// when the run that held the job had a live lease and had not acked at
+// the claim's instant (however it ended later: killed, refused, stopped
+// by its heartbeat); a run's phase is the one it was in at the instant
+// asked about. An order with one effect whose job was claimed over a
+// live lease is a claim race that left one effect, and the diagnosis
+// says what kept the race's loser from a second one (races.go).
 //
 // The list of kinds ([Kinds]) is at the bottom of this package (kinds.go)
 // with each kind's name (the JSON's "kind"), its title for a reader, and

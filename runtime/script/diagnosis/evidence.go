@@ -77,9 +77,11 @@ func (r *Record) SetLease(now, lease sim.Time) {
 }
 
 // phaseAt returns the run's phase at instant t: the last entered at or
-// before t.
+// before t. Before its claim was written (a lease that ran out while the
+// claim was being made: one computed from the clock read before the
+// UPDATE, with no time to spare), the run was claiming.
 func (r *Record) phaseAt(t sim.Time) Phase {
-	var ph Phase
+	ph := PhaseClaimed
 	for _, s := range r.phases {
 		if s.at > t {
 			break

@@ -17,9 +17,9 @@ type Kind uint8
 const (
 	Once       Kind = iota // one effect from one delivery
 	Redelivery             // delivered again, one effect
-	RaceCaught             // claimed twice in one delivery; the heartbeat stopped the loser
-	Fenced                 // a stale run's receipt refused by its fencing token, one effect
-	Deduped                // a request replayed on its key, one effect
+	RaceCaught             // claimed twice in one delivery, one effect: the run that lost stopped, was killed, or had not sent
+	Fenced                 // a receipt with an older fencing token refused (a stale run's, or a claim race's loser's), one effect
+	Deduped                // a request replayed on its key, one effect (whatever sent it again: a retry, a redelivery, a claim race)
 	Swallowed              // one effect, but a different event was replayed on its key
 	// Duplicates, each named from the evidence:
 	ClientRetry  // one run sent twice
@@ -47,8 +47,8 @@ type kindRow struct {
 var kindInfo = [numKinds]kindRow{
 	Once:         {"once", "Ran once", true},
 	Redelivery:   {"redelivery", "Redelivered, with no second effect", true},
-	RaceCaught:   {"race-caught", "A claim race, stopped by the heartbeat before a second effect", true},
-	Fenced:       {"fenced", "Fenced: a stale run's receipt was refused", true},
+	RaceCaught:   {"race-caught", "A claim race that left one effect", true},
+	Fenced:       {"fenced", "Fenced: a receipt with an older token was refused", true},
 	Deduped:      {"deduped", "Deduplicated: the service replayed the first answer", true},
 	Swallowed:    {"swallowed", "Swallowed: a second event got the first one's answer", false},
 	ClientRetry:  {"client-retry", "Client retry: one execution sent twice", false},

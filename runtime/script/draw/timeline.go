@@ -10,9 +10,14 @@ import (
 	"github.com/twice-lab/twice/runtime/sim"
 )
 
-// Layout constants, in SVG user units.
+// Layout constants, in SVG user units. The width is about that of a
+// lesson's block on a desktop page, so that the picture is drawn there at
+// about its own size: its smallest text (tlSmall) about 12 CSS px, read
+// from the back of a room on a projector. A narrower screen scrolls it
+// sideways rather than shrink it (the page sets its least width from
+// tlSmall).
 const (
-	tlWidth    = 960
+	tlWidth    = 720
 	tlLeft     = 130 // lane labels
 	tlRight    = 20
 	tlTop      = 34
@@ -21,6 +26,9 @@ const (
 	tlMinSeg   = 24 // narrowest a burst of activity is drawn
 	tlQuietGap = 20 * sim.Millisecond
 	tlMaxSegs  = 8 // at most this many bursts: the shortest quiet stretches beyond are drawn to scale
+
+	tlFont  = 14 // the lanes' names
+	tlSmall = 12 // every other text: run ids, the axis, the kinds' names
 )
 
 // anchor maps a virtual instant to an x coordinate; x is linear between
@@ -125,7 +133,7 @@ func Timeline(r *result.Result) *result.Timeline {
 	if s == nil {
 		return nil
 	}
-	height := tlTop + tlLane*len(s.lanes) + 40
+	height := tlTop + tlLane*len(s.lanes) + 48
 	effects := 0
 	for _, e := range r.Trace {
 		if e.Kind.Mark() == event.Dot || e.Kind == event.Commit && e.Effect != nil {
@@ -135,7 +143,7 @@ func Timeline(r *result.Result) *result.Timeline {
 	s.p(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-labelledby="tl-title tl-desc" class="twice-timeline">`, tlWidth, height, tlWidth, height)
 	s.p(`<title id="tl-title">Timeline of the run</title>`)
 	s.p(`<style>
-.twice-timeline{font:12px system-ui,sans-serif;--fg:#1d2433;--muted:#667085;--lane:#f2f4f7;--lease:#7aa2f7;--held:#f4b740;--bad:#d92d20;--ok:#12b76a}
+.twice-timeline{font:%dpx system-ui,sans-serif;--fg:#1d2433;--muted:#667085;--lane:#f2f4f7;--lease:#7aa2f7;--held:#f4b740;--bad:#d92d20;--ok:#12b76a}
 @media (prefers-color-scheme:dark){.twice-timeline{--fg:#e6e9ef;--muted:#98a2b3;--lane:#1f2430;--lease:#5b7bd5;--held:#c99426;--bad:#ff6b5e;--ok:#32d583}}
 .twice-timeline text{fill:var(--fg)}.twice-timeline .m{fill:var(--muted)}
 .twice-timeline .lane{fill:var(--lane)}.twice-timeline .lease{fill:var(--lease);opacity:.55}
@@ -148,7 +156,7 @@ func Timeline(r *result.Result) *result.Timeline {
 .twice-timeline .cursor{stroke:var(--bad);stroke-width:1.5;display:none}
 .twice-timeline .work{fill:var(--muted);opacity:.7}.twice-timeline .stall{fill:none;stroke:var(--bad);stroke-width:2;stroke-dasharray:3 3}
 .twice-timeline .ref{fill:none;stroke:var(--bad);stroke-width:2.5}
-</style>`)
+</style>`, tlFont)
 	s.drawLanes()
 	axisY := s.drawAxis()
 	s.drawLeases()
@@ -245,7 +253,7 @@ func (s *sheet) drawLanes() {
 		if name != "receipts" {
 			label = "run " + runOf[name]
 		}
-		s.p(`<text class="m" x="8" y="%d" font-size="10">%s</text>`, y+12, escapeXML(truncate(label, 20)))
+		s.p(`<text class="m" x="8" y="%d" font-size="%d">%s</text>`, y+14, tlSmall, escapeXML(truncate(label, 20)))
 	}
 }
 
@@ -261,13 +269,13 @@ func (s *sheet) drawAxis() int {
 				break // too close to the burst's start to label
 			}
 			s.p(`<line class="axis" x1="%d" y1="%d" x2="%d" y2="%d"/>`, a.x, axisY, a.x, axisY+5)
-			s.p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="middle">%s</text>`, a.x, axisY+17, fmtTime(a.t))
+			s.p(`<text class="m" x="%d" y="%d" font-size="%d" text-anchor="middle">%s</text>`, a.x, axisY+18, tlSmall, fmtTime(a.t))
 		}
 	}
 	for _, br := range ax.breaks {
 		x := br.x + tlBreak/2
 		s.p(`<path class="brk" d="M%d %d V%d"/>`, x, tlTop, axisY)
-		s.p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="middle">+%s</text>`, x, axisY+30, fmtTime(br.t))
+		s.p(`<text class="m" x="%d" y="%d" font-size="%d" text-anchor="middle">+%s</text>`, x, axisY+33, tlSmall, fmtTime(br.t))
 	}
 	return axisY
 }
@@ -283,7 +291,7 @@ func (s *sheet) drawLeases() {
 		if l.killed && l.end > l.to {
 			x3 := s.ax.x(l.end)
 			s.p(`<rect class="held" x="%d" y="%d" width="%d" height="14" rx="3"><title>the lease outlives its dead worker until %s</title></rect>`, x2, y-7, max(x3-x2, 2), fmtTime(l.end))
-			s.p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="end">lease expires</text>`, x3, y-10)
+			s.p(`<text class="m" x="%d" y="%d" font-size="%d" text-anchor="end">lease expires</text>`, x3, y-10, tlSmall)
 		}
 	}
 }
@@ -332,7 +340,7 @@ func (s *sheet) drawEvents() {
 		case event.Cross:
 			s.p(`<path class="kill" d="M%d %d l10 10 m0 -10 l-10 10"><title>%s</title></path>`, x-5, y-5, escapeXML(e.Step))
 		case event.Label:
-			s.p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="middle">%s</text>`, x, y-12, e.Kind)
+			s.p(`<text class="m" x="%d" y="%d" font-size="%d" text-anchor="middle">%s</text>`, x, y-12, tlSmall, e.Kind)
 		}
 	}
 }
@@ -381,7 +389,7 @@ func (s *sheet) drawRing(e result.Event, x, y int) {
 		title = fmt.Sprintf("replayed: %s from run %s, key %s was stored by run %s", escapeXML(ef.Order), escapeXML(ef.Run), escapeXML(ef.Key), escapeXML(ef.FirstRun))
 	}
 	s.p(`<circle class="ref" cx="%d" cy="%d" r="6"><title>%s</title></circle>`, x, y, title)
-	s.p(`<text class="m" x="%d" y="%d" font-size="10" text-anchor="middle">%s</text>`, x, y+20, e.Kind)
+	s.p(`<text class="m" x="%d" y="%d" font-size="%d" text-anchor="middle">%s</text>`, x, y+20, tlSmall, e.Kind)
 }
 
 // drawEffect draws an effect landing at the service, with the line from
@@ -400,7 +408,7 @@ func (s *sheet) drawEffect(i int, e result.Event, x, y int) {
 	s.p(`<circle class="%s" cx="%d" cy="%d" r="7"><title>%s: %s from run %s a%d s%d at %s</title></circle>`,
 		class, x, y, label, escapeXML(ef.Order), escapeXML(ef.Run), ef.Attempt, ef.Send, fmtTime(ef.AtUS))
 	if class == "dup" && n == 2 {
-		s.p(`<text x="%d" y="%d" font-size="11" font-weight="600" text-anchor="middle" class="dupl">duplicate</text>`, x, y+20)
+		s.p(`<text x="%d" y="%d" font-size="%d" font-weight="600" text-anchor="middle" class="dupl">duplicate</text>`, x, y+20, tlSmall)
 	}
 }
 

@@ -92,6 +92,18 @@
 // lane), so a background transaction never makes them fail. --key-txn separate
 // commits the key alone first: the lost-work mirror image.
 //
+// A worker's life from outside its own code is in lifecycle.go. deploy
+// sends every background worker SIGTERM (one that has not started on its
+// job stops before claiming it) and, --grace later, SIGKILL through
+// sim.Kernel.Kill; with no grace, SIGKILL at once. A request already on its
+// way is still handled, since receipts.Service.Post shields the worker
+// from the send to the service's answer; an open ledger transaction is
+// rolled back. work --max-attempts is the queue's retry limit: a claim
+// that makes the receive count since the job's last re-drive pass it
+// moves the job to status dead, the dead-letter queue, which no claim
+// takes until redeliver. work --release any makes a lock claim's release
+// delete the lock row whoever owns it.
+//
 // race N repeats N times: empty the tables, enqueue one job for RaceOrder,
 // start the workers and release them all at one instant (plus a small
 // drawn skew), run to the end, count a duplicate if more than one effect
@@ -101,7 +113,14 @@
 // database of its own, with the steps its worker flags add (a heartbeat's
 // renewal, the fence's token and fenced ack, the ledger's transactions);
 // its states are budgeted at parse time with the dedupe mode in force
-// where it runs.
+// where it runs. It prints its shortest duplicating ordering step by
+// step and as a race --schedule line that replays it. race --schedule
+// plays one ordering there, step by step (it may stop before the
+// workers finish: the race as it stands), then records what the steps
+// did in the script's own state as a timed race would have: the tables
+// emptied, the job row, the lock, the receipts, the runs' evidence and a
+// trace, each step one step's time after the last. effects, jobs and the
+// diagnosis after it describe that race.
 //
 // matrix runs every scenario of lang.Scenarios against every fix of
 // lang.Fixes (the table is the language's, in lang/matrix.go, so the

@@ -51,7 +51,7 @@ func markDrawn(t *testing.T, svg string, k event.Kind, x int) bool {
 	case event.Cross:
 		drawn = has(`<path class="kill" d="M%d `, x-5)
 	case event.Label:
-		drawn = regexp.MustCompile(fmt.Sprintf(`<text class="m" x="%d" y="\d+" font-size="10" text-anchor="middle">%s</text>`, x, k)).MatchString(svg)
+		drawn = regexp.MustCompile(fmt.Sprintf(`<text class="m" x="%d" y="\d+" font-size="\d+" text-anchor="middle">%s</text>`, x, k)).MatchString(svg)
 	default:
 		t.Fatalf("%s: no check for mark %d", k, k.Mark())
 	}

@@ -155,6 +155,12 @@ type interp struct {
 	nextEv int             // the number of the last event id add made up
 
 	progress func(done, of int, what string) // Options.Progress
+
+	// live are the workers of running, by name (lifecycle.go).
+	live map[string]*worker
+	// redriveBase is each re-driven job's attempts at its last re-drive,
+	// from which the retry limit counts (lifecycle.go).
+	redriveBase map[int64]int
 }
 
 // progressed tells Options.Progress that done of a command's of races or
@@ -272,6 +278,8 @@ func (in *interp) exec(c lang.Command) (bool, error) {
 	case lang.CmdWait:
 		in.k.Record("shell", event.Wait, nil, "wait")
 		return true, in.wait()
+	case lang.CmdDeploy:
+		return true, in.deploy(c.Deploy)
 	case lang.CmdBackground:
 		// As in a shell, the list starts now: it runs until its first
 		// wait before the script goes on.
@@ -440,6 +448,7 @@ func (in *interp) redeliver(job int64) error {
 		return err
 	}
 	in.hist.Redriven(job)
+	in.noteRedrive(job)
 	in.k.Record("shell", event.Redeliver, in.observe(job), "redeliver job %d: back to queued", job)
 	return nil
 }
@@ -542,6 +551,7 @@ func (in *interp) reset() error {
 	in.log = in.log[:0]
 	in.m.log = 0
 	in.hist.Reset()
+	clear(in.redriveBase)
 	in.shownLog = false
 	in.eventsGiven = false
 	clear(in.events)
@@ -563,6 +573,7 @@ func (in *interp) spawn(w *worker, at sim.Time) error {
 	w.run = fmt.Sprintf("%08x", in.k.Uint32())
 	in.running[w.args.Worker] = true
 	w.proc = in.k.Go(w.args.Worker, at, w.body)
+	in.track(w)
 	return nil
 }
 
@@ -691,7 +702,27 @@ func (in *interp) explore(r lang.RaceArgs) error {
 	for i, s := range x.Shortest {
 		in.print("  %d. %s %s", i+1, s.Worker, s.What)
 	}
+	in.print("  replay it: %s", replayLine(r, dedupe, x.Shortest))
 	return nil
+}
+
+// replayLine is the command that plays the steps of an ordering as race
+// --schedule, with every flag of the race written out and the service's
+// dedupe mode before it when one is set: pasted anywhere, it replays
+// the ordering as printed, and stops where it stops.
+func replayLine(r lang.RaceArgs, dedupe receipts.Dedupe, steps []result.ExploreStep) string {
+	a := r
+	a.All, a.Used, a.Schedule = false, nil, []int{}
+	for _, s := range steps {
+		var n int
+		fmt.Sscanf(s.Worker, "W%d", &n)
+		a.Schedule = append(a.Schedule, n-1)
+	}
+	line := lang.Command{Kind: lang.CmdRace, Race: a}.String()
+	if dedupe != receipts.DedupeOff {
+		line = "service --dedupe " + dedupe.String() + " && " + line
+	}
+	return line
 }
 
 // flagsLabel names the worker flags of a race --all after its claim:
@@ -808,10 +839,9 @@ func (in *interp) summarize() ([]diagnosis.Summary, error) {
 	for _, r := range rows {
 		attempts[r.ID] = r.Attempts
 	}
-	mode, _ := in.svc.Dedupe()
 	return diagnosis.Summarize(diagnosis.Evidence{
 		Effects: in.svc.Effects(), Attempts: attempts, History: in.hist,
-		Dedupe: mode, Log: in.log, ShownLog: in.shownLog,
+		Log: in.log, ShownLog: in.shownLog,
 	}), nil
 }
 

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -232,13 +233,62 @@ func compareView(s *lang.Script) result.CompareView {
 		}
 		return v
 	}
+	own := claimsOf(s)
+	if len(own) > 1 {
+		v.Note = fmt.Sprintf("This block runs the claims %s itself. Each pane runs it with one claim; a line that the claim makes a repeat of an earlier one runs once.", strings.Join(own[:len(own)-1], ", ")+" and "+own[len(own)-1])
+	}
 	for _, claim := range queue.Claims() {
 		if claim.Alias() != claim {
 			continue
 		}
-		v.Sides = append(v.Sides, result.CompareSide{Claim: claim.String(), Script: lang.Format(withClaim(s, claim))})
+		v.Sides = append(v.Sides, result.CompareSide{Claim: claim.String(), Script: sideScript(s, claim)})
 	}
 	return v
+}
+
+// claimsOf lists the claims the script's race, work and load commands
+// name (a use's included), in order of first use.
+func claimsOf(s *lang.Script) []string {
+	var out []string
+	walk(s, func(c lang.Command, _ receipts.Dedupe) {
+		var claim queue.Claim
+		switch c.Kind {
+		case lang.CmdRace:
+			claim = c.Race.Claim
+		case lang.CmdWork:
+			claim = c.Work.Claim
+		case lang.CmdLoad:
+			claim = c.Load.Claim
+		default:
+			return
+		}
+		if name := claim.Alias().String(); !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	})
+	return out
+}
+
+// sideScript is the script of Compare's pane for claim: s with every
+// claim set to claim, less each line that the change made a repeat of an
+// earlier line (two lines that differed only by their claims, as a block
+// that races one claim and then the other has them): the pane runs the
+// block's own lines for that claim once each, rather than the same race
+// twice.
+func sideScript(s *lang.Script, claim queue.Claim) string {
+	before := strings.Split(lang.Format(s), "\n")
+	after := strings.Split(lang.Format(withClaim(s, claim)), "\n")
+	if len(before) != len(after) {
+		return strings.Join(after, "\n")
+	}
+	var kept []string
+	for i, line := range after {
+		if line != "" && slices.ContainsFunc(after[:i], func(o string) bool { return o == line }) && !slices.Contains(before[:i], before[i]) {
+			continue
+		}
+		kept = append(kept, line)
+	}
+	return strings.Join(kept, "\n")
 }
 
 // withClaim returns a copy of s with the claim of every race, work and
@@ -297,13 +347,16 @@ func schedulerView(s *lang.Script) result.SchedulerView {
 }
 
 func timelineView(s *lang.Script) result.TimelineView {
-	var timed, all, loads, works, matrix int
+	var timed, all, scheduled, loads, works, matrix int
 	walk(s, func(c lang.Command, _ receipts.Dedupe) {
 		switch c.Kind {
 		case lang.CmdRace:
-			if c.Race.All {
+			switch {
+			case c.Race.All:
 				all++
-			} else {
+			case c.Race.Schedule != nil:
+				scheduled++
+			default:
 				timed++
 			}
 		case lang.CmdLoad:
@@ -322,6 +375,9 @@ func timelineView(s *lang.Script) result.TimelineView {
 	if all > 0 {
 		notes = append(notes, "race --all explores orderings, not timings: see Every ordering.")
 	}
+	if scheduled > 0 {
+		notes = append(notes, "race --schedule is an ordering with no timing of its own: it is drawn with each step taking the time a timed race gives such a step.")
+	}
 	if loads > 0 {
 		v.Chart = true
 		notes = append(notes, "load does not trace its jobs one by one. Per lease, the chart shows the jobs, those with two effects, and the drawn p95 processing time against the lease.")
@@ -329,7 +385,7 @@ func timelineView(s *lang.Script) result.TimelineView {
 	if matrix > 0 {
 		notes = append(notes, "The matrix's cells are runs of their own: open a cell to step through it.")
 	}
-	v.Trace = timed > 0 || works > 0
+	v.Trace = timed > 0 || scheduled > 0 || works > 0
 	if !v.Trace && loads == 0 && matrix == 0 && all == 0 {
 		notes = append(notes, "No worker runs in this block, so there is no timeline to draw.")
 	}

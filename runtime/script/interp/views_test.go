@@ -116,6 +116,34 @@ func TestCompareViewFlipsEveryClaim(t *testing.T) {
 	}
 }
 
+// A block that races one claim and then another (lesson 5's fifty read
+// races, then fifty atomic) is its own comparison: Compare's pane for a
+// claim runs the block's line of that claim once, not the same race
+// twice, so that the read pane beside the atomic one is read against
+// atomic, not read against read. Lines that were repeats in the block
+// stay.
+func TestCompareSidesOfABlockOfTwoClaims(t *testing.T) {
+	s, err := lang.Parse("# fifty races with the read claim, then fifty with the atomic one\nrace read 50\nrace atomic 50\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := ViewsOf(s).Compare
+	for _, side := range v.Sides {
+		if want := "race " + side.Claim + " 50\n"; side.Script != want {
+			t.Errorf("the %s pane runs %q, want %q", side.Claim, side.Script, want)
+		}
+	}
+	if !strings.Contains(v.Note, "read and atomic") {
+		t.Errorf("the note does not say the block runs read and atomic itself: %q", v.Note)
+	}
+	s, _ = lang.Parse("race read 5\nrace read 5\nrace atomic 5\n")
+	for _, side := range ViewsOf(s).Compare.Sides {
+		if want := strings.Repeat("race "+side.Claim+" 5\n", 2); side.Script != want {
+			t.Errorf("the %s pane runs %q, want the block's repeated line kept and its other-claim line once: %q", side.Claim, side.Script, want)
+		}
+	}
+}
+
 // The outcome counts ledger rows as effects, load jobs and races as
 // duplicates, and a refused receipt as refused, not as an effect.
 func TestOutcomeCountsEveryEffect(t *testing.T) {

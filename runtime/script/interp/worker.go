@@ -27,9 +27,13 @@ type worker struct {
 	// beat is the instant of the last renewal (or of the claim): the
 	// heartbeat timer fires every WorkArgs.Heartbeat after it.
 	beat sim.Time
-	lost bool  // a renewal found another run holding the job
-	ok   bool  // finished its work and acked
-	err  error // a runtime error that stops the script
+	// claimedAt is the instant the run's claim was written.
+	claimedAt sim.Time
+	lost      bool  // a renewal found another run holding the job
+	ok        bool  // finished its work and acked
+	err       error // a runtime error that stops the script
+
+	life lifecycle // a deploy's signals (lifecycle.go)
 }
 
 // workerData is the trace payload of a worker's event.
@@ -74,7 +78,10 @@ func (w *worker) stmt() sim.Time { return w.in.k.Between(stmtMin, stmtMax) }
 func (w *worker) body(p *sim.Proc) {
 	k := p.Kernel()
 	a := w.args
-	defer func() { delete(w.in.running, a.Worker) }()
+	defer func() {
+		delete(w.in.running, a.Worker)
+		w.in.untrack(w)
+	}()
 
 	w.step(p, k.Between(startMin, startMax), event.Start, false, "start run %s", w.run)
 	if w.gate != 0 {
@@ -92,6 +99,9 @@ func (w *worker) execute(p *sim.Proc) {
 		w.step(p, w.stmt(), event.Busy, false, "database is locked by another connection's transaction: waiting")
 		return nil
 	}
+	if w.stopsOnTerm() {
+		return
+	}
 	row, claimed := w.claim(p)
 	if w.err != nil {
 		return
@@ -99,6 +109,8 @@ func (w *worker) execute(p *sim.Proc) {
 	if !claimed {
 		if row.Status == "done" {
 			w.say(event.Say, "job %d already done", a.Job)
+		} else if row.Status == "dead" {
+			w.say(event.Say, "job %d is in the dead-letter queue", a.Job)
 		} else {
 			w.say(event.Say, "job %d already claimed", a.Job)
 		}
@@ -115,6 +127,9 @@ func (w *worker) execute(p *sim.Proc) {
 	w.step(p, w.stmt(), event.Select, false, "SELECT job %d: attempts=%d", a.Job, got.Attempts)
 	if got.Attempts > 1 {
 		w.in.m.poll() // a reclaim: some run claimed this job before
+	}
+	if w.deadLetter(p, got) {
+		return
 	}
 
 	if a.Effect == lang.EffectLedger {
@@ -162,7 +177,7 @@ func (w *worker) release(p *sim.Proc) {
 	if !w.ok || w.err != nil {
 		return
 	}
-	for _, st := range w.args.Claim.Release() {
+	for _, st := range w.releaseSteps() {
 		o, err := w.conn.RunStep(st, queue.Values{Job: w.args.Job, Run: w.run})
 		if err != nil {
 			w.fail(err)
@@ -279,7 +294,7 @@ func (w *worker) claimed(p *sim.Proc, lease sim.Time) {
 	w.rec = w.in.hist.Claimed(w.run, w.args.Worker, w.args.Job, p.Now(), lease)
 	w.rec.Heartbeat = w.args.Heartbeat > 0
 	w.rec.Delay, w.rec.Processing = w.args.Delay, w.args.Processing
-	w.beat = p.Now()
+	w.beat, w.claimedAt = p.Now(), p.Now()
 }
 
 // process does the job's own work for WorkArgs.Processing, renewing the
@@ -328,22 +343,59 @@ func (w *worker) renew(p *sim.Proc, next string) bool {
 		w.fail(err)
 		return false
 	}
-	if ok {
-		w.rec.SetLease(now, now+a.Lease)
-		w.step(p, w.stmt(), event.Heartbeat, true, "UPDATE job %d SET lease WHERE run %s: 1 row changed", a.Job, w.run)
-		return true
-	}
-	w.step(p, w.stmt(), event.LeaseLost, false, "UPDATE job %d SET lease WHERE run %s: 0 rows changed", a.Job, w.run)
-	row, err := w.conn.Read(a.Job)
-	if err != nil {
-		w.fail(err)
+	if !ok {
+		w.step(p, w.stmt(), event.LeaseLost, false, "UPDATE job %d SET lease WHERE run %s: 0 rows changed", a.Job, w.run)
+		row, err := w.conn.Read(a.Job)
+		if err != nil {
+			w.fail(err)
+			return false
+		}
+		w.step(p, w.stmt(), event.Select, false, "SELECT job %d: status=%s run=%s", a.Job, row.Status, row.Run)
+		w.lose(fmt.Sprintf("lease lost: job %d is held by run %s now; %s", a.Job, row.Run, next))
 		return false
 	}
-	w.step(p, w.stmt(), event.Select, false, "SELECT job %d: status=%s run=%s", a.Job, row.Status, row.Run)
+	w.rec.SetLease(now, now+a.Lease)
+	w.step(p, w.stmt(), event.Heartbeat, true, "UPDATE job %d SET lease WHERE run %s: 1 row changed", a.Job, w.run)
+	// The rest of what the claim holds: a lock's until, renewed with the
+	// lease, so that it cannot lapse under a run that is still beating.
+	for _, st := range a.Claim.Renew() {
+		o, err := w.conn.RunStep(st, queue.Values{Job: a.Job, Run: w.run, Now: now, Until: now + a.Lease})
+		if err != nil {
+			w.fail(err)
+			return false
+		}
+		mine := st.Decide(o, now)
+		kind := event.Heartbeat
+		if !mine {
+			kind = event.LeaseLost
+		}
+		w.step(p, w.stmt(), kind, false, "%s", st.Line(a.Job, w.run, o, mine))
+		if !mine {
+			locks, err := w.conn.Locks()
+			if err != nil {
+				w.fail(err)
+				return false
+			}
+			owner := "no run"
+			for _, l := range locks {
+				if l.Job == a.Job {
+					owner = "run " + l.Owner
+				}
+			}
+			w.step(p, w.stmt(), event.Select, false, "SELECT owner FROM locks WHERE job = %d: %s", a.Job, owner)
+			w.lose(fmt.Sprintf("lock lost: job %d's lock is owned by %s now; %s", a.Job, owner, next))
+			return false
+		}
+	}
+	return true
+}
+
+// lose stops the worker at a renewal that found what it claimed taken,
+// and says so.
+func (w *worker) lose(said string) {
 	w.lost = true
 	w.rec.Enter(w.in.k.Now(), diagnosis.PhaseLost)
-	w.say(event.Say, "lease lost: job %d is held by run %s now; %s", a.Job, row.Run, next)
-	return false
+	w.say(event.Say, "%s", said)
 }
 
 // await is how the worker waits for the service's reply until instant t:

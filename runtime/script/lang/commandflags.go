@@ -169,6 +169,7 @@ var defaultWork = WorkArgs{
 	Timeout: DefaultTimeout,
 	Effect:  EffectReceipt,
 	KeyTxn:  KeyTxnSame,
+	Release: ReleaseOwner,
 }
 
 // workFlags is work's flag table.
@@ -199,6 +200,15 @@ var workFlags = []flagSpec{
 	boolFlag("crash-before-effect", func(c *Command) *bool { return &c.Work.CrashBeforeEffect }),
 	boolFlag("crash-before-ack", func(c *Command) *bool { return &c.Work.CrashBeforeAck }),
 	boolFlag("crash-before-commit", func(c *Command) *bool { return &c.Work.CrashBeforeCommit }),
+	{name: "release", arg: ReleaseOwner + "|" + ReleaseAny, set: func(c *Command, v token) *Error {
+		c.Work.Release = v.text
+		return checkRelease(v)
+	}},
+	{name: "max-attempts", arg: "N", set: func(c *Command, v token) *Error {
+		n, err := parseInt(v, "--max-attempts", 1, MaxAttemptsLimit)
+		c.Work.MaxAttempts = int(n)
+		return err
+	}},
 }
 
 // finishWork refuses a flag about the ledger's transaction without the
@@ -245,6 +255,14 @@ func finishUse(s commandSpec, c *Command, name token, words []token, given flags
 		}
 	}
 	return nil
+}
+
+// deployFlags is deploy's flag table.
+var deployFlags = []flagSpec{
+	{name: "grace", arg: "S", set: func(c *Command, v token) (err *Error) {
+		c.Deploy.Grace, err = parseSeconds(v, "--grace", MaxLease)
+		return err
+	}},
 }
 
 // loadFlags is load's flag table.

@@ -50,7 +50,7 @@ var commandTable = []commandSpec{
 	},
 	{
 		name: "race", kind: CmdRace, args: "[" + claimList + "] [N | --all | --schedule W1,W2,...]", flags: raceFlags,
-		summary: "N times, a fresh job and K workers released at one instant; --all checks every interleaving instead; --schedule runs one ordering of those steps, the workers named in turn (- names none yet: the race as it starts); the claim is a use's, or read, unless named",
+		summary: "N times, a fresh job and K workers released at one instant; --all checks every interleaving instead; --schedule runs one ordering of those steps, the workers named in turn (- names none yet: the race as it starts; a schedule may stop before the end: the race as it stands), and leaves the tables as its steps did; the claim is a use's, or read, unless named",
 		example: "race read 20",
 		start:   func(c *Command) { c.Race = defaultRace },
 		finish:  finishRace,
@@ -84,6 +84,11 @@ var commandTable = []commandSpec{
 		name: "redeliver", kind: CmdRedeliver, flags: redeliverFlags,
 		summary: "put job N back in the queue, as a dead-letter re-drive or a manual replay does",
 		example: "add order-77 && work --job 1 && redeliver --job 1 && work --job 1 --worker W2 && effects",
+	},
+	{
+		name: "deploy", kind: CmdDeploy, flags: deployFlags,
+		summary: "stop every background worker as a deploy stops its pod: SIGTERM, so that a worker that has not claimed its job yet stops and one that has finishes it, then SIGKILL --grace S seconds later for any still running (no --grace: SIGKILL at once, wherever each worker is)",
+		example: "add order-77; work --job 1 --delay 3000 & sleep 1; deploy --grace 5; wait; jobs",
 	},
 	{
 		name: "sleep", kind: CmdSleep, args: "SECONDS",

@@ -1,5 +1,7 @@
 package lang
 
+import "encoding/json"
+
 // Error is a parse, usage or runtime error with its place in the script.
 type Error struct {
 	// Kind is "parse", "usage", "limit" or "runtime".
@@ -14,4 +16,15 @@ func (e *Error) Error() string {
 		return e.Msg
 	}
 	return fmtPos(e.Line, e.Col) + ": " + e.Msg
+}
+
+// MarshalJSON writes the error's fields and, as "text", the error as
+// Error says it (the command line's format, place and all), so that a
+// page shows an error as the CLI prints it.
+func (e *Error) MarshalJSON() ([]byte, error) {
+	type fields Error
+	return json.Marshal(struct {
+		*fields
+		Text string `json:"text"`
+	}{(*fields)(e), e.Error()})
 }

@@ -58,6 +58,11 @@ func (c Command) String() string {
 		return c.formatLoad()
 	case CmdBackground:
 		return c.formatBackground()
+	case CmdDeploy:
+		if c.Deploy.Grace != 0 {
+			return "deploy --grace " + FormatSeconds(c.Deploy.Grace)
+		}
+		return "deploy"
 	}
 	return c.Kind.String()
 }
@@ -228,6 +233,13 @@ func workFlagText(w WorkArgs, name string) string {
 		return on(w.CrashBeforeCommit)
 	case "key":
 		return "--key " + w.Key.String()
+	case "release":
+		return "--release " + w.Release
+	case "max-attempts":
+		if w.MaxAttempts == 0 {
+			return ""
+		}
+		return "--max-attempts " + strconv.Itoa(w.MaxAttempts)
 	}
 	return ""
 }

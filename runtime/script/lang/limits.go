@@ -350,3 +350,7 @@ func CostJSON(src string) string {
 	}
 	return fmt.Sprintf(`{"heavy":%t,"what":%s}`, c.Heavy(), strconv.Quote(c.String()))
 }
+
+// MaxAttemptsLimit is the highest retry limit work --max-attempts takes
+// (SQS's maxReceiveCount goes to 1000).
+const MaxAttemptsLimit = 1000

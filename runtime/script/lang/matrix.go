@@ -55,6 +55,11 @@ var Scenarios = []Scenario{
 		Script: "reset\nadd order-77\nwork --job 1 --worker W1 --lease 1 --processing 3000 &\nsleep 1.5\nwork --job 1 --worker W2\nwait\n"},
 	{ID: "stall", Title: "stall past heartbeat", Events: 1,
 		Script: "reset\nadd order-77\nwork --job 1 --worker W1 --lease 1 --processing 3000 --heartbeat 300 --stall 2500 &\nsleep 4.5\nwork --job 1 --worker W2\nwait\n"},
+	// The stall again, with a second holder slow enough that the stale
+	// run's receipt lands first: the row where a fencing token, which
+	// refuses a stale request only after a newer one, lets both through.
+	{ID: "stale-first", Title: "stall, stale receipt first", Events: 1,
+		Script: "reset\nadd order-77\nwork --job 1 --worker W1 --lease 1 --processing 3000 --heartbeat 300 --stall 2500 &\nsleep 4.5\nwork --job 1 --worker W2 --processing 3000\nwait\n"},
 	{ID: "client-retry", Title: "client retry", Events: 1,
 		Script: "reset\nadd order-77\nwork --job 1 --worker W1 --delay 400 --timeout 300\n"},
 	{ID: "double-publish", Title: "double publish", Events: 1,

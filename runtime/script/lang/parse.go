@@ -74,6 +74,9 @@ const (
 	// CmdBackground is a list of commands ended by '&': it runs as a
 	// process of its own while the script goes on (see Command.Body).
 	CmdBackground
+	// CmdDeploy stops every background worker, as a deploy stops a pod
+	// (see Command.Deploy).
+	CmdDeploy
 	numKinds
 )
 
@@ -98,6 +101,7 @@ var kinds = named.New("command", numKinds, map[Kind]named.Entry{
 	CmdMatrix:     {Name: "matrix"},
 	CmdUse:        {Name: "use"},
 	CmdBackground: {Name: "background"},
+	CmdDeploy:     {Name: "deploy"},
 })
 
 // Kinds lists every command kind, in the order of the constants.
@@ -128,6 +132,15 @@ type Command struct {
 	Body []Command
 	// Use is what use sets: work flags, each named in Use.Given.
 	Use UseArgs
+	// Deploy is what deploy does to the background workers.
+	Deploy DeployArgs
+}
+
+// DeployArgs are the flags of deploy: every background worker gets
+// SIGTERM, and SIGKILL Grace later if it is still running; a Grace of 0
+// is SIGKILL at once.
+type DeployArgs struct {
+	Grace sim.Time
 }
 
 // UseArgs are the flags of use: Flags holds their values (the others at
@@ -143,7 +156,7 @@ type UseArgs struct {
 // worker. A race takes those it has (--claim, --key, --effect, --key-txn,
 // --heartbeat, --fence, and --delay unless it is race --all, which
 // models no timing).
-var UseFlags = []string{"lease", "claim", "trace", "delay", "timeout", "crash-before-effect", "crash-before-ack", "processing", "heartbeat", "stall", "fence", "effect", "key-txn", "crash-before-commit", "key"}
+var UseFlags = []string{"lease", "claim", "trace", "delay", "timeout", "crash-before-effect", "crash-before-ack", "processing", "heartbeat", "stall", "fence", "effect", "key-txn", "crash-before-commit", "key", "release", "max-attempts"}
 
 // raceUseFlags are the flags of UseFlags a race takes.
 var raceUseFlags = map[string]bool{"claim": true, "key": true, "effect": true, "key-txn": true, "heartbeat": true, "fence": true, "delay": true}
@@ -201,6 +214,15 @@ type WorkArgs struct {
 	CrashBeforeCommit bool
 	// Key is which value the receipt carries as its Idempotency-Key.
 	Key receipts.Key
+	// Release, for a claim that takes a lock, is how the worker deletes
+	// its lock row after the ack: ReleaseOwner (only if it still owns it,
+	// the default) or ReleaseAny (whoever owns it now). A claim that
+	// takes no lock has nothing to release and ignores it.
+	Release string
+	// MaxAttempts, when not zero, is the queue's retry limit: a claim
+	// that makes the job's attempt since its last re-drive greater than
+	// it moves the job to the dead-letter queue instead of running it.
+	MaxAttempts int
 	// Used lists the flags a use before the command set (written in the
 	// use, not on the command); Pinned, the flags written on the command
 	// at their default value while a use sets them. Format writes the
@@ -215,6 +237,12 @@ type WorkArgs struct {
 const (
 	EffectReceipt = "receipt" // POST to the receipts service (the default)
 	EffectLedger  = "ledger"  // a row in the queue's own database
+)
+
+// How a lock claim's worker deletes its lock row (work --release).
+const (
+	ReleaseOwner = "owner" // DELETE ... WHERE job = ? AND owner = ? (the default)
+	ReleaseAny   = "any"   // DELETE ... WHERE job = ?, whoever owns it
 )
 
 // Where the ledger's key is claimed (work --key-txn).
@@ -812,6 +840,14 @@ func checkKeyTxn(t token) *Error {
 	return nil
 }
 
+// checkRelease checks a value of --release.
+func checkRelease(t token) *Error {
+	if t.text != ReleaseOwner && t.text != ReleaseAny {
+		return usageErr(t.pos, "unknown --release %q (want owner or any)", t.text)
+	}
+	return nil
+}
+
 func checkEffect(t token) *Error {
 	if t.text != EffectReceipt && t.text != EffectLedger {
 		return usageErr(t.pos, "unknown effect %q (want receipt or ledger)", t.text)
@@ -1013,5 +1049,9 @@ func setWorkFlag(w *WorkArgs, from WorkArgs, name string) {
 		w.CrashBeforeCommit = from.CrashBeforeCommit
 	case "key":
 		w.Key = from.Key
+	case "release":
+		w.Release = from.Release
+	case "max-attempts":
+		w.MaxAttempts = from.MaxAttempts
 	}
 }

@@ -1,6 +1,7 @@
 package result
 
 import (
+	"github.com/twice-lab/twice/runtime/event"
 	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/receipts"
 	"github.com/twice-lab/twice/runtime/script/diagnosis"
@@ -34,11 +35,14 @@ type ChoiceLists struct {
 	Dedupes []Choice     `json:"dedupes"`
 	Keys    []Choice     `json:"keys"`
 	Kinds   []KindChoice `json:"kinds"`
+	// Quiet names the event kinds whose steps read and write nothing
+	// shared (event.Kind.Quiet): the presenter's step-through skips them.
+	Quiet []string `json:"quiet"`
 }
 
 // Choices returns every claim (queue.Claims), dedupe mode
 // (receipts.Dedupes), key choice (receipts.Keys) and diagnosis kind
-// ([diagnosis.Kinds]), in their order.
+// ([diagnosis.Kinds]), in their order, and the quiet event kinds.
 func Choices() ChoiceLists {
 	var l ChoiceLists
 	for _, c := range queue.Claims() {
@@ -52,6 +56,11 @@ func Choices() ChoiceLists {
 	}
 	for _, k := range diagnosis.Kinds() {
 		l.Kinds = append(l.Kinds, KindChoice{k.String(), k.Title(), k.Good()})
+	}
+	for _, k := range event.Kinds() {
+		if k.Quiet() {
+			l.Quiet = append(l.Quiet, k.String())
+		}
 	}
 	return l
 }

@@ -132,6 +132,9 @@ func (e *jsonEnc) error(x *lang.Error) {
 	e.intField("line", x.Line)
 	e.intField("col", x.Col)
 	e.strField("msg", x.Msg)
+	// text is the error as the command line prints it, place and all:
+	// the page shows it as it is, so there is one format for both.
+	e.strField("text", x.Error())
 	e.byte('}')
 }
 

@@ -238,8 +238,9 @@ type LoadTally struct {
 	P50US      int64 `json:"p50_us"`
 	P95US      int64 `json:"p95_us"`
 	Duplicates int   `json:"duplicates"`
-	// Overran counts executions whose processing alone took longer than
-	// the lease.
+	// Overran counts executions that took longer than the lease, from
+	// their claim to their end: their work, a stall, the receipt's call
+	// and the ack. A job with two effects had one at least.
 	Overran int `json:"overran"`
 	// The tables as this lease run left them, for the page to show the
 	// lease a reader picks: the jobs that did not simply run once,
