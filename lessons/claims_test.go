@@ -689,3 +689,49 @@ func TestLateInserterKeepsTheLock(t *testing.T) {
 		t.Errorf("lesson 17 no longer says what the late inserter does")
 	}
 }
+
+// TestLessonOneNamesEveryStatus: lesson 1's cast lists the statuses a job
+// row can have; every status a script can leave in the jobs table is
+// among them (the retry limit's dead letter included).
+func TestLessonOneNamesEveryStatus(t *testing.T) {
+	l := lesson(t, "01-one-job.md")
+	p := prose(l)
+	src := "use --max-attempts 1\nadd order-1\nadd order-2\nadd order-3\nadd order-4\n" +
+		"work --job 2 --lease 1 --crash-before-effect\nwork --job 3\n" +
+		"work --job 4 --lease 1 --crash-before-effect\nsleep 2\nwork --job 4\njobs\n"
+	r := interp.Run(src, interp.Options{Seed: 1})
+	if r.Error != nil || len(r.Jobs) != 4 {
+		t.Fatalf("%v\n%s", r.Error, r.Text())
+	}
+	for _, j := range r.Jobs {
+		if !strings.Contains(p, "`"+j.Status+"`") {
+			t.Errorf("a job can be %s (job %d here), and %s does not name that status", j.Status, j.ID, l.File)
+		}
+	}
+}
+
+// TestLessonTwoDeploys: lesson 2 says a deploy's kill is its experiment
+// only when it lands between the receipt and the ack, and lesson 6's
+// redelivery when it lands before the receipt: measured with a SIGKILL in
+// the middle of the work and one during the call, W2 coming once the
+// lease has run out.
+func TestLessonTwoDeploys(t *testing.T) {
+	l := lesson(t, "02-lease-expiry.md")
+	if !strings.Contains(prose(l), "a deploy that kills a worker after its receipt has left and before its ack is this experiment") ||
+		!strings.Contains(prose(l), "one that kills it before the receipt is lesson 6's redelivery") {
+		t.Fatalf("%s no longer says which deploys are its experiment", l.File)
+	}
+	run := func(flags string) diagnosis.Summary {
+		r := interp.Run("add order-77\nwork --job 1 --worker W1 --lease 2 "+flags+" &\nsleep 1\ndeploy\nsleep 2\nwork --job 1 --worker W2\neffects\n", interp.Options{Seed: 1})
+		if r.Error != nil || len(r.Summary) != 1 {
+			t.Fatalf("%v\n%s", r.Error, r.Text())
+		}
+		return r.Summary[0]
+	}
+	if s := run("--processing 3000"); s.Effects != 1 || s.Kind != diagnosis.Redelivery {
+		t.Errorf("a kill mid-work: %+v; the lesson says lesson 6, one effect", s)
+	}
+	if s := run("--delay 3000"); s.Effects != 2 || s.Kind != diagnosis.LeaseExpired {
+		t.Errorf("a kill during the call: %+v; the lesson says this lesson's duplicate", s)
+	}
+}

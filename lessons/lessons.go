@@ -102,60 +102,12 @@
 // the lesson's page, and twice serve --notes=off leaves them out. Lines
 // keep their numbers: an error in a block names the line in the file.
 //
-// # Writing a case
+// # Cases
 //
-// A case is an incident for the reader to explain and fix. It is a
-// markdown file of the folder like a lesson (listed the same way, served
-// at /cases/SLUG/ instead of /lessons/SLUG/, and read by [LoadCases], not
-// [Load]) whose front matter says kind: case; level: names its difficulty:
-//
-//	---
-//	kind: case
-//	time: 35 minutes
-//	level: hard
-//	---
-//	# The job two workers both completed
-//
-// After the title, level-two headings divide it into sections, each
-// optional but Evidence, Fix and Checks, in any order:
-//
-//	## Symptom         what a customer noticed (markdown)
-//	## Expected        what should have happened
-//	## Actual          what happened
-//	## Architecture    a list of arrows, "- Queue -> Worker: delivers",
-//	                   drawn as a diagram
-//	## Evidence        one twice block: the run the page's evidence desk
-//	                   (log lines, lock trace, counts) is made from, at
-//	                   render time
-//	## Recent changes  a list
-//	## Hypotheses      a ### heading per hypothesis, each with one twice
-//	                   block, its experiment (an ordinary block with its
-//	                   options)
-//	## Fix             one twice block, empty or not: the prelude the
-//	                   reader edits, which runs before every check
-//	## Checks          one twice block per check (below)
-//	## Hints           a ### heading per stage, each with a list of one
-//	                   to three hints, broad to narrow
-//
-// A check's info string names it and says what its run must show:
-//
-//	```twice name=killed-worker deliveries=2 effects=1
-//	add order-77
-//	work --job 1 --crash-before-ack
-//	sleep 600
-//	work --job 1 --worker W2
-//	```
-//
-// It runs the fix, then its own lines, at seed=N (1 unless given), and
-// passes when every condition holds: overlap=N (orderings of race --all
-// in which two workers own the job at once), duplicates=N (orderings of race
-// --all and races of a timed race with two effects), effects=N (effects
-// that landed), deliveries=N (the jobs' attempts, summed), once (every
-// event the producer published has one effect). [Expectations] lists
-// them. twice case check runs a case's checks against a fix from the
-// command line, one line each, so a teacher can test a case in CI; the
-// page's Run checks button prints the same lines. docs/example-case
-// holds a small case to start from.
+// A file whose front matter says kind: case is a case, an incident for
+// the reader to solve, not a lesson: [Load] leaves it out and
+// [LoadCases] reads it, handing the file's front matter, title and twice
+// blocks to package cases, which documents how to write one.
 //
 // # Errors
 //
@@ -183,6 +135,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/twice-lab/twice/cases"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
@@ -279,18 +232,18 @@ func Load(fsys fs.FS) ([]Lesson, error) {
 
 // LoadCases reads the cases of fsys: the files [Load] reads whose front
 // matter says kind: case, in the same order, with the same errors.
-func LoadCases(fsys fs.FS) ([]Case, error) {
+func LoadCases(fsys fs.FS) ([]cases.Case, error) {
 	_, cs, err := load(fsys)
 	return cs, err
 }
 
 // load reads every file of the folder's order, lessons and cases.
-func load(fsys fs.FS) ([]Lesson, []Case, error) {
+func load(fsys fs.FS) ([]Lesson, []cases.Case, error) {
 	files, err := order(fsys)
 	if err != nil {
 		return nil, nil, err
 	}
-	var cases []Case
+	var cs []cases.Case
 	lessons := make([]Lesson, 0, len(files))
 	bySlug := make(map[string]string, len(files))
 	var errs []error
@@ -315,12 +268,12 @@ func load(fsys fs.FS) ([]Lesson, []Case, error) {
 		}
 		bySlug[l.Slug] = e.name
 		if c != nil {
-			cases = append(cases, *c)
+			cs = append(cs, *c)
 			continue
 		}
 		lessons = append(lessons, l)
 	}
-	return lessons, cases, errors.Join(errs...)
+	return lessons, cs, errors.Join(errs...)
 }
 
 // Limits of a lesson folder, so that a folder cannot stall a server or a
@@ -491,13 +444,24 @@ func unwrapPath(err error) error {
 }
 
 // parse reads one lesson: its title and its twice blocks; and when its
-// front matter says kind: case, the case it is.
-func parse(name string, src []byte) (Lesson, *Case, error) {
+// front matter says kind: case, hands it to package cases to read the
+// case it is.
+func parse(name string, src []byte) (Lesson, *cases.Case, error) {
 	l, fm, err := parseLesson(name, src)
-	if err != nil || !isCase(fm) {
+	if err != nil || fm["kind"] != "case" {
 		return l, nil, err
 	}
-	c, err := parseCase(l, fm["level"])
+	f := cases.File{
+		Slug: l.Slug, File: l.File, Title: l.Title, Time: l.Time, Notes: l.Notes, Level: fm["level"], Source: l.Source,
+		BlockOptions: func(info string) error {
+			_, err := ParseBlockOptions(info)
+			return err
+		},
+	}
+	for _, b := range l.Blocks {
+		f.Blocks = append(f.Blocks, cases.Block{Line: b.Line, Info: b.Info, Script: b.Script})
+	}
+	c, err := cases.Parse(f)
 	if err != nil {
 		return l, nil, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/twice-lab/twice/cases"
 	"github.com/twice-lab/twice/lessons"
 	"github.com/twice-lab/twice/runtime/script/interp"
 )
@@ -62,8 +63,8 @@ func TestBrowserCase(t *testing.T) {
 }
 
 // TestBrowserBuiltInCase works the built-in case on the built-in site: the
-// dedupe alone fails the ownership checks, the lock with the dedupe
-// passes them all.
+// dedupe alone fails the ownership checks, the lock taken in one step with
+// the dedupe passes them all.
 func TestBrowserBuiltInCase(t *testing.T) {
 	hs := httptest.NewServer(browserSite(t))
 	defer hs.Close()
@@ -82,12 +83,16 @@ func TestBrowserBuiltInCase(t *testing.T) {
 
 // workCase works case c served at base, with a fix that fails and one
 // that passes, at every width and scheme.
-func workCase(t *testing.T, base string, c lessons.Case, failing, passing string) {
+func workCase(t *testing.T, base string, c cases.Case, failing, passing string) {
 	ctx, consoleErrors := browser(t, 1280, 900)
 	url := base + "/cases/" + c.Slug + "/"
 	lines := func(fix string) []string {
+		f, err := cases.ParseFix(fix)
+		if err != nil {
+			t.Fatalf("fix %q: %v", fix, err)
+		}
 		var out []string
-		for _, r := range c.RunChecks(fix) {
+		for _, r := range c.RunChecks(f, cases.Options{}) {
 			out = append(out, r.String())
 		}
 		return out
@@ -96,8 +101,8 @@ func workCase(t *testing.T, base string, c lessons.Case, failing, passing string
 	if !strings.Contains(strings.Join(wantFail, "\n"), "fail ") || strings.Contains(strings.Join(wantPass, "\n"), "fail ") {
 		t.Fatalf("the fixes do not fail and pass:\n%s\n%s", wantFail, wantPass)
 	}
-	opts, _ := c.Evidence.Options()
-	ev := lessons.EvidenceOf(interp.Run(c.Evidence.Script, interp.Options{Seed: opts.Seed}))
+	opts, _ := lessons.ParseBlockOptions(c.Evidence.Info)
+	ev := cases.EvidenceOf(interp.Run(c.Evidence.Script, interp.Options{Seed: opts.Seed}))
 	firstLog := ev.Log[0].Text
 	dirShots := artifactDir(t)
 	for _, view := range []struct {
@@ -193,6 +198,88 @@ func workCase(t *testing.T, base string, c lessons.Case, failing, passing string
 		if s := js[string](t, ctx, `cp.stages()`); s != "reproduce,edit,pass,submit" {
 			t.Errorf("%s: after a reload, stages %q done", where, s)
 		}
+	}
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// heavyCase is a case with a check that passes the small budget a page
+// gives a run nobody asked for, and one that does not.
+const heavyCase = `---
+kind: case
+---
+# A heavy check
+
+## Evidence
+
+` + "```twice\nadd o && work --job 1\n```" + `
+
+## Fix
+
+` + "```twice\nuse --claim read\n```" + `
+
+## Checks
+
+` + "```twice name=many duplicates=0\nrace 2000 --workers 8\n```" + `
+
+` + "```twice name=one sent=1\nadd o && work --job 1\n```\n"
+
+// TestBrowserCaseReplayBudget: a submitted fix's link runs its checks as
+// the page loads on the small budget of a run nobody asked for, so a
+// check that needs more waits, said so, for Run checks, which runs it in
+// full; a fix that is not one is refused on the page with the line and
+// the rule twice case check gives.
+func TestBrowserCaseReplayBudget(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"heavy.md": heavyCase})
+	srv, err := NewServer(Options{LessonsDir: dir, Runtime: realRuntime(t), Brotli: BrotliNever}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	cs, err := lessons.LoadCases(os.DirFS(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fix, err := cases.ParseFix("use --claim atomic\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var full, wantLoad []string
+	for _, v := range cs[0].RunChecks(fix, cases.Options{}) {
+		full = append(full, v.String())
+	}
+	for _, v := range cs[0].RunChecks(fix, cases.Options{Budget: interp.AutoBudget}) {
+		wantLoad = append(wantLoad, v.String())
+	}
+	if !strings.HasPrefix(wantLoad[0], "wait many: ") || !strings.HasPrefix(full[0], "pass many: ") || !strings.HasPrefix(wantLoad[1], "pass one: ") {
+		t.Fatalf("the heavy case's checks are not heavy on the small budget only:\n%s\n%s", wantLoad, full)
+	}
+	ctx, consoleErrors := browser(t, 1280, 900)
+	// base64url of "use --claim atomic\n", as Submit writes it.
+	navigate(t, ctx, hs.URL+"/cases/heavy/?fix=dXNlIC0tY2xhaW0gYXRvbWljCg")
+	js[bool](t, ctx, caseHelpers)
+	if got := js[[]string](t, ctx, `cp.checked()`); strings.Join(got, "\n") != strings.Join(wantLoad, "\n") {
+		t.Errorf("as the link's page loads, the checks say\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(wantLoad, "\n"))
+	}
+	if s := js[string](t, ctx, `document.querySelector(".case-checks-status").textContent`); !strings.Contains(s, "press Run checks") {
+		t.Errorf("the status says %q", s)
+	}
+	if got := js[[]string](t, ctx, `cp.runChecks()`); strings.Join(got, "\n") != strings.Join(full, "\n") {
+		t.Errorf("Run checks says\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(full, "\n"))
+	}
+	// A fix that adds a job is refused, as twice case check refuses it.
+	_, ferr := cases.ParseFix("use --claim atomic\nadd o\n")
+	js[bool](t, ctx, `cp.setFix("use --claim atomic\nadd o\n")`)
+	js[bool](t, ctx, `document.querySelector(".case-run-checks").click(), true`)
+	run(t, ctx, 30*time.Second, chromedp.Poll[bool](`document.querySelector(".case-checks-status").textContent.startsWith("The fix is refused")`))
+	if s := js[string](t, ctx, `document.querySelector(".case-checks-status").textContent`); ferr == nil || s != "The fix is refused: "+ferr.Error() {
+		t.Errorf("a refused fix: the status says %q, want %q", s, "The fix is refused: "+fmt.Sprint(ferr))
+	}
+	if n := js[int](t, ctx, `document.querySelectorAll(".case-check-results li").length`); n != 0 {
+		t.Errorf("a refused fix shows %d check lines", n)
 	}
 	if errs := consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))

@@ -41,6 +41,8 @@ func TestExampleCaseRenders(t *testing.T) {
 	page := string(f.Body)
 	for _, want := range []string{
 		"<h1>The receipt one run sent twice</h1>",
+		`<h2 id="question-title">The question</h2>`, "Did the queue run the job twice",
+		`<h2 id="investigation-title">How to work the case</h2>`, "<li>Read the worker's log:",
 		"Case · easy · about 15 minutes",
 		`<h3 id="desk-symptom-title">Symptom</h3>`,
 		"A customer got two receipts for order-12",
@@ -89,5 +91,33 @@ func TestBrokenCaseNamesFileAndLine(t *testing.T) {
 	}
 	if page := string(site.Files["cases/case/index.html"].Body); !strings.Contains(page, "This case is broken: case.md:10:") {
 		t.Errorf("the page does not show the error")
+	}
+}
+
+// TestCasePageEscapes: what a case file says is text on its page, in the
+// title, the drawing, the arrows and the fix: the template escapes it.
+func TestCasePageEscapes(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a.md": "# A\n",
+		"case.md": "---\nkind: case\nlevel: <i>hard</i>\n---\n# A <b>case</b>\n\n## Architecture\n\n- Queue<x> -> B&C: l<script>\n\n" +
+			"## Evidence\n\n```twice\nadd o && work --job 1\n```\n\n## Fix\n\n```twice\n# </textarea><b>\n```\n\n## Checks\n\n```twice name=x sent=1\nadd o && work --job 1\n```\n",
+	})
+	site, err := Render(Options{LessonsDir: dir, Runtime: fakeRuntime(), Brotli: BrotliNever})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(site.Files["cases/case/index.html"].Body)
+	index := string(site.Files["index.html"].Body)
+	for _, want := range []string{"<h1>A &lt;b&gt;case&lt;/b&gt;</h1>", "Case · &lt;i&gt;hard&lt;/i&gt;", ">Queue&lt;x&gt;</text>", "<li>Queue&lt;x&gt; → B&amp;C: l&lt;script&gt;</li>", "# &lt;/textarea&gt;&lt;b&gt;\n</textarea>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the case page lacks %q", want)
+		}
+	}
+	if !strings.Contains(index, "A &lt;b&gt;case&lt;/b&gt;</a> <span class=\"time\">· &lt;i&gt;hard&lt;/i&gt;</span>") {
+		t.Errorf("the index lists the case as\n%s", index)
+	}
+	if strings.Contains(page, "<script>") || strings.Contains(page, "<b>case") {
+		t.Error("the case page carries the file's markup")
 	}
 }

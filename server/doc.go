@@ -18,7 +18,7 @@
 //	index.html                    the lessons in manifest order
 //	lessons/SLUG/index.html       one lesson
 //	embed/SLUG/N/index.html       block N of a lesson alone, for an iframe
-//	cases/SLUG/index.html         one case: its evidence desk, made at render time (case.go)
+//	cases/SLUG/index.html         one case: its evidence desk, made at render time (case.go, site/templates/case.html)
 //	404.html                      the not-found page (root-absolute links)
 //	sw.js                         the service worker: stable name, no-cache
 //	assets/twice.js               the component's loader, at a stable URL for embedders
@@ -30,7 +30,7 @@
 //	assets/classroom.HASH.js      predict-then-run, the presenter view (module)
 //	assets/scheduler.HASH.js      Be the scheduler (module)
 //	assets/config.HASH.js         the config the loader hands the modules
-//	assets/case.HASH.js           a case page's verdicts, checks, hints, progress and replay link (module)
+//	assets/case.HASH.js           a case page's verdicts, hints, progress and replay link, and the check lines the runtime judges (module)
 //	assets/style.HASH.css         page styles
 //	assets/playground.HASH.css    the component's styles (shadow root)
 //	assets/worker.HASH.js         the Web Worker glue

@@ -512,7 +512,7 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 		if rows := js[int](t, ctx, fmt.Sprintf(`tp.q(%d, "table.jobs").tBodies[0].rows.length`, i)); rows != len(first.JobRows) {
 			t.Errorf("the jobs table lists %d rows, want the %d jobs of lease 1 s that did not simply run once", rows, len(first.JobRows))
 		}
-		if c := js[string](t, ctx, fmt.Sprintf(`tp.q(%d, "table.jobs caption").textContent`, i)); !strings.Contains(c, fmt.Sprintf("%d jobs that ran once", first.RanOnce)) {
+		if c := js[string](t, ctx, fmt.Sprintf(`tp.q(%d, "table.jobs caption").textContent`, i)); !strings.Contains(c, fmt.Sprintf(" %d that ran once", first.RanOnce)) {
 			t.Errorf("the jobs table's caption does not fold the jobs that ran once: %q", c)
 		}
 		// The status region says the diagnosis of the lease shown (1 s),

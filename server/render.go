@@ -22,6 +22,7 @@ import (
 	jsparse "github.com/tdewolff/parse/v2/js"
 	"github.com/yuin/goldmark"
 
+	"github.com/twice-lab/twice/cases"
 	"github.com/twice-lab/twice/lessons"
 	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/script/lang"
@@ -96,12 +97,15 @@ var modules = []string{"config.js", "links.js", "render.js", "runtime-client.js"
 
 // siteRenderer renders sites: the assets once, the pages on each render.
 type siteRenderer struct {
-	md     goldmark.Markdown
-	plain  goldmark.Markdown // for the introduction and notes: no twice blocks run
-	tmpl   *template.Template
-	comp   *compressor
-	assets map[string]*File
-	names  assetNames
+	md    goldmark.Markdown
+	plain goldmark.Markdown // for the introduction and notes: no twice blocks run
+	tmpl  *template.Template
+	// caseTmpl is site/templates/case.html: a case's page and the index's
+	// list of cases.
+	caseTmpl *template.Template
+	comp     *compressor
+	assets   map[string]*File
+	names    assetNames
 	// dir is the lesson folder as errors name it; error pages show only
 	// its last element when it is absolute.
 	dir string
@@ -134,6 +138,9 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 		return nil, err
 	}
 	r.tmpl = tmpl
+	if r.caseTmpl, err = template.New("case.html").Funcs(template.FuncMap{"inc": func(i int) int { return i + 1 }}).ParseFS(site.FS, "templates/case.html"); err != nil {
+		return nil, err
+	}
 	static := func(name string) []byte {
 		b, err := fs.ReadFile(site.FS, "static/"+name)
 		if err != nil {
@@ -434,7 +441,7 @@ func (r *siteRenderer) render(fsys fs.FS, name string, publish func(*Site)) *Sit
 type plan struct {
 	name      string
 	ls        []lessons.Lesson
-	cases     []lessons.Case
+	cases     []cases.Case
 	refs      []*lessonRef
 	siteTitle string
 	head      string
@@ -589,7 +596,7 @@ func (r *siteRenderer) index(p *plan, counts []lessonCount, casesBroken []bool) 
 		index.WriteString("</li>\n")
 	}
 	index.WriteString("</ol>\n")
-	writeCaseList(&index, p.cases, casesBroken)
+	r.writeCaseList(&index, p.cases, casesBroken)
 	index.WriteString(r.room)
 	if len(p.skipped) > 0 {
 		index.WriteString(`<section class="skipped" aria-labelledby="skipped-title"><h2 id="skipped-title">Files left out</h2>

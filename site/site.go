@@ -6,6 +6,7 @@
 // The files, under [FS]:
 //
 //	templates/page.html      the layout of every page (html/template)
+//	templates/case.html      a case's page and the index's list of cases
 //	static/style.css         page styles: index, lessons, embed and error pages
 //	static/playground.css    styles inside the component's shadow root
 //	static/twice.js          the loader: a classic script that imports the element

@@ -33,7 +33,18 @@
 // stopped had got.
 //
 // It also installs twiceCost(script string) string, the parser's cost
-// estimate of a script (see cost).
+// estimate of a script (see cost), and
+//
+//	twiceCheck(fix string, check {info: string, script: string}, options {auto: bool, progress: function}) object
+//
+// which runs one check of a case after the reader's fix and judges it
+// (package cases, the same Go as twice case check): it returns {name,
+// pass, heavy, line}, line being the verdict as twice case check prints
+// it; {refused: TEXT} when the fix is not one ([cases.ParseFix]: TEXT
+// names the line and says what a fix may hold); {error: TEXT} when the
+// check itself does not parse. With auto true the check runs under
+// [interp.AutoBudget], as a replayed link's checks do as the page loads:
+// a check that passes it comes back heavy, not judged.
 //
 // After installing the functions, main blocks forever so that the Go
 // program stays alive between calls. There is no logic here beyond
@@ -46,6 +57,7 @@ import (
 	"strconv"
 	"syscall/js"
 
+	"github.com/twice-lab/twice/cases"
 	"github.com/twice-lab/twice/runtime/script/draw"
 	"github.com/twice-lab/twice/runtime/script/interp"
 	"github.com/twice-lab/twice/runtime/script/lang"
@@ -62,6 +74,7 @@ func main() {
 	js.Global().Set("twiceRun", js.FuncOf(run))
 	js.Global().Set("twiceCost", js.FuncOf(cost))
 	js.Global().Set("twiceTimeline", js.FuncOf(timeline))
+	js.Global().Set("twiceCheck", js.FuncOf(check))
 	select {}
 }
 
@@ -73,6 +86,43 @@ func cost(_ js.Value, args []js.Value) any {
 		return lang.CostJSON("")
 	}
 	return lang.CostJSON(args[0].String())
+}
+
+// check is the body of twiceCheck.
+func check(_ js.Value, args []js.Value) any {
+	str := func(v js.Value) string {
+		if v.Type() == js.TypeString {
+			return v.String()
+		}
+		return ""
+	}
+	var fixSrc string
+	var info, script js.Value = js.Undefined(), js.Undefined()
+	if len(args) > 0 {
+		fixSrc = str(args[0])
+	}
+	if len(args) > 1 && args[1].Type() == js.TypeObject {
+		info, script = args[1].Get("info"), args[1].Get("script")
+	}
+	var opts cases.Options
+	if len(args) > 2 && args[2].Type() == js.TypeObject {
+		if a := args[2].Get("auto"); a.Type() == js.TypeBoolean && a.Bool() {
+			opts.Budget = interp.AutoBudget
+		}
+		if p := args[2].Get("progress"); p.Type() == js.TypeFunction {
+			opts.Progress = func(done, of int, what string) { p.Invoke(done, of, what) }
+		}
+	}
+	fix, err := cases.ParseFix(fixSrc)
+	if err != nil {
+		return js.ValueOf(map[string]any{"refused": err.Error()})
+	}
+	ck, err := cases.ParseCheck(cases.Block{Info: str(info), Script: str(script)})
+	if err != nil {
+		return js.ValueOf(map[string]any{"error": err.Error()})
+	}
+	v := ck.Run(fix, opts)
+	return js.ValueOf(map[string]any{"name": v.Name, "pass": v.Pass, "heavy": v.Heavy, "line": v.String()})
 }
 
 // firstRunHeap is how much memory the Go program may hold before the end

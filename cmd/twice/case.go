@@ -1,24 +1,29 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"strings"
 
+	"github.com/twice-lab/twice/cases"
 	"github.com/twice-lab/twice/lessons"
 )
 
-const caseUsage = `usage: twice case list [--lessons DIR]
+var caseUsage = `usage: twice case list [--lessons DIR]
        twice case check [--lessons DIR] NAME --fix FILE
 
 list prints the cases of the lesson folder (the built-in one unless
 --lessons names another), one a line. check runs case NAME's checks
-after the fix prelude in FILE (- for standard input) and prints one line
-per check, "pass NAME: evidence" or "fail NAME: evidence"; it exits 0
-when every check passes, 1 when one fails, 2 on a usage error or a case
-that cannot be read.
+after the fix in FILE (- for standard input; a regular file of at most
+64 KiB, as twice run reads) and prints one line per check, "pass NAME:
+evidence" or "fail NAME: evidence". A fix changes the system only, and
+anything else is refused, naming its line:
+  ` + cases.FixRule() + `.
+It exits 0 when every check passes, 1 when one fails, 2 on a usage
+error, a refused fix or a case that cannot be read.
 `
 
 // cmdCase is `twice case`.
@@ -65,13 +70,13 @@ func cmdCase(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer done()
-	cases, lerr := lessons.LoadCases(fsys)
+	all, lerr := lessons.LoadCases(fsys)
 	if sub == "list" {
 		if len(pos) > 0 {
 			fmt.Fprintf(stderr, "twice case list: unexpected argument %q\n", pos[0])
 			return 2
 		}
-		for _, c := range cases {
+		for _, c := range all {
 			fmt.Fprintf(stdout, "%s\t%s\n", c.Slug, describe(c))
 		}
 		if lerr != nil {
@@ -88,12 +93,12 @@ func cmdCase(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, "twice case check: --fix FILE is required (an empty file checks the case with no fix)\n")
 		return 2
 	}
-	var c *lessons.Case
+	var c *cases.Case
 	var names []string
-	for i := range cases {
-		names = append(names, cases[i].Slug)
-		if cases[i].Slug == pos[0] {
-			c = &cases[i]
+	for i := range all {
+		names = append(names, all[i].Slug)
+		if all[i].Slug == pos[0] {
+			c = &all[i]
 		}
 	}
 	if c == nil {
@@ -103,18 +108,27 @@ func cmdCase(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "twice case check: no case %q in %s (cases: %s)\n", pos[0], where, strings.Join(names, ", "))
 		return 2
 	}
-	var src []byte
-	if *fix == "-" {
-		src, err = io.ReadAll(stdin)
-	} else {
-		src, err = os.ReadFile(*fix)
-	}
+	src, err := readScriptFile(*fix, stdin)
 	if err != nil {
 		fmt.Fprintf(stderr, "twice case check: --fix: %v\n", err)
 		return 2
 	}
+	f, err := cases.ParseFix(string(src))
+	if err != nil {
+		name := *fix
+		if name == "-" {
+			name = "stdin"
+		}
+		var fe *cases.FixError
+		if errors.As(err, &fe) && fe.Line > 0 {
+			name = fmt.Sprintf("%s:%d", name, fe.Line)
+			err = errors.New(fe.Msg)
+		}
+		fmt.Fprintf(stderr, "twice case check: the fix is refused: %s: %v\n", name, err)
+		return 2
+	}
 	code := 0
-	for _, r := range c.RunChecks(string(src)) {
+	for _, r := range c.RunChecks(f, cases.Options{}) {
 		fmt.Fprintln(stdout, r)
 		if !r.Pass {
 			code = 1
@@ -124,7 +138,7 @@ func cmdCase(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // describe says a case in one line: its title, level, time and checks.
-func describe(c lessons.Case) string {
+func describe(c cases.Case) string {
 	s := c.Title + " ("
 	if c.Level != "" {
 		s += c.Level + ", "

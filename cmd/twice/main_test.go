@@ -48,30 +48,34 @@ func TestScripts(t *testing.T) {
 // the contract, so check them exactly.
 func TestExitCodes(t *testing.T) {
 	tests := []struct {
-		args []string
-		want int
+		args  []string
+		want  int
+		stdin string
 	}{
-		{[]string{"run", "-c", "add o && work --job 1"}, 0},
-		{[]string{"run", "-c", "add o && work --job 1 --crash-before-ack"}, 0}, // a killed worker is the story, not an error
-		{[]string{"run", "-c", "work --job 1"}, 1},
-		{[]string{"run", "-c", "frob"}, 2},
-		{[]string{"run", "--auto", "-c", "race read 10000 --workers 8"}, 1}, // heavy: the auto budget ran out
-		{[]string{"run", "--json", "-c", "frob"}, 2},
-		{[]string{"run", "--bogus"}, 2},
-		{[]string{"run"}, 2},
-		{[]string{"run", "-h"}, 0},
-		{[]string{}, 2},
-		{[]string{"nope"}, 2},
-		{[]string{"case", "list"}, 0},
-		{[]string{"case", "list", "--lessons", "../../docs/example-case"}, 0},
-		{[]string{"case", "check", "--lessons", "../../docs/example-case", "receipt-sent-twice", "--fix", "-"}, 1}, // an empty fix fails a check
-		{[]string{"case", "check", "--lessons", "../../docs/example-case", "nope", "--fix", "-"}, 2},
-		{[]string{"case", "check", "--lessons", "../../docs/example-case", "receipt-sent-twice"}, 2},
-		{[]string{"case"}, 2},
+		{args: []string{"run", "-c", "add o && work --job 1"}, want: 0},
+		{args: []string{"run", "-c", "add o && work --job 1 --crash-before-ack"}, want: 0}, // a killed worker is the story, not an error
+		{args: []string{"run", "-c", "work --job 1"}, want: 1},
+		{args: []string{"run", "-c", "frob"}, want: 2},
+		{args: []string{"run", "--auto", "-c", "race read 10000 --workers 8"}, want: 1}, // heavy: the auto budget ran out
+		{args: []string{"run", "--json", "-c", "frob"}, want: 2},
+		{args: []string{"run", "--bogus"}, want: 2},
+		{args: []string{"run"}, want: 2},
+		{args: []string{"run", "-h"}, want: 0},
+		{args: []string{}, want: 2},
+		{args: []string{"nope"}, want: 2},
+		{args: []string{"case", "list"}, want: 0},
+		{args: []string{"case", "list", "--lessons", "../../docs/example-case"}, want: 0},
+		{args: []string{"case", "check", "--lessons", "../../docs/example-case", "receipt-sent-twice", "--fix", "-"}, want: 1}, // an empty fix fails a check
+		{args: []string{"case", "check", "--lessons", "../../docs/example-case", "nope", "--fix", "-"}, want: 2},
+		{args: []string{"case", "check", "--lessons", "../../docs/example-case", "receipt-sent-twice"}, want: 2},
+		{args: []string{"case"}, want: 2},
+		{args: []string{"case", "check", "two-workers-completed", "--fix", "-"}, want: 0, stdin: "service --dedupe claim\nuse --claim atomic --key event\n"},
+		{args: []string{"case", "check", "two-workers-completed", "--fix", "-"}, want: 2, stdin: "add o\n"}, // refused: not a change to the system
+		{args: []string{"case", "check", "two-workers-completed", "--fix", "/dev/zero"}, want: 2},
 	}
 	for _, tt := range tests {
 		var out, errb strings.Builder
-		if got := run(tt.args, strings.NewReader(""), &out, &errb); got != tt.want {
+		if got := run(tt.args, strings.NewReader(tt.stdin), &out, &errb); got != tt.want {
 			t.Errorf("twice %v: exit %d, want %d (stderr %q)", tt.args, got, tt.want, errb.String())
 		}
 	}

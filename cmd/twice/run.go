@@ -133,22 +133,12 @@ func readScript(fs *flag.FlagSet, code string, stdin io.Reader) (src, name strin
 		return "", "", fmt.Errorf("one FILE at a time, got %d arguments", fs.NArg())
 	}
 	name = fs.Arg(0)
-	var r io.Reader = stdin
-	if name == "-" {
-		name = "stdin"
-	} else {
-		f, err := os.Open(name)
-		if err != nil {
-			return "", "", err
-		}
-		defer f.Close()
-		r = f
-	}
-	// Read one byte past the limit so an oversized script is reported as
-	// such rather than cut.
-	b, err := io.ReadAll(io.LimitReader(r, lang.MaxScriptBytes+1))
+	b, err := readScriptFile(name, stdin)
 	if err != nil {
 		return "", "", err
+	}
+	if name == "-" {
+		name = "stdin"
 	}
 	return string(b), name, nil
 }

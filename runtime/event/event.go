@@ -173,7 +173,7 @@ var kindInfo = [numKinds]kindRow{
 	LeaseLost:   {"lease-lost", LaneWorker, Tick, NoBar, "a renewal that changed no row: another run holds the job"},
 	Stall:       {"stall", LaneWorker, NoMark, StallFrom, "the worker froze (--stall): no work, no heartbeats"},
 	Ack:         {"ack", LaneWorker, Tick, LeaseAck, "the UPDATE that marked the job done (Job: the row after)"},
-	AckRefused:  {"ack-refused", LaneWorker, Tick, NoBar, "a fenced ack that changed no row"},
+	AckRefused:  {"ack-refused", LaneWorker, Tick, NoBar, "an ack that changed no row: fenced, or of a job in the dead-letter queue"},
 	Say:         {"say", LaneWorker, NoMark, NoBar, "a line the worker printed to the transcript"},
 	Kill:        {"kill", LaneWorker, Cross, LeaseKill, "the worker was killed (it also printed a line)"},
 	Busy:        {"busy", LaneWorker, NoMark, NoBar, "a write found another connection's transaction open and waits"},

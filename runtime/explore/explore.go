@@ -704,7 +704,7 @@ func (x *explorer) restore(s state) error {
 		x.stmts++
 	}
 	if w.pc == pcCommit {
-		if err := c.Ack(x.id); err != nil {
+		if _, err := c.Ack(x.id); err != nil {
 			return err
 		}
 		x.stmts++

@@ -516,11 +516,12 @@ func (m *move) keyStep(attempt int, token string) (string, error) {
 }
 
 // ack runs a worker's ack: plain, or, with a fence, conditional on the
-// run; ok says whether it changed the job (a plain ack always does).
+// run; ok says whether it changed the job (a plain ack does, a race's
+// job never being in the dead-letter queue).
 func (x *explorer) ack(conn *queue.Conn, run string) (ok bool, err error) {
 	x.stmts++
 	if !x.flags.Fence {
-		return true, conn.Ack(x.id)
+		return conn.Ack(x.id)
 	}
 	return conn.AckRun(x.id, run)
 }

@@ -100,7 +100,7 @@ func TestEveryClaimOnSQLite(t *testing.T) {
 			if !run(t, w2, c, id, "run2", 1001, 2000) {
 				t.Error("no claim once the lease (and the lock) had lapsed")
 			}
-			if err := w2.Ack(id); err != nil {
+			if _, err := w2.Ack(id); err != nil {
 				t.Fatal(err)
 			}
 			for _, s := range c.Release() {

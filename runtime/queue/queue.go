@@ -504,10 +504,10 @@ func (c *Conn) ClaimAtomically(id int64, run string, now, lease int64) (bool, er
 
 // Ack marks the job done and clears its lease, unless the job has gone
 // to the dead-letter queue: a stale run's ack cannot take a job back out
-// of it.
-func (c *Conn) Ack(id int64) error {
-	_, err := c.exec(stmtAck, func(s *sqlite3.Stmt) { s.BindInt64(1, id) })
-	return err
+// of it. It reports whether the row changed (false: the job is dead).
+func (c *Conn) Ack(id int64) (bool, error) {
+	n, err := c.exec(stmtAck, func(s *sqlite3.Stmt) { s.BindInt64(1, id) })
+	return n == 1, err
 }
 
 // AckRun is the fenced ack: it marks the job done only if run still holds

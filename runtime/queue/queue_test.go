@@ -63,7 +63,7 @@ func TestAtomicClaimOnce(t *testing.T) {
 	if ok, _ := w2.ClaimAtomically(id, "run2", 1001, 2000); !ok {
 		t.Error("could not claim after the lease passed")
 	}
-	if err := w2.Ack(id); err != nil {
+	if _, err := w2.Ack(id); err != nil {
 		t.Fatal(err)
 	}
 	r, _ := shell.Read(id)
@@ -145,7 +145,7 @@ func TestLedgerTransaction(t *testing.T) {
 	if err := w1.AddLedger(LedgerRow{Key: "ev-1", Order: "order-77", Job: id, Run: "run1", Attempt: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if err := w1.Ack(id); err != nil {
+	if _, err := w1.Ack(id); err != nil {
 		t.Fatal(err)
 	}
 	// Uncommitted: the shell sees no row, no key, a job not done.
@@ -212,7 +212,7 @@ func TestRequeueKeepsTheEvent(t *testing.T) {
 	if ok, err := c.ClaimAtomically(id, "r1", 0, 10); !ok || err != nil {
 		t.Fatalf("claim: %v %v", ok, err)
 	}
-	if err := c.Ack(id); err != nil {
+	if _, err := c.Ack(id); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Requeue(id); err != nil {
@@ -311,7 +311,7 @@ func testNext(t *testing.T, indexed bool) {
 			t.Fatal(ok, err)
 		}
 	}
-	if err := w1.Ack(3); err != nil {
+	if _, err := w1.Ack(3); err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
@@ -323,7 +323,7 @@ func testNext(t *testing.T, indexed bool) {
 		}
 	}
 	for _, id := range []int64{1, 2, 4, 5} {
-		if err := w1.Ack(id); err != nil {
+		if _, err := w1.Ack(id); err != nil {
 			t.Fatal(err)
 		}
 	}

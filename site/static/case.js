@@ -1,113 +1,21 @@
 // case.js runs a case's page (/cases/SLUG/): the reader's verdict on each
-// hypothesis, the fix prelude's editor, Run checks (each check's script,
-// the fix first, in the page's runtime; one line per check, the same line
-// twice case check prints), the hints opened and counted, the progress
-// (reproduce, edit the fix, pass the checks, submit) kept in the
-// browser's storage, and Submit, a link that replays the fix and its
-// checks. The server wrote everything else, the evidence desk included;
-// the experiments are ordinary <twice-playground> blocks.
+// hypothesis, the fix's editor, Run checks (each check sent with the fix
+// to the page's runtime, which runs and judges it in Go, package cases,
+// and answers the line twice case check prints: this file only shows
+// it), the hints opened and counted, the progress (reproduce, edit the
+// fix, pass the checks, submit) kept in the browser's storage, and
+// Submit, a link that replays the fix and its checks: as the link's page
+// loads, on the runtime's small budget for a run nobody asked for, a
+// check that needs more waits for Run checks. The server wrote
+// everything else, the evidence desk included; the experiments are
+// ordinary <twice-playground> blocks.
 
 import { getRuntime } from "./runtime-client.js";
 
 const STAGES = ["reproduce", "edit", "pass", "submit"];
 
-// prelude is the fix as a check runs it: its lines, then the check's.
-export function prelude(fix) {
-  return fix === "" || fix.endsWith("\n") ? fix : fix + "\n";
-}
-
 function plural(n, one, many) {
   return n === 1 ? one : many;
-}
-
-// judge says what a check's run shows against what the check asks, as
-// lessons.Judge does: {pass, evidence}.
-export function judge(check, fix, res) {
-  if (res.error) {
-    const fixLines = prelude(fix).split("\n").length - 1;
-    let where = "the check";
-    let line = res.error.line || 0;
-    if (line > 0 && line <= fixLines) where = "the fix";
-    else if (line > 0) line -= fixLines;
-    const msg = line > 0 ? "line " + line + ": " + res.error.msg : res.error.msg;
-    return { pass: false, evidence: where + " stops with an error: " + msg };
-  }
-  let pass = true;
-  const parts = [];
-  for (const x of check.expect) {
-    let [ok, words] = judgeOne(x, res);
-    if (!ok) {
-      pass = false;
-      if (x.what !== "once") words += " (want " + x.n + ")";
-    }
-    parts.push(words);
-  }
-  return { pass, evidence: parts.join("; ") };
-}
-
-function judgeOne(x, res) {
-  switch (x.what) {
-    case "duplicates": {
-      let sum = 0n;
-      const said = [];
-      for (const e of res.explorations || []) {
-        sum += BigInt(e.duplicating);
-        said.push("two effects in " + e.duplicating + " of " + e.orderings + " orderings of " + e.workers + " workers");
-      }
-      for (const t of res.races || []) {
-        sum += BigInt(t.duplicates);
-        said.push("two effects in " + t.duplicates + " of " + t.races + " races");
-      }
-      if (said.length === 0) said.push("no race ran");
-      return [sum === BigInt(x.n), said.join(", ")];
-    }
-    case "overlap": {
-      let sum = 0n;
-      const said = [];
-      for (const e of res.explorations || []) {
-        if (/^\d+$/.test(e.overlap || "")) sum += BigInt(e.overlap);
-        said.push("two owners at once in " + e.overlap + " of " + e.orderings + " orderings of " + e.workers + " workers");
-      }
-      if (said.length === 0) said.push("no race --all ran");
-      return [sum === BigInt(x.n), said.join(", ")];
-    }
-    case "effects": {
-      const n = res.outcome.effects;
-      return [n === x.n, n + " " + plural(n, "effect", "effects") + " landed"];
-    }
-    case "deliveries": {
-      let n = 0;
-      for (const j of res.jobs || []) n += j.attempts;
-      return [n === x.n, n + " " + plural(n, "delivery", "deliveries")];
-    }
-    case "once": {
-      const events = [];
-      const count = new Map();
-      const eventOf = new Map();
-      for (const j of res.jobs || []) {
-        eventOf.set(j.id, j.event);
-        if (!count.has(j.event)) {
-          events.push(j.event);
-          count.set(j.event, 0);
-        }
-      }
-      for (const e of res.effects || []) {
-        if (!e.refused && !e.replayed) count.set(e.event, (count.get(e.event) || 0) + 1);
-      }
-      for (const l of res.ledger || []) {
-        const ev = eventOf.get(l.job);
-        count.set(ev, (count.get(ev) || 0) + 1);
-      }
-      if (events.length === 0) return [false, "the producer published no event"];
-      return [events.every((ev) => count.get(ev) === 1), "effects per published event: " + events.map((ev) => ev + " " + count.get(ev)).join(", ")];
-    }
-  }
-  return [false, "cannot check " + x.what];
-}
-
-// checkLine is a check's line: "pass NAME: evidence".
-export function checkLine(name, r) {
-  return (r.pass ? "pass " : "fail ") + name + ": " + r.evidence;
 }
 
 // encodeFix and decodeFix carry a fix in a link, as base64url of its UTF-8.
@@ -160,7 +68,9 @@ function setup() {
   setupHints(pg);
   for (const sec of document.querySelectorAll("section.hypothesis")) setupHypothesis(pg, sec);
   showProgress(pg);
-  if (pg.replay !== null) pg.runChecks();
+  // A replayed link runs its checks as the page loads, but only on the
+  // small budget of a run nobody pressed a button for.
+  if (pg.replay !== null) pg.runChecks(true);
 }
 
 // showProgress marks the stages done.
@@ -190,7 +100,7 @@ function setupFix(pg) {
     fixEl.value = pg.replay;
     const note = document.createElement("p");
     note.className = "case-replay";
-    note.textContent = "This is a submitted fix, replayed: its checks run as the page loads.";
+    note.textContent = "This is a submitted fix, replayed: its checks run as the page loads, on the small budget a page gets without a click; a check that needs more waits for Run checks.";
     fixEl.before(note);
   } else if (typeof pg.state.fix === "string") {
     fixEl.value = pg.state.fix;
@@ -204,20 +114,34 @@ function setupFix(pg) {
   });
 }
 
-// runAll runs every check after fix, one line each into results, and
-// says whether all passed.
-async function runAll(pg, fix, results) {
-  let all = true;
+// runAll runs every check after fix, one line each into results (auto:
+// on the small budget of a page load), and says what came of them:
+// {all, heavy, refused}, all true when every check passed.
+async function runAll(pg, fix, results, auto) {
+  const out = { all: true, heavy: 0, refused: "" };
   for (const ck of pg.data.checks) {
-    const m = await getRuntime().run(prelude(fix) + ck.script, ck.seed, false, "case", "check-" + ck.name);
-    const r = judge(ck, fix, JSON.parse(m.json));
-    all = all && r.pass;
+    const v = await getRuntime().check(fix, ck, "case", "check-" + ck.name, auto);
+    if (v.refused !== undefined || v.error !== undefined) {
+      out.all = false;
+      out.refused = v.refused !== undefined ? "The fix is refused: " + v.refused : "The check " + ck.name + " cannot run: " + v.error;
+      return out;
+    }
+    out.all = out.all && v.pass;
+    if (v.heavy) out.heavy++;
     const li = document.createElement("li");
-    li.className = r.pass ? "pass" : "fail";
-    li.textContent = checkLine(ck.name, r);
+    li.className = v.heavy ? "wait" : v.pass ? "pass" : "fail";
+    li.textContent = v.line;
     results.append(li);
   }
-  return all;
+  return out;
+}
+
+// checksSaid is what the status line says after the checks ran.
+function checksSaid(out, results, n) {
+  if (out.refused) return out.refused;
+  if (out.heavy > 0) return out.heavy + " of " + n + " " + plural(n, "check", "checks") + " " + plural(out.heavy, "needs", "need") + " more than a page load may spend: press Run checks to run them all.";
+  const failed = results.querySelectorAll("li.fail").length;
+  return out.all ? "Every check passes." : failed + " of " + n + " " + plural(n, "check fails", "checks fail") + ".";
 }
 
 // setupChecks wires Run checks and Submit.
@@ -228,28 +152,27 @@ function setupChecks(pg) {
   const results = document.querySelector(".case-check-results");
   const submitBtn = document.querySelector(".case-submit-button");
   const n = pg.data.checks.length;
-  pg.runChecks = async () => {
+  pg.runChecks = async (auto) => {
     const fix = fixEl.value;
     runBtn.disabled = true;
     status.textContent = "Running " + n + " " + plural(n, "check", "checks") + "…";
     results.replaceChildren();
     results.setAttribute("aria-busy", "true");
-    let all = false;
+    let out = { all: false };
     try {
-      all = await runAll(pg, fix, results);
-      const failed = results.querySelectorAll("li.fail").length;
-      status.textContent = all ? "Every check passes." : failed + " of " + n + " " + plural(n, "check fails", "checks fail") + ".";
+      out = await runAll(pg, fix, results, auto);
+      status.textContent = checksSaid(out, results, n);
     } catch (err) {
       status.textContent = "The checks could not run: " + (err && err.message ? err.message : String(err));
     }
     results.setAttribute("aria-busy", "false");
     runBtn.disabled = false;
-    pg.passed = all ? fix : "";
-    if (pg.replay === null) pg.mark("pass", all);
-    submitBtn.disabled = !all || pg.replay !== null;
-    return all;
+    pg.passed = out.all ? fix : "";
+    if (pg.replay === null) pg.mark("pass", out.all);
+    submitBtn.disabled = !out.all || pg.replay !== null;
+    return out.all;
   };
-  runBtn.addEventListener("click", pg.runChecks);
+  runBtn.addEventListener("click", () => pg.runChecks(false));
   runBtn.disabled = false;
   submitBtn.addEventListener("click", () => {
     if (pg.passed !== fixEl.value) return;

@@ -143,6 +143,7 @@ export class Runtime {
         break;
       case "result":
       case "cost":
+      case "checked":
       case "error": {
         const p = this.current;
         if (!p || p.id !== m.id) return;
@@ -203,6 +204,13 @@ export class Runtime {
   // cost asks the parser's estimate of a script: {heavy, what}.
   cost(script, owner) {
     return this.send({ type: "cost", script }, owner, "cost").then((m) => JSON.parse(m.json));
+  }
+
+  // check runs one check of a case after fix and judges it, in the
+  // runtime (see worker.js): {name, pass, heavy, line}, {refused} or
+  // {error}. auto: under the small budget, for a link's replay on load.
+  check(fix, check, owner, key, auto) {
+    return this.send({ type: "check", fix, check: { info: check.info, script: check.script }, auto: !!auto }, owner, key).then((m) => m.verdict);
   }
 
   send(msg, owner, key) {

@@ -33,6 +33,15 @@
 //                                           is of no further use
 //   in:  {type: "cost", id, script}      the parser's cost estimate, no run
 //   out: {type: "cost", id, json}        json: {"heavy": bool, "what": TEXT}
+//   in:  {type: "check", id, fix, check, auto}  one check of a case (check:
+//                                        {info, script}, from the page's case
+//                                        data) after the reader's fix, run and
+//                                        judged by the runtime (twiceCheck);
+//                                        auto: under the small budget, as a
+//                                        replayed link's checks on load
+//   out: {type: "checked", id, verdict}  verdict: {name, pass, heavy, line},
+//                                        or {refused} (the fix is not one),
+//                                        or {error}
 //   in:  {type: "timeline", id, of}      the timeline of run of (sent with keep)
 //   out: {type: "result", id, json}      json: that run's Result again, with its
 //                                        timeline drawn now; "" when this worker
@@ -120,6 +129,7 @@ self.onmessage = async (e) => {
     }
     return;
   }
+  if (m.type === "check") return check(m);
   if (m.type === "timeline") {
     waiting++;
     try {
@@ -164,6 +174,25 @@ self.onmessage = async (e) => {
     }
   }
 };
+
+// check runs one check of a case in the runtime and answers its verdict.
+async function check(m) {
+  waiting++;
+  try {
+    await loading;
+    if (go === null || go.exited) await start();
+    const v = self.twiceCheck(m.fix, m.check, { auto: !!m.auto, progress: ranSoFar(m.id) });
+    if (!v || go.exited) {
+      self.postMessage({ type: "died", id: m.id, message: "the runtime stopped in the middle of this check: it ran out of memory or crashed" });
+      return;
+    }
+    self.postMessage({ type: "checked", id: m.id, verdict: { name: v.name, pass: v.pass, heavy: v.heavy, line: v.line, refused: v.refused, error: v.error } });
+  } catch (err) {
+    self.postMessage({ type: "error", id: m.id, message: "the runtime failed: " + message(err) });
+  } finally {
+    waiting--;
+  }
+}
 
 // While the reader reads, warm runs the paths a first Run takes, a piece at
 // a time and only while no run waits, so that V8 has compiled them by the

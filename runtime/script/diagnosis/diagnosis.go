@@ -25,6 +25,15 @@ type Evidence struct {
 	// last reset (a duplicate its lines cannot tell apart is then named).
 	Log      []string
 	ShownLog bool
+	// Jobs is each job's order and event, as the jobs table has them: a
+	// job that sent no request belongs to an order all the same.
+	Jobs []JobOf
+}
+
+// JobOf is one job's order and event.
+type JobOf struct {
+	ID           int64
+	Order, Event string
 }
 
 // Summarize groups the recorded requests by order, in order of first
@@ -169,12 +178,15 @@ func (in *Evidence) diagnose(s *Summary, reqs []receipts.Effect, attempts map[in
 	s.SpanMS = gap / sim.Millisecond
 	s.Span = FormatGap(gap)
 
-	d := &orderEvidence{h: in.History, order: s.Order, evs: byEvent(reqs), multiJob: len(jobs) > 1, attempts: attempts, answers: answers, gap: gap}
+	d := &orderEvidence{h: in.History, order: s.Order, evs: byEvent(reqs), attempts: attempts, answers: answers, gap: gap}
+	d.silent = in.silentJobs(d, jobs)
+	d.multiJob = len(jobs)+len(d.silent) > 1
 	if len(landed) <= 1 {
 		s.Kind, s.Diagnosis = d.single(landed, s.Refused)
-		return
+	} else {
+		s.Kind, s.Diagnosis = d.several(s, landed)
 	}
-	s.Kind, s.Diagnosis = d.several(s, landed)
+	d.sayTheSilent(s)
 }
 
 // orderEvidence is the evidence of one order while it is put into words.
@@ -182,7 +194,10 @@ type orderEvidence struct {
 	h        *History
 	order    string
 	evs      []*eventEvidence
-	multiJob bool // the order's requests come from more than one job
+	multiJob bool // the order's requests come from more than one job (its silent jobs counted)
+	// silent are the order's jobs that carry one of its events, were
+	// claimed, and sent no request (silent.go).
+	silent   []silentJob
 	attempts map[int64]int
 	answers  map[string]receipts.Effect
 	gap      sim.Time                  // first to last effect
@@ -253,7 +268,7 @@ func (d *orderEvidence) single(landed []receipts.Effect, refused int) (Kind, str
 			}
 			return Fenced, text
 		}
-		_, said := fate(lost[0].loser)
+		_, said := d.fate(lost[0].loser)
 		text := fmt.Sprintf("one effect: %s; %s%s", d.raceWords(lost[0]), said, fateEnd(fateRefused))
 		for _, r := range lost[1:] {
 			text += "; " + d.lostRaceWords(r)
@@ -269,6 +284,9 @@ func (d *orderEvidence) single(landed []receipts.Effect, refused int) (Kind, str
 	if text, _, ok := d.oneEffectRace(); ok {
 		return RaceCaught, "one effect: " + text
 	}
+	if text, ok := d.claimedAfterAck(); ok {
+		return RaceCaught, "one effect: " + text
+	}
 	most := 0
 	for _, ev := range d.evs {
 		for _, j := range ev.jobs {
@@ -276,7 +294,16 @@ func (d *orderEvidence) single(landed []receipts.Effect, refused int) (Kind, str
 		}
 	}
 	if most > 1 {
-		return Redelivery, fmt.Sprintf("delivered %s, one effect: at-least-once delivery doing its job, no duplicate effect", times(most))
+		more, own := d.handedOut()
+		if own == 0 {
+			// Every delivery after the first was a re-drive.
+			return Redelivery, fmt.Sprintf("delivered %s, one effect: %s; no duplicate effect", times(most), strings.Join(more, "; "))
+		}
+		text := fmt.Sprintf("delivered %s, one effect: at-least-once delivery doing its job, no duplicate effect", times(most))
+		if len(more) > 0 {
+			text += "; " + strings.Join(more, "; ")
+		}
+		return Redelivery, text
 	}
 	return Once, "one delivery, one effect"
 }
@@ -636,52 +663,8 @@ func (d *orderEvidence) claimWords(c *dupCause) string {
 		ofJob = " of " + job
 	}
 	if c.n == 1 && c.a != nil {
-		a, b := c.a.worker, c.b.worker
-		if a == b {
-			a, b = a+" (run "+c.a.run+")", b+" (run "+c.b.run+")"
-		}
-		took := fmt.Sprintf("%s took %s", b, job)
-		if len(c.between) > 0 {
-			var ws []string
-			for _, r := range c.between {
-				ws = append(ws, r.worker)
-			}
-			took = fmt.Sprintf("%s took %s, then %s", prose(ws), job, b)
-		}
-		switch c.kind {
-		case Redriven:
-			if c.sentFirst {
-				return fmt.Sprintf("redeliver put %s back after %s had sent its receipt, and %s ran it again: a re-drive or manual replay", job, a, b)
-			}
-			return fmt.Sprintf("redeliver put %s back while %s was still working on it, and %s ran it again: a re-drive or manual replay", job, a, b)
-		case ClaimRace:
-			if len(c.between) > 0 {
-				return fmt.Sprintf("%s claimed %s while %s's lease was still live, and %s did the work again: two workers claimed one delivery (a claim race)", c.between[0].worker, job, a, b)
-			}
-			return fmt.Sprintf("%s claimed %s while %s's lease was still live: two workers claimed one delivery (a claim race)", b, job, a)
-		case LeaseExpired:
-			return fmt.Sprintf("%s sent its receipt but never acked; its lease expired and %s: the lease expired under a run that did the work", a, took)
-		case Slow:
-			if c.early {
-				what := "working"
-				if c.a.Processing > 0 {
-					what = "processing"
-				}
-				return fmt.Sprintf("%s's lease had run out by the time its claim was written, and %s while %s was still %s: the lease was shorter than the work", a, took, c.a.worker, what)
-			}
-			if c.a.Processing == 0 {
-				return fmt.Sprintf("%s's lease ran out before it sent its receipt, and %s: the lease was shorter than the work", a, took)
-			}
-			return fmt.Sprintf("%s was still processing when its lease ran out, and %s: processing outlived the lease", a, took)
-		case SlowCall:
-			return fmt.Sprintf("%s was waiting on the service's reply when its lease ran out, and %s: a slow downstream call outlived the lease", a, took)
-		case Stall:
-			if c.a.Heartbeat {
-				return fmt.Sprintf("%s froze after its last heartbeat, past its lease, and %s: a stall past the lease", a, took)
-			}
-			return fmt.Sprintf("%s froze past its lease, and %s: a stall past the lease", a, took)
-		case Redone:
-			return fmt.Sprintf("%s claimed %s after %s had acked it", b, job, a)
+		if w := pairWords(c, job); w != "" {
+			return w
 		}
 	}
 	lease := "the lease" + ofJob
@@ -705,6 +688,69 @@ func (d *orderEvidence) claimWords(c *dupCause) string {
 		return fmt.Sprintf("the evidence cannot tell why %s ran again: no claim by these runs was recorded", job)
 	}
 	return "the evidence cannot tell why: no claim by these runs was recorded"
+}
+
+// pairWords says why run c.b could do the work of job (its words) again
+// after run c.a, for a cause of one pair; "" for a kind with no such
+// words.
+func pairWords(c *dupCause, job string) string {
+	a, b := c.a.worker, c.b.worker
+	if a == b {
+		a, b = a+" (run "+c.a.run+")", b+" (run "+c.b.run+")"
+	}
+	took := fmt.Sprintf("%s took %s", b, job)
+	if len(c.between) > 0 {
+		var ws []string
+		for _, r := range c.between {
+			ws = append(ws, r.worker)
+		}
+		took = fmt.Sprintf("%s took %s, then %s", prose(ws), job, b)
+	}
+	switch c.kind {
+	case Redriven:
+		if c.sentFirst {
+			return fmt.Sprintf("redeliver put %s back after %s had sent its receipt, and %s ran it again: a re-drive or manual replay", job, a, b)
+		}
+		return fmt.Sprintf("redeliver put %s back while %s was still working on it, and %s ran it again: a re-drive or manual replay", job, a, b)
+	case ClaimRace:
+		if len(c.between) > 0 {
+			return fmt.Sprintf("%s claimed %s while %s's lease was still live, and %s did the work again: two workers claimed one delivery (a claim race)", c.between[0].worker, job, a, b)
+		}
+		return fmt.Sprintf("%s claimed %s while %s's lease was still live: two workers claimed one delivery (a claim race)", b, job, a)
+	case LeaseExpired:
+		if c.early {
+			return fmt.Sprintf("%s's lease had run out by the time its claim was written; %s sent its receipt but never acked, and %s: the lease expired under a run that did the work", a, c.a.worker, took)
+		}
+		return fmt.Sprintf("%s sent its receipt but never acked; its lease expired and %s: the lease expired under a run that did the work", a, took)
+	case Slow:
+		if c.early {
+			what := "working"
+			if c.a.Processing > 0 {
+				what = "processing"
+			}
+			return fmt.Sprintf("%s's lease had run out by the time its claim was written, and %s while %s was still %s: the lease was shorter than the work", a, took, c.a.worker, what)
+		}
+		if c.a.Processing == 0 {
+			return fmt.Sprintf("%s's lease ran out before it sent its receipt, and %s: the lease was shorter than the work", a, took)
+		}
+		return fmt.Sprintf("%s was still processing when its lease ran out, and %s: processing outlived the lease", a, took)
+	case SlowCall:
+		if c.early {
+			return fmt.Sprintf("%s's lease had run out by the time its claim was written, and %s while %s was waiting on the service's reply: the lease was shorter than the call", a, took, c.a.worker)
+		}
+		return fmt.Sprintf("%s was waiting on the service's reply when its lease ran out, and %s: a slow downstream call outlived the lease", a, took)
+	case Stall:
+		if c.early {
+			return fmt.Sprintf("%s's lease had run out by the time its claim was written, and %s while %s was frozen: a stall past the lease", a, took, c.a.worker)
+		}
+		if c.a.Heartbeat {
+			return fmt.Sprintf("%s froze after its last heartbeat, past its lease, and %s: a stall past the lease", a, took)
+		}
+		return fmt.Sprintf("%s froze past its lease, and %s: a stall past the lease", a, took)
+	case Redone:
+		return fmt.Sprintf("%s claimed %s after %s had acked it", b, job, a)
+	}
+	return ""
 }
 
 // doneOnce says how events that landed once were delivered: "delivered and
@@ -763,9 +809,13 @@ func (d *orderEvidence) notes(causes []*dupCause, held, foreign []receipts.Effec
 	if len(published) > 0 {
 		notes = append(notes, "the producer published "+prose(published))
 	}
+	// A replayed request whose run lost a claim race is said with the
+	// race; the rest of the replays together.
+	races, held := d.replayedRaces(held)
 	if len(held) > 0 {
 		notes = append(notes, fmt.Sprintf("%s carried %s, already stored, and got the first answer back: the service's dedupe held", d.laterRequests(held), keysOf(held)))
 	}
+	notes = append(notes, races...)
 	if len(foreign) > 0 {
 		notes = append(notes, d.foreignWhat(foreign))
 	}
@@ -795,22 +845,53 @@ func (d *orderEvidence) notes(causes []*dupCause, held, foreign []receipts.Effec
 	return notes
 }
 
-// noRequest says why a run of job j sent no request, when some did not:
-// a run that lost a claim race (its claim, or the one over its live lease,
-// was a race) and what stopped it; else at-least-once delivery.
+// noRequest says why runs of job j sent no request, when some did not:
+// the first claim race of the job with a run that sent nothing (its
+// claim, or the one over its live lease, was a race) and what stopped
+// it; each run whose claim moved the job to the dead-letter queue, and
+// each that a re-drive handed the job; and at-least-once delivery for
+// any other.
 func (d *orderEvidence) noRequest(j int64, sent map[string]bool) string {
+	var parts []string
+	said := map[string]bool{}
 	for _, r := range d.racesOf() {
-		if r.b.job != j {
+		if r.b.job != j || len(parts) > 0 {
 			continue
 		}
 		for _, l := range []*Record{r.a, r.b} {
 			if !sent[l.run] {
-				_, said := fate(l)
-				return d.raceWords(r) + ", and " + said
+				_, why := d.fate(l)
+				parts = append(parts, d.raceWords(r)+", and "+why)
+				said[l.run] = true
+				break
 			}
 		}
 	}
-	return "at-least-once delivery, no further effect"
+	silent := 0
+	for _, r := range d.h.claims[j] {
+		if sent[r.run] {
+			continue
+		}
+		silent++
+		switch {
+		case said[r.run]:
+		case r.was(PhaseDead):
+			_, why := d.fate(r)
+			parts = append(parts, why)
+			said[r.run] = true
+		case r.redriven && r.prev != nil:
+			_, why := d.fate(r)
+			parts = append(parts, d.redriveWords(r)+", and "+why)
+			said[r.run] = true
+		}
+	}
+	switch {
+	case len(parts) == 0:
+		return "at-least-once delivery, no further effect"
+	case len(said) < silent:
+		parts = append(parts, "at-least-once delivery for the rest, no further effect")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // keyMissed says, for an event with more than one effect whose requests
@@ -1069,8 +1150,15 @@ func (h *History) pairCause(ra, rb string, sentAt sim.Time) dupCause {
 	case t <= expiry:
 		c.kind = ClaimRace
 	default:
+		// What a was doing when its lease ran out; for a lease that ran
+		// out before its claim was even written, what it was doing when
+		// the next claim took the job.
 		c.early = expiry <= a.claimedAt
-		switch a.phaseAt(expiry) {
+		at := expiry
+		if c.early {
+			at = t
+		}
+		switch a.phaseAt(at) {
 		case PhaseClaimed, PhaseProcessing:
 			c.kind = Slow
 		case PhaseStalled:

@@ -11,7 +11,8 @@
 //
 // [Evidence] is what the diagnosis reads: every request the receipts
 // service recorded (with the dedupe mode it arrived under), the jobs'
-// attempts, the [History] of every run (when it claimed, each lease it
+// attempts, orders and events (a job that sent nothing still belongs to
+// its order: silent.go), the [History] of every run (when it claimed, each lease it
 // wrote, each [Phase] it went through), and worker.log. A [Summary] is what it finds,
 // per order: how many effects landed, were refused or replayed, the span
 // from the first to the last, a [Kind] and a sentence. The evidence is

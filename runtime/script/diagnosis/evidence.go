@@ -17,6 +17,7 @@ const (
 	PhaseRefused    Phase = "refused"
 	PhaseAcked      Phase = "acked"
 	PhaseEnded      Phase = "ended" // stopped without an ack (gave up, or its ack was refused)
+	PhaseDead       Phase = "dead"  // its claim went past the retry limit and moved the job to the dead-letter queue
 )
 
 // Record is the evidence the lab keeps about one run that claimed a job:
@@ -36,13 +37,20 @@ type Record struct {
 
 	// What the worker knows of its run, set as it goes: whether it keeps
 	// a heartbeat, the service's delay and its processing time as its
-	// flags say, the Idempotency-Key it sent, and whether the service
-	// answered its receipt with the first answer.
+	// flags say, the Idempotency-Key it sent, whether the service
+	// answered its receipt with the first answer, and whether a kill
+	// found its request on its way.
 	Heartbeat  bool
 	Delay      sim.Time
 	Processing sim.Time
 	Key        string
 	Replayed   bool
+	// InFlight says the run was killed while its request was on its way
+	// to the service, which handles it all the same.
+	InFlight bool
+	// MaxAttempts is the retry limit the run's claim was made under (0:
+	// none), which a claim past it (PhaseDead) went over.
+	MaxAttempts int
 
 	phases []stamp // every phase, from the claim on
 	leases []stamp // every lease expiry written, from the claim on

@@ -43,19 +43,13 @@ type raced struct {
 // the run of each that left no effect that landed.
 func (d *orderEvidence) racesOf() []raced {
 	sent := map[string]bool{}
-	var jobs []int64
 	for _, ev := range d.evs {
 		for _, e := range ev.landed {
 			sent[e.Run] = true
 		}
-		for _, j := range ev.jobs {
-			if !slices.Contains(jobs, j) {
-				jobs = append(jobs, j)
-			}
-		}
 	}
 	var rs []raced
-	for _, j := range jobs {
+	for _, j := range d.jobs() {
 		for _, b := range d.h.claims[j] {
 			if !b.overLive() {
 				continue
@@ -102,23 +96,41 @@ const (
 	fateRefused                  // the service refused its fencing token
 	fateLost                     // a heartbeat found the lease (or the lock) taken
 	fateKilled                   // it was killed before its effect
+	fateInFlight                 // it was killed with its request on its way, not yet recorded
 	fateEnded                    // it stopped without an effect that landed
+	fateDead                     // its claim moved the job to the dead-letter queue
 	fateAcked                    // it acked with no effect of its own (a ledger key hit)
 )
 
-// fate reads, from r's history, what kept it from an effect that landed,
-// and says it: "W1 was killed before its receipt".
-func fate(r *Record) (fateKind, string) {
+// fate reads what kept r from an effect that landed, and says it: "W1
+// was killed before its receipt". The service's record of r's requests
+// comes first: a run killed while its request was on its way never heard
+// the answer, and never went through the phase, but the service handled
+// the request. Then r's own history.
+func (d *orderEvidence) fate(r *Record) (fateKind, string) {
 	w := r.worker
+	for _, ev := range d.evs {
+		for _, e := range ev.replayed {
+			if e.Run == r.run {
+				return fateReplayed, fmt.Sprintf("%s's request carried key %s, already stored, and got the first answer back", w, e.Key)
+			}
+		}
+		for _, e := range ev.refused {
+			if e.Run == r.run {
+				return fateRefused, fmt.Sprintf("%s's receipt carried the older fencing token and was refused", w)
+			}
+		}
+	}
 	switch {
-	case r.Replayed:
-		return fateReplayed, fmt.Sprintf("%s's request carried key %s, already stored, and got the first answer back", w, r.Key)
-	case r.was(PhaseRefused):
-		return fateRefused, fmt.Sprintf("%s's receipt carried the older fencing token and was refused", w)
 	case r.was(PhaseLost):
 		return fateLost, fmt.Sprintf("%s's heartbeat found the lease taken and stopped it before its receipt", w)
 	case r.was(PhaseKilled):
+		if r.InFlight {
+			return fateInFlight, fmt.Sprintf("%s was killed with its request on its way, which the service had not recorded yet", w)
+		}
 		return fateKilled, fmt.Sprintf("%s was killed before its receipt", w)
+	case r.was(PhaseDead):
+		return fateDead, fmt.Sprintf("%s's claim went past the retry limit (--max-attempts %d) and moved the job to the dead-letter queue, doing none of its work", w, r.MaxAttempts)
 	case r.was(PhaseEnded):
 		return fateEnded, fmt.Sprintf("%s stopped with no effect of its own", w)
 	case r.was(PhaseAcked):
@@ -152,7 +164,7 @@ func (d *orderEvidence) oneEffectRace(fates ...fateKind) (text string, f fateKin
 		if r.loser == nil {
 			continue
 		}
-		f, said := fate(r.loser)
+		f, said := d.fate(r.loser)
 		if len(fates) > 0 && !slices.Contains(fates, f) {
 			continue
 		}
@@ -206,4 +218,96 @@ func staleWords(stale []receipts.Effect, d *orderEvidence) string {
 // claim race.
 func (d *orderEvidence) lostRaceWords(r raced) string {
 	return fmt.Sprintf("%s's request for %s carried an older fencing token and was refused: %s, and fencing kept %s's effect out", r.a.worker, d.jobWord(r.a.job), d.raceWords(r), r.a.worker)
+}
+
+// handedOut says the claims of the order's jobs that the queue did not
+// simply hand out again: a re-drive that put a job back (from the
+// dead-letter queue, after a run had acked it, or while one held it),
+// and a claim that moved its job to the dead-letter queue. own counts
+// the claims after a job's first that were the queue's own.
+func (d *orderEvidence) handedOut() (says []string, own int) {
+	for _, j := range d.jobs() {
+		for i, r := range d.h.claims[j] {
+			if i > 0 && !(r.redriven && r.prev != nil) {
+				own++
+			}
+			switch {
+			case r.redriven && r.prev != nil:
+				says = append(says, d.redriveWords(r))
+			case r.was(PhaseDead):
+				_, why := d.fate(r)
+				says = append(says, why)
+			}
+		}
+	}
+	return says, own
+}
+
+// redriveWords says the re-drive that handed r its job, taken from the
+// run before it: from the dead-letter queue, after that run had acked, or
+// while it still held the job.
+func (d *orderEvidence) redriveWords(r *Record) string {
+	job := d.jobWord(r.job)
+	switch {
+	case r.prev.was(PhaseDead):
+		return fmt.Sprintf("redeliver put %s back from the dead-letter queue, and %s took it (a re-drive)", job, r.worker)
+	case r.prev.ackedBy(r.claimedAt):
+		return fmt.Sprintf("redeliver put %s back after %s had acked it, and %s took it again (a re-drive or manual replay)", job, r.prev.worker, r.worker)
+	}
+	return fmt.Sprintf("redeliver put %s back while %s still held it, and %s took it (a re-drive or manual replay)", job, r.prev.worker, r.worker)
+}
+
+// jobs lists the order's jobs, in order of their first request.
+func (d *orderEvidence) jobs() []int64 {
+	var js []int64
+	for _, ev := range d.evs {
+		for _, j := range ev.jobs {
+			if !slices.Contains(js, j) {
+				js = append(js, j)
+			}
+		}
+	}
+	return js
+}
+
+// replayedRaces says each claim race of the order whose loser's request
+// the service replayed on its key: the race, and the dedupe that kept its
+// second effect out. It returns the replayed requests of held that were
+// not those losers'.
+func (d *orderEvidence) replayedRaces(held []receipts.Effect) (says []string, rest []receipts.Effect) {
+	losers := map[string]bool{}
+	for _, r := range d.racesOf() {
+		if r.loser == nil || losers[r.loser.run] {
+			continue
+		}
+		if f, why := d.fate(r.loser); f == fateReplayed {
+			losers[r.loser.run] = true
+			says = append(says, fmt.Sprintf("%s; %s%s", d.raceWords(r), why, fateEnd(f)))
+		}
+	}
+	for _, e := range held {
+		if !losers[e.Run] {
+			rest = append(rest, e)
+		}
+	}
+	return says, rest
+}
+
+// claimedAfterAck says, for an order with one effect, the first claim of
+// its jobs that took a job the run before had acked, with no re-drive in
+// between: a claim that read the job before the ack and wrote it with no
+// condition (lesson 4's race, lost by the ack's side), not a delivery the
+// queue made; and what became of that claim's run. ok is false when there
+// is none.
+func (d *orderEvidence) claimedAfterAck() (text string, ok bool) {
+	for _, j := range d.jobs() {
+		for _, r := range d.h.claims[j] {
+			if r.redriven || r.prev == nil || !r.prev.ackedBy(r.claimedAt) {
+				continue
+			}
+			_, why := d.fate(r)
+			return fmt.Sprintf("%s claimed %s after %s had acked it (its claim read the job before the ack and wrote it with no condition); %s", r.worker, d.jobWord(j), r.prev.worker, why), true
+		}
+	}
+	return "", false
 }

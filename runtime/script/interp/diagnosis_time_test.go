@@ -92,6 +92,7 @@ type traced struct {
 	ackedAt     int64      // -1: never acked
 	prev        *traced    // the run that held the job when this one claimed it
 	race        bool       // it claimed over prev's live lease
+	redriven    bool       // it claimed a job redeliver had put back
 	killedRecv  bool       // killed before its receipt
 	lost        bool       // a renewal found the lease (or lock) taken
 	processing  bool
@@ -151,6 +152,7 @@ func fromTrace(res *result.Result) (runs map[string]*traced, order []*traced, re
 				n.prev = p
 				n.race = !redriven[n.job] && (p.ackedAt < 0 || p.ackedAt > e.AtUS) && e.AtUS <= p.leaseAt(e.AtUS)
 			}
+			n.redriven = redriven[n.job]
 			delete(redriven, n.job)
 			holder[n.job] = n
 			runs[n.run] = n

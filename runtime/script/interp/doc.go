@@ -60,7 +60,8 @@
 // seeded from Options.Seed, and processes that run as coroutines, one at a
 // time, each step at its own virtual instant. The shell's commands (reset,
 // add, jobs, effects, cat worker.log) take no virtual time; sleep advances
-// the clock.
+// the clock, and lapse advances it until a job may be claimed again (its
+// lease, and its lock's until, passed), while background workers run.
 //
 // work starts one worker process and runs the kernel until every process
 // is done. A worker is the article's worker: start up, claim the job, read

@@ -54,7 +54,7 @@ func (in *interp) deploy(d lang.DeployArgs) error {
 	if d.Grace == 0 {
 		in.k.Record("shell", event.Deploy, nil, "deploy: SIGKILL to %d background worker(s)", len(names))
 	} else {
-		in.k.Record("shell", event.Deploy, nil, "deploy: SIGTERM to %d background worker(s), SIGKILL in %s", len(names), lang.FormatSeconds(d.Grace))
+		in.k.Record("shell", event.Deploy, nil, "deploy: SIGTERM to %d background worker(s), SIGKILL in %s s", len(names), lang.FormatSeconds(d.Grace))
 	}
 	for _, name := range names {
 		w := in.live[name]
@@ -91,6 +91,7 @@ func (w *worker) sigkill(why string) {
 		w.in.k.Record(w.args.Worker, event.Rollback, workerData{run: w.run, job: w.in.observe(w.args.Job)}, "the connection dies with the process: SQLite rolls the open transaction back")
 	}
 	if w.rec != nil {
+		w.rec.InFlight = w.proc.Shielded()
 		w.rec.Enter(now, diagnosis.PhaseKilled)
 	}
 	w.say(event.Kill, "killed by the deploy (%s) %s", why, where)
@@ -107,18 +108,43 @@ func (w *worker) where() string {
 		return "inside its ledger transaction: no key, no ledger row, no ack"
 	case w.proc.Shielded():
 		return "with its receipt request on its way: the service still handles it"
+	case w.awaiting:
+		return "while it waited for the receipt's answer: no ack"
+	}
+	before := "before the receipt"
+	if w.args.Effect == lang.EffectLedger {
+		before = "before its ledger transaction"
 	}
 	switch w.rec.Phase() {
+	case diagnosis.PhaseClaimed:
+		return fmt.Sprintf("after claiming job %d, %s", job, before)
 	case diagnosis.PhaseProcessing:
-		return fmt.Sprintf("in the middle of its work on job %d, before the receipt", job)
+		return fmt.Sprintf("in the middle of its work on job %d, %s", job, before)
 	case diagnosis.PhaseStalled:
-		return "while frozen, before the receipt"
+		return "while frozen, " + before
 	case diagnosis.PhaseSending:
-		return "while it waited for the receipt's answer: no ack"
+		// Writing its log line or opening the connection: a request
+		// that had left would be on its way or answered by now.
+		if w.requests() == 0 {
+			return "before the receipt had left: nothing was sent"
+		}
+		return "after its request timed out, before the retry had left: no ack"
 	case diagnosis.PhaseAcked:
 		return "after its ack"
 	}
 	return fmt.Sprintf("after claiming job %d, before its ack", job)
+}
+
+// requests counts the requests of the worker's run the service has
+// recorded.
+func (w *worker) requests() int {
+	n := 0
+	for _, e := range w.in.svc.Effects() {
+		if e.Run == w.run {
+			n++
+		}
+	}
+	return n
 }
 
 // stopsOnTerm reports whether the worker, at the start of its job, has
@@ -170,7 +196,7 @@ func (w *worker) deadLetter(p *sim.Proc, got queue.Row) bool {
 		w.say(event.Say, "job %d is held by another run now; not moved to the dead-letter queue", a.Job)
 		return true
 	}
-	w.rec.Enter(w.in.k.Now(), diagnosis.PhaseEnded)
+	w.rec.Enter(w.in.k.Now(), diagnosis.PhaseDead)
 	w.step(p, w.stmt(), event.DeadLetter, true, "UPDATE job %d SET status = 'dead' WHERE run %s: 1 row changed", a.Job, w.run)
 	w.say(event.Say, "job %d received %d times, more than --max-attempts %d: moved to the dead-letter queue", a.Job, n, a.MaxAttempts)
 	w.ok = true

@@ -53,6 +53,17 @@ func TestDeployGraceEndsWithTheWorker(t *testing.T) {
 	}
 }
 
+// The deploy's line in the trace gives the grace with its unit, as the
+// worker's SIGTERM line does: "SIGKILL in 30 s", not "SIGKILL in 30".
+func TestDeployTraceSaysTheGraceInSeconds(t *testing.T) {
+	res := Run("add order-77\nwork --job 1 --delay 3000 &\nsleep 1\ndeploy --grace 1.5\nwait\n", Options{Seed: DefaultSeed})
+	for _, e := range res.Trace {
+		if e.Kind == event.Deploy && !strings.HasSuffix(e.Step, "SIGKILL in 1.5 s") {
+			t.Errorf("the deploy's step %q does not end with the grace in seconds", e.Step)
+		}
+	}
+}
+
 // A lock's release checks its owner unless told not to: W1, whose lock
 // lapsed, deletes W2's lock with --release any and leaves it with the
 // default, and W3 takes the lock only in the first case.

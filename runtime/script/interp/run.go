@@ -272,6 +272,8 @@ func (in *interp) exec(c lang.Command) (bool, error) {
 		return true, nil
 	case lang.CmdRedeliver:
 		return true, in.redeliver(c.Job)
+	case lang.CmdLapse:
+		return true, in.lapse(c.Job)
 	case lang.CmdSleep:
 		in.k.Record("shell", event.Sleep, nil, "sleep %s", lang.FormatSeconds(c.Sleep))
 		return true, in.runUntil(in.k.Now() + c.Sleep)
@@ -436,6 +438,47 @@ func (in *interp) printEffects() error {
 			in.print("  diagnosis: %s", s.Diagnosis)
 		}
 	}
+	return nil
+}
+
+// lapse lets virtual time pass, background workers running, until job
+// can be claimed again: its lease has passed, and so has its lock row's
+// until, when its claim took one. A lease that a live worker's heartbeat
+// renews meanwhile is waited out again, each time one poll of the budget;
+// a job that is not running, or ends meanwhile, ends the wait.
+func (in *interp) lapse(job int64) error {
+	start := in.k.Now()
+	for {
+		row, err := in.shell.Read(job)
+		if errors.Is(err, queue.ErrNoJob) {
+			return fmt.Errorf("lapse: job %d does not exist", job)
+		}
+		if err != nil {
+			return err
+		}
+		if row.Status != "running" || row.Lease == nil {
+			break
+		}
+		due := *row.Lease
+		locks, err := in.shell.Locks()
+		if err != nil {
+			return err
+		}
+		for _, l := range locks {
+			if l.Job == job {
+				due = max(due, l.Until)
+			}
+		}
+		// Both conditions are strict (lease < now): one microsecond past.
+		if due+1 <= in.k.Now() {
+			break
+		}
+		in.m.poll()
+		if err := in.runUntil(due + 1); err != nil {
+			return err
+		}
+	}
+	in.k.Record("shell", event.Sleep, nil, "lapse job %d: %s until it may be claimed again", job, lang.FormatSeconds(in.k.Now()-start))
 	return nil
 }
 
@@ -836,12 +879,14 @@ func (in *interp) summarize() ([]diagnosis.Summary, error) {
 		return nil, err
 	}
 	attempts := map[int64]int{}
+	jobs := make([]diagnosis.JobOf, 0, len(rows))
 	for _, r := range rows {
 		attempts[r.ID] = r.Attempts
+		jobs = append(jobs, diagnosis.JobOf{ID: r.ID, Order: r.Order, Event: r.Event})
 	}
 	return diagnosis.Summarize(diagnosis.Evidence{
 		Effects: in.svc.Effects(), Attempts: attempts, History: in.hist,
-		Log: in.log, ShownLog: in.shownLog,
+		Log: in.log, ShownLog: in.shownLog, Jobs: jobs,
 	}), nil
 }
 

@@ -30,6 +30,7 @@ type worker struct {
 	// claimedAt is the instant the run's claim was written.
 	claimedAt sim.Time
 	lost      bool  // a renewal found another run holding the job
+	awaiting  bool  // its request has been handled and it waits for the answer
 	ok        bool  // finished its work and acked
 	err       error // a runtime error that stops the script
 
@@ -107,13 +108,7 @@ func (w *worker) execute(p *sim.Proc) {
 		return
 	}
 	if !claimed {
-		if row.Status == "done" {
-			w.say(event.Say, "job %d already done", a.Job)
-		} else if row.Status == "dead" {
-			w.say(event.Say, "job %d is in the dead-letter queue", a.Job)
-		} else {
-			w.say(event.Say, "job %d already claimed", a.Job)
-		}
+		w.say(event.Say, "%s", w.notMine(p, row))
 		w.ok = true
 		return
 	}
@@ -287,6 +282,33 @@ func (w *worker) whyLost(p *sim.Proc, row queue.Row, read bool) (queue.Row, bool
 	return row, false
 }
 
+// notMine says why a claim that lost did not take the job, from the job
+// row it read last: done, in the dead-letter queue, claimed by another
+// run, or, for a job that was free to take, held by its lock row (a lock
+// a killed holder or a late inserter left, until it lapses).
+func (w *worker) notMine(p *sim.Proc, row queue.Row) string {
+	job := w.args.Job
+	switch {
+	case row.Status == "done":
+		return fmt.Sprintf("job %d already done", job)
+	case row.Status == "dead":
+		return fmt.Sprintf("job %d is in the dead-letter queue", job)
+	case !row.Claimable(p.Now()) || !w.args.Claim.Locks():
+		return fmt.Sprintf("job %d already claimed", job)
+	}
+	locks, err := w.conn.Locks()
+	if err != nil {
+		w.fail(err)
+		return fmt.Sprintf("job %d already claimed", job)
+	}
+	for _, l := range locks {
+		if l.Job == job {
+			return fmt.Sprintf("job %d is free (status=%s), but its lock is held by run %s until %d ms", job, row.Status, l.Owner, l.Until/sim.Millisecond)
+		}
+	}
+	return fmt.Sprintf("job %d already claimed", job)
+}
+
 // claimed notes, as evidence for the diagnosis, that this run took the job
 // at the current instant with a lease to expire at lease, and what the run
 // that held the job before was doing then.
@@ -294,6 +316,7 @@ func (w *worker) claimed(p *sim.Proc, lease sim.Time) {
 	w.rec = w.in.hist.Claimed(w.run, w.args.Worker, w.args.Job, p.Now(), lease)
 	w.rec.Heartbeat = w.args.Heartbeat > 0
 	w.rec.Delay, w.rec.Processing = w.args.Delay, w.args.Processing
+	w.rec.MaxAttempts = w.args.MaxAttempts
 	w.beat, w.claimedAt = p.Now(), p.Now()
 }
 
@@ -351,7 +374,7 @@ func (w *worker) renew(p *sim.Proc, next string) bool {
 			return false
 		}
 		w.step(p, w.stmt(), event.Select, false, "SELECT job %d: status=%s run=%s", a.Job, row.Status, row.Run)
-		w.lose(fmt.Sprintf("lease lost: job %d is held by run %s now; %s", a.Job, row.Run, next))
+		w.lose(fmt.Sprintf("lease lost: %s; %s", w.whereNow(row), next))
 		return false
 	}
 	w.rec.SetLease(now, now+a.Lease)
@@ -390,6 +413,29 @@ func (w *worker) renew(p *sim.Proc, next string) bool {
 	return true
 }
 
+// whereNow says where the job is, for a worker whose renewal changed no
+// row: held by another run, done or dead-lettered by one, or, when the
+// row still names this run, what took the job from it (a re-drive put it
+// back, another run's ack marked it done).
+func (w *worker) whereNow(row queue.Row) string {
+	job := w.args.Job
+	switch {
+	case row.Status == "running" && row.Run != w.run:
+		return fmt.Sprintf("job %d is held by run %s now", job, row.Run)
+	case row.Status == "queued":
+		return fmt.Sprintf("job %d is back in the queue (status=queued), put back while this run held it", job)
+	case row.Status == "done" && row.Run != w.run:
+		return fmt.Sprintf("job %d was taken by run %s and is done now", job, row.Run)
+	case row.Status == "done":
+		return fmt.Sprintf("job %d is marked done already, by an ack that was not this run's", job)
+	case row.Status == "dead" && row.Run != w.run:
+		return fmt.Sprintf("job %d is in the dead-letter queue, moved there by run %s's claim", job, row.Run)
+	case row.Status == "dead":
+		return fmt.Sprintf("job %d is in the dead-letter queue", job)
+	}
+	return fmt.Sprintf("job %d is %s, run %s", job, row.Status, row.Run)
+}
+
 // lose stops the worker at a renewal that found what it claimed taken,
 // and says so.
 func (w *worker) lose(said string) {
@@ -404,6 +450,7 @@ func (w *worker) lose(said string) {
 // that finds the lease gone stops the timer; the worker will not ack.
 func (w *worker) await(p *sim.Proc, t sim.Time) {
 	a := w.args
+	w.awaiting = true
 	for a.Heartbeat > 0 && !w.lost && w.err == nil && w.beat+a.Heartbeat < t {
 		p.SleepUntil(w.beat + a.Heartbeat)
 		w.renew(p, "the receipt is already out; no ack")
@@ -444,6 +491,7 @@ func (w *worker) send(p *sim.Proc, got queue.Row) (answered, refused bool) {
 			Worker: a.Worker, Delay: delay, Timeout: a.Timeout, Token: token,
 			Event: got.Event, Key: key, Await: w.await,
 		})
+		w.awaiting = false
 		if err := w.in.svc.Err(); err != nil {
 			w.fail(err)
 			return false, false
@@ -472,8 +520,15 @@ func (w *worker) send(p *sim.Proc, got queue.Row) (answered, refused bool) {
 func (w *worker) ack(p *sim.Proc) {
 	a := w.args
 	if !a.Fence {
-		if err := w.conn.Ack(a.Job); err != nil {
+		ok, err := w.conn.Ack(a.Job)
+		if err != nil {
 			w.fail(err)
+			return
+		}
+		if !ok {
+			w.step(p, w.stmt(), event.AckRefused, false, "UPDATE job %d: done WHERE not dead: 0 rows changed", a.Job)
+			w.rec.Enter(w.in.k.Now(), diagnosis.PhaseEnded)
+			w.say(event.Say, "ack changed nothing: job %d is in the dead-letter queue", a.Job)
 			return
 		}
 		w.rec.Enter(w.in.k.Now(), diagnosis.PhaseAcked)
@@ -680,8 +735,20 @@ func (w *worker) keyHit(p *sim.Proc, key string, inTx bool) {
 func (w *worker) ackInTx(p *sim.Proc) bool {
 	a := w.args
 	if !a.Fence {
-		if err := w.conn.Ack(a.Job); err != nil {
+		ok, err := w.conn.Ack(a.Job)
+		if err != nil {
 			w.fail(err)
+			return false
+		}
+		if !ok {
+			// The job went to the dead-letter queue: the row and the
+			// ack commit together or not at all, so neither does.
+			w.step(p, w.stmt(), event.AckRefused, false, "UPDATE job %d: done WHERE not dead: 0 rows changed", a.Job)
+			if !w.rollback(p, "the ack changed nothing") {
+				return false
+			}
+			w.rec.Enter(w.in.k.Now(), diagnosis.PhaseEnded)
+			w.say(event.Say, "ack changed nothing: job %d is in the dead-letter queue; rolled back, ledger row and all", a.Job)
 			return false
 		}
 		w.step(p, w.stmt(), event.Ack, false, "UPDATE job %d: done (not yet committed)", a.Job)

@@ -105,6 +105,15 @@ func finishRace(s commandSpec, c *Command, name token, words []token, given flag
 	for f := range given {
 		r.given[f] = true
 	}
+	// A schedule copied from an outcome line has its steps apart
+	// ("schedule W1 W2 W1"): the words after the first are steps too.
+	if _, ok := given["schedule"]; ok {
+		for _, w := range words {
+			if isStep(w.text) {
+				return usageErr(w.pos, "race: --schedule takes its steps joined by commas (W1,W2,W1), not spaces: %s is a step of its own here", w.text)
+			}
+		}
+	}
 	// The claim may be left to a use before the race (or to the
 	// default, read): then the count, if any, comes first.
 	if len(words) > 0 && words[0].text != "" && (words[0].text[0] < '0' || words[0].text[0] > '9') {
@@ -340,4 +349,21 @@ func parseSchedule(v token) ([]int, *Error) {
 		out = append(out, n-1)
 	}
 	return out, nil
+}
+
+// isStep reports whether a word is written as a schedule's step: a worker
+// (W1, W12) or "-".
+func isStep(w string) bool {
+	if w == "-" {
+		return true
+	}
+	if len(w) < 2 || w[0] != 'W' {
+		return false
+	}
+	for _, c := range w[1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -86,6 +86,11 @@ var commandTable = []commandSpec{
 		example: "add order-77 && work --job 1 && redeliver --job 1 && work --job 1 --worker W2 && effects",
 	},
 	{
+		name: "lapse", kind: CmdLapse, flags: redeliverFlags,
+		summary: "advance virtual time until job N's lease has passed, and its lock's when its claim took one: the moment the queue may deliver it again, however long the lease (no time at all when the job is not running); background workers run meanwhile, and a heartbeat that renews the lease is waited out too",
+		example: "add order-77 && work --job 1 --crash-before-ack; lapse --job 1 && work --job 1 --worker W2 && jobs",
+	},
+	{
 		name: "deploy", kind: CmdDeploy, flags: deployFlags,
 		summary: "stop every background worker as a deploy stops its pod: SIGTERM, so that a worker that has not claimed its job yet stops and one that has finishes it, then SIGKILL --grace S seconds later for any still running (no --grace: SIGKILL at once, wherever each worker is)",
 		example: "add order-77; work --job 1 --delay 3000 & sleep 1; deploy --grace 5; wait; jobs",

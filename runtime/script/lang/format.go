@@ -39,6 +39,8 @@ func (c Command) String() string {
 		return c.formatService()
 	case CmdRedeliver:
 		return "redeliver --job " + strconv.FormatInt(c.Job, 10)
+	case CmdLapse:
+		return "lapse --job " + strconv.FormatInt(c.Job, 10)
 	case CmdSleep:
 		return "sleep " + FormatSeconds(c.Sleep)
 	case CmdRace:

@@ -64,6 +64,9 @@ const (
 	CmdLoad                  // load N
 	CmdService               // service --dedupe MODE
 	CmdRedeliver             // redeliver --job N
+	// CmdLapse advances virtual time until a job's lease (and its lock)
+	// has passed: the moment the queue may deliver it again.
+	CmdLapse
 	// CmdLedger prints the ledger and processed_keys tables.
 	CmdLedger
 	// CmdMatrix runs every duplicate scenario against every fix.
@@ -97,6 +100,7 @@ var kinds = named.New("command", numKinds, map[Kind]named.Entry{
 	CmdLoad:       {Name: "load"},
 	CmdService:    {Name: "service"},
 	CmdRedeliver:  {Name: "redeliver"},
+	CmdLapse:      {Name: "lapse"},
 	CmdLedger:     {Name: "ledger"},
 	CmdMatrix:     {Name: "matrix"},
 	CmdUse:        {Name: "use"},
@@ -125,7 +129,8 @@ type Command struct {
 	// Service is what service sets: how the receipts service treats the
 	// Idempotency-Key header from then on.
 	Service ServiceArgs
-	// Job is the job redeliver puts back in the queue.
+	// Job is the job redeliver puts back in the queue, or whose lease
+	// lapse waits out.
 	Job int64
 	// Body is the list a Background command runs, in order; its first
 	// command's Op is OpSeq. Only work and sleep run in the background.

@@ -1,4 +1,4 @@
-package lessons
+package cases_test
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/twice-lab/twice/cases"
+	"github.com/twice-lab/twice/lessons"
 	"github.com/twice-lab/twice/runtime/script/interp"
 )
 
@@ -36,15 +38,15 @@ func TestCasesAreNotLessons(t *testing.T) {
 		"case.md": {Data: []byte(minimalCase)},
 		"b.md":    {Data: []byte("# B\n")},
 	}
-	ls, err := Load(fsys)
+	ls, err := lessons.Load(fsys)
 	if err != nil || len(ls) != 2 || ls[0].Slug != "a" || ls[1].Slug != "b" {
 		t.Fatalf("Load: %v, %+v", err, ls)
 	}
-	cs, err := LoadCases(fsys)
+	cs, err := lessons.LoadCases(fsys)
 	if err != nil || len(cs) != 1 || cs[0].Slug != "case" || cs[0].Title != "A case" {
 		t.Fatalf("LoadCases: %v, %+v", err, cs)
 	}
-	if r := cs[0].RunChecks(""); len(r) != 1 || r[0].String() != "pass one: 1 effect landed" {
+	if r := cs[0].RunChecks(nil, cases.Options{}); len(r) != 1 || r[0].String() != "pass one: 1 effect landed" {
 		t.Errorf("checks: %v", r)
 	}
 }
@@ -65,7 +67,7 @@ func TestCaseErrors(t *testing.T) {
 		{replace("name=one ", ""), "case.md:19: a check needs a name"},
 		{replace("effects=1", ""), "case.md:19: check one asks for nothing"},
 		{replace("effects=1", "effects=x"), "case.md:19: check option effects=x: want a whole number"},
-		{replace("effects=1", "owners=0"), `case.md:19: unknown check option "owners"`},
+		{replace("effects=1", "holders=0"), `case.md:19: unknown check option "holders"`},
 		{replace("name=one", "name=One"), "case.md:19: check name=One: want lower-case"},
 		{replace("```twice\n```", ""), "case.md:12: the fix section needs exactly one twice block, it has 0"},
 		{replace("kind: case", "kind: quiz"), "case.md:2: kind: quiz: want lesson or case"},
@@ -75,7 +77,7 @@ func TestCaseErrors(t *testing.T) {
 		{minimalCase + "\n## Hints\n\n### Fix\n\nNot a list.\n", `case.md:27: want the hints of stage "Fix" as a list`},
 		{minimalCase + "\n## Architecture\n\n- Queue to Worker\n", `case.md:25: want an arrow as a list item`},
 	} {
-		_, err := LoadCases(fstest.MapFS{"case.md": {Data: []byte(tt.src)}})
+		_, err := lessons.LoadCases(fstest.MapFS{"case.md": {Data: []byte(tt.src)}})
 		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 			t.Errorf("got error %v\nwant one starting %q", err, tt.want)
 		}
@@ -108,7 +110,7 @@ Two mails.
    over two lines.
 2. Narrow.
 `
-	cs, err := LoadCases(fstest.MapFS{"case.md": {Data: []byte(src)}})
+	cs, err := lessons.LoadCases(fstest.MapFS{"case.md": {Data: []byte(src)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +118,7 @@ Two mails.
 	if strings.TrimSpace(c.Symptom.Text) != "Two mails." || c.Symptom.Line != 24 {
 		t.Errorf("symptom %+v", c.Symptom)
 	}
-	if len(c.Architecture) != 2 || c.Architecture[0] != (Arrow{"Queue", "Worker", "delivers", 29}) || c.Architecture[1].Label != "" {
+	if len(c.Architecture) != 2 || c.Architecture[0] != (cases.Arrow{"Queue", "Worker", "delivers", 29}) || c.Architecture[1].Label != "" {
 		t.Errorf("architecture %+v", c.Architecture)
 	}
 	if len(c.Hypotheses) != 1 || c.Hypotheses[0].Title != "The queue" || c.Hypotheses[0].Experiment.Line != 36 ||
@@ -135,11 +137,11 @@ Two mails.
 // the incident showed: one message id, two deliveries, two effects, one
 // publish; both workers log and both take the job.
 func TestBuiltInCaseEvidence(t *testing.T) {
-	cs, err := LoadCases(FS)
+	cs, err := lessons.LoadCases(lessons.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c *Case
+	var c *cases.Case
 	for i := range cs {
 		if cs[i].Slug == "two-workers-completed" {
 			c = &cs[i]
@@ -148,11 +150,11 @@ func TestBuiltInCaseEvidence(t *testing.T) {
 	if c == nil {
 		t.Fatal("no built-in case two-workers-completed")
 	}
-	opts, err := c.Evidence.Options()
+	opts, err := lessons.ParseBlockOptions(c.Evidence.Info)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := EvidenceOf(interp.Run(c.Evidence.Script, interp.Options{Seed: opts.Seed}))
+	ev := cases.EvidenceOf(interp.Run(c.Evidence.Script, interp.Options{Seed: opts.Seed}))
 	var counts []string
 	for _, n := range ev.Counts {
 		counts = append(counts, fmt.Sprintf("%s %d", n.Name, n.Value))
@@ -174,5 +176,70 @@ func TestBuiltInCaseEvidence(t *testing.T) {
 		if !strings.Contains(steps, "owner=none; await") || !strings.Contains(steps, "SET owner = ") || !strings.HasPrefix(l.Steps[len(l.Steps)-1], "UPDATE job 1") {
 			t.Errorf("%s's lock trace: %s", l.Worker, steps)
 		}
+	}
+}
+
+// TestConditionsNeedEvidence: a condition about a race fails a check in
+// which no race ran, and one about the orderings fails a check whose
+// race was timed; counts past what a uint64 holds are more than any
+// number wanted.
+func TestConditionsNeedEvidence(t *testing.T) {
+	for _, tt := range []struct{ info, script, want string }{
+		{"twice name=a overlap=0", "add o && work --job 1\n", "fail a: no race --all ran (want a race --all)"},
+		{"twice name=a duplicates=0", "add o && work --job 1\n", "fail a: no race ran (want a race)"},
+		{"twice name=a overlap=0", "race atomic 2\n", "fail a: no race --all ran (want a race --all)"},
+		{"twice name=a duplicates=0", "race atomic 2\n", "pass a: two effects in 0 of 2 races"},
+		{"twice name=a once", "reset\n", "fail a: the producer published no event (want 1 effect for each)"},
+		{"twice name=a owners=1", "reset\n", "fail a: at most 0 executions held a job at once (want 1)"},
+	} {
+		ck, err := cases.ParseCheck(cases.Block{Info: tt.info, Script: tt.script})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ck.Run(nil, cases.Options{}).String(); got != tt.want {
+			t.Errorf("%s\n%s: got %q, want %q", tt.info, tt.script, got, tt.want)
+		}
+	}
+}
+
+// TestFixParsedApart: a fix is its commands, one a line, before the
+// check's; however it is written (comments, ; or && between its
+// commands), each check runs all of its own lines, and an error in a
+// check names the check's line, not the joined script's.
+func TestFixParsedApart(t *testing.T) {
+	ck, err := cases.ParseCheck(cases.Block{Info: "twice name=a sent=1", Script: "add o\nwork --job 1\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean, err := cases.ParseFix("service --dedupe claim\nuse --claim atomic --key event\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ck.Run(clean, cases.Options{}).String()
+	if want != "pass a: 1 sent through the service" {
+		t.Fatalf("the clean fix: %s", want)
+	}
+	for _, src := range []string{
+		"service --dedupe claim && use --claim atomic --key event",
+		"service --dedupe claim; use --claim atomic --key event # && add x &&",
+		"# the fix\n\nservice --dedupe claim\nuse --claim atomic\nuse --key event\n\n",
+	} {
+		f, err := cases.ParseFix(src)
+		if err != nil {
+			t.Errorf("%q refused: %v", src, err)
+			continue
+		}
+		if got := ck.Run(f, cases.Options{}).String(); got != want {
+			t.Errorf("%q: %s, want %s", src, got, want)
+		}
+	}
+	for _, src := range []string{"use --claim atomic &&", "use --claim atomic &&\n", "use --claim atomic ;\nadd o &&", "add o && work --job 1 --crash-before-effect &&"} {
+		if _, err := cases.ParseFix(src); err == nil {
+			t.Errorf("%q is accepted", src)
+		}
+	}
+	bad, _ := cases.ParseCheck(cases.Block{Info: "twice name=b sent=1", Script: "add o\nwork --job 2\n"})
+	if got := bad.Run(clean, cases.Options{}).String(); got != "fail b: the check stops with an error: line 2: work: job 2 does not exist" {
+		t.Errorf("an error in a check: %s", got)
 	}
 }
