@@ -11,12 +11,12 @@ import (
 	"github.com/twice-lab/twice/runtime/script/lang"
 )
 
-// TestREADMEExamples runs every example of twice run in README.md that
+// TestREADMEExamples runs every example of twice run in docs/MANUAL.md that
 // shows its output (a "$ go run ./cmd/twice run -c '...'" line in a sh
 // block, followed by what it prints) and requires the output shown to be
 // what twice prints, byte for byte.
 func TestREADMEExamples(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "MANUAL.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,17 +37,17 @@ func TestREADMEExamples(t *testing.T) {
 			args := append(append([]string{"run"}, strings.Fields(m[1])...), "-c", m[2])
 			var stdout, stderr bytes.Buffer
 			if code := run(args, strings.NewReader(""), &stdout, &stderr); code != 0 {
-				t.Errorf("README: twice %q exits %d: %s", args, code, stderr.String())
+				t.Errorf("docs/MANUAL.md: twice %q exits %d: %s", args, code, stderr.String())
 				continue
 			}
 			examples++
 			if got := strings.TrimRight(stdout.String(), "\n"); got != strings.Join(want, "\n") {
-				t.Errorf("README shows for twice run -c %q:\n%s\nbut twice prints:\n%s", m[2], strings.Join(want, "\n"), got)
+				t.Errorf("docs/MANUAL.md shows for twice run -c %q:\n%s\nbut twice prints:\n%s", m[2], strings.Join(want, "\n"), got)
 			}
 		}
 	}
 	if examples == 0 {
-		t.Fatal("README.md has no example of twice run with its output")
+		t.Fatal("docs/MANUAL.md has no example of twice run with its output")
 	}
 }
 
@@ -62,7 +62,7 @@ func shBlocks(md string) []string {
 	return blocks
 }
 
-// The parts of README.md that are written from the code, each between
+// The parts of docs/MANUAL.md that are written from the code, each between
 // two markers: a test fails when one differs from what the code says,
 // and go test ./cmd/twice -run README -update writes it again.
 const (
@@ -72,10 +72,10 @@ const (
 	tableEnd   = "<!-- end of the command table -->\n"
 )
 
-// readREADME returns README.md.
+// readREADME returns docs/MANUAL.md, the manual.
 func readREADME(t *testing.T) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "MANUAL.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,27 +97,27 @@ func between(md, begin, end, want string) (got, updated string, ok bool) {
 	return md[i : i+j], md[:i] + want + md[i+j:], true
 }
 
-// checkGenerated holds the part of README.md between begin and end to
+// checkGenerated holds the part of docs/MANUAL.md between begin and end to
 // want, or with -update writes want there.
 func checkGenerated(t *testing.T, what, begin, end, want string) {
 	t.Helper()
 	md := readREADME(t)
 	got, updated, ok := between(md, begin, end, want)
 	if !ok {
-		t.Fatalf("README.md lacks the markers of %s: %q and %q", what, begin, end)
+		t.Fatalf("docs/MANUAL.md lacks the markers of %s: %q and %q", what, begin, end)
 	}
 	if *updateScripts && got != want {
-		if err := os.WriteFile(filepath.Join("..", "..", "README.md"), []byte(updated), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join("..", "..", "docs", "MANUAL.md"), []byte(updated), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
 	if got != want {
-		t.Errorf("README.md's %s is not what the code says; go test ./cmd/twice -run README -update writes it:\n%s\nwant:\n%s", what, got, want)
+		t.Errorf("docs/MANUAL.md's %s is not what the code says; go test ./cmd/twice -run README -update writes it:\n%s\nwant:\n%s", what, got, want)
 	}
 }
 
-// usageBlock is README.md's command-line block: twice's usage, without
+// usageBlock is docs/MANUAL.md's command-line block: twice's usage, without
 // its first and last lines, as a fenced block.
 func usageBlock() string {
 	lines := strings.Split(strings.TrimSuffix(usage, "\n"), "\n")
@@ -130,7 +130,7 @@ func usageBlock() string {
 	return b.String()
 }
 
-// TestREADMESynopsis: README.md's command-line block is twice's usage;
+// TestREADMESynopsis: docs/MANUAL.md's command-line block is twice's usage;
 // the package doc gives every subcommand's synopsis as the usage does,
 // and the usage names every flag the subcommand's flag set defines, and
 // is the first line of the subcommand's own -h.
@@ -174,7 +174,7 @@ func TestREADMESynopsis(t *testing.T) {
 	}
 }
 
-// commandTable is README.md's command table with the first cell of each
+// commandTable is docs/MANUAL.md's command table with the first cell of each
 // row written from the command table: each code span of the cell (the
 // commands the row is about) becomes the synopsis of the command its
 // first word names. A command with no row gets one at the end, its
@@ -224,7 +224,7 @@ func commandTable(table string) (string, []string) {
 	return strings.Join(out, "\n") + "\n", unknown
 }
 
-// TestREADMECommandTable: README.md's command table has a row for every
+// TestREADMECommandTable: docs/MANUAL.md's command table has a row for every
 // command of the command table, whose first cell is its synopsis, and
 // none for a command it lacks or twice for one; the list of work's flags
 // below it names none that work lacks.
@@ -232,18 +232,18 @@ func TestREADMECommandTable(t *testing.T) {
 	md := readREADME(t)
 	table, _, ok := between(md, tableBegin, tableEnd, "")
 	if !ok {
-		t.Fatalf("README.md lacks the markers of the command table: %q and %q", tableBegin, tableEnd)
+		t.Fatalf("docs/MANUAL.md lacks the markers of the command table: %q and %q", tableBegin, tableEnd)
 	}
 	want, unknown := commandTable(table)
 	for _, u := range unknown {
-		t.Errorf("README's command table has a row for %q, which is no command, or a command's second row", u)
+		t.Errorf("the manual's command table has a row for %q, which is no command, or a command's second row", u)
 	}
 	checkGenerated(t, "command table", tableBegin, tableEnd, want)
 	// The flags' section of work, from "Flags of `work`" to the next
 	// heading, names no flag work does not have.
 	start := strings.Index(md, "Flags of `work`")
 	if start < 0 {
-		t.Fatal("README has no section \"Flags of `work`\"")
+		t.Fatal("docs/MANUAL.md has no section \"Flags of `work`\"")
 	}
 	section := md[start:]
 	if end := strings.Index(section, "\n#"); end >= 0 {
@@ -260,7 +260,7 @@ func TestREADMECommandTable(t *testing.T) {
 			continue // `--flag value`: how any flag is written
 		}
 		if !regexp.MustCompile(regexp.QuoteMeta(m[1]) + `\b`).MatchString(usage) {
-			t.Errorf("README's flags of work name %s, which work does not have (its synopsis: %s)", m[1], usage)
+			t.Errorf("the manual's flags of work name %s, which work does not have (its synopsis: %s)", m[1], usage)
 		}
 	}
 }

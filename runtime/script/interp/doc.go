@@ -158,7 +158,7 @@
 //     diff.
 //  4. go test ./runtime/script/lang -run CommandReference -update rewrites
 //     docs/COMMANDS.md; go test ./cmd/twice -run README -update adds the
-//     command's row to README.md's command table, its synopsis and its
+//     command's row to docs/MANUAL.md's command table, its synopsis and its
 //     summary (say there what it prints); and a lesson if readers should
 //     meet it. The browser shows the transcript as is and
 //     needs nothing, unless the command adds a field to result.Result.
@@ -212,7 +212,7 @@
 //     rewrites err-bad-claim, which lists the claims); go test
 //     ./runtime/script/lang -run CommandReference -update rewrites
 //     docs/COMMANDS.md, and go test ./cmd/twice -run README -update the
-//     synopses of README.md's command table.
+//     synopses of docs/MANUAL.md's command table.
 //     TestCountsMatchBruteForce, TestEveryClaimRuns and the queue's
 //     TestEveryClaimOnSQLite take every claim of the list as it is.
 //  3. go generate ./runtime/explore adds the claim's rows to the states

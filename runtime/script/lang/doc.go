@@ -44,7 +44,7 @@
 // same flags as another (work's) uses that table. Then go test
 // ./runtime/script/lang -run CommandReference -update, which rewrites
 // docs/COMMANDS.md, and go test ./cmd/twice -run README -update, which
-// rewrites the synopses of README.md's command table.
+// rewrites the synopses of docs/MANUAL.md's command table.
 //
 // # Adding a command
 //
@@ -73,6 +73,6 @@
 //     Format round-trips (FuzzParse checks it).
 //  5. go test ./runtime/script/lang -run CommandReference -update
 //     rewrites docs/COMMANDS.md, and go test ./cmd/twice -run README
-//     -update adds its row to README.md's command table. Then the
+//     -update adds its row to docs/MANUAL.md's command table. Then the
 //     interpreter runs it: see package interp.
 package lang
