@@ -70,6 +70,8 @@ func TestCaseFixes(t *testing.T) {
 		{"a lease of 0, atomic", "service --dedupe claim\nuse --claim atomic --lease 0 --key event", "slow-notification"},
 		{"a lease shorter than the worker's call", "service --dedupe claim\nuse --claim atomic --lease 1 --key event", "slow-notification"},
 		{"a lease a little shorter than the longest call", "service --dedupe claim\nuse --claim atomic --lease 5 --key event --fence", "slow-notification"},
+		{"a lease that lapses after the last of the offers a second apart, before the call is answered", "service --dedupe claim\nuse --claim atomic --lease 5.5 --key event", "slow-notification"},
+		{"a lease a tenth of a second short of the call, with the lock", "service --dedupe claim\nuse --claim lock --lease 5.9 --key event", "slow-notification"},
 		{"a heartbeat slower than the lease", "service --dedupe claim\nuse --claim atomic --lease 1 --heartbeat 3000 --key event", "slow-notification"},
 		{"the notification as a ledger row: it cannot share the queue's transaction", "use --claim lock --effect ledger", "killed-before-ack,killed-before-send,client-retry,re-drive"},
 		{"a ledger row, its key apart", "service --dedupe claim\nuse --claim atomic --key event --effect ledger --key-txn separate", "killed-before-ack,killed-before-send,client-retry,re-drive"},
@@ -180,9 +182,11 @@ func TestCaseFixSpace(t *testing.T) {
 
 // rightFix says, from the incident's facts, whether a fix is right:
 // ownership taken in one step that one worker wins, before any wait
-// (atomic, or lock), and held while the worker works: its longest call
-// is its 5 s client timeout and a retry, so a lease of 6 s or more, or a
-// heartbeat more often than the lease that renews what the claim holds;
+// (atomic, or lock), and held while the worker works: its slowest call
+// is answered 6 s after it goes out (a 5 s client timeout, and a retry
+// the service holds until the first answer), so a lease of 6 s or more,
+// or a heartbeat more often than the lease that renews what the claim
+// holds;
 // the notification sent through the service (a ledger row is not a
 // notification), keyed by the event, the key claimed before the send
 // and kept longer than the dead-letter queue's two days; and a job
