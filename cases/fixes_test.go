@@ -150,7 +150,7 @@ func fixSpace() []fixParts {
 	extras := []string{"", " --fence", " --effect ledger", " --effect ledger --key-txn separate", " --max-attempts 1", " --max-attempts 2", " --release any"}
 	for _, claim := range []string{"atomic", "lock"} {
 		for _, lease := range []int{-1, 0, 1, 5, 6, 7, 900, 86400} {
-			for _, hb := range []int{0, 300, 3000} {
+			for _, hb := range []int{0, 300, 1000, 3000} {
 				for _, extra := range extras {
 					for _, ttl := range []int{0, 60, 86400} {
 						ps = append(ps, fixParts{claim, "event", "claim", extra, lease, hb, ttl})
