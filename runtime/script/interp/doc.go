@@ -43,11 +43,16 @@
 // dedupe, heartbeat, fence and effect (or, for a block with no race, a
 // sentence and the race its work would run, marked as not its own; a
 // combination the explorer refuses is carried with the parser's reason),
-// Compare gets the script with each claim of race, work and load set,
+// Compare gets the script with each claim of race, work and load set
+// (and the claim toggle the block's own text with each claim, set where
+// it writes one),
 // Timeline gets the sentence for what it can draw (the load chart for a
 // load, which traces nothing), and Be the scheduler gets the block's first
 // race with its flags and no count, to which the page appends the workers
-// the reader picks. Result.Outcome counts duplicates and
+// the reader picks. The views cost time in proportion to the script's
+// length, and their bytes are charged to the output budget before the
+// first command runs: a script whose views alone pass the budget runs
+// nothing. Result.Outcome counts duplicates and
 // effects one way for every view: races, load jobs, or events with two
 // landed effects, ledger rows counted as effects. With Options.Timeline,
 // Run draws the timeline and the load chart (package draw) from the
@@ -157,8 +162,10 @@
 //     and error sections from what the runtime prints now: review the
 //     diff.
 //  4. go test ./runtime/script/lang -run CommandReference -update rewrites
-//     docs/COMMANDS.md; the command table in README.md, and a lesson if
-//     readers should meet it. The browser shows the transcript as is and
+//     docs/COMMANDS.md; go test ./cmd/twice -run README -update adds the
+//     command's row to docs/MANUAL.md's command table, its synopsis and its
+//     summary (say there what it prints); and a lesson if readers should
+//     meet it. The browser shows the transcript as is and
 //     needs nothing, unless the command adds a field to result.Result.
 //
 // # Adding a scenario or a fix to the matrix
@@ -209,11 +216,13 @@
 //     CLAIM (go test ./runtime/script/interp -run Golden -update also
 //     rewrites err-bad-claim, which lists the claims); go test
 //     ./runtime/script/lang -run CommandReference -update rewrites
-//     docs/COMMANDS.md; README.md names every claim in its command table.
+//     docs/COMMANDS.md, and go test ./cmd/twice -run README -update the
+//     synopses of docs/MANUAL.md's command table.
 //     TestCountsMatchBruteForce, TestEveryClaimRuns and the queue's
 //     TestEveryClaimOnSQLite take every claim of the list as it is.
-//  3. explore.States measures a claim statesOf lacks the first time it is
-//     asked; go test ./runtime/explore -run PrintStates -states writes the
-//     table again with it (about ten minutes). Then RATIONALE.md's claim
-//     details, and a lesson.
+//  3. go generate ./runtime/explore adds the claim's rows to the states
+//     table, runtime/explore/states.txt, by exploring its races, and
+//     leaves the other claims' lines as they are (TestStatesTable fails
+//     until they are there). Then RATIONALE.md's claim details, and a
+//     lesson.
 package interp

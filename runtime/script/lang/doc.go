@@ -9,6 +9,7 @@
 //	Parse(src)        → *Script   commands with their positions and arguments, or an *Error
 //	Format(*Script)   → string    the script in canonical form; Parse(Format(s)) is s
 //	Estimate(src)     → Cost      the parser's guess at what a script will spend
+//	s.WithClaim(c)    → string    the script's own text with every claim set to c (claim.go)
 //	Commands()        → []CommandInfo   the command table, as help and docs list it
 //
 // A [Command] has a [Kind] (which command), its [Pos] in the script, how it
@@ -42,8 +43,9 @@
 // constructor for the kinds many commands share (msFlag, boolFlag,
 // keyFlag, claimFlag, effectFlag, keyTxnFlag). A command that takes the
 // same flags as another (work's) uses that table. Then go test
-// ./runtime/script/lang -run CommandReference -update, and the README's
-// table of the command.
+// ./runtime/script/lang -run CommandReference -update, which rewrites
+// docs/COMMANDS.md, and go test ./cmd/twice -run README -update, which
+// rewrites the synopses of docs/MANUAL.md's command table.
 //
 // # Adding a command
 //
@@ -71,6 +73,7 @@
 //  4. format.go: a case in [Command.String] if it has arguments, so that
 //     Format round-trips (FuzzParse checks it).
 //  5. go test ./runtime/script/lang -run CommandReference -update
-//     rewrites docs/COMMANDS.md. Then the interpreter runs it: see
-//     package interp.
+//     rewrites docs/COMMANDS.md, and go test ./cmd/twice -run README
+//     -update adds its row to docs/MANUAL.md's command table. Then the
+//     interpreter runs it: see package interp.
 package lang
