@@ -23,6 +23,8 @@
 //	static/offline.js        registers the service worker on the site's pages,
 //	                         after their first Run's work
 //	static/sw.js             the service worker
+//	static/result-types.js   the Result's JSON as JSDoc types, for tsc only:
+//	                         no code, never served
 //
 // twice.js carries a placeholder, the comment /*TWICE_CONFIG*/ followed by
 // an object literal on the same line; the server replaces that object with
@@ -50,7 +52,10 @@
 //
 // eslint.config.mjs, beside this file and not embedded, is ESLint's
 // configuration for static: which files are modules and which classic
-// scripts, and the globals each has. CI runs it (see .ci/run).
+// scripts, and the globals each has. tsconfig.json, beside it, is tsc's:
+// the files that start with // @ts-check are type-checked (nothing is
+// compiled) against result-types.js, the types of the runtime's Result
+// JSON (package result's json tags). CI runs both (see .ci/run).
 package site
 
 import "embed"

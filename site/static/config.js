@@ -1,3 +1,4 @@
+// @ts-check
 // config.js holds what the loader (twice.js) hands the component: the
 // content-hashed names of the other assets, the size of the wasm module,
 // the runtime's lists of claims, dedupe modes and key choices ({name,
@@ -10,6 +11,7 @@
 //
 // A leaf module: it touches no browser global, so tests import it as is.
 
+/** @type {import("./result-types.js").Config} */
 export const CONFIG = { worker: "worker.js", wasmExec: "wasm_exec.js", wasm: "twice.wasm", wasmSize: 0, css: "playground.css", claims: [], dedupes: [], keys: [], kinds: [], quiet: [], compareTo: "" };
 
 // assetURL resolves an asset's name against this module's own address:
