@@ -55,7 +55,8 @@
 // scripts, and the globals each has. tsconfig.json, beside it, is tsc's:
 // the files that start with // @ts-check are type-checked (nothing is
 // compiled) against result-types.js, the types of the runtime's Result
-// JSON (package result's json tags). CI runs both (see .ci/run).
+// JSON, which TestResultTypes holds to package result's json tags. CI
+// runs both (see .ci/run).
 package site
 
 import "embed"

@@ -10,6 +10,10 @@
 // tsc --noEmit -p site (site/tsconfig.json) checks the modules that say
 // // @ts-check against these types: a misspelt field, or one the runtime
 // no longer writes, is an error there.
+//
+// site's TestResultTypes (go test ./site) holds these types to package
+// result's json tags, so that a field added, renamed or dropped in Go fails
+// there until this file says so.
 
 /**
  * Result is everything one run of a script produced (result.Result).
