@@ -40,7 +40,7 @@ Object.assign(window.tp, {
     const el = tp.el(n);
     tp.q(n, "#tab-" + view).click();
     return new Promise((resolve) => {
-      const check = () => (el.drawing || ["running", "loading"].includes(el.getAttribute("state")) ? setTimeout(check, 10) : resolve(true));
+      const check = () => (el.timeline.drawing || ["running", "loading"].includes(el.getAttribute("state")) ? setTimeout(check, 10) : resolve(true));
       check();
     });
   },
@@ -333,7 +333,7 @@ func TestBrowserExplore(t *testing.T) {
 			const r = tp.q(0, "input[value=%[1]s]");
 			if (!r.checked) { r.checked = true; tp.q(0, "textarea").value = TwicePlayground.rewriteClaim(tp.q(0, "textarea").value, "%[1]s"); }
 			tp.q(0, ".workers").value = "%[2]d";
-			tp.el(0).workersTouched = true;
+			tp.el(0).explore.touched = true;
 			tp.q(0, ".explore-btn").click();
 		})`, tc.claim, tc.workers))
 		took := time.Since(start)

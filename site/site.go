@@ -11,12 +11,18 @@
 //	static/playground.css    styles inside the component's shadow root
 //	static/twice.js          the loader: a classic script that imports the element
 //	                         (and starts the worker, when a block is in view)
-//	static/playground.js     the <twice-playground> element, the entry module
+//	static/playground.js     the <twice-playground> element, the entry module: the
+//	                         block's bar, runs and links, coordinating its views
+//	static/output.js         the Output view: transcript, tables, diagnosis, matrix cells
+//	static/timeline.js       the Timeline view: the picture and the step-through
+//	static/compare.js        the Compare view: the script with two claims, side by side
+//	static/explore.js        the Every ordering view: the races with --all
+//	static/embed.js          the "Embed this block" snippets, and a pasted block's page
 //	static/runtime-client.js the Web Worker client: loads the runtime, queues runs
 //	static/links.js          scripts as text: claim toggle, links, commands
 //	static/render.js         a run's Result drawn into the DOM, and its wording
 //	static/classroom.js      predict-then-run and the presenter view
-//	static/scheduler.js      Be the scheduler: the reader picks each worker's next step
+//	static/scheduler.js      the Be the scheduler view: the reader picks each worker's next step
 //	static/config.js         the config the loader hands the modules
 //	static/worker.js         the Web Worker that loads and calls the wasm module
 //	static/reload.js         under twice serve only: reloads a page its server rendered anew

@@ -95,6 +95,33 @@ export function h(tag, attrs, ...children) {
   return el;
 }
 
+/**
+ * fillPanel fills a view's panel: fill is the view's seq-th filling (a
+ * newer one supersedes it). The panel is busy until fill ends; a failure
+ * is said by failed(message) unless a newer filling came, and the view
+ * forgets its key, so that the next filling runs again.
+ *
+ * @param {{seq: number, key: string | null}} view
+ * @param {HTMLElement} panel
+ * @param {number} seq
+ * @param {() => Promise<void>} fill
+ * @param {(message: string) => void} failed
+ */
+export async function fillPanel(view, panel, seq, fill, failed) {
+  panel.dataset.state = "running";
+  panel.setAttribute("aria-busy", "true");
+  try {
+    await fill();
+  } catch (e) {
+    if (seq !== view.seq) return;
+    view.key = null;
+    failed(e.message);
+    panel.dataset.state = "error";
+  } finally {
+    if (seq === view.seq) panel.setAttribute("aria-busy", "false");
+  }
+}
+
 // The diagnosis kinds of script.Summary, in plain words, and which are
 // good (every event had its one effect): the runtime's list, from the
 // config, looked up when used, since CONFIG is filled after import.
