@@ -7,12 +7,25 @@ import (
 	"testing"
 )
 
+// smallSite is a site of one lesson with one block: what the export
+// tests of the output folder write, in a few files.
+func smallSite(t *testing.T) *Site {
+	t.Helper()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.md": "# A\n\n```twice\nadd order-77 && work --job 1\n```\n"})
+	site, err := Render(Options{LessonsDir: dir, Runtime: fakeRuntime(), Brotli: BrotliNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return site
+}
+
 // Building into a folder of unrelated files is refused and leaves them as
 // they were; --force writes the site beside them, deleting nothing; and a
 // folder twice wrote can be written again without --force.
 func TestExportRefusesForeignFolder(t *testing.T) {
 	t.Parallel()
-	site := fakeSite(t)
+	site := smallSite(t)
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"notes.txt": "mine", "index.html": "my own page"})
 	err := site.Export(dir)
@@ -46,7 +59,7 @@ func TestExportRefusesForeignFolder(t *testing.T) {
 // leads outside is refused.
 func TestExportDoesNotFollowSymlinks(t *testing.T) {
 	t.Parallel()
-	site := fakeSite(t)
+	site := smallSite(t)
 	outside := t.TempDir()
 	victim := filepath.Join(outside, "victim.html")
 	os.WriteFile(victim, []byte("precious"), 0o644)

@@ -31,10 +31,18 @@ func fakeRuntime() *Runtime {
 }
 
 var (
-	realOnce sync.Once
-	realRT   *Runtime
-	realErr  error
-	realTook time.Duration
+	realOnce  sync.Once
+	realRT    *Runtime
+	realErr   error
+	realTook  time.Duration
+	realBuilt bool
+
+	// handedAndSkipped names the tests that were given the real runtime
+	// and then skipped: they built or rendered for nothing.
+	handedAndSkipped struct {
+		sync.Mutex
+		names []string
+	}
 )
 
 // TestMain builds the real wasm runtime before any test starts when the
@@ -57,6 +65,15 @@ func TestMain(m *testing.M) {
 		}
 	}
 	code := m.Run()
+	// The quick loop builds no wasm module.
+	if testing.Short() && realBuilt {
+		fmt.Fprintln(os.Stderr, "FAIL: a test built the wasm runtime under -short; call realRuntime or builtRuntime only where the test cannot run without it, and skip under -short before")
+		code = 1
+	}
+	if names := handedAndSkipped.names; len(names) > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: %s skipped after it was given the wasm runtime; a test skips before it asks for the module (realRuntime skips when there is no browser)\n", strings.Join(names, ", "))
+		code = 1
+	}
 	// A skipped browser test or accessibility gate says so in one line
 	// that go test ./... shows without -v.
 	browsertest.Report(os.Stderr)
@@ -67,6 +84,7 @@ func TestMain(m *testing.M) {
 // command's build cache makes this a second or two after the first build.
 func buildRealRuntime() {
 	realOnce.Do(func() {
+		realBuilt = true
 		start := time.Now()
 		realRT, realErr = BuildRuntime(context.Background(), BuildOptions{})
 		realTook = time.Since(start)
@@ -86,9 +104,20 @@ func openWasmSources() {
 	}
 }
 
-// realRuntime returns the real wasm runtime, building it if TestMain did
-// not.
+// realRuntime returns the real wasm runtime for a browser test, building
+// it if TestMain did not. It skips t as [browsertest.Require] does (under
+// -short, or with no browser installed) before building or rendering
+// anything for it; a test that needs the module without a browser calls
+// builtRuntime.
 func realRuntime(t *testing.T) *Runtime {
+	t.Helper()
+	browsertest.Require(t)
+	return builtRuntime(t)
+}
+
+// builtRuntime returns the real wasm runtime, building it if TestMain did
+// not. A test given it that then skips fails the package (see TestMain).
+func builtRuntime(t *testing.T) *Runtime {
 	t.Helper()
 	openWasmSources()
 	buildRealRuntime()
@@ -96,6 +125,13 @@ func realRuntime(t *testing.T) *Runtime {
 		t.Fatalf("building the wasm runtime: %v", realErr)
 	}
 	t.Logf("the wasm runtime (%d bytes) took %v to build", len(realRT.Wasm), realTook.Round(time.Millisecond))
+	t.Cleanup(func() {
+		if t.Skipped() {
+			handedAndSkipped.Lock()
+			defer handedAndSkipped.Unlock()
+			handedAndSkipped.names = append(handedAndSkipped.names, t.Name())
+		}
+	})
 	return realRT
 }
 

@@ -18,7 +18,7 @@ func TestWasmExecFromToolchain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the wasm module")
 	}
-	rt := realRuntime(t)
+	rt := builtRuntime(t)
 	out, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil {
 		t.Fatal(err)

@@ -11,12 +11,12 @@ import (
 	"github.com/twice-lab/twice/runtime/script/lang"
 )
 
-// TestREADMEExamples runs every example of twice run in README.md that
+// TestREADMEExamples runs every example of twice run in docs/MANUAL.md that
 // shows its output (a "$ go run ./cmd/twice run -c '...'" line in a sh
 // block, followed by what it prints) and requires the output shown to be
 // what twice prints, byte for byte.
 func TestREADMEExamples(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "MANUAL.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,17 +37,17 @@ func TestREADMEExamples(t *testing.T) {
 			args := append(append([]string{"run"}, strings.Fields(m[1])...), "-c", m[2])
 			var stdout, stderr bytes.Buffer
 			if code := run(args, strings.NewReader(""), &stdout, &stderr); code != 0 {
-				t.Errorf("README: twice %q exits %d: %s", args, code, stderr.String())
+				t.Errorf("docs/MANUAL.md: twice %q exits %d: %s", args, code, stderr.String())
 				continue
 			}
 			examples++
 			if got := strings.TrimRight(stdout.String(), "\n"); got != strings.Join(want, "\n") {
-				t.Errorf("README shows for twice run -c %q:\n%s\nbut twice prints:\n%s", m[2], strings.Join(want, "\n"), got)
+				t.Errorf("docs/MANUAL.md shows for twice run -c %q:\n%s\nbut twice prints:\n%s", m[2], strings.Join(want, "\n"), got)
 			}
 		}
 	}
 	if examples == 0 {
-		t.Fatal("README.md has no example of twice run with its output")
+		t.Fatal("docs/MANUAL.md has no example of twice run with its output")
 	}
 }
 
@@ -62,89 +62,188 @@ func shBlocks(md string) []string {
 	return blocks
 }
 
-// readmeTable returns the rows of README.md's command table: for each
-// row, the commands its first cell names (the first word of each code
-// span) and the whole row.
-func readmeTable(t *testing.T, md string) [][2]string {
-	t.Helper()
-	const head = "| command | what it does | what it prints |"
-	i := strings.Index(md, head)
-	if i < 0 {
-		t.Fatal("README.md has no command table")
-	}
-	var rows [][2]string
-	span := regexp.MustCompile("`([^`]*)`")
-	for _, line := range strings.Split(md[i:], "\n")[2:] {
-		if !strings.HasPrefix(line, "| ") {
-			break
-		}
-		cell := strings.SplitN(line[2:], " | ", 2)[0]
-		for _, m := range span.FindAllStringSubmatch(cell, -1) {
-			rows = append(rows, [2]string{strings.Fields(m[1])[0], line})
-		}
-	}
-	return rows
-}
+// The parts of docs/MANUAL.md that are written from the code, each between
+// two markers: a test fails when one differs from what the code says,
+// and go test ./cmd/twice -run README -update writes it again.
+const (
+	usageBegin = "<!-- twice's usage (cmd/twice/main.go), written by go test ./cmd/twice -run README -update -->\n"
+	usageEnd   = "<!-- end of twice's usage -->\n"
+	tableBegin = "<!-- the first column: the synopses of the command table (runtime/script/lang/commands.go), written by go test ./cmd/twice -run README -update -->\n"
+	tableEnd   = "<!-- end of the command table -->\n"
+)
 
-// TestREADMECommandTable: README.md's command table has a row for every
-// command of the command list and none for a command it lacks; each row
-// names every flag of its command's synopsis (work's flags are listed
-// below the table, each as `--flag`) and its synopsis cell none that the
-// command lacks; and that list of work's flags names none that work
-// lacks. The synopses come from the command table's flag tables.
-func TestREADMECommandTable(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+// readREADME returns docs/MANUAL.md, the manual.
+func readREADME(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "MANUAL.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	md := string(data)
-	rows := map[string][]string{}
-	for _, r := range readmeTable(t, md) {
-		rows[r[0]] = append(rows[r[0]], r[1])
+	return string(data)
+}
+
+// between returns the text of md between the markers begin and end, and
+// md with want there instead; ok is false when md lacks a marker.
+func between(md, begin, end, want string) (got, updated string, ok bool) {
+	i := strings.Index(md, begin)
+	if i < 0 {
+		return "", md, false
 	}
-	flag := regexp.MustCompile(`--[a-z][a-z-]*`)
-	known := map[string]bool{}
+	i += len(begin)
+	j := strings.Index(md[i:], end)
+	if j < 0 {
+		return "", md, false
+	}
+	return md[i : i+j], md[:i] + want + md[i+j:], true
+}
+
+// checkGenerated holds the part of docs/MANUAL.md between begin and end to
+// want, or with -update writes want there.
+func checkGenerated(t *testing.T, what, begin, end, want string) {
+	t.Helper()
+	md := readREADME(t)
+	got, updated, ok := between(md, begin, end, want)
+	if !ok {
+		t.Fatalf("docs/MANUAL.md lacks the markers of %s: %q and %q", what, begin, end)
+	}
+	if *updateScripts && got != want {
+		if err := os.WriteFile(filepath.Join("..", "..", "docs", "MANUAL.md"), []byte(updated), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if got != want {
+		t.Errorf("docs/MANUAL.md's %s is not what the code says; go test ./cmd/twice -run README -update writes it:\n%s\nwant:\n%s", what, got, want)
+	}
+}
+
+// usageBlock is docs/MANUAL.md's command-line block: twice's usage, without
+// its first and last lines, as a fenced block.
+func usageBlock() string {
+	lines := strings.Split(strings.TrimSuffix(usage, "\n"), "\n")
+	var b strings.Builder
+	b.WriteString("```\n")
+	for _, l := range lines[1 : len(lines)-1] {
+		b.WriteString(strings.TrimPrefix(l, "  ") + "\n")
+	}
+	b.WriteString("```\n")
+	return b.String()
+}
+
+// TestREADMESynopsis: docs/MANUAL.md's command-line block is twice's usage;
+// the package doc gives every subcommand's synopsis as the usage does,
+// and the usage names every flag the subcommand's flag set defines, and
+// is the first line of the subcommand's own -h.
+func TestREADMESynopsis(t *testing.T) {
+	checkGenerated(t, "command-line block", usageBegin, usageEnd, usageBlock())
+	src, err := os.ReadFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	synopsis := regexp.MustCompile(`(?m)^\s*(twice (run|serve|build|bundle|case list|case check) .*)$`)
+	lines := func(text string) map[string]string {
+		out := map[string]string{}
+		for _, m := range synopsis.FindAllStringSubmatch(text, -1) {
+			if _, ok := out[m[2]]; !ok {
+				out[m[2]] = strings.TrimSpace(m[1])
+			}
+		}
+		return out
+	}
+	doc, help := lines(strings.ReplaceAll(string(src)[:strings.Index(string(src), "package main")], "//", "")), lines(usage)
+	for _, sub := range []string{"run", "serve", "build", "bundle", "case list", "case check"} {
+		if help[sub] == "" || help[sub] != doc[sub] {
+			t.Errorf("twice %s: the package doc says %q, the usage %q", sub, doc[sub], help[sub])
+		}
+		var stderr bytes.Buffer
+		run(append(strings.Fields(sub), "-h"), strings.NewReader(""), &bytes.Buffer{}, &stderr)
+		if !strings.Contains(stderr.String(), "usage: "+help[sub]+"\n") && !strings.Contains(stderr.String(), "       "+help[sub]+"\n") {
+			t.Errorf("twice %s -h does not give the synopsis of the usage, %q:\n%s", sub, help[sub], stderr.String())
+		}
+		for _, m := range regexp.MustCompile(`(?m)^  -([a-z][a-z-]*)`).FindAllStringSubmatch(stderr.String(), -1) {
+			f := m[1]
+			if f == "c" || f == "o" {
+				f = "-" + f
+			} else {
+				f = "--" + f
+			}
+			if !strings.Contains(help[sub], f+" ") && !strings.Contains(help[sub], f+"]") {
+				t.Errorf("twice %s takes %s, but its synopsis %q does not name it", sub, f, help[sub])
+			}
+		}
+	}
+}
+
+// commandTable is docs/MANUAL.md's command table with the first cell of each
+// row written from the command table: each code span of the cell (the
+// commands the row is about) becomes the synopsis of the command its
+// first word names. A command with no row gets one at the end, its
+// summary as what it does. It returns the table, and the cells' words
+// that name no command.
+func commandTable(table string) (string, []string) {
+	synopses := map[string]string{}
+	var order []string
 	for _, c := range lang.Commands() {
-		known[c.Name] = true
-		rs, ok := rows[c.Name]
-		if !ok {
-			t.Errorf("README's command table has no row for %s", c.Name)
+		synopses[c.Name] = c.Usage
+		order = append(order, c.Name)
+	}
+	cell := func(s string) string { return "`" + strings.ReplaceAll(s, "|", `\|`) + "`" }
+	span := regexp.MustCompile("`([^`]*)`")
+	var out, unknown []string
+	seen := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSuffix(table, "\n"), "\n") {
+		first, rest, ok := strings.Cut(strings.TrimPrefix(line, "| "), " | ")
+		if !strings.HasPrefix(line, "| `") || !ok {
+			out = append(out, line)
 			continue
 		}
-		// The row's synopsis names no flag the command lacks.
-		for _, r := range rs {
-			cell := strings.SplitN(r[2:], " | ", 2)[0]
-			for _, m := range regexp.MustCompile("`([^`]*)`").FindAllStringSubmatch(cell, -1) {
-				if strings.Fields(m[1])[0] != c.Name {
-					continue
-				}
-				for _, f := range flag.FindAllString(m[1], -1) {
-					if !regexp.MustCompile(regexp.QuoteMeta(f) + `\b`).MatchString(c.Usage) {
-						t.Errorf("README's row for %s names %s, which %s does not take (its synopsis: %s)", c.Name, f, c.Name, c.Usage)
-					}
-				}
+		var spans []string
+		for _, m := range span.FindAllStringSubmatch(first, -1) {
+			name := strings.Fields(m[1] + " ?")[0]
+			if _, ok := synopses[name]; !ok || seen[name] {
+				unknown = append(unknown, m[1])
+				spans = append(spans, m[0])
+				continue
 			}
+			seen[name] = true
+			spans = append(spans, cell(synopses[name]))
 		}
-		for _, f := range flag.FindAllString(c.Usage, -1) {
-			in := strings.Contains(strings.Join(rs, "\n"), f)
-			if c.Name == "work" {
-				in = in || strings.Contains(md, "`"+f)
+		out = append(out, "| "+strings.Join(spans, ", ")+" | "+rest)
+	}
+	for _, name := range order {
+		if !seen[name] {
+			var summary string
+			for _, c := range lang.Commands() {
+				if c.Name == name {
+					summary = c.Summary
+				}
 			}
-			if !in {
-				t.Errorf("README's row for %s does not name its flag %s", c.Name, f)
-			}
+			out = append(out, "| "+cell(synopses[name])+" | "+summary+" | |")
 		}
 	}
-	for name := range rows {
-		if !known[name] {
-			t.Errorf("README's command table has a row for %s, which is no command", name)
-		}
+	return strings.Join(out, "\n") + "\n", unknown
+}
+
+// TestREADMECommandTable: docs/MANUAL.md's command table has a row for every
+// command of the command table, whose first cell is its synopsis, and
+// none for a command it lacks or twice for one; the list of work's flags
+// below it names none that work lacks.
+func TestREADMECommandTable(t *testing.T) {
+	md := readREADME(t)
+	table, _, ok := between(md, tableBegin, tableEnd, "")
+	if !ok {
+		t.Fatalf("docs/MANUAL.md lacks the markers of the command table: %q and %q", tableBegin, tableEnd)
 	}
-	// And the other way for work: its flags' section, from "Flags of
-	// `work`" to the next heading, names no flag work does not have.
+	want, unknown := commandTable(table)
+	for _, u := range unknown {
+		t.Errorf("the manual's command table has a row for %q, which is no command, or a command's second row", u)
+	}
+	checkGenerated(t, "command table", tableBegin, tableEnd, want)
+	// The flags' section of work, from "Flags of `work`" to the next
+	// heading, names no flag work does not have.
 	start := strings.Index(md, "Flags of `work`")
 	if start < 0 {
-		t.Fatal("README has no section \"Flags of `work`\"")
+		t.Fatal("docs/MANUAL.md has no section \"Flags of `work`\"")
 	}
 	section := md[start:]
 	if end := strings.Index(section, "\n#"); end >= 0 {
@@ -161,55 +260,7 @@ func TestREADMECommandTable(t *testing.T) {
 			continue // `--flag value`: how any flag is written
 		}
 		if !regexp.MustCompile(regexp.QuoteMeta(m[1]) + `\b`).MatchString(usage) {
-			t.Errorf("README's flags of work name %s, which work does not have (its synopsis: %s)", m[1], usage)
-		}
-	}
-}
-
-// TestREADMESynopsis: the synopsis of every subcommand in README.md's
-// command-line block, in the package doc and in twice's usage is the
-// same line, and names every flag the subcommand's flag set defines.
-func TestREADMESynopsis(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.ReadFile("main.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	synopsis := regexp.MustCompile(`(?m)^\s*(twice (run|serve|build|bundle|case list|case check) .*)$`)
-	lines := func(text string) map[string]string {
-		out := map[string]string{}
-		for _, m := range synopsis.FindAllStringSubmatch(text, -1) {
-			if _, ok := out[m[2]]; !ok {
-				out[m[2]] = strings.TrimSpace(m[1])
-			}
-		}
-		return out
-	}
-	md := string(data)
-	i := strings.Index(md, "## The command line")
-	if i < 0 {
-		t.Fatal("README.md has no command-line section")
-	}
-	readme, doc, help := lines(md[i:]), lines(strings.ReplaceAll(string(src)[:strings.Index(string(src), "package main")], "//", "")), lines(usage)
-	for _, sub := range []string{"run", "serve", "build", "bundle", "case list", "case check"} {
-		if readme[sub] == "" || readme[sub] != doc[sub] || readme[sub] != help[sub] {
-			t.Errorf("twice %s: README says %q, the package doc %q, the usage %q", sub, readme[sub], doc[sub], help[sub])
-		}
-		var stderr bytes.Buffer
-		run(append(strings.Fields(sub), "-h"), strings.NewReader(""), &bytes.Buffer{}, &stderr)
-		for _, m := range regexp.MustCompile(`(?m)^  -([a-z][a-z-]*)`).FindAllStringSubmatch(stderr.String(), -1) {
-			f := m[1]
-			if f == "c" || f == "o" {
-				f = "-" + f
-			} else {
-				f = "--" + f
-			}
-			if !strings.Contains(help[sub], f+" ") && !strings.Contains(help[sub], f+"]") {
-				t.Errorf("twice %s takes %s, but its synopsis %q does not name it", sub, f, help[sub])
-			}
+			t.Errorf("the manual's flags of work name %s, which work does not have (its synopsis: %s)", m[1], usage)
 		}
 	}
 }

@@ -31,8 +31,19 @@ func fakeWasm(t *testing.T) string {
 func TestBuildCommand(t *testing.T) {
 	wasm := fakeWasm(t)
 	out := t.TempDir()
+	args := []string{"build", "-o", out, "--wasm", wasm}
+	if testing.Short() {
+		// One built-in lesson: server's and lessons' tests render them all.
+		lessons := t.TempDir()
+		src, err := os.ReadFile(filepath.Join("..", "..", "lessons", "04-claim-race.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(lessons, "04-claim-race.md"), src, 0o644)
+		args = append(args, "--lessons", lessons)
+	}
 	var stdout, stderr strings.Builder
-	if code := run([]string{"build", "-o", out, "--wasm", wasm}, nil, &stdout, &stderr); code != 0 {
+	if code := run(args, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("twice build: exit %d\n%s", code, stderr.String())
 	}
 	for _, p := range []string{"index.html", "404.html", "lessons/claim-race/index.html", "embed/claim-race/1/index.html", "assets/twice.js"} {

@@ -96,7 +96,7 @@ func Summary() string {
 		parts = append(parts, fmt.Sprintf("%s skipped (%d, %s)", k[0], n, k[1]))
 	}
 	sort.Strings(parts)
-	return "twice: " + strings.Join(parts, "; ") + "; see README.md, \"Tests\", to run them"
+	return "twice: " + strings.Join(parts, "; ") + "; see docs/MANUAL.md, \"Tests\", to run them"
 }
 
 // Report prints Summary, when there is one, where go test ./... shows it

@@ -20,7 +20,7 @@ func TestSummary(t *testing.T) {
 	NoteSkip("browser tests", "no Chromium found")
 	NoteSkip("the accessibility gate", "no axe-core at .tools")
 	s := Summary()
-	for _, want := range []string{"browser tests skipped (2, no Chromium found)", "the accessibility gate skipped (1, no axe-core at .tools)", "README.md"} {
+	for _, want := range []string{"browser tests skipped (2, no Chromium found)", "the accessibility gate skipped (1, no axe-core at .tools)", "docs/MANUAL.md"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("summary %q does not say %q", s, want)
 		}

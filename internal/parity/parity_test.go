@@ -21,9 +21,12 @@ type parityCase struct {
 	file  string // if set, written as script.sh in the working directory
 	out   string // if set, a file the run writes, compared too
 	code  int    // the exit code both platforms must give
-	// heavy cases (a matrix is 980 runs, a minute under wazero) run at the
-	// default seed and the largest of seeds only.
-	heavy bool
+	// heavy cases (a matrix is 980 runs, a minute under wazero; a run to
+	// the auto budget's steps) run at the default seed and the largest of
+	// seeds only; a case whose script names its own seed (matrix --seed N)
+	// prints the same at every seed but the one it reports, and runs at
+	// the default seed alone (once).
+	heavy, once bool
 }
 
 func parityCases(t *testing.T) []parityCase {
@@ -70,7 +73,7 @@ func parityCases(t *testing.T) []parityCase {
 		parityCase{name: "lock-release-any-json", args: []string{"--json", "-c", article.Golden(t, "lock-release-any")}},
 		parityCase{name: "dead-letter-redrive-timeline", args: []string{"--timeline", "tl.svg", "-c", article.Golden(t, "dead-letter-redrive")}, out: "tl.svg"},
 		parityCase{name: "matrix", args: []string{"-c", "matrix"}, heavy: true},
-		parityCase{name: "matrix-json", args: []string{"--json", "-c", "matrix --seed 9"}, heavy: true},
+		parityCase{name: "matrix-json", args: []string{"--json", "-c", "matrix --seed 9"}, once: true},
 		parityCase{name: "matrix-usage-error", args: []string{"-c", "matrix --seed x"}, code: 2},
 		parityCase{name: "dedupe-claim-race", args: []string{"-c", dedupeClaimRace}},
 		parityCase{name: "dedupe-check-all", args: []string{"-c", dedupeCheckAll}},
@@ -86,7 +89,7 @@ func parityCases(t *testing.T) []parityCase {
 		// by the auto budget's output (JSON, marked heavy), and the shell
 		// waiting its turn under a worker's transaction.
 		parityCase{name: "budget-output-auto", args: []string{"--auto", "--json", "-c", strings.Repeat("add a --times 100\n", 5) + strings.Repeat("jobs\n", 40)}, code: 1},
-		parityCase{name: "budget-steps-auto", args: []string{"--auto", "-c", "race read 2000 --workers 8"}, code: 1},
+		parityCase{name: "budget-steps-auto", args: []string{"--auto", "-c", "race read 2000 --workers 8"}, code: 1, heavy: true},
 		parityCase{name: "shell-waits", args: []string{"-c", "add a\nwork --job 1 --effect ledger --processing 100 &\nsleep 0.1627\nadd b\njobs\nwait\nledger"}},
 		parityCase{name: "runtime-error-trace", args: []string{"-c", "reset && add order-77 && work --job 1 --trace && jobs && work --job 9"}, code: 1},
 	)
@@ -94,7 +97,8 @@ func parityCases(t *testing.T) []parityCase {
 }
 
 // TestWasip1Parity runs each case natively and under wazero and requires
-// the same stdout bytes, the same stderr bytes and the same exit code.
+// the same stdout bytes, the same stderr bytes and the same exit code. The
+// cases run in parallel (go test's -parallel, the processors by default).
 func TestWasip1Parity(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping: builds cmd/twice for wasip1 (about 40 s cold)")
@@ -104,7 +108,7 @@ func TestWasip1Parity(t *testing.T) {
 	for _, c := range parityCases(t) {
 		seedArgs := [][]string{nil} // the default seed
 		for _, s := range seeds {
-			if c.heavy && s != seeds[len(seeds)-1] {
+			if c.once || c.heavy && s != seeds[len(seeds)-1] {
 				continue
 			}
 			seedArgs = append(seedArgs, []string{"--seed", strconv.FormatUint(s, 10)})
@@ -115,6 +119,9 @@ func TestWasip1Parity(t *testing.T) {
 				name = c.name + "/" + sa[1]
 			}
 			t.Run(name, func(t *testing.T) {
+				// Each case runs beside others: a wasm guest runs on one
+				// thread, and the runtime is shared.
+				t.Parallel()
 				// Each platform gets a working directory of its own, so
 				// files the run writes can be compared.
 				var dirs [2]string

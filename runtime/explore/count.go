@@ -7,19 +7,11 @@ import (
 
 // Count is an exact count of orderings: an unsigned 128-bit integer.
 //
-// With MaxWorkers workers of at most four steps each there are at most
-// 32!/(4!)^8, about 2.4e24, orderings, well inside 128 bits (about 3.4e38),
-// so the search never needs arbitrary precision. The worker flags give a
-// worker up to eight steps, and a lock claim's check, await, set and
-// release up to seven without them, and then that bound passes 128 bits;
-// the real counts stay far below it (a worker that loses the claim
-// stops, an open transaction holds the others' writes back), and every
-// race statesOf counts was explored without overflow when the table was
-// written; a race the script's state budget lets through (the async lock
-// up to six workers) is far from it. The
-// arithmetic checks for overflow, so a count is never silently wrong. A
-// fixed-size integer keeps math/big, about 50 kB of brotli, out of the
-// browser's download.
+// The counts of the races a script may explore stay far below 2^128 (a
+// worker that loses the claim stops, an open transaction holds the
+// others' writes back); the arithmetic checks for overflow, so a count is
+// never silently wrong. A fixed-size integer keeps math/big, about 50 kB
+// of brotli, out of the browser's download.
 type Count struct{ hi, lo uint64 }
 
 // CountOf returns n as a Count.

@@ -123,6 +123,41 @@
 // highest token, the ledger's committed keys and what the open
 // transaction has written; the transaction is put back, before a step,
 // by replaying its writes on its worker's connection.
+//
+// # The states table
+//
+// [States] says how many states a race --all will explore before it
+// runs, so that a script's budget is checked when it is parsed. The
+// search is deterministic, so the counts are known: they are kept in
+// runtime/explore/states.txt, embedded in the package, a block of lines
+// per claim in the order of the claims' list. A line is a race, in words
+// separated by one space:
+//
+//	# comment lines start with #
+//	read off same - 18 58 148 323 631 1135 1915
+//	read check attempt heartbeat,fence 91 1031 10172 93654 many many many
+//
+// the claim; the service's dedupe mode (off, check, claim); the kind of
+// key the workers send (same: one value for every worker, as the event's,
+// the job's and the order's keys are, which explore alike; run; attempt);
+// the worker flags (-, or some of heartbeat, fence, ledger, separate-key,
+// in that order, joined by commas); then the states explored with 2 to 8
+// workers. A count is many (ManyStates) when the one before it passed
+// StatesTabled: that search is not run. With the ledger, or without a
+// dedupe mode and a key, the service takes no part, and the race is "off
+// same". A test requires a line for every race of every claim, in the
+// generator's order and form, and compares the counts to fresh searches:
+// in the full run every row without flags, and the rows with flags up to
+// four workers and 5,000 states, for every service; under -short, only
+// those up to 1,000 states, with flags up to three workers of the read
+// and atomic claims, and each row for one service.
+//
+// The lines are written by exploring: go generate ./runtime/explore adds
+// those of a claim the file lacks (a new claim's, in a minute or two on
+// two cores) and leaves every other line as it is; go run
+// ./runtime/explore/genstates CLAIM explores that claim again, after its
+// steps change, and -all every claim (about ten minutes). A claim with no
+// lines is measured by exploring the first time States is asked about it.
 package explore
 
 import (
@@ -130,7 +165,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/receipts"
@@ -714,253 +748,4 @@ func (x *explorer) shortest(s state) ([]Step, error) {
 		s = bestNext
 	}
 	return steps, nil
-}
-
-// ManyStates is what States returns for a race whose search is known to
-// pass StatesTabled states without being counted: the count before it
-// (one worker fewer) is already above that, and the search only grows with
-// workers.
-const ManyStates = 1 << 30
-
-// StatesTabled bounds what the table counts: a search with one worker more
-// than a count above it is not run to be counted, and is ManyStates.
-const StatesTabled = 12_000
-
-// statesOf is how many states ExploreRace executes steps from, for
-// MinWorkers up to MaxWorkers workers, by the claim (its name), the
-// service's dedupe mode, the kind of key the workers send and the worker
-// flags. The search is deterministic, so these are known before it runs;
-// a test holds the table to what ExploreRace reports. Keys that are the
-// same for every worker of a race (the event's, the job's, the order's)
-// explore alike; with the ledger the service takes no part. The table is
-// written by exploring (about ten minutes on two cores):
-//
-//	go test ./runtime/explore -run PrintStates -states -v
-var statesOf = map[statesKey][MaxWorkers - MinWorkers + 1]int{
-	{"read", receipts.DedupeOff, keySame, Flags{}}:                                                                    {18, 58, 148, 323, 631, 1135, 1915},
-	{"read", receipts.DedupeCheck, keySame, Flags{}}:                                                                  {45, 282, 1579, 8580, 46965, ManyStates, ManyStates},
-	{"read", receipts.DedupeCheck, keyRun, Flags{}}:                                                                   {45, 278, 1595, 9027, 51470, ManyStates, ManyStates},
-	{"read", receipts.DedupeCheck, keyTry, Flags{}}:                                                                   {55, 489, 4118, 34251, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeClaim, keySame, Flags{}}:                                                                  {24, 81, 215, 485, 974, 1793, 3085},
-	{"read", receipts.DedupeClaim, keyRun, Flags{}}:                                                                   {26, 93, 260, 617, 1303, 2521, 4555},
-	{"read", receipts.DedupeClaim, keyTry, Flags{}}:                                                                   {33, 181, 833, 3352, 12170, ManyStates, ManyStates},
-	{"lock", receipts.DedupeOff, keySame, Flags{}}:                                                                    {11, 18, 25, 32, 39, 46, 53},
-	{"lock", receipts.DedupeCheck, keySame, Flags{}}:                                                                  {15, 24, 33, 42, 51, 60, 69},
-	{"lock", receipts.DedupeCheck, keyRun, Flags{}}:                                                                   {15, 24, 33, 42, 51, 60, 69},
-	{"lock", receipts.DedupeCheck, keyTry, Flags{}}:                                                                   {15, 24, 33, 42, 51, 60, 69},
-	{"lock", receipts.DedupeClaim, keySame, Flags{}}:                                                                  {13, 21, 29, 37, 45, 53, 61},
-	{"lock", receipts.DedupeClaim, keyRun, Flags{}}:                                                                   {13, 21, 29, 37, 45, 53, 61},
-	{"lock", receipts.DedupeClaim, keyTry, Flags{}}:                                                                   {13, 21, 29, 37, 45, 53, 61},
-	{"atomic", receipts.DedupeOff, keySame, Flags{}}:                                                                  {6, 9, 12, 15, 18, 21, 24},
-	{"atomic", receipts.DedupeCheck, keySame, Flags{}}:                                                                {10, 15, 20, 25, 30, 35, 40},
-	{"atomic", receipts.DedupeCheck, keyRun, Flags{}}:                                                                 {10, 15, 20, 25, 30, 35, 40},
-	{"atomic", receipts.DedupeCheck, keyTry, Flags{}}:                                                                 {10, 15, 20, 25, 30, 35, 40},
-	{"atomic", receipts.DedupeClaim, keySame, Flags{}}:                                                                {8, 12, 16, 20, 24, 28, 32},
-	{"atomic", receipts.DedupeClaim, keyRun, Flags{}}:                                                                 {8, 12, 16, 20, 24, 28, 32},
-	{"atomic", receipts.DedupeClaim, keyTry, Flags{}}:                                                                 {8, 12, 16, 20, 24, 28, 32},
-	{"async-lock", receipts.DedupeOff, keySame, Flags{}}:                                                              {50, 247, 914, 2772, 7277, 17117, ManyStates},
-	{"async-lock", receipts.DedupeCheck, keySame, Flags{}}:                                                            {114, 1097, 8567, 60208, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeCheck, keyRun, Flags{}}:                                                             {106, 966, 7489, 53643, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeCheck, keyTry, Flags{}}:                                                             {140, 1859, 21028, ManyStates, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeClaim, keySame, Flags{}}:                                                            {64, 339, 1321, 4173, 11324, 27380, ManyStates},
-	{"async-lock", receipts.DedupeClaim, keyRun, Flags{}}:                                                             {65, 354, 1428, 4687, 13239, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeClaim, keyTry, Flags{}}:                                                             {87, 713, 4489, 23389, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                                                     {35, 162, 538, 1439, 3314, 6841, 12990},
-	{"read", receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                                                   {77, 629, 4273, 26753, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                                                    {77, 628, 4261, 26624, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                                                    {91, 1031, 10172, 93654, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                                                   {46, 212, 708, 1919, 4495, 9451, 18283},
-	{"read", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                                                    {49, 255, 945, 2799, 7082, 15943, ManyStates},
-	{"read", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                                                    {62, 483, 2870, 14067, ManyStates, ManyStates, ManyStates},
-	{"lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                                                     {13, 21, 29, 37, 45, 53, 61},
-	{"lock", receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                                                   {17, 27, 37, 47, 57, 67, 77},
-	{"lock", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                                                    {17, 27, 37, 47, 57, 67, 77},
-	{"lock", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                                                    {17, 27, 37, 47, 57, 67, 77},
-	{"lock", receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                                                   {15, 24, 33, 42, 51, 60, 69},
-	{"lock", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                                                    {15, 24, 33, 42, 51, 60, 69},
-	{"lock", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                                                    {15, 24, 33, 42, 51, 60, 69},
-	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                                                   {8, 12, 16, 20, 24, 28, 32},
-	{"atomic", receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                                                 {12, 18, 24, 30, 36, 42, 48},
-	{"atomic", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                                                  {12, 18, 24, 30, 36, 42, 48},
-	{"atomic", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                                                  {12, 18, 24, 30, 36, 42, 48},
-	{"atomic", receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                                                 {10, 15, 20, 25, 30, 35, 40},
-	{"atomic", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                                                  {10, 15, 20, 25, 30, 35, 40},
-	{"atomic", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                                                  {10, 15, 20, 25, 30, 35, 40},
-	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true}}:                                               {81, 569, 2762, 10335, 32106, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeCheck, keySame, Flags{Heartbeat: true}}:                                             {148, 1624, 13724, ManyStates, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true}}:                                              {141, 1499, 12525, ManyStates, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true}}:                                              {174, 2556, 30448, ManyStates, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeClaim, keySame, Flags{Heartbeat: true}}:                                             {99, 715, 3561, 13707, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true}}:                                              {101, 766, 4017, 16235, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true}}:                                              {130, 1465, 12015, ManyStates, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeOff, keySame, Flags{Fence: true}}:                                                         {40, 255, 1334, 6241, 27384, ManyStates, ManyStates},
-	{"read", receipts.DedupeCheck, keySame, Flags{Fence: true}}:                                                       {84, 826, 7172, 59354, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                                                        {84, 820, 7010, 56775, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeCheck, keyTry, Flags{Fence: true}}:                                                        {91, 1075, 11736, 125248, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeClaim, keySame, Flags{Fence: true}}:                                                       {51, 312, 1576, 7178, 30857, ManyStates, ManyStates},
-	{"read", receipts.DedupeClaim, keyRun, Flags{Fence: true}}:                                                        {57, 406, 2315, 11593, 53682, ManyStates, ManyStates},
-	{"read", receipts.DedupeClaim, keyTry, Flags{Fence: true}}:                                                        {59, 486, 3515, 23643, ManyStates, ManyStates, ManyStates},
-	{"lock", receipts.DedupeOff, keySame, Flags{Fence: true}}:                                                         {13, 21, 29, 37, 45, 53, 61},
-	{"lock", receipts.DedupeCheck, keySame, Flags{Fence: true}}:                                                       {17, 27, 37, 47, 57, 67, 77},
-	{"lock", receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                                                        {17, 27, 37, 47, 57, 67, 77},
-	{"lock", receipts.DedupeCheck, keyTry, Flags{Fence: true}}:                                                        {17, 27, 37, 47, 57, 67, 77},
-	{"lock", receipts.DedupeClaim, keySame, Flags{Fence: true}}:                                                       {15, 24, 33, 42, 51, 60, 69},
-	{"lock", receipts.DedupeClaim, keyRun, Flags{Fence: true}}:                                                        {15, 24, 33, 42, 51, 60, 69},
-	{"lock", receipts.DedupeClaim, keyTry, Flags{Fence: true}}:                                                        {15, 24, 33, 42, 51, 60, 69},
-	{"atomic", receipts.DedupeOff, keySame, Flags{Fence: true}}:                                                       {8, 12, 16, 20, 24, 28, 32},
-	{"atomic", receipts.DedupeCheck, keySame, Flags{Fence: true}}:                                                     {12, 18, 24, 30, 36, 42, 48},
-	{"atomic", receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                                                      {12, 18, 24, 30, 36, 42, 48},
-	{"atomic", receipts.DedupeCheck, keyTry, Flags{Fence: true}}:                                                      {12, 18, 24, 30, 36, 42, 48},
-	{"atomic", receipts.DedupeClaim, keySame, Flags{Fence: true}}:                                                     {10, 15, 20, 25, 30, 35, 40},
-	{"atomic", receipts.DedupeClaim, keyRun, Flags{Fence: true}}:                                                      {10, 15, 20, 25, 30, 35, 40},
-	{"atomic", receipts.DedupeClaim, keyTry, Flags{Fence: true}}:                                                      {10, 15, 20, 25, 30, 35, 40},
-	{"async-lock", receipts.DedupeOff, keySame, Flags{Fence: true}}:                                                   {107, 1014, 7045, 40939, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeCheck, keySame, Flags{Fence: true}}:                                                 {203, 2989, 34611, ManyStates, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeCheck, keyRun, Flags{Fence: true}}:                                                  {203, 2971, 33967, ManyStates, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeCheck, keyTry, Flags{Fence: true}}:                                                  {221, 3857, 55147, ManyStates, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeClaim, keySame, Flags{Fence: true}}:                                                 {127, 1182, 8105, 46521, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeClaim, keyRun, Flags{Fence: true}}:                                                  {143, 1520, 11598, 72741, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeClaim, keyTry, Flags{Fence: true}}:                                                  {149, 1828, 17363, ManyStates, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true}}:                                        {52, 384, 2534, 15845, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeCheck, keySame, Flags{Heartbeat: true, Fence: true}}:                                      {88, 835, 7287, 61253, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true, Fence: true}}:                                       {88, 831, 7190, 59748, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true}}:                                       {88, 886, 8660, 84303, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:                                      {63, 458, 2987, 18471, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:                                       {69, 560, 3983, 26389, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:                                       {69, 606, 4985, 39737, ManyStates, ManyStates, ManyStates},
-	{"lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true}}:                                        {15, 24, 33, 42, 51, 60, 69},
-	{"lock", receipts.DedupeCheck, keySame, Flags{Heartbeat: true, Fence: true}}:                                      {19, 30, 41, 52, 63, 74, 85},
-	{"lock", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true, Fence: true}}:                                       {19, 30, 41, 52, 63, 74, 85},
-	{"lock", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true}}:                                       {19, 30, 41, 52, 63, 74, 85},
-	{"lock", receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:                                      {17, 27, 37, 47, 57, 67, 77},
-	{"lock", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:                                       {17, 27, 37, 47, 57, 67, 77},
-	{"lock", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:                                       {17, 27, 37, 47, 57, 67, 77},
-	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true}}:                                      {10, 15, 20, 25, 30, 35, 40},
-	{"atomic", receipts.DedupeCheck, keySame, Flags{Heartbeat: true, Fence: true}}:                                    {14, 21, 28, 35, 42, 49, 56},
-	{"atomic", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true, Fence: true}}:                                     {14, 21, 28, 35, 42, 49, 56},
-	{"atomic", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true}}:                                     {14, 21, 28, 35, 42, 49, 56},
-	{"atomic", receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:                                    {12, 18, 24, 30, 36, 42, 48},
-	{"atomic", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:                                     {12, 18, 24, 30, 36, 42, 48},
-	{"atomic", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:                                     {12, 18, 24, 30, 36, 42, 48},
-	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true}}:                                  {110, 1054, 8250, 57910, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeCheck, keySame, Flags{Heartbeat: true, Fence: true}}:                                {160, 1837, 17910, ManyStates, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeCheck, keyRun, Flags{Heartbeat: true, Fence: true}}:                                 {160, 1833, 17789, ManyStates, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true}}:                                 {160, 1904, 20059, ManyStates, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeClaim, keySame, Flags{Heartbeat: true, Fence: true}}:                                {126, 1208, 9478, 66598, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeClaim, keyRun, Flags{Heartbeat: true, Fence: true}}:                                 {134, 1384, 11646, 87221, ManyStates, ManyStates, ManyStates},
-	{"async-lock", receipts.DedupeClaim, keyTry, Flags{Heartbeat: true, Fence: true}}:                                 {134, 1447, 13357, ManyStates, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeOff, keySame, Flags{Ledger: true}}:                                                        {33, 101, 241, 491, 897, 1513, 2401},
-	{"lock", receipts.DedupeOff, keySame, Flags{Ledger: true}}:                                                        {17, 27, 37, 47, 57, 67, 77},
-	{"atomic", receipts.DedupeOff, keySame, Flags{Ledger: true}}:                                                      {12, 18, 24, 30, 36, 42, 48},
-	{"async-lock", receipts.DedupeOff, keySame, Flags{Ledger: true}}:                                                  {81, 407, 1487, 4396, 11177, 25379, ManyStates},
-	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:                                       {64, 286, 906, 2311, 5083, 10039, 18271},
-	{"lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:                                       {19, 30, 41, 52, 63, 74, 85},
-	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:                                     {14, 21, 28, 35, 42, 49, 56},
-	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true}}:                                 {126, 891, 4261, 15594, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                                           {42, 149, 391, 851, 1632, 2857, 4669},
-	{"lock", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                                           {17, 27, 37, 47, 57, 67, 77},
-	{"atomic", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                                         {12, 18, 24, 30, 36, 42, 48},
-	{"async-lock", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true}}:                                     {99, 550, 2066, 6073, 15094, ManyStates, ManyStates},
-	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}:                          {59, 250, 765, 1905, 4117, 8023, 14449},
-	{"lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}:                          {19, 30, 41, 52, 63, 74, 85},
-	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}:                        {14, 21, 28, 35, 42, 49, 56},
-	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true}}:                    {110, 666, 2788, 9126, 25104, ManyStates, ManyStates},
-	{"read", receipts.DedupeOff, keySame, Flags{Ledger: true, SeparateKey: true}}:                                     {51, 193, 559, 1349, 2857, 5489, 9781},
-	{"lock", receipts.DedupeOff, keySame, Flags{Ledger: true, SeparateKey: true}}:                                     {21, 33, 45, 57, 69, 81, 93},
-	{"atomic", receipts.DedupeOff, keySame, Flags{Ledger: true, SeparateKey: true}}:                                   {16, 24, 32, 40, 48, 56, 64},
-	{"async-lock", receipts.DedupeOff, keySame, Flags{Ledger: true, SeparateKey: true}}:                               {125, 771, 3350, 11496, 33293, ManyStates, ManyStates},
-	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true, SeparateKey: true}}:                    {88, 435, 1488, 4022, 9250, 18923, ManyStates},
-	{"lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true, SeparateKey: true}}:                    {23, 36, 49, 62, 75, 88, 101},
-	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true, SeparateKey: true}}:                  {18, 27, 36, 45, 54, 63, 72},
-	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Ledger: true, SeparateKey: true}}:              {206, 1782, 9725, 39239, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true, SeparateKey: true}}:                        {71, 320, 1021, 2620, 5792, 11489, 20988},
-	{"lock", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true, SeparateKey: true}}:                        {21, 33, 45, 57, 69, 81, 93},
-	{"atomic", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true, SeparateKey: true}}:                      {16, 24, 32, 40, 48, 56, 64},
-	{"async-lock", receipts.DedupeOff, keySame, Flags{Fence: true, Ledger: true, SeparateKey: true}}:                  {167, 1218, 5678, 19967, ManyStates, ManyStates, ManyStates},
-	{"read", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true, SeparateKey: true}}:       {84, 389, 1260, 3264, 7262, 14471, ManyStates},
-	{"lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true, SeparateKey: true}}:       {23, 36, 49, 62, 75, 88, 101},
-	{"atomic", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true, SeparateKey: true}}:     {18, 27, 36, 45, 54, 63, 72},
-	{"async-lock", receipts.DedupeOff, keySame, Flags{Heartbeat: true, Fence: true, Ledger: true, SeparateKey: true}}: {177, 1319, 6306, 22634, ManyStates, ManyStates, ManyStates},
-}
-
-// statesKey indexes statesOf: the claim by name, so that the table is
-// written from the list of claims, with no name of its own to add.
-type statesKey struct {
-	claim  string
-	dedupe receipts.Dedupe
-	key    keyKind
-	flags  Flags
-}
-
-// keyKind groups the key choices by how they shape the search.
-type keyKind uint8
-
-const (
-	keySame keyKind = iota // one value for every worker of the race: event, job, order
-	keyRun                 // each run its own: run
-	keyTry                 // the job and the attempt the run claimed with: attempt
-)
-
-// statesKey is the row of statesOf for a race of claim with the service v
-// and the worker flags: with the ledger or without the service's key
-// steps, the service makes no difference.
-func (v Service) statesKey(claim queue.Claim, flags Flags) statesKey {
-	if !v.active() || flags.Ledger {
-		return statesKey{claim.String(), receipts.DedupeOff, keySame, flags}
-	}
-	k := keySame
-	switch v.Key {
-	case receipts.KeyRun:
-		k = keyRun
-	case receipts.KeyAttempt:
-		k = keyTry
-	}
-	return statesKey{claim.String(), v.Dedupe, k, flags}
-}
-
-// States returns how many states ExploreRace(claim, workers, svc, flags)
-// explores, without exploring when statesOf has the claim's row: what a
-// caller can budget before running anything. A claim the table does not
-// have yet is measured once, by exploring, and remembered. It is
-// ManyStates for a search known to pass StatesTabled, and 0 for a race
-// ExploreRace refuses.
-func States(claim queue.Claim, workers int, svc Service, flags Flags) int {
-	if workers < MinWorkers || workers > MaxWorkers || !svc.Dedupe.Valid() || !svc.Key.Valid() || !claim.Valid() {
-		return 0
-	}
-	k := svc.statesKey(claim, flags)
-	if row, ok := statesOf[k]; ok {
-		return row[workers-MinWorkers]
-	}
-	return measured(k, claim, workers, svc, flags)
-}
-
-var (
-	measuredMu sync.Mutex
-	measuredOf = map[statesKey][MaxWorkers - MinWorkers + 1]int{}
-)
-
-// measured is States for a row statesOf lacks: it explores with one worker
-// more at a time, as TestPrintStates does, until it has workers' count or
-// knows it to be ManyStates, and remembers the row so far.
-func measured(k statesKey, claim queue.Claim, workers int, svc Service, flags Flags) int {
-	measuredMu.Lock()
-	defer measuredMu.Unlock()
-	row := measuredOf[k]
-	for w := MinWorkers; w <= workers; w++ {
-		if row[w-MinWorkers] != 0 {
-			continue
-		}
-		if w > MinWorkers && row[w-MinWorkers-1] > StatesTabled {
-			row[w-MinWorkers] = ManyStates
-			continue
-		}
-		r, err := ExploreRace(claim, w, svc, flags)
-		if err != nil {
-			return 0
-		}
-		row[w-MinWorkers] = r.States
-	}
-	measuredOf[k] = row
-	return row[workers-MinWorkers]
 }

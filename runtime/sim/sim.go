@@ -404,14 +404,10 @@ var stackSink byte
 // growStack grows the calling goroutine's stack once, to more than
 // stackReserve bytes, while the stack is still nearly empty.
 //
-// Every process is a fresh coroutine, whose stack starts small. Its first
-// SQL statement calls deep into SQLite's translated code, and the runtime
-// then doubles the stack again and again, each time copying and adjusting
-// every frame on it: in a simulated race that was 18% of the CPU
-// (runtime.newstack in a CPU profile of BenchmarkRace). Growing once, up
-// front, copies almost nothing; the price is zeroing the array. With 32 kB
-// a race ran about 10% faster natively; 16 and 64 kB did about as well,
-// 128 kB worse.
+// A process is a fresh coroutine with a small stack, and its first SQL
+// statement calls deep into SQLite's translated code: growing the stack
+// once, up front, spares the runtime doubling and copying it again and
+// again (docs/PERFORMANCE.md has the measurements).
 //
 //go:noinline
 func growStack() {

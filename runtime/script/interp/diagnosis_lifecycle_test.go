@@ -198,7 +198,7 @@ func scheduleScript(r *rand.Rand) string {
 func TestDiagnosisReadsTheTimeOfEvidenceOfALifecycle(t *testing.T) {
 	n := 1500
 	if testing.Short() {
-		n = 250
+		n = 100
 	}
 	r := rand.New(rand.NewPCG(11, 2028))
 	kinds := map[diagnosis.Kind]int{}

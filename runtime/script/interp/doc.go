@@ -157,8 +157,10 @@
 //     and error sections from what the runtime prints now: review the
 //     diff.
 //  4. go test ./runtime/script/lang -run CommandReference -update rewrites
-//     docs/COMMANDS.md; the command table in README.md, and a lesson if
-//     readers should meet it. The browser shows the transcript as is and
+//     docs/COMMANDS.md; go test ./cmd/twice -run README -update adds the
+//     command's row to docs/MANUAL.md's command table, its synopsis and its
+//     summary (say there what it prints); and a lesson if readers should
+//     meet it. The browser shows the transcript as is and
 //     needs nothing, unless the command adds a field to result.Result.
 //
 // # Adding a scenario or a fix to the matrix
@@ -209,11 +211,13 @@
 //     CLAIM (go test ./runtime/script/interp -run Golden -update also
 //     rewrites err-bad-claim, which lists the claims); go test
 //     ./runtime/script/lang -run CommandReference -update rewrites
-//     docs/COMMANDS.md; README.md names every claim in its command table.
+//     docs/COMMANDS.md, and go test ./cmd/twice -run README -update the
+//     synopses of docs/MANUAL.md's command table.
 //     TestCountsMatchBruteForce, TestEveryClaimRuns and the queue's
 //     TestEveryClaimOnSQLite take every claim of the list as it is.
-//  3. explore.States measures a claim statesOf lacks the first time it is
-//     asked; go test ./runtime/explore -run PrintStates -states writes the
-//     table again with it (about ten minutes). Then RATIONALE.md's claim
-//     details, and a lesson.
+//  3. go generate ./runtime/explore adds the claim's rows to the states
+//     table, runtime/explore/states.txt, by exploring its races, and
+//     leaves the other claims' lines as they are (TestStatesTable fails
+//     until they are there). Then RATIONALE.md's claim details, and a
+//     lesson.
 package interp

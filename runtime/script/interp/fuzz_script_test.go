@@ -47,6 +47,9 @@ func FuzzRun(f *testing.F) {
 		checkResult(t, src, a)
 		checkSpent(t, src, a, budget)
 		b := againOf(t, src, seed, budget)
+		if b == nil {
+			return
+		}
 		ja, _ := a.MarshalJSON()
 		jb, _ := b.MarshalJSON()
 		if !bytes.Equal(ja, jb) || a.Text() != b.Text() {
@@ -70,7 +73,9 @@ func fuzzing() bool {
 // againOf runs src a second time, to hold a run to the same bytes: for a
 // golden's own script at its own seed it is the golden's run (made once
 // for every test that reads the goldens, on another goroutine and other
-// connections), its pictures left out, for any other a new run.
+// connections), its pictures left out, for any other a new run. Under
+// -short it is nil for any other: the corpus's scripts that run to a
+// budget are the slow ones, and the full run runs each of them twice.
 func againOf(t *testing.T, src string, seed uint64, budget Budget) *result.Result {
 	if budget == (Budget{}) && !fuzzing() {
 		for _, g := range goldenRuns(t) {
@@ -80,6 +85,9 @@ func againOf(t *testing.T, src string, seed uint64, budget Budget) *result.Resul
 				return &again
 			}
 		}
+	}
+	if testing.Short() && !fuzzing() {
+		return nil
 	}
 	return Run(src, Options{Seed: seed, Budget: budget})
 }

@@ -42,8 +42,9 @@
 // constructor for the kinds many commands share (msFlag, boolFlag,
 // keyFlag, claimFlag, effectFlag, keyTxnFlag). A command that takes the
 // same flags as another (work's) uses that table. Then go test
-// ./runtime/script/lang -run CommandReference -update, and the README's
-// table of the command.
+// ./runtime/script/lang -run CommandReference -update, which rewrites
+// docs/COMMANDS.md, and go test ./cmd/twice -run README -update, which
+// rewrites the synopses of docs/MANUAL.md's command table.
 //
 // # Adding a command
 //
@@ -71,6 +72,7 @@
 //  4. format.go: a case in [Command.String] if it has arguments, so that
 //     Format round-trips (FuzzParse checks it).
 //  5. go test ./runtime/script/lang -run CommandReference -update
-//     rewrites docs/COMMANDS.md. Then the interpreter runs it: see
-//     package interp.
+//     rewrites docs/COMMANDS.md, and go test ./cmd/twice -run README
+//     -update adds its row to docs/MANUAL.md's command table. Then the
+//     interpreter runs it: see package interp.
 package lang

@@ -24,7 +24,7 @@ import (
 // the script runs, by one meter against a Budget (meter.go): a run that
 // passes its budget stops at once with a runtime error (exit 1) at the
 // command that was running, naming what ran out, and the transcript keeps
-// what ran before. MaxSteps is the full budget's steps. README.md
+// what ran before. MaxSteps is the full budget's steps. docs/MANUAL.md
 // ("Limits") lists the same limits for readers.
 const (
 	MaxScriptBytes = 64 << 10 // bytes of script text
