@@ -18,6 +18,7 @@
 //	static/compare.js        the Compare view: the script with two claims, side by side
 //	static/explore.js        the Every ordering view: the races with --all
 //	static/embed.js          the "Embed this block" snippets, and a pasted block's page
+//	static/controls.js       the block's bar, script box and predict-then-run form, built
 //	static/runtime-client.js the Web Worker client: loads the runtime, queues runs
 //	static/links.js          scripts as text: claim toggle, links, commands
 //	static/render.js         a run's Result drawn into the DOM, and its wording

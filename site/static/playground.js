@@ -43,9 +43,9 @@
 // and runs, and each view is a module of its own, one per view of the
 // Result's views: output.js (Output), timeline.js (Timeline), compare.js
 // (Compare), explore.js (Every ordering) and scheduler.js (Be the
-// scheduler); embed.js holds the "Embed this block" snippets. In the order
-// a reader meets it: setup reads the block (readBlock), builds the bar
-// (controlsBar, claimControl, editor, predictForm) and mounts the views
+// scheduler); embed.js holds the "Embed this block" snippets, controls.js
+// builds the bar. In the order a reader meets it: setup reads the block
+// (readBlock), builds the bar (controls.js) and mounts the views
 // (mountViews: one mountView call per view, its tab and its panel), then
 // wires the controls and the tabs (wireControls, wireTabs), shows what
 // the server rendered (showFirst), starts the runtime when it is time
@@ -85,7 +85,7 @@
 // pre-rendered output the block shows before Run.
 
 import { CONFIG, assetURL } from "./config.js";
-import { MAX_SEED, claimOf, claimWords, commandFor, embedIframe, linkHash, parseLink, rewriteClaim, seedOf, shellQuote, toggleClaims } from "./links.js";
+import { MAX_SEED, claimOf, commandFor, embedIframe, linkHash, parseLink, rewriteClaim, seedOf, shellQuote } from "./links.js";
 import {
   announce,
   diagnosisPlan,
@@ -109,6 +109,9 @@ import { Timeline } from "./timeline.js";
 import { Compare } from "./compare.js";
 import { Explore } from "./explore.js";
 import { embedData, embedSnippets } from "./embed.js";
+import { controlsBar, editor, predictForm } from "./controls.js";
+
+/** @typedef {import("./controls.js").BarUI} BarUI */
 
 /** @typedef {import("./result-types.js").ShownResult} ShownResult */
 
@@ -194,117 +197,6 @@ function readBlock(el, n) {
     label: el.getAttribute("label") || (n > 1 ? "twice script " + n : "twice script"),
   };
 }
-
-// controlsBar builds the bar above the script: Run, Stop, Reset, the
-// claim control, the seed, "Check every interleaving" and the status
-// region.
-function controlsBar(ui, block) {
-  ui.run = h("button", { type: "button", class: "run", text: "Run" });
-  // Stop shows while this block has a run queued or under way.
-  ui.stop = h("button", { type: "button", class: "stop", text: "Stop", hidden: true, "aria-label": "Stop this block's run" });
-  ui.reset = h("button", { type: "button", class: "reset", text: "Reset", title: "Put back the lesson's script and seed" });
-  ui.bar = h("div", { class: "bar" }, ui.run, ui.stop, ui.reset);
-  if (block.controls.includes("claim")) ui.bar.append(claimControl(ui));
-  ui.seed = h("input", {
-    type: "text",
-    inputmode: "numeric",
-    autocomplete: "off",
-    spellcheck: "false",
-    size: "8",
-    value: block.defaultSeed,
-    placeholder: "default",
-  });
-  ui.seedLabel = h("label", { class: "seed" }, document.createTextNode("Seed "), ui.seed);
-  if (!block.controls.includes("seed")) ui.seedLabel.hidden = true;
-  ui.bar.append(ui.seedLabel);
-  ui.explore = h("button", {
-    type: "button",
-    class: "explore-btn",
-    text: "Check every interleaving",
-    title: "Count, exactly, the orderings of racing workers' steps that give two effects, with each claim the script uses",
-  });
-  ui.bar.append(ui.explore);
-  // How far a long run has got, for the eye; the status region says the
-  // outcome, and how far a stopped run had got.
-  ui.ran = h("span", { class: "ran", hidden: true });
-  ui.status = h("span", { class: "status", role: "status", "aria-live": "polite" });
-  ui.bar.append(ui.ran, ui.status);
-  return ui.bar;
-}
-
-// claimControl is the claim toggle: one radio button per claim of the
-// runtime's list.
-function claimControl(ui) {
-  const name = "claim";
-  ui.claims = toggleClaims().map((c) => h("input", { type: "radio", name, value: c.name }));
-  ui.claim = h(
-    "fieldset",
-    { class: "claim" },
-    h("legend", { text: "Claim" }),
-    ...ui.claims.map((r) => h("label", { title: claimWords(r.value) }, r, document.createTextNode(" " + r.value)))
-  );
-  return ui.claim;
-}
-
-// editor builds the script box, as tall as its script, and the runtime's
-// loading bar below it.
-function editor(ui, block) {
-  ui.script = h("textarea", {
-    class: "script",
-    spellcheck: "false",
-    autocapitalize: "off",
-    autocomplete: "off",
-    "aria-label": block.label + " (Ctrl+Enter runs it)",
-    rows: String(Math.max(block.script.split("\n").length - 1, 2)),
-  });
-  ui.script.value = block.script;
-  ui.progress = h("progress", { max: "1", value: "0", "aria-label": "Loading the runtime" });
-  ui.loading = h("div", { class: "loading", hidden: true }, ui.progress, h("span", { class: "loading-text" }));
-}
-
-// predictForm builds predict-then-run (see classroom.js): a question, a
-// field and a button, shown while the output is hidden, and the line
-// that shows the prediction beside the result.
-function predictForm(ui) {
-  ui.predictQ = h("span", { class: "predict-q" });
-  ui.predictInput = h("input", { type: "number", min: "0", step: "1", inputmode: "numeric", class: "predict-input", autocomplete: "off" });
-  ui.predictForm = h(
-    "form",
-    { class: "predict", hidden: true },
-    h("label", { class: "predict-label" }, ui.predictQ, document.createTextNode(" "), ui.predictInput),
-    h("button", { type: "submit", class: "predict-run", text: "Predict and run" }),
-    h("p", { class: "predict-note", text: "The output stays hidden until you run the script: predict first." })
-  );
-  ui.yours = h("p", { class: "prediction", hidden: true });
-}
-
-/**
- * BarUI holds the element's own controls: the bar, the script box, the
- * runtime's loading bar, predict-then-run's form, and the tabs.
- *
- * @typedef {object} BarUI
- * @property {HTMLButtonElement} run
- * @property {HTMLButtonElement} stop
- * @property {HTMLButtonElement} reset
- * @property {HTMLElement} bar
- * @property {HTMLInputElement[]} [claims] the claim control's radios, when it shows
- * @property {HTMLFieldSetElement} [claim]
- * @property {HTMLInputElement} seed
- * @property {HTMLLabelElement} seedLabel
- * @property {HTMLButtonElement} explore "Check every interleaving"
- * @property {HTMLElement} ran how far a long run has got
- * @property {HTMLElement} status the status region
- * @property {HTMLTextAreaElement} script
- * @property {HTMLProgressElement} progress
- * @property {HTMLElement} loading
- * @property {HTMLElement} predictQ
- * @property {HTMLInputElement} predictInput
- * @property {HTMLFormElement} predictForm
- * @property {HTMLElement} yours the line that shows the reader's prediction
- * @property {HTMLElement} tablist
- * @property {Record<string, HTMLButtonElement>} tabs
- * @property {import("./scheduler.js").Seat} seat
- */
 
 class TwicePlayground extends HTMLElement {
   // The block's parts and state, set by setup and its runs.
