@@ -20,7 +20,7 @@
 //	static/embed.js          the "Embed this block" snippets, and a pasted block's page
 //	static/controls.js       the block's bar, script box and predict-then-run form, built
 //	static/runtime-client.js the Web Worker client: loads the runtime, queues runs
-//	static/links.js          scripts as text: claim toggle, links, commands
+//	static/links.js          the claim toggle's pick of a script, links, commands
 //	static/render.js         a run's Result drawn into the DOM, and its wording
 //	static/classroom.js      predict-then-run and the presenter view
 //	static/scheduler.js      the Be the scheduler view: the reader picks each worker's next step
@@ -47,7 +47,7 @@
 // No framework or build step: the JavaScript is written for current
 // browsers and shipped as is (minified).
 //
-// The pure helpers (the claim toggle's rewriting, share links, the
+// The pure helpers (the claim toggle's pick, share links, the
 // formatting of figures, the step-through's replay) live in links.js and
 // render.js, which touch no browser global when imported, and are
 // unit-tested under Node's built-in runner: jstest/*.test.mjs import them

@@ -7,7 +7,7 @@
 // (views.compare.sides); the page never rewrites a script itself.
 
 import { CONFIG } from "./config.js";
-import { claimOf, claimWords, comparePair, seedOf } from "./links.js";
+import { claimWords, comparePair, seedOf } from "./links.js";
 import { fillPanel, h, pane } from "./render.js";
 import { getRuntime } from "./runtime-client.js";
 
@@ -99,7 +99,7 @@ export class Compare {
     const sides = views.compare.sides || [];
     const pair = comparePair(
       sides.map((s) => s.claim),
-      claimOf(script),
+      views.compare.claim,
       CONFIG.compareTo,
       this.picked
     ).map((/** @type {string} */ c) => /** @type {CompareSide} */ (sides.find((s) => s.claim === c)));

@@ -303,9 +303,21 @@
  */
 
 /**
+ * CompareView is what Compare flips and what the claim toggle sets.
+ *
  * @typedef {object} CompareView
- * @property {CompareSide[] | null} sides one script per claim
+ * @property {string} claim the claim of the block's script, as the toggle shows it
+ * @property {CompareSide[] | null} sides one script per claim, for Compare's panes
  * @property {string} note why there is nothing to compare, or what differs
+ * @property {CompareSide[] | null} toggle the block's own text per claim, for the claim toggle
+ */
+
+/**
+ * Claims is what the worker answers when the page asks for the claims of
+ * a script it has no Result of (result.ClaimsJSON): its CompareView, with
+ * error when it does not parse.
+ *
+ * @typedef {CompareView & { error?: ResultError }} Claims
  */
 
 /**
@@ -424,6 +436,7 @@
  * @property {Choice[]} keys
  * @property {KindChoice[]} kinds
  * @property {string[]} quiet event kinds whose steps read and write nothing shared
+ * @property {number} maxScript the most bytes a script may have
  * @property {string} compareTo
  */
 

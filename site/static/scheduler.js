@@ -37,7 +37,7 @@ import { h, fillTable, groupDigits } from "./render.js";
  * @returns {string}
  */
 export function seatScript(view, schedule) {
-  return view.script.replace(/\s+$/, "") + " --schedule " + (schedule.length ? schedule.join(",") : "-") + "\n";
+  return view.script.trimEnd() + " --schedule " + (schedule.length ? schedule.join(",") : "-") + "\n";
 }
 
 // waits reports whether a worker's next step waits for another's open
