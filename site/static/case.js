@@ -221,8 +221,14 @@ function setupHypothesis(pg, sec) {
   const select = sec.querySelector("select");
   const record = sec.querySelector(".verdict-record");
   const saved = pg.state.verdicts[i] || {};
+  // The block's transcript, once the element is set up: its Output view's
+  // (see output.js).
+  const transcript = () => {
+    const b = /** @type {any} */ (block);
+    return b && b.output ? b.output.ui.transcript : null;
+  };
   const fill = () => {
-    const t = block && block.ui && block.ui.transcript ? block.ui.transcript.textContent : "";
+    const t = transcript() ? transcript().textContent : "";
     const lines = t.split("\n").filter((l) => l.trim() !== "");
     if (lines.length === 0) return;
     const keep = select.value || saved.line || "";
@@ -239,8 +245,8 @@ function setupHypothesis(pg, sec) {
       if (e.composedPath().some((n) => n.classList && n.classList.contains("run"))) pg.mark("reproduce", true);
     });
     const watch = () => {
-      if (!block.ui || !block.ui.transcript) return false;
-      new MutationObserver(fill).observe(block.ui.transcript, { childList: true, characterData: true, subtree: true });
+      if (!transcript()) return false;
+      new MutationObserver(fill).observe(transcript(), { childList: true, characterData: true, subtree: true });
       fill();
       return true;
     };
