@@ -428,8 +428,9 @@
  * @property {string} [frame] frame.js's served name
  * @property {string} worker
  * @property {string} wasmExec
- * @property {string} wasm
- * @property {number} wasmSize
+ * @property {string} wasm the Go program's module
+ * @property {string} sqlite SQLite's module
+ * @property {number} wasmSize the two modules' bytes together
  * @property {string} css
  * @property {Choice[]} claims
  * @property {Choice[]} dedupes
