@@ -21,11 +21,13 @@ type parityCase struct {
 	file  string // if set, written as script.sh in the working directory
 	out   string // if set, a file the run writes, compared too
 	code  int    // the exit code both platforms must give
-	// heavy cases (a matrix is 980 runs, a minute under wazero; a run to
-	// the auto budget's steps) run at the default seed and the largest of
-	// seeds only; a case whose script names its own seed (matrix --seed N)
-	// prints the same at every seed but the one it reports, and runs at
-	// the default seed alone (once).
+	// heavy cases (a run to the auto budget's steps) run at the default
+	// seed and the largest of seeds only; a case run once runs at the
+	// default seed alone: one whose script names its own seed (matrix
+	// --seed N) prints the same at every seed but the one it reports, and
+	// a matrix (980 runs, a minute under wazero) runs the cells other
+	// cases run at every seed, so one matrix in text and one in JSON, at
+	// two seeds, cover what it adds.
 	heavy, once bool
 }
 
@@ -72,7 +74,7 @@ func parityCases(t *testing.T) []parityCase {
 		parityCase{name: "deploy-kills-ledger", args: []string{"-c", article.Golden(t, "deploy-kills-ledger-transaction")}},
 		parityCase{name: "lock-release-any-json", args: []string{"--json", "-c", article.Golden(t, "lock-release-any")}},
 		parityCase{name: "dead-letter-redrive-timeline", args: []string{"--timeline", "tl.svg", "-c", article.Golden(t, "dead-letter-redrive")}, out: "tl.svg"},
-		parityCase{name: "matrix", args: []string{"-c", "matrix"}, heavy: true},
+		parityCase{name: "matrix", args: []string{"-c", "matrix"}, once: true},
 		parityCase{name: "matrix-json", args: []string{"--json", "-c", "matrix --seed 9"}, once: true},
 		parityCase{name: "matrix-usage-error", args: []string{"-c", "matrix --seed x"}, code: 2},
 		parityCase{name: "dedupe-claim-race", args: []string{"-c", dedupeClaimRace}},
