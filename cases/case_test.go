@@ -202,6 +202,28 @@ func TestConditionsNeedEvidence(t *testing.T) {
 	}
 }
 
+// TestLapses: lapses counts the executions whose lease passed while they
+// still worked, with no second worker needed to see it; a worker killed
+// before its lease passed is not one, and a heartbeat more often than the
+// lease keeps it.
+func TestLapses(t *testing.T) {
+	for _, tt := range []struct{ script, want string }{
+		{"add o\nwork --job 1 --lease 1 --delay 1500\n", "fail a: 1 execution whose lease passed while it worked"},
+		{"add o\nwork --job 1 --lease 1 --heartbeat 1000 --delay 3000\n", "fail a: 1 execution whose lease passed while it worked"},
+		{"add o\nwork --job 1 --lease 1 --heartbeat 900 --delay 3000\n", "pass a: 0 executions whose lease passed while they worked"},
+		{"add o\nwork --job 1 --lease 1 --crash-before-ack\nlapse --job 1\nwork --job 1 --worker W2\n", "pass a: 0 executions whose lease passed while they worked"},
+		{"add o\nwork --job 1 --lease 1 --stall 1500 &\nsleep 1.2\nwork --job 1 --worker W2\nwait\n", "fail a: 1 execution whose lease passed while it worked"},
+	} {
+		ck, err := cases.ParseCheck(cases.Block{Info: "twice name=a lapses=0", Script: tt.script})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ck.Run(nil, cases.Options{}).String(); !strings.HasPrefix(got, tt.want) {
+			t.Errorf("%s: got %q, want it to start %q", tt.script, got, tt.want)
+		}
+	}
+}
+
 // TestFixParsedApart: a fix is its commands, one a line, before the
 // check's; however it is written (comments, ; or && between its
 // commands), each check runs all of its own lines, and an error in a

@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/twice-lab/twice/runtime/event"
+	"github.com/twice-lab/twice/runtime/script/diagnosis"
 	"github.com/twice-lab/twice/runtime/script/result"
+	"github.com/twice-lab/twice/runtime/sim"
 )
 
 // A Condition is one thing a check may ask of its run, written in the
@@ -34,6 +36,7 @@ var Conditions = []Condition{
 	{"overlap", true, "orderings of the check's race --all in which two workers own the job at once, each between its claim and its ack; a check with no race --all fails it", judgeOverlap},
 	{"duplicates", true, "orderings of race --all, and races of a timed race, with more than one effect; a check with no race fails it", judgeDuplicates},
 	{"owners", true, "the most executions that held one job at one instant of virtual time, each from its claim until its ack or its end (killed, stopped, refused), over every worker the run traced", judgeOwners},
+	{"lapses", true, "executions whose lease passed while they still worked: a step of theirs (a heartbeat's renewal, a send, the ack) came after the lease last written for them, from the claim or a heartbeat, had passed, so the queue could have handed the job to another worker then", judgeLapses},
 	{"effects", true, "effects that landed: requests the service neither refused nor replayed, and ledger rows", judgeEffects},
 	{"sent", true, "requests the service acted on: neither refused nor replayed; a ledger row in the queue's database is not one", judgeSent},
 	{"deliveries", true, "deliveries of the jobs: the attempts of every job, summed", judgeDeliveries},
@@ -176,6 +179,36 @@ func judgeOwners(res *result.Result, n int) (bool, string, string) {
 		saw += fmt.Sprintf(" (%s took job %d at %s while %s, which took it at %s, had neither acked nor stopped)", b.worker, b.job, FormatAt(b.at), a.worker, FormatAt(a.at))
 	}
 	return most == n, saw, wantN(n)
+}
+
+// judgeLapses counts the executions whose lease passed under them: for
+// each hold, from its claim until its ack or its end, the lease its
+// claim and heartbeats wrote, and the first step of the execution that
+// came after it had passed (lease < now, as the queue's claim reads it).
+func judgeLapses(res *result.Result, n int) (bool, string, string) {
+	lapsed := 0
+	first := ""
+	for _, h := range holdings(res) {
+		var lease *int64
+		for _, e := range res.Trace[h.from : h.to+1] {
+			if e.Run != h.run || e.Kind.Lane() != event.LaneWorker {
+				continue
+			}
+			if lease != nil && e.AtUS > *lease {
+				lapsed++
+				if first == "" {
+					first = fmt.Sprintf(" (%s's lease on job %d passed at %s, and it still worked %s later: %s)", h.worker, h.job, FormatAt(*lease), diagnosis.FormatGap(sim.Time(e.AtUS-*lease)), e.Step)
+				}
+				break
+			}
+			if e.Job != nil && e.Job.LeaseUS != nil {
+				l := *e.Job.LeaseUS
+				lease = &l
+			}
+		}
+	}
+	saw := fmt.Sprintf("%d %s whose lease passed while %s worked%s", lapsed, plural(lapsed, "execution", "executions"), plural(lapsed, "it", "they"), first)
+	return lapsed == n, saw, wantN(n)
 }
 
 func judgeEffects(res *result.Result, n int) (bool, string, string) {

@@ -70,6 +70,11 @@ func TestCaseFixes(t *testing.T) {
 		{"a lease of 0, atomic", "service --dedupe claim\nuse --claim atomic --lease 0 --key event", "slow-notification"},
 		{"a lease shorter than the worker's call", "service --dedupe claim\nuse --claim atomic --lease 1 --key event", "slow-notification"},
 		{"a lease a little shorter than the longest call", "service --dedupe claim\nuse --claim atomic --lease 5 --key event --fence", "slow-notification"},
+		{"a lease that lapses after the last of the offers a second apart, before the call is answered", "service --dedupe claim\nuse --claim atomic --lease 5.5 --key event", "slow-notification"},
+		{"a lease a tenth of a second short of the call, with the lock", "service --dedupe claim\nuse --claim lock --lease 5.9 --key event", "slow-notification"},
+		{"a lease as long as the service's answer, but not the worker's own steps around it", "service --dedupe claim\nuse --claim atomic --lease 6 --key event", "slow-notification"},
+		{"a heartbeat as slow as the lease: each renewal lands just after the lease passed", "service --dedupe claim\nuse --claim atomic --lease 1 --heartbeat 1000 --key event", "slow-notification"},
+		{"a heartbeat as slow as the lock's lease", "service --dedupe claim\nuse --claim lock --lease 2 --heartbeat 2000 --key event", "slow-notification"},
 		{"a heartbeat slower than the lease", "service --dedupe claim\nuse --claim atomic --lease 1 --heartbeat 3000 --key event", "slow-notification"},
 		{"the notification as a ledger row: it cannot share the queue's transaction", "use --claim lock --effect ledger", "killed-before-ack,killed-before-send,client-retry,re-drive"},
 		{"a ledger row, its key apart", "service --dedupe claim\nuse --claim atomic --key event --effect ledger --key-txn separate", "killed-before-ack,killed-before-send,client-retry,re-drive"},
@@ -91,7 +96,8 @@ func TestCaseFixes(t *testing.T) {
 		"service --dedupe claim\nuse --claim lock --key event\n",
 		"service --dedupe claim\nuse --claim atomic --key event --lease 900\n",
 		"service --dedupe claim\nuse --claim lock --key event --lease 86400\n",
-		"service --dedupe claim\nuse --claim atomic --key event --lease 6\n",
+		"service --dedupe claim\nuse --claim atomic --key event --lease 7\n",
+		"service --dedupe claim\nuse --claim atomic --key event --lease 1 --heartbeat 999\n",
 		"service --dedupe claim\nuse --claim atomic --key event --fence\n",
 		"service --dedupe claim\nuse --claim atomic --key event --heartbeat 1000\n",
 		"service --dedupe claim\nuse --claim atomic --key event --lease 1 --heartbeat 300\n",
@@ -143,8 +149,8 @@ func fixSpace() []fixParts {
 	}
 	extras := []string{"", " --fence", " --effect ledger", " --effect ledger --key-txn separate", " --max-attempts 1", " --max-attempts 2", " --release any"}
 	for _, claim := range []string{"atomic", "lock"} {
-		for _, lease := range []int{-1, 0, 1, 5, 6, 900, 86400} {
-			for _, hb := range []int{0, 300, 3000} {
+		for _, lease := range []int{-1, 0, 1, 5, 6, 7, 900, 86400} {
+			for _, hb := range []int{0, 300, 1000, 3000} {
 				for _, extra := range extras {
 					for _, ttl := range []int{0, 60, 86400} {
 						ps = append(ps, fixParts{claim, "event", "claim", extra, lease, hb, ttl})
@@ -180,9 +186,12 @@ func TestCaseFixSpace(t *testing.T) {
 
 // rightFix says, from the incident's facts, whether a fix is right:
 // ownership taken in one step that one worker wins, before any wait
-// (atomic, or lock), and held while the worker works: its longest call
-// is its 5 s client timeout and a retry, so a lease of 6 s or more, or a
-// heartbeat more often than the lease that renews what the claim holds;
+// (atomic, or lock), and held while the worker works: its slowest call
+// is answered 6 s after it goes out (a 5 s client timeout, and a retry
+// the service holds until the first answer), so a lease longer than
+// that call and the worker's steps around it (7 s or more), or a
+// heartbeat more often than the lease that renews what the claim holds,
+// so that the lease never passes while the worker works;
 // the notification sent through the service (a ledger row is not a
 // notification), keyed by the event, the key claimed before the send
 // and kept longer than the dead-letter queue's two days; and a job
@@ -193,7 +202,7 @@ func rightFix(p fixParts, heartbeatRenewsLock bool) bool {
 	if lease < 0 {
 		lease = 30
 	}
-	held := lease >= 6 || p.hb > 0 && p.hb < lease*1000 && (p.claim == "atomic" || heartbeatRenewsLock)
+	held := lease >= 7 || p.hb > 0 && p.hb < lease*1000 && (p.claim == "atomic" || heartbeatRenewsLock)
 	return (p.claim == "atomic" || p.claim == "lock") && held && p.key == "event" && p.dedupe == "claim" && p.ttl == 0 &&
 		!strings.Contains(p.extra, "ledger") && !strings.Contains(p.extra, "--max-attempts 1")
 }

@@ -120,7 +120,17 @@
 //   - only regular files are read: a named pipe, socket or device is
 //     refused by name without being opened for reading;
 //   - a file larger than [MaxFileSize] (1 MiB) is refused;
-//   - a lesson with more than [MaxBlocks] (100) twice blocks is refused.
+//   - a lesson with more than [MaxBlocks] (100) twice blocks is refused;
+//   - a lesson whose markdown, or the markdown of its notes, passes the
+//     bounds of a page (package internal/mdbound: 5 s, blockquotes and
+//     lists nested 32 deep, 100,000 table cells, 200,000 elements) is
+//     refused, naming the line;
+//   - a folder's files past the first [MaxLessons] (200) in its order,
+//     and from the one that brings the bytes read past [MaxFolderBytes]
+//     (16 MiB), are left out, named in one line;
+//   - the markdown of a folder's files together has [MaxReadTime] (10 s)
+//     to be read; each file read after it has a tenth of a second, and
+//     one slower than that is refused.
 package lessons
 
 import (
@@ -134,12 +144,17 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/yuin/goldmark/ast"
 
 	"github.com/twice-lab/twice/cases"
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/text"
+	"github.com/twice-lab/twice/internal/mdbound"
 )
+
+// lessonParser reads a lesson's title and blocks: CommonMark, bounded as
+// a page's markdown is (mdbound.Page).
+var lessonParser = mdbound.Parser()
 
 // Manifest is the name of the file that lists a folder's lessons in order.
 const Manifest = "lessons.txt"
@@ -162,6 +177,7 @@ func Files(fsys fs.FS) []string {
 		}
 		return names
 	}
+	files, _ = capLessons(files)
 	for _, e := range files {
 		names = append(names, e.name)
 	}
@@ -226,38 +242,45 @@ type Block struct {
 // that joins one line per file left out, each starting with the file's
 // name and, where it can, the line.
 func Load(fsys fs.FS) ([]Lesson, error) {
-	ls, _, err := load(fsys)
+	ls, _, err := LoadAll(fsys)
 	return ls, err
 }
 
 // LoadCases reads the cases of fsys: the files [Load] reads whose front
 // matter says kind: case, in the same order, with the same errors.
 func LoadCases(fsys fs.FS) ([]cases.Case, error) {
-	_, cs, err := load(fsys)
+	_, cs, err := LoadAll(fsys)
 	return cs, err
 }
 
-// load reads every file of the folder's order, lessons and cases.
-func load(fsys fs.FS) ([]Lesson, []cases.Case, error) {
+// LoadAll reads the lessons and the cases of fsys in one pass, as [Load]
+// and [LoadCases] each do, with the errors of both.
+func LoadAll(fsys fs.FS) ([]Lesson, []cases.Case, error) {
 	files, err := order(fsys)
 	if err != nil {
 		return nil, nil, err
 	}
+	var errs []error
+	files, err = capLessons(files)
+	if err != nil {
+		errs = append(errs, err)
+	}
 	var cs []cases.Case
 	lessons := make([]Lesson, 0, len(files))
 	bySlug := make(map[string]string, len(files))
-	var errs []error
-	for _, e := range files {
+	read := 0 // bytes of the files read so far
+	deadline := time.Now().Add(readTime)
+	for i, e := range files {
 		src, err := ReadFile(fsys, e.name)
 		if err != nil {
-			if e.line > 0 {
-				errs = append(errs, fmt.Errorf("%s:%d: %s: %w", e.list, e.line, e.name, unwrapPath(err)))
-			} else {
-				errs = append(errs, fmt.Errorf("%s: %w", e.name, unwrapPath(err)))
-			}
+			errs = append(errs, fmt.Errorf("%s: %w", e.where(), unwrapPath(err)))
 			continue
 		}
-		l, c, err := parse(e.name, src)
+		if read += len(src); read > MaxFolderBytes {
+			errs = append(errs, fmt.Errorf("%s: refused: with it the folder's files come to more than the %d MiB a lesson folder may have; this one and the %d after it are left out", e.where(), MaxFolderBytes>>20, len(files)-i-1))
+			break
+		}
+		l, c, err := parse(e.name, src, readLimits(deadline))
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -283,7 +306,61 @@ func load(fsys fs.FS) ([]Lesson, []cases.Case, error) {
 const (
 	MaxFileSize = 1 << 20
 	MaxBlocks   = 100
+	// MaxLessons bounds the files a folder's order names, lessons and
+	// cases together: those after it are left out, with one line that
+	// says so.
+	MaxLessons = 200
 )
+
+// MaxFolderBytes bounds the bytes of a folder's files read, lessons and
+// cases together (the built-in folder's are about 150 KB): the file that
+// passes it and those after it are left out, with one line that says so.
+// With MaxLessons and MaxFileSize it bounds the memory a folder's lessons
+// hold and the scripts a render parses.
+const MaxFolderBytes = 16 << 20
+
+// MaxReadTime bounds the time a folder's markdown takes to read, its
+// files together, each also held to the time of a page (mdbound.Page):
+// once it has passed, each file left has lateReadTime, many times what a
+// lesson takes (a millisecond for the built-in ones, some tens for a
+// file of the most bytes), so that files that each take the most a page
+// may, one after another, do not keep a server from listing its lessons
+// for minutes.
+const MaxReadTime = 10 * time.Second
+
+// readTime is MaxReadTime (tests set less), and lateReadTime the time of
+// each file read after it.
+var readTime = MaxReadTime
+
+const lateReadTime = 100 * time.Millisecond
+
+// readLimits are the bounds of the markdown of a file read when the
+// folder's time runs out at deadline.
+func readLimits(deadline time.Time) mdbound.Limits {
+	lim := mdbound.Page
+	if left := time.Until(deadline); left < lim.Time {
+		lim.Time = max(left, lateReadTime)
+	}
+	return lim
+}
+
+// where names the file as errors do: by the manifest's line that names
+// it, if one does, then by its name.
+func (e entry) where() string {
+	if e.line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.list, e.line, e.name)
+	}
+	return e.name
+}
+
+// capLessons keeps the first MaxLessons files of an order, and says in
+// one line, at the first one left out, that the rest are.
+func capLessons(files []entry) ([]entry, error) {
+	if len(files) <= MaxLessons {
+		return files, nil
+	}
+	return files[:MaxLessons], fmt.Errorf("%s: refused: a lesson folder may have at most %d lessons and cases; this one and those after it are left out", files[MaxLessons].where(), MaxLessons)
+}
 
 // ReadFile reads the file name of fsys as a lesson folder's file: a regular
 // file (a symlink is followed, within fsys) of at most MaxFileSize bytes.
@@ -380,6 +457,9 @@ func order(fsys fs.FS) ([]entry, error) {
 		slices.Sort(names)
 		var files []entry
 		for _, name := range names {
+			if len(files) > MaxLessons {
+				break // capLessons says so; the rest need no look
+			}
 			if name == SiteFile {
 				continue // the site's index file, not a lesson
 			}
@@ -446,8 +526,8 @@ func unwrapPath(err error) error {
 // parse reads one lesson: its title and its twice blocks; and when its
 // front matter says kind: case, hands it to package cases to read the
 // case it is.
-func parse(name string, src []byte) (Lesson, *cases.Case, error) {
-	l, fm, err := parseLesson(name, src)
+func parse(name string, src []byte, lim mdbound.Limits) (Lesson, *cases.Case, error) {
+	l, fm, err := parseLesson(name, src, lim)
 	if err != nil || fm["kind"] != "case" {
 		return l, nil, err
 	}
@@ -469,8 +549,8 @@ func parse(name string, src []byte) (Lesson, *cases.Case, error) {
 }
 
 // parseLesson reads one lesson file: its front matter, title and twice
-// blocks.
-func parseLesson(name string, src []byte) (Lesson, map[string]string, error) {
+// blocks, its markdown held to lim.
+func parseLesson(name string, src []byte, lim mdbound.Limits) (Lesson, map[string]string, error) {
 	l := Lesson{File: name, Source: src, Slug: Slug(name)}
 	if l.Slug == "" {
 		return l, nil, fmt.Errorf("%s: cannot make a URL name from this file name; use letters or digits", name)
@@ -480,7 +560,18 @@ func parseLesson(name string, src []byte) (Lesson, map[string]string, error) {
 		return l, nil, err
 	}
 	l.Source, l.Time, l.Notes = src, fm["time"], fm["notes"]
-	doc := goldmark.DefaultParser().Parse(text.NewReader(src))
+	// The notes are markdown a page shows too: held to the same bounds.
+	if l.Notes != "" {
+		if _, err := mdbound.Parse(lessonParser, []byte(l.Notes), nil, lim); err != nil {
+			return l, fm, refusedMarkdown(name, true, err, lim)
+		}
+	}
+	doc, err := mdbound.Parse(lessonParser, src, nil, lim)
+	if err != nil {
+		return l, fm, refusedMarkdown(name, false, err, lim)
+	}
+	lines := &lineCounter{src: src}
+	blocks := 0 // twice blocks, those past MaxBlocks counted, not kept
 	err = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
@@ -490,14 +581,17 @@ func parseLesson(name string, src []byte) (Lesson, map[string]string, error) {
 			if n.Level == 1 && l.Title == "" {
 				l.Title = strings.TrimSpace(string(n.Lines().Value(src)))
 				if l.Title == "" {
-					return ast.WalkStop, fmt.Errorf("%s:%d: the title heading is empty", name, lineOf(src, n.Pos()))
+					return ast.WalkStop, fmt.Errorf("%s:%d: the title heading is empty", name, lines.at(n.Pos()))
 				}
 			}
 			return ast.WalkSkipChildren, nil
 		case *ast.FencedCodeBlock:
-			if string(n.Language(src)) == Language {
+			if string(n.Language(src)) != Language {
+				return ast.WalkSkipChildren, nil
+			}
+			if blocks++; blocks <= MaxBlocks+1 {
 				l.Blocks = append(l.Blocks, Block{
-					Line:   lineOf(src, n.Pos()),
+					Line:   lines.at(n.Pos()),
 					Info:   strings.TrimSpace(string(n.Info.Segment.Value(src))),
 					Script: string(n.Lines().Value(src)),
 				})
@@ -509,8 +603,8 @@ func parseLesson(name string, src []byte) (Lesson, map[string]string, error) {
 	if err != nil {
 		return l, fm, err
 	}
-	if len(l.Blocks) > MaxBlocks {
-		return l, fm, fmt.Errorf("%s:%d: refused: %d twice blocks, more than the %d a lesson may have; split it into several lessons", name, l.Blocks[MaxBlocks].Line, len(l.Blocks), MaxBlocks)
+	if blocks > MaxBlocks {
+		return l, fm, fmt.Errorf("%s:%d: refused: %d twice blocks, more than the %d a lesson may have; split it into several lessons", name, l.Blocks[MaxBlocks].Line, blocks, MaxBlocks)
 	}
 	if l.Title == "" {
 		return l, fm, fmt.Errorf("%s:1: no title: start the lesson with a heading such as \"# One job, one worker\"", name)
@@ -518,12 +612,47 @@ func parseLesson(name string, src []byte) (Lesson, map[string]string, error) {
 	return l, fm, nil
 }
 
-// lineOf returns the 1-based line of byte offset off in src.
-func lineOf(src []byte, off int) int {
-	if off < 0 || off > len(src) {
+// refusedMarkdown is the error of file name whose markdown (its notes,
+// when notes) passed a bound of lim.
+func refusedMarkdown(name string, notes bool, err error, lim mdbound.Limits) error {
+	var e *mdbound.Error
+	if !errors.As(err, &e) {
+		return fmt.Errorf("%s: refused: %v", name, err)
+	}
+	where, msg := fmt.Sprintf("%s:%d", name, max(e.Line, 1)), e.Msg
+	if notes {
+		where, msg = name, fmt.Sprintf("its notes (in the front matter), line %d of them: %s", max(e.Line, 1), e.Msg)
+	}
+	if e.Time && lim.Time < mdbound.Page.Time {
+		what := "its markdown"
+		if notes {
+			what = "its notes (in the front matter)"
+		}
+		msg = fmt.Sprintf("%s took more than the %v left of the %v a folder's files may take to read together (the files before it took the rest)", what, lim.Time.Round(time.Millisecond), readTime)
+	}
+	return fmt.Errorf("%s: refused: %s", where, msg)
+}
+
+// lineCounter gives the 1-based lines of offsets in src, asked in the
+// order of the source (as a walk of its document meets them): each asks
+// only for the newlines since the one before, so a file of many blocks
+// costs its length, not its length times its blocks.
+type lineCounter struct {
+	src  []byte
+	off  int // the offset asked last
+	line int // its line, less 1
+}
+
+func (c *lineCounter) at(off int) int {
+	if off < 0 || off > len(c.src) {
 		return 1
 	}
-	return 1 + bytes.Count(src[:off], []byte("\n"))
+	if off < c.off {
+		c.off, c.line = 0, 0
+	}
+	c.line += bytes.Count(c.src[c.off:off], []byte("\n"))
+	c.off = off
+	return 1 + c.line
 }
 
 // Slug returns the URL name of the lesson file name: its base name without

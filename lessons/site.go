@@ -120,18 +120,20 @@ func frontMatter(name string, src []byte) (map[string]string, []byte, error) {
 	if end < 0 {
 		return nil, src, fmt.Errorf("%s:1: the front matter (from this ---) has no closing --- line", name)
 	}
-	vals := map[string]string{}
+	// Each value is built, not added to: a value of many lines costs its
+	// length, not its length squared.
+	vals := map[string]*strings.Builder{}
 	key := ""
 	for i := 1; i < end; i++ {
 		line := strings.TrimRight(lines[i], "\r\n")
 		switch {
 		case strings.TrimSpace(line) == "" && key != "":
-			vals[key] += "\n"
+			vals[key].WriteString("\n")
 		case strings.HasPrefix(line, "  ") && key != "":
-			if vals[key] != "" {
-				vals[key] += "\n"
+			if vals[key].Len() > 0 {
+				vals[key].WriteString("\n")
 			}
-			vals[key] += strings.TrimPrefix(line, "  ")
+			vals[key].WriteString(strings.TrimPrefix(line, "  "))
 		default:
 			k, v, ok := strings.Cut(line, ":")
 			k = strings.TrimSpace(k)
@@ -148,7 +150,8 @@ func frontMatter(name string, src []byte) (map[string]string, []byte, error) {
 				return nil, src, fmt.Errorf("%s:%d: kind: %s: want lesson or case", name, i+1, strings.TrimSpace(v))
 			}
 			key = k
-			vals[k] = strings.TrimSpace(v)
+			vals[k] = &strings.Builder{}
+			vals[k].WriteString(strings.TrimSpace(v))
 		}
 	}
 	var b strings.Builder
@@ -159,8 +162,9 @@ func frontMatter(name string, src []byte) (map[string]string, []byte, error) {
 			b.WriteString(l)
 		}
 	}
+	out := make(map[string]string, len(vals))
 	for k, v := range vals {
-		vals[k] = strings.TrimSpace(v)
+		out[k] = strings.TrimSpace(v.String())
 	}
-	return vals, []byte(b.String()), nil
+	return out, []byte(b.String()), nil
 }

@@ -531,32 +531,44 @@ jobs</pre>
 	}
 }
 
-// claimRewrites checks the claim toggle's rewriting of scripts, in the
-// page, and that every rewritten script still runs.
+// claimRewrites checks the claim toggle on scripts the reader typed: the
+// runtime in the page sets the claim where the script writes one (never
+// inside another word, never in a comment), keeps the rest of the text,
+// and the script runs. A script that does not parse is run as it is, and
+// says why.
 func claimRewrites(t *testing.T, ctx context.Context) {
 	for _, tc := range []struct{ src, claim, want string }{
-		{"work --job 1\n", "atomic", "work --job 1 --claim atomic\n"},
-		{"work --job 1 --claim read && jobs\n", "atomic", "work --job 1 --claim atomic && jobs\n"},
-		{"work --job 1 --claim=lock\n", "read", "work --job 1 --claim=read\n"},
+		{"add o\nwork --job 1\n", "atomic", "add o\nwork --job 1 --claim atomic\n"},
+		{"add o && work --job 1 --claim read && jobs\n", "atomic", "add o && work --job 1 --claim atomic && jobs\n"},
+		{"add read-conditional\nwork --job 1 --claim=read   --trace # --claim read\n", "atomic", "add read-conditional\nwork --job 1 --claim=atomic   --trace # --claim read\n"},
 		{"reset; add order-1; work --job 1; jobs\n", "atomic", "reset; add order-1; work --job 1 --claim atomic; jobs\n"},
 		{"( node queue.mjs reset && node queue.mjs add o && node queue.mjs work --job 1 --worker W1 ) 2>/dev/null\n", "atomic",
 			"( node queue.mjs reset && node queue.mjs add o && node queue.mjs work --job 1 --worker W1 --claim atomic ) 2>/dev/null\n"},
-		{"twice work --job 1 2>/dev/null\n", "atomic", "twice work --job 1 --claim atomic 2>/dev/null\n"},
-		{"race read 20 # not race read\n", "atomic", "race atomic 20 # not race read\n"},
-		{"race lock\nrace atomic 5\n", "read", "race read\nrace read 5\n"},
+		{"twice add o\ntwice work --job 1 2>/dev/null\n", "atomic", "twice add o\ntwice work --job 1 --claim atomic 2>/dev/null\n"},
+		{"race   read\t20 # not race read\n", "atomic", "race   atomic\t20 # not race read\n"},
+		{"race lock 2\nrace atomic 5\n", "read", "race read 2\nrace read 5\n"},
 		{"# work --job 1\njobs\n", "atomic", "# work --job 1\njobs\n"},
-		{"( node queue.mjs race read 20 && node queue.mjs effects ) 2>/dev/null\n", "atomic", "( node queue.mjs race atomic 20 && node queue.mjs effects ) 2>/dev/null\n"},
+		{"race read 20\nbogus\n", "atomic", "race read 20\nbogus\n"},
+		// A race that names no claim, a claim from use, and load's claim.
+		{"race 2\n", "atomic", "race atomic 2\n"},
+		{"use --claim lock\nadd o\nwork --job 1\n", "read", "use --claim read\nadd o\nwork --job 1\n"},
+		{"load 5 --processing fixed:100 --lease 1\n", "read", "load 5 --processing fixed:100 --lease 1 --claim read\n"},
 	} {
-		got := js[string](t, ctx, fmt.Sprintf(`TwicePlayground.rewriteClaim(%q, %q)`, tc.src, tc.claim))
-		if got != tc.want {
-			t.Errorf("rewriteClaim(%q, %s) = %q, want %q", tc.src, tc.claim, got, tc.want)
+		js[bool](t, ctx, fmt.Sprintf(`(() => {
+			const ta = tp.q(0, "textarea.script");
+			ta.value = %q;
+			ta.dispatchEvent(new Event("input"));
+			// Another claim checked, without an event, so that a click on
+			// this one is a change.
+			tp.q(0, "fieldset.claim input:not([value=%s])").checked = true;
+			return true;
+		})()`, tc.src, tc.claim))
+		s := js[string](t, ctx, fmt.Sprintf(`tp.run(0, () => tp.q(0, "input[value=%s]").click())`, tc.claim))
+		if got := js[string](t, ctx, `tp.q(0, "textarea.script").value`); got != tc.want {
+			t.Errorf("%q with %s picked: the script reads %q, want %q", tc.src, tc.claim, got, tc.want)
 		}
-		if c := js[string](t, ctx, fmt.Sprintf(`TwicePlayground.claimOf(%q)`, got)); strings.Contains(got, "work") && !strings.HasPrefix(got, "#") && c != tc.claim {
-			t.Errorf("claimOf(%q) = %s, want %s", got, c, tc.claim)
-		}
-		prefix := "reset && add o\n"
-		if res := interp.Run(prefix+got, interp.Options{Seed: interp.DefaultSeed}); res.Error != nil && res.Error.Kind != "runtime" {
-			t.Errorf("rewritten script %q does not parse: %v", got, res.Error)
+		if (s == "error") != strings.Contains(tc.src, "bogus") {
+			t.Errorf("%q with %s picked: the run ended in %s: %s", tc.src, tc.claim, s, js[string](t, ctx, `tp.q(0, ".error").textContent`))
 		}
 	}
 }

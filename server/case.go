@@ -137,11 +137,11 @@ func (r *siteRenderer) renderCase(c cases.Case, file, shown string, deadline tim
 		if strings.TrimSpace(pr.Text) == "" {
 			return ""
 		}
-		var out bytes.Buffer
-		if err := r.plain.Convert([]byte(pr.Text), &out); err != nil {
+		out, err := r.plainHTML([]byte(pr.Text))
+		if err != nil {
 			fail(pr.Line, "%v", err)
 		}
-		return template.HTML(out.String())
+		return template.HTML(out)
 	}
 	if c.Level != "" {
 		p.Kicker += " · " + c.Level

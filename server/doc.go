@@ -25,7 +25,7 @@
 //	assets/twice.HASH.js          the same bytes, content-hashed, for our pages
 //	assets/playground.HASH.js     the element: the entry module the loader imports
 //	assets/runtime-client.HASH.js its Web Worker client (module)
-//	assets/links.HASH.js          links to a run, commands, claim rewriting (module)
+//	assets/links.HASH.js          links to a run, commands, the claim toggle's pick (module)
 //	assets/render.HASH.js         a run's Result drawn into the DOM (module)
 //	assets/classroom.HASH.js      predict-then-run, the presenter view (module)
 //	assets/scheduler.HASH.js      Be the scheduler (module)
@@ -76,9 +76,19 @@
 // and twice build fails with it.
 //
 // A render is bounded: package lessons refuses files that are not regular,
-// files over 1 MiB and lessons with over 100 blocks (each by name, the
-// others still render), and once a render has run blocks for
-// [MaxRenderTime] the blocks left fail in their blocks.
+// files over 1 MiB, lessons with over 100 blocks, the files of a folder
+// past its first 200 lessons or its first 16 MiB, and markdown past the
+// bounds of a page (package internal/mdbound: time, nesting, table cells,
+// elements) or past the folder's time to read (each by name, the others
+// still render); a render reads the folder once. Markdown is converted
+// under the same bounds and a page's bytes (8 MB); a lesson past one is
+// not shown, its page an error page, and an introduction, notes or a
+// case's prose past one show their text, escaped. A block whose markup
+// passes [MaxBlockBytes] is broken; once the site's pages pass
+// [MaxSiteBytes] the lessons left are not rendered; once a render has run
+// blocks for [MaxRenderTime] the blocks left fail in their blocks, and
+// the markdown left has a fraction of a second per lesson. The results kept between renders and the compressed forms kept
+// in memory are bounded in bytes.
 //
 // # The runtime
 //
@@ -120,7 +130,8 @@
 // the tab when it differs: an edit shows in every open tab of its lesson. Error pages name files relative to
 // the folder, never by an absolute path. [Site.ExportWith] writes only
 // into an empty folder or one it wrote (a [BuildMarker] file), through an
-// os.Root, each file to a temporary name then renamed. Content-hashed assets are served with Cache-Control: public,
+// os.Root, each file to a temporary name then renamed, never through a
+// symlinked folder. Content-hashed assets are served with Cache-Control: public,
 // max-age=31536000, immutable; everything else with no-cache and a strong
 // ETag, answering If-None-Match with 304. Files of 512 bytes or more are
 // precompressed with gzip -9 and brotli -q 11 and chosen by

@@ -151,8 +151,8 @@ func TestBrowserExplore(t *testing.T) {
 			t.Errorf("the shell reads %q back as %q", cmd, out)
 		}
 	}
-	if got := js[map[string]any](t, ctx, `TwicePlayground.parseLink("#block-1?seed=5&script=race+read+2%0A&claim=atomic", "block-1")`); got["script"] != "race atomic 2\n" {
-		t.Errorf("a link whose claim disagrees with its script: %v", got)
+	if got := js[map[string]any](t, ctx, `TwicePlayground.parseLink("#block-1?seed=5&script=race+read+2%0A&claim=atomic", "block-1")`); got["script"] != "race read 2\n" || got["claim"] != "atomic" {
+		t.Errorf("a link whose claim disagrees with its script: %v; want its script and claim as they came", got)
 	}
 
 	// A share link opens the same run as interp.Run at that seed, on the
@@ -178,6 +178,21 @@ func TestBrowserExplore(t *testing.T) {
 			t.Errorf("%s: the link opened the %q view, want timeline", base, sel)
 		}
 	}
+
+	// A hand-edited link whose claim is not its script's: the runtime sets
+	// the claim in the script, its comments and spacing kept, and it runs.
+	edited := "add read-conditional # race read\nrace   read 2\n"
+	nav(served.URL + "/lessons/claim-race/?edited#block-1?" + neturl.Values{"seed": {"5"}, "script": {edited}, "claim": {"atomic"}}.Encode())
+	run(t, ctx, 60*time.Second, chromedp.Poll[bool](`tp.state(0) === "done"`))
+	want := "add read-conditional # race read\nrace   atomic 2\n"
+	if got := js[string](t, ctx, `tp.q(0, "textarea.script").value`); got != want {
+		t.Errorf("the edited link's script reads %q, want %q", got, want)
+	}
+	if got, w := js[string](t, ctx, `tp.transcript(0)`), shownText(interp.Run(want, interp.Options{Seed: 5})); got != w {
+		t.Errorf("the edited link ran\n%s\nwant\n%s", got, w)
+	}
+	nav(exported.URL + "/lessons/claim-race/?shared" + link) // back to the timeline the steps below read
+	run(t, ctx, 60*time.Second, chromedp.Poll[bool](`tp.state(0) === "done"`))
 
 	// The timeline: the runtime's SVG, the duplicate highlighted.
 	if n := js[int](t, ctx, `tp.dups(0)`); n < 1 {
@@ -328,10 +343,16 @@ func TestBrowserExplore(t *testing.T) {
 		{"atomic", "0 of 36", 3},
 		{"read", "of 15,049,651,113,413,821,739,520 interleavings of 8 workers", 8},
 	} {
+		// The claim set as the toggle sets it, by the runtime, without the
+		// toggle's run.
+		js[bool](t, ctx, fmt.Sprintf(`(async () => {
+			const r = tp.q(0, "input[value=%[1]s]");
+			const ta = tp.q(0, "textarea");
+			if (!r.checked) { r.checked = true; ta.value = TwicePlayground.withClaim(await tp.el(0).claimsOf(ta.value), "%[1]s") || ta.value; }
+			return true;
+		})()`, tc.claim))
 		start := time.Now()
 		s := js[string](t, ctx, fmt.Sprintf(`tp.panel(0, "#panel-interleavings", () => {
-			const r = tp.q(0, "input[value=%[1]s]");
-			if (!r.checked) { r.checked = true; tp.q(0, "textarea").value = TwicePlayground.rewriteClaim(tp.q(0, "textarea").value, "%[1]s"); }
 			tp.q(0, ".workers").value = "%[2]d";
 			tp.el(0).workersTouched = true;
 			tp.q(0, ".explore-btn").click();

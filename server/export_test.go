@@ -2,6 +2,7 @@ package server
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -105,5 +106,99 @@ func TestBundleTarget(t *testing.T) {
 	file := filepath.Join(dir, "mytwice")
 	if abs, shown, _ := bundleTarget(file, "linux"); abs != file || shown != file {
 		t.Errorf("bundleTarget(file) = %q, %q", abs, shown)
+	}
+}
+
+// A folder on the way to the site's files that is a symlink is refused by
+// name, wherever it leads (a folder inside, the folder itself, its
+// parent, nowhere), and nothing is written through it.
+func TestExportRefusesSymlinkedFolders(t *testing.T) {
+	t.Parallel()
+	site := fakeSite(t)
+	for _, target := range []string{"inner", ".", "..", "missing"} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, BuildMarker), nil, 0o644)
+		os.Mkdir(filepath.Join(dir, "inner"), 0o755)
+		if err := os.Symlink(target, filepath.Join(dir, "lessons")); err != nil {
+			t.Skip("no symlinks here:", err)
+		}
+		err := site.Export(dir)
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "lessons")+": refused: it is a symlink") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("lessons -> %s: export gave %v; want one line naming the symlink", target, err)
+		}
+		for _, p := range site.Paths() {
+			rest, ok := strings.CutPrefix(p, "lessons/")
+			if !ok {
+				continue
+			}
+			for _, through := range []string{filepath.Join(dir, "inner", rest), filepath.Join(dir, rest), filepath.Join(filepath.Dir(dir), rest)} {
+				if _, err := os.Stat(through); err == nil {
+					t.Errorf("lessons -> %s: %s was written through it", target, through)
+				}
+			}
+		}
+	}
+}
+
+// A forced build into a folder of other files that fails leaves no
+// marker: the folder is still not one twice wrote, and the next build
+// without --force is refused as the first was.
+func TestFailedForcedExportLeavesNoMarker(t *testing.T) {
+	t.Parallel()
+	site := fakeSite(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"notes.txt": "mine"})
+	if err := os.Symlink(t.TempDir(), filepath.Join(dir, "lessons")); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	if err := site.ExportWith(dir, ExportOptions{Force: true}); err == nil {
+		t.Fatal("a forced export through a symlinked folder succeeded")
+	}
+	if _, err := os.Lstat(filepath.Join(dir, BuildMarker)); err == nil {
+		t.Errorf("the failed forced export left %s", BuildMarker)
+	}
+	if err := site.Export(dir); err == nil || !strings.Contains(err.Error(), "--force") {
+		t.Errorf("export after a failed forced one: %v; want the refusal of a folder twice did not write", err)
+	}
+	os.Remove(filepath.Join(dir, "lessons"))
+	if err := site.ExportWith(dir, ExportOptions{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, BuildMarker)); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("a forced export that succeeded left no marker: %v", err)
+	}
+}
+
+// A folder deeper on the way that is a symlink is refused as the first
+// one is: a block's embed folder leading up (to its lesson's, to embed,
+// to the output, to the folder above it) or across, to the lessons'.
+func TestExportRefusesDeepSymlinks(t *testing.T) {
+	t.Parallel()
+	site := fakeSite(t)
+	var page string
+	for _, p := range site.Paths() {
+		if strings.HasPrefix(p, "embed/") && strings.HasSuffix(p, "/index.html") {
+			page = p
+			break
+		}
+	}
+	link := path.Dir(page) // embed/SLUG/N
+	for _, target := range []string{"..", "../..", "../../..", "../../lessons"} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, BuildMarker), nil, 0o644)
+		os.MkdirAll(filepath.Join(dir, filepath.FromSlash(path.Dir(link))), 0o755)
+		if err := os.Symlink(target, filepath.Join(dir, filepath.FromSlash(link))); err != nil {
+			t.Skip("no symlinks here:", err)
+		}
+		err := site.Export(dir)
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, filepath.FromSlash(link))+": refused: it is a symlink") {
+			t.Errorf("%s -> %s: export gave %v; want the symlink named", link, target, err)
+		}
+		// Written through, the page would be index.html where the link
+		// leads.
+		through := filepath.Join(filepath.Dir(filepath.Join(dir, filepath.FromSlash(link))), target, "index.html")
+		if _, err := os.Lstat(through); err == nil {
+			t.Errorf("%s -> %s: the page was written through it (%s)", link, target, through)
+		}
 	}
 }

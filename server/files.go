@@ -5,8 +5,10 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/bits"
 	"mime"
 	"os"
@@ -125,11 +127,28 @@ type compressor struct {
 
 	mu      sync.Mutex
 	mem     map[string][]byte // key: sha256 + "." + encoding
+	memSize int               // the bytes of the forms in mem
+	maxMem  int               // the bound of memSize: maxMem (tests set less)
 	pending map[string]bool
 }
 
+// maxMem bounds the forms a compressor keeps in memory (the runtime's two
+// are about 8 MB): a server that renders a teacher's edits for hours, or
+// a site of large pages, starts over rather than keep every form it made.
+const maxMem = 128 << 20
+
+// remember keeps form b under name in memory. c.mu must be held.
+func (c *compressor) remember(name string, b []byte) {
+	if c.memSize+len(b) > c.maxMem {
+		clear(c.mem)
+		c.memSize = 0
+	}
+	c.mem[name] = b
+	c.memSize += len(b)
+}
+
 func newCompressor(dir string, policy BrotliPolicy) *compressor {
-	return &compressor{dir: dir, policy: policy, mem: map[string][]byte{}, pending: map[string]bool{}}
+	return &compressor{dir: dir, policy: policy, mem: map[string][]byte{}, maxMem: maxMem, pending: map[string]bool{}}
 }
 
 // compress fills in f.Gzip and f.Brotli.
@@ -199,7 +218,7 @@ func (c *compressor) lookup(key, enc string) []byte {
 		return nil
 	}
 	c.mu.Lock()
-	c.mem[key+"."+enc] = b
+	c.remember(key+"."+enc, b)
 	c.mu.Unlock()
 	return b
 }
@@ -250,7 +269,7 @@ func (c *compressor) get(key, enc string, body []byte) []byte {
 	w.Close()
 	b := buf.Bytes()
 	c.mu.Lock()
-	c.mem[key+"."+enc] = b
+	c.remember(key+"."+enc, b)
 	c.mu.Unlock()
 	if len(body) < bigFile {
 		smallForms.Lock()
@@ -352,11 +371,13 @@ func (s *Site) Export(dir string) error { return s.ExportWith(dir, ExportOptions
 // its path, and next to each precompressed file its .gz and .br forms
 // (which a plain static host ignores and hosts with precompressed-file
 // support serve). It refuses a site with broken lessons, and a folder that
-// is not empty and that it did not write (see BuildMarker). It writes
-// through an os.Root of dir, each file to a temporary name that is then
-// renamed over the old one: a symlink already in the folder is replaced,
-// never written through, and no path leads outside dir. It deletes
-// nothing that is already there.
+// is not empty and that it did not write (see BuildMarker), unless
+// o.Force; it then writes the marker last, so that a build into such a
+// folder that fails leaves it unmarked. It writes through an os.Root of
+// dir, each file to a temporary name that is then renamed over the old
+// one: a symlink to a file is replaced, never written through, a folder
+// on the way that is a symlink is refused by name, and no path leads
+// outside dir. It deletes nothing that is already there.
 func (s *Site) ExportWith(dir string, o ExportOptions) error {
 	if s.Err != nil {
 		return s.Err
@@ -374,53 +395,97 @@ func (s *Site) ExportWith(dir string, o ExportOptions) error {
 		return err
 	}
 	defer root.Close()
-	if !o.Force {
-		if err := checkOutDir(root, dir); err != nil {
+	foreign := checkOutDir(root, dir)
+	if foreign != nil && !o.Force {
+		return foreign
+	}
+	w := &exportWriter{root: root, dir: dir, real: map[string]bool{".": true}}
+	marker := []byte("This folder was written by twice build; it may write here again.\n")
+	if foreign == nil {
+		if err := w.write(BuildMarker, marker); err != nil {
 			return err
 		}
-	}
-	write := func(p string, body []byte) error {
-		if err := root.MkdirAll(path.Dir(p), 0o755); err != nil {
-			return fmt.Errorf("%s: %w", p, err)
-		}
-		tmp := p + ".twice-tmp"
-		root.Remove(tmp) // left by an export that was interrupted
-		f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err != nil {
-			return fmt.Errorf("%s: %w", p, err)
-		}
-		_, err = f.Write(body)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = root.Rename(tmp, p)
-		}
-		if err != nil {
-			root.Remove(tmp)
-			return fmt.Errorf("%s: %w", p, err)
-		}
-		return nil
-	}
-	if err := write(BuildMarker, []byte("This folder was written by twice build; it may write here again.\n")); err != nil {
-		return err
 	}
 	for _, p := range s.Paths() {
 		f := s.Files[p]
-		if err := write(p, f.Body); err != nil {
+		if err := w.write(p, f.Body); err != nil {
 			return err
 		}
 		if f.Gzip != nil {
-			if err := write(p+".gz", f.Gzip); err != nil {
+			if err := w.write(p+".gz", f.Gzip); err != nil {
 				return err
 			}
 		}
 		if f.Brotli != nil {
-			if err := write(p+".br", f.Brotli); err != nil {
+			if err := w.write(p+".br", f.Brotli); err != nil {
 				return err
 			}
 		}
 	}
+	if foreign != nil {
+		return w.write(BuildMarker, marker)
+	}
+	return nil
+}
+
+// exportWriter writes the files of an export through its folder's root.
+type exportWriter struct {
+	root *os.Root
+	dir  string
+	// real are the folders on the way to a file already seen to be
+	// folders, not symlinks (or made by MkdirAll).
+	real map[string]bool
+}
+
+// write writes body at p: to a temporary name, then renamed over p.
+func (w *exportWriter) write(p string, body []byte) error {
+	if err := w.folders(path.Dir(p)); err != nil {
+		return err
+	}
+	tmp := p + ".twice-tmp"
+	w.root.Remove(tmp) // left by an export that was interrupted
+	f, err := w.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	_, err = f.Write(body)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = w.root.Rename(tmp, p)
+	}
+	if err != nil {
+		w.root.Remove(tmp)
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	return nil
+}
+
+// folders makes the folder d and those above it, refusing one that is a
+// symlink (a folder written through would put the site's files
+// elsewhere, in dir or out of it) or not a folder.
+func (w *exportWriter) folders(d string) error {
+	if w.real[d] {
+		return nil
+	}
+	if err := w.folders(path.Dir(d)); err != nil {
+		return err
+	}
+	fi, err := w.root.Lstat(d)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := w.root.Mkdir(d, 0o755); err != nil {
+			return fmt.Errorf("%s: %w", d, err)
+		}
+	case err != nil:
+		return fmt.Errorf("%s: %w", d, err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%s: refused: it is a symlink, and twice build does not write through one: remove it, or choose another folder", filepath.Join(w.dir, d))
+	case !fi.IsDir():
+		return fmt.Errorf("%s: refused: it is a file where the site has a folder: remove it, or choose another folder", filepath.Join(w.dir, d))
+	}
+	w.real[d] = true
 	return nil
 }
 

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,5 +150,181 @@ func TestRenderTimeBudget(t *testing.T) {
 	}
 	if err := site.Export(t.TempDir()); err == nil {
 		t.Error("Export succeeded")
+	}
+}
+
+// renderDir renders the lesson folder dir with a stand-in runtime; edit,
+// when not nil, changes the renderer's bounds first.
+func renderDir(t *testing.T, dir string, edit func(r *siteRenderer)) *Site {
+	t.Helper()
+	r, err := newRenderer(Options{LessonsDir: dir, Runtime: fakeRuntime(), Brotli: BrotliNever}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edit != nil {
+		edit(r)
+	}
+	fsys, name, done := lessonSource(Options{LessonsDir: dir})
+	defer done()
+	return r.render(fsys, name, nil)
+}
+
+// A block whose output would make megabytes of page (written twice in
+// the page, and again in its embed page) is broken, with one line that
+// names its file, line and the bound; its page holds its script and that
+// line, not the output. 100 such blocks made a 649 MB page.
+func TestLargeOutputBounded(t *testing.T) {
+	dir := t.TempDir()
+	big := strings.Repeat("add a --times 100\n", 5) + strings.Repeat("jobs\n", 100) // 2.6 MB of transcript
+	var b strings.Builder
+	b.WriteString("# Big\n\n")
+	for range 10 {
+		b.WriteString("```twice\n" + big + "```\n\n")
+	}
+	writeFiles(t, dir, map[string]string{"a.md": b.String()})
+	site := renderDir(t, dir, nil)
+	want := filepath.Join(dir, "a.md") + ":3: twice block: its output makes "
+	if site.Err == nil || !strings.HasPrefix(site.Err.Error(), want) || !strings.Contains(site.Err.Error(), "more than the 1048576 a block may make") {
+		t.Fatalf("error %v; want it to start %q", site.Err, want)
+	}
+	if n := strings.Count(site.Err.Error(), "\n") + 1; n != 10 {
+		t.Errorf("%d error lines; want one per block", n)
+	}
+	page := site.Files["lessons/a/index.html"].Body
+	if len(page) > 10*MaxBlockBytes/8 {
+		t.Errorf("the page of 10 blocks is %d bytes", len(page))
+	}
+	if n := strings.Count(string(page), `role="alert">This block is broken: a.md:`); n != 10 {
+		t.Errorf("the page shows %d broken blocks, want 10", n)
+	}
+	if e := site.Files["embed/a/1/index.html"].Body; len(e) > MaxBlockBytes/8 {
+		t.Errorf("the embed page is %d bytes", len(e))
+	}
+}
+
+// A lesson whose markdown passes a page's bounds only as it is written
+// (a link reference of 2,000 characters used 5,000 times: 10 MB of HTML
+// from 17 KB) is not shown: its page says why (status 500), the index
+// marks it, and the error names the file and the bound.
+func TestPageBytesBounded(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a.md": "# Links\n\n[r]: /" + strings.Repeat("u", 2000) + "\n\n" + strings.Repeat("[r] ", 5000) + "\n",
+		"b.md": "# Fine\n\ntext\n",
+	})
+	site := renderDir(t, dir, nil)
+	want := filepath.Join(dir, "a.md") + ": refused: its page passed 8 MB; a page may have at most 8 MB"
+	if site.Err == nil || site.Err.Error() != want {
+		t.Errorf("error %v; want %q", site.Err, want)
+	}
+	f := site.Files["lessons/a/index.html"]
+	if f.Status != 500 || len(f.Body) > 64<<10 || !strings.Contains(string(f.Body), "its page passed 8 MB") {
+		t.Errorf("the lesson's page: status %d, %d bytes", f.Status, len(f.Body))
+	}
+	if !strings.Contains(string(site.Files["index.html"].Body), "Links</a> <span class=\"broken\">(cannot be shown)</span>") {
+		t.Error("the index does not mark the lesson")
+	}
+	if site.Files["lessons/b/index.html"].Status != 200 {
+		t.Error("the other lesson is not served")
+	}
+}
+
+// Once a site's pages pass their bound, the lessons left are not
+// rendered, each with its line; those before are served.
+func TestSiteBytesBounded(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for _, n := range []string{"a", "b", "c", "d"} {
+		files[n+".md"] = "# " + n + "\n\n" + strings.Repeat("word ", 20_000) + "\n" // about 100 KB of page
+	}
+	writeFiles(t, dir, files)
+	site := renderDir(t, dir, func(r *siteRenderer) { r.maxPages = 150 << 10 })
+	if site.Files["lessons/a/index.html"].Status != 200 || site.Files["lessons/b/index.html"].Status != 200 {
+		t.Error("the lessons within the bound are not served")
+	}
+	lines := strings.Split(fmt.Sprint(site.Err), "\n")
+	want := filepath.Join(dir, "c.md") + ": not rendered: the site's pages passed 150 KB; a site may have at most 150 KB of pages"
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], want) || !strings.HasPrefix(lines[1], filepath.Join(dir, "d.md")+": not rendered") {
+		t.Errorf("errors:\n%v\nwant c.md and d.md not rendered", site.Err)
+	}
+}
+
+// The results kept from earlier renders are bounded in bytes: a folder of
+// blocks that each print a lot is not kept whole in memory. The bound is
+// lowered to 1 MB here, so that a few results pass it.
+func TestPrerenderedBytesBounded(t *testing.T) {
+	prerendered.Lock()
+	prerendered.bytes = 1 << 20
+	prerendered.Unlock()
+	defer func() {
+		prerendered.Lock()
+		prerendered.bytes = maxPrerenderedBytes
+		prerendered.Unlock()
+	}()
+	script := strings.Repeat("add a --times 100\n", 2) + strings.Repeat("jobs\n", 5) // about 60 KB of transcript
+	for seed := uint64(1000); seed < 1040; seed++ {
+		prerender(script, seed)
+		prerendered.Lock()
+		size, n := prerendered.size, 0
+		for _, r := range prerendered.m {
+			n += r.Spent.Output
+		}
+		prerendered.Unlock()
+		if size > 1<<20 || n > 1<<20 {
+			t.Fatalf("after %d results, the cache holds %d bytes of them (counted %d); the bound is 1 MB", seed-999, n, size)
+		}
+		if n == 0 {
+			t.Fatalf("after %d results, the cache holds none", seed-999)
+		}
+	}
+}
+
+// An introduction (index.md) past a page's bounds is shown as its text,
+// escaped, with the error naming the file: never the part converted
+// before the bound stopped it (here 8 MB of links from 17 KB, a <p> left
+// open).
+func TestIntroPastBoundsEscaped(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"index.md": "# My course\n\n[r]: /" + strings.Repeat("u", 2000) + "\n\n" + strings.Repeat("[r] ", 5000) + "\n",
+		"a.md":     "# A\n\ntext\n",
+	})
+	site := renderDir(t, dir, nil)
+	if site.Err == nil || site.Err.Error() != filepath.Join(dir, "index.md")+": its page passed 8 MB; a page may have at most 8 MB" {
+		t.Errorf("error %v; want index.md's page bytes named", site.Err)
+	}
+	index := string(site.Files["index.html"].Body)
+	if len(index) > 256<<10 || strings.Contains(index, `<a href="/uuu`) {
+		t.Errorf("the index is %d bytes, with the links converted before the bound stopped the introduction", len(index))
+	}
+	if !strings.Contains(index, "[r] [r] [r]") || !strings.Contains(index, `<a href="lessons/a/">A</a>`) {
+		t.Error("the index does not show the introduction's text escaped, then the lessons")
+	}
+}
+
+// The compressed forms a compressor keeps in memory are bounded in
+// bytes: a server that compresses page after page (a teacher's edits for
+// hours) starts over rather than keep them all. The bound is lowered to
+// 256 KB here.
+func TestCompressorMemoryBounded(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	c := newCompressor("", BrotliNever)
+	c.maxMem = 256 << 10
+	for i := range 200 {
+		text := make([]byte, 16<<10) // what compresses little
+		for j := range text {
+			text[j] = byte(rng.Uint32())
+		}
+		body := []byte(fmt.Sprintf("<p>page %d %x</p>", i, text))
+		c.compress(newFile(fmt.Sprintf("p%d.html", i), body, 200, false))
+		c.mu.Lock()
+		n := 0
+		for _, b := range c.mem {
+			n += len(b)
+		}
+		c.mu.Unlock()
+		if n > c.maxMem {
+			t.Fatalf("after %d pages the compressor keeps %d bytes of forms; the bound is %d", i+1, n, c.maxMem)
+		}
 	}
 }

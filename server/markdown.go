@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -19,6 +20,7 @@ import (
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
+	"github.com/twice-lab/twice/internal/mdbound"
 	"github.com/twice-lab/twice/lessons"
 	"github.com/twice-lab/twice/runtime/script/draw"
 	"github.com/twice-lab/twice/runtime/script/interp"
@@ -82,16 +84,19 @@ func (n *Playground) Dump(source []byte, level int) {
 // that fails when it should not. Its Error starts with FILE:LINE.
 type BlockError struct {
 	File string // the lesson file, as the error should name it
-	Line int    // 1-based line in File
+	Line int    // 1-based line in File, or 0 for the whole file
 	Col  int    // 1-based column, or 0
 	Msg  string
 }
 
 func (e *BlockError) Error() string {
-	if e.Col > 0 {
+	switch {
+	case e.Col > 0:
 		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+	case e.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 	}
-	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
 }
 
 // docState is what the transformer and the renderer of one lesson share,
@@ -107,6 +112,9 @@ type docState struct {
 	root     string // from the lesson page to the site root
 	blocks   []*Playground
 	errs     []error
+	// fatal, when not nil, is why the lesson cannot be shown: its
+	// markdown passed a bound (among errs too).
+	fatal error
 }
 
 var stateKey = parser.NewContextKey()
@@ -155,7 +163,9 @@ func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Co
 				be = &BlockError{File: st.file, Line: line, Msg: "twice block " + msg}
 			}
 		} else {
-			p.Result = prerender(p.Script, opts.Seed)
+			// A block's run has budgets of its own: its time is not the
+			// markdown's.
+			mdbound.Exclude(pc, func() { p.Result = prerender(p.Script, opts.Seed) })
 		}
 		switch e := p.Result.Error; {
 		case be != nil:
@@ -167,6 +177,9 @@ func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Co
 		case e == nil && opts.Fails:
 			be = &BlockError{File: st.file, Line: line, Msg: "twice block is marked fails but runs without an error"}
 		}
+		if big := tooLarge(p, st.file); big != nil && be == nil {
+			be = big
+		}
 		if be != nil {
 			st.errs = append(st.errs, be)
 			shown := *be
@@ -176,6 +189,34 @@ func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Co
 		st.blocks = append(st.blocks, p)
 		f.Parent().ReplaceChild(f.Parent(), f, p)
 	}
+}
+
+// lateMarkdownTime is the time a lesson's markdown may take once the
+// render's time is up (MaxRenderTime): many times what a lesson takes
+// (milliseconds), and little beside the render's two minutes, however
+// many lessons are left.
+const lateMarkdownTime = 250 * time.Millisecond
+
+// MaxBlockBytes bounds the markup of one block in a page: its script, its
+// pre-rendered output, and the Result the component draws from (the
+// built-in lessons' largest is under 200 KB). A run may print up to its
+// output budget (4 MB), written twice in its block: a block over the bound
+// is broken, and shows its script and the error instead.
+const MaxBlockBytes = 1 << 20
+
+// tooLarge returns the error of a block whose markup passes
+// MaxBlockBytes, with its Result replaced by that error, or nil.
+func tooLarge(p *Playground, file string) *BlockError {
+	var b bytes.Buffer
+	writePlayground(&b, p)
+	if b.Len() <= MaxBlockBytes {
+		return nil
+	}
+	msg := fmt.Sprintf("its output makes %d bytes of page, more than the %d a block may make; print less (fewer races, tables or traced workers)", b.Len(), MaxBlockBytes)
+	// The claims stay (the script with each claim, a few times its
+	// length): the claim control reads them.
+	p.Result = &result.Result{Seed: p.Result.Seed, Error: &lang.Error{Kind: "limit", Msg: msg}, Views: result.Views{Compare: p.Result.Views.Compare}}
+	return &BlockError{File: file, Line: p.Line, Msg: "twice block: " + msg}
 }
 
 // lineOf returns the 1-based line of byte offset off in src.
@@ -362,9 +403,10 @@ type textWriter interface {
 	io.StringWriter
 }
 
-// newMarkdown returns the goldmark configuration of every lesson page.
+// newMarkdown returns the goldmark configuration of every lesson page,
+// bounded as a page is (mdbound.Page).
 func newMarkdown() goldmark.Markdown {
-	return goldmark.New(
+	return mdbound.New(mdbound.Page,
 		goldmark.WithExtensions(extension.Table, extension.Strikethrough),
 		goldmark.WithParserOptions(
 			parser.WithAutoHeadingID(),
@@ -376,10 +418,11 @@ func newMarkdown() goldmark.Markdown {
 	)
 }
 
-// newPlainMarkdown returns the configuration of a site's introduction and
-// a lesson's notes: as lessons, but a twice block there is plain code.
+// newPlainMarkdown returns the configuration of a site's introduction, a
+// lesson's notes and a case's prose: as lessons (bounded the same way),
+// but a twice block there is plain code.
 func newPlainMarkdown() goldmark.Markdown {
-	return goldmark.New(
+	return mdbound.New(mdbound.Page,
 		goldmark.WithExtensions(extension.Table, extension.Strikethrough),
 		goldmark.WithRendererOptions(
 			renderer.WithNodeRenderers(util.Prioritized(codeSpanRenderer{}, 100)),
@@ -455,14 +498,31 @@ func keepFlags(code string) string {
 
 // renderLesson renders one lesson's markdown to HTML, running its blocks.
 // The returned state lists the blocks and any errors, each naming the file
-// and line.
+// and line; a lesson past a bound of a page's markdown (mdbound.Page) or
+// a block past MaxBlockBytes of markup is one of them, and the former
+// gives no HTML (st.fatal).
 func renderLesson(md goldmark.Markdown, l lessons.Lesson, file, shown, root string, deadline time.Time) ([]byte, *docState) {
 	st := &docState{file: file, shown: shown, slug: l.Slug, title: l.Title, root: root, deadline: deadline}
 	pc := parser.NewContext()
 	pc.Set(stateKey, st)
+	lim := mdbound.Page
+	if !deadline.IsZero() && time.Now().After(deadline) {
+		// The render's time is up: its blocks do not run, and its
+		// markdown gets what a lesson needs, not a page's whole bound.
+		lim.Time = lateMarkdownTime
+	}
 	var buf bytes.Buffer
-	if err := md.Convert(l.Source, &buf, parser.WithContext(pc)); err != nil {
-		st.errs = append(st.errs, fmt.Errorf("%s: %v", file, err))
+	if err := mdbound.Convert(md, l.Source, &buf, pc, lim); err != nil {
+		// Past a bound of its markdown, the lesson is not shown at all:
+		// what was written of it is a part, not the page.
+		be := &BlockError{File: file, Msg: err.Error()}
+		var e *mdbound.Error
+		if errors.As(err, &e) {
+			be.Line, be.Msg = e.Line, "refused: "+e.Msg
+		}
+		st.errs = append(st.errs, be)
+		st.fatal = be
+		return nil, st
 	}
 	// A code block that scrolls sideways on a phone must be reachable by
 	// keyboard: every plain code block takes focus (the playgrounds' own
@@ -485,20 +545,34 @@ func prerender(src string, seed uint64) *result.Result {
 	}
 	res = interp.Run(src, interp.Options{Seed: seed})
 	res.Chart = draw.LoadChart(res)
+	// What a Result holds is about what it printed: its transcript,
+	// worker log, views and trace, as the run's meter counted them.
+	size := len(key) + res.Spent.Output
 	prerendered.Lock()
 	defer prerendered.Unlock()
-	if len(prerendered.m) >= maxPrerendered {
+	if len(prerendered.m) >= maxPrerendered || prerendered.size+size > prerendered.bytes {
 		clear(prerendered.m) // a new lesson set: start over rather than track ages
+		prerendered.size = 0
 	}
-	prerendered.m[key] = res
+	if size <= prerendered.bytes/8 {
+		prerendered.m[key] = res
+		prerendered.size += size
+	}
 	return res
 }
 
-// maxPrerendered bounds the results kept: a few times the built-in
-// lessons' blocks, and a teacher's folder of similar size.
-const maxPrerendered = 512
+// maxPrerendered and maxPrerenderedBytes bound the results kept: a few
+// times the built-in lessons' blocks (about 1 MB of them), and a
+// teacher's folder of similar size; a Result larger than an eighth of the
+// bytes is not kept at all.
+const (
+	maxPrerendered      = 512
+	maxPrerenderedBytes = 64 << 20
+)
 
 var prerendered = struct {
 	sync.Mutex
-	m map[string]*result.Result
-}{m: map[string]*result.Result{}}
+	m     map[string]*result.Result
+	size  int // the sizes of the results in m, as prerender counts them
+	bytes int // the bound of size: maxPrerenderedBytes (tests set less)
+}{m: map[string]*result.Result{}, bytes: maxPrerenderedBytes}

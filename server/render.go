@@ -113,6 +113,9 @@ type siteRenderer struct {
 	// budget is the time a render may spend on blocks: MaxRenderTime
 	// (tests set less).
 	budget time.Duration
+	// maxPages bounds the bytes of a site's lesson and embed pages:
+	// MaxSiteBytes (tests set less).
+	maxPages int
 	// hideNotes is Options.HideNotes.
 	hideNotes bool
 	// room is the index's section with Options.RoomURL and its QR code,
@@ -128,7 +131,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	if opts.Runtime == nil || len(opts.Runtime.Wasm) == 0 || len(opts.Runtime.WasmExec) == 0 {
 		return nil, errors.New("server: no runtime (wasm module and wasm_exec.js)")
 	}
-	r := &siteRenderer{md: newMarkdown(), plain: newPlainMarkdown(), comp: newCompressor(opts.CacheDir, opts.Brotli), assets: map[string]*File{}, budget: MaxRenderTime, hideNotes: opts.HideNotes}
+	r := &siteRenderer{md: newMarkdown(), plain: newPlainMarkdown(), comp: newCompressor(opts.CacheDir, opts.Brotli), assets: map[string]*File{}, budget: MaxRenderTime, maxPages: MaxSiteBytes, hideNotes: opts.HideNotes}
 	r.comp.ready = ready
 	if opts.LessonsDir != "" {
 		r.dir = filepath.Clean(opts.LessonsDir)
@@ -140,13 +143,6 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	r.tmpl = tmpl
 	if r.caseTmpl, err = template.New("case.html").Funcs(template.FuncMap{"inc": func(i int) int { return i + 1 }}).ParseFS(site.FS, "templates/case.html"); err != nil {
 		return nil, err
-	}
-	static := func(name string) []byte {
-		b, err := fs.ReadFile(site.FS, "static/"+name)
-		if err != nil {
-			panic("site: missing embedded file: " + err.Error())
-		}
-		return b
 	}
 	addMinified := func(name string, body []byte) string {
 		hn := hashedName(name, body)
@@ -165,14 +161,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	r.names.Frame = add("frame.js", static("frame.js"))
 	if opts.Live {
 		r.names.Reload = add("reload.js", static("reload.js"))
-		if opts.RoomURL != "" {
-			if svg, err := QRSVG(opts.RoomURL); err == nil {
-				u := html.EscapeString(opts.RoomURL)
-				r.room = `<section class="room" aria-labelledby="room-title"><h2 id="room-title">Open on another machine</h2>
-<p>On this network, open <a href="` + u + `">` + u + `</a>, or scan the code with a phone's camera:</p>
-` + svg + "\n</section>\n"
-			}
-		}
+		r.room = roomSection(opts.RoomURL)
 	}
 	r.sw = static("sw.js")
 	r.names.WasmExec = add("wasm_exec.js", opts.Runtime.WasmExec)
@@ -195,27 +184,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 		return nil, err
 	}
 	r.names.Case = addMinified("case.js", caseJS)
-	// The claims, dedupe modes, key choices and diagnosis kinds come from
-	// the runtime's lists: the page keeps no copy of its own.
-	choices := result.Choices()
-	config, err := json.Marshal(map[string]any{
-		"entry":    hashed[modules[len(modules)-1]],
-		"frame":    r.names.Frame,
-		"worker":   r.names.Worker,
-		"wasmExec": r.names.WasmExec,
-		"wasm":     r.names.Wasm,
-		"wasmSize": len(opts.Runtime.Wasm),
-		"css":      r.names.Playground,
-		"claims":   choices.Claims,
-		"dedupes":  choices.Dedupes,
-		"keys":     choices.Keys,
-		"kinds":    choices.Kinds,
-		"quiet":    choices.Quiet,
-
-		// The claim Compare sets beside the block's own until the reader
-		// picks another pair: the atomic claim, the fix the lessons teach.
-		"compareTo": queue.ClaimAtomic.String(),
-	})
+	config, err := r.config(len(opts.Runtime.Wasm), hashed[modules[len(modules)-1]])
 	if err != nil {
 		return nil, err
 	}
@@ -232,6 +201,60 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	r.assets["assets/twice.js"] = stable
 	r.rendering = r.renderingPage()
 	return r, nil
+}
+
+// static is the embedded file site/static/name.
+func static(name string) []byte {
+	b, err := fs.ReadFile(site.FS, "static/"+name)
+	if err != nil {
+		panic("site: missing embedded file: " + err.Error())
+	}
+	return b
+}
+
+// roomSection is the index's section that gives the address of a live
+// server to open on another machine, with its QR code; none without one.
+func roomSection(url string) string {
+	if url == "" {
+		return ""
+	}
+	svg, err := QRSVG(url)
+	if err != nil {
+		return ""
+	}
+	u := html.EscapeString(url)
+	return `<section class="room" aria-labelledby="room-title"><h2 id="room-title">Open on another machine</h2>
+<p>On this network, open <a href="` + u + `">` + u + `</a>, or scan the code with a phone's camera:</p>
+` + svg + "\n</section>\n"
+}
+
+// config is the page's CONFIG, as JSON: the assets' hashed names (entry
+// the module that starts the component, wasmSize the module's bytes) and
+// the claims, dedupe modes, key choices and diagnosis kinds of the
+// runtime's lists: the page keeps no copy of its own.
+func (r *siteRenderer) config(wasmSize int, entry string) ([]byte, error) {
+	choices := result.Choices()
+	return json.Marshal(map[string]any{
+		"entry":    entry,
+		"frame":    r.names.Frame,
+		"worker":   r.names.Worker,
+		"wasmExec": r.names.WasmExec,
+		"wasm":     r.names.Wasm,
+		"wasmSize": wasmSize,
+		"css":      r.names.Playground,
+		"claims":   choices.Claims,
+		"dedupes":  choices.Dedupes,
+		"keys":     choices.Keys,
+		"kinds":    choices.Kinds,
+		// The most bytes a script may have: a link to a longer one is
+		// refused before the page reads it.
+		"maxScript": choices.MaxScript,
+		"quiet":     choices.Quiet,
+
+		// The claim Compare sets beside the block's own until the reader
+		// picks another pair: the atomic claim, the fix the lessons teach.
+		"compareTo": queue.ClaimAtomic.String(),
+	})
 }
 
 // importRe matches the module specifier of an import or export statement,
@@ -421,8 +444,10 @@ func (r *siteRenderer) render(fsys fs.FS, name string, publish func(*Site)) *Sit
 	}
 	deadline := time.Now().Add(r.budget)
 	counts := make([]lessonCount, len(p.ls))
+	pages := 0 // bytes of the lesson and embed pages so far
 	for i := range p.ls {
-		counts[i] = r.renderLessonPages(s, p, i, deadline, add)
+		counts[i] = r.renderLessonPages(s, p, i, deadline, pages, add)
+		pages += counts[i].bytes
 		if publish != nil && i+1 < len(p.ls) {
 			publish(r.partial(s, p))
 		}
@@ -447,20 +472,29 @@ type plan struct {
 	head      string
 	skipped   []string
 	errs      []error
+	// planned are the index's counts as the plan alone tells them
+	// (partial), made once.
+	planned []lessonCount
 }
 
 // lessonCount is what the index says of a lesson's blocks: how many, and
-// how many are broken.
-type lessonCount struct{ blocks, broken int }
+// how many are broken; or that the lesson cannot be shown at all. bytes
+// are those of its pages.
+type lessonCount struct {
+	blocks, broken int
+	unshown        bool
+	bytes          int
+}
 
 // plan reads the lesson folder fsys, named name in errors, and runs
 // nothing. The error is for a folder that cannot be read at all.
 func (r *siteRenderer) plan(fsys fs.FS, name string) (*plan, error) {
-	ls, err := lessons.Load(fsys)
+	// One read of the folder gives its lessons and its cases.
+	ls, cs, err := lessons.LoadAll(fsys)
 	if err != nil && len(ls) == 0 {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	p := &plan{name: name, ls: ls}
+	p := &plan{name: name, ls: ls, cases: cs}
 	// Files left out of the folder (refused, unreadable, untitled) are
 	// named in the error and on the index; the other lessons render.
 	if err != nil {
@@ -485,18 +519,17 @@ func (r *siteRenderer) plan(fsys fs.FS, name string) (*plan, error) {
 		if p.siteTitle != "" {
 			head.WriteString("<h1>" + html.EscapeString(p.siteTitle) + "</h1>\n")
 		}
-		var intro bytes.Buffer
-		if err := r.plain.Convert(site.Intro, &intro); err != nil {
+		intro, err := r.plainHTML(site.Intro)
+		if err != nil {
 			p.errs = append(p.errs, fmt.Errorf("%s: %v", prefixFile(name, lessons.SiteFile), err))
 		}
-		head.Write(intro.Bytes())
+		head.Write(intro)
 	}
 	p.head = head.String()
 	p.refs = make([]*lessonRef, len(ls))
 	for i, l := range ls {
 		p.refs[i] = &lessonRef{Slug: l.Slug, Title: l.Title, Number: i + 1, Of: len(ls)}
 	}
-	p.cases, _ = lessons.LoadCases(fsys)
 	return p, nil
 }
 
@@ -507,19 +540,23 @@ func (r *siteRenderer) plan(fsys fs.FS, name string) (*plan, error) {
 // every page not rendered yet.
 func (r *siteRenderer) partial(s *Site, p *plan) *Site {
 	snap := &Site{Files: maps.Clone(s.Files), Versions: maps.Clone(s.Versions), Broken: r.rendering}
-	counts := make([]lessonCount, len(p.ls))
-	for i, l := range p.ls {
-		counts[i].blocks = len(l.Blocks)
-		for _, b := range l.Blocks {
-			if _, err := b.Options(); err != nil {
-				counts[i].broken++
-			} else if _, err := lang.Parse(b.Script); err != nil {
-				counts[i].broken++
+	if p.planned == nil {
+		// Once per render, not once per publish: a folder of many
+		// lessons and blocks parses each block once.
+		p.planned = make([]lessonCount, len(p.ls))
+		for i, l := range p.ls {
+			p.planned[i].blocks = len(l.Blocks)
+			for _, b := range l.Blocks {
+				if _, err := b.Options(); err != nil {
+					p.planned[i].broken++
+				} else if _, err := lang.Parse(b.Script); err != nil {
+					p.planned[i].broken++
+				}
 			}
 		}
 	}
 	index := newFile("index.html", r.livePage(snap, "index.html", pageData{Kind: "index", Title: p.siteTitle,
-		Content: template.HTML(r.index(p, counts, nil))}), 200, false)
+		Content: template.HTML(r.index(p, p.planned, nil))}), 200, false)
 	r.comp.compress(index)
 	snap.Files["index.html"] = index
 	sw := newFile("sw.js", r.serviceWorker(snap, r.offlinePage(p.refs, p.siteTitle)), 200, false)
@@ -530,17 +567,30 @@ func (r *siteRenderer) partial(s *Site, p *plan) *Site {
 
 // renderLessonPages renders lesson i of p, running its blocks, into s
 // (with add): its page and an embed page per block. Its errors join p's.
-func (r *siteRenderer) renderLessonPages(s *Site, p *plan, i int, deadline time.Time, add func(string, []byte, int) *File) lessonCount {
+// A lesson whose markdown passes a page's bounds, or that comes once the
+// site's pages (pages bytes so far) have passed r.maxPages, gets an error
+// page instead.
+func (r *siteRenderer) renderLessonPages(s *Site, p *plan, i int, deadline time.Time, pages int, add func(string, []byte, int) *File) lessonCount {
 	l := p.ls[i]
 	file := path.Join(p.name, l.File)
 	if p.name != "lessons" {
 		file = filepath.Join(p.name, filepath.FromSlash(l.File))
 	}
-	body, st := renderLesson(r.md, l, file, l.File, "../../", deadline)
 	page := "lessons/" + l.Slug + "/index.html"
+	if pages > r.maxPages {
+		err := fmt.Errorf("%s: not rendered: the site's pages passed %s; a site may have at most %s of pages: make its lessons or their blocks' output smaller, or fewer", file, sizeWords(r.maxPages), sizeWords(r.maxPages))
+		p.errs = append(p.errs, err)
+		add(page, r.errorPage("This lesson cannot be shown", err, "../../"), 500)
+		return lessonCount{unshown: true}
+	}
+	body, st := renderLesson(r.md, l, file, l.File, "../../", deadline)
 	// A broken block fails in its block, with its message; the rest of
 	// the page renders. The error still fails twice build.
 	p.errs = append(p.errs, st.errs...)
+	if st.fatal != nil {
+		add(page, r.errorPage("This lesson cannot be shown", st.fatal, "../../"), 500)
+		return lessonCount{unshown: true}
+	}
 	if l.Notes != "" && !r.hideNotes {
 		// Folded under the lesson's title.
 		at := bytes.Index(body, []byte("</h1>\n"))
@@ -559,18 +609,18 @@ func (r *siteRenderer) renderLessonPages(s *Site, p *plan, i int, deadline time.
 	if i+1 < len(p.ls) {
 		d.Next = p.refs[i+1]
 	}
-	add(page, r.livePage(s, page, d), 200)
+	n := len(add(page, r.livePage(s, page, d), 200).Body)
 	for _, b := range st.blocks {
 		var buf bytes.Buffer
 		q := *b
 		q.Embed = ""
 		writePlayground(&buf, &q)
-		add(fmt.Sprintf("embed/%s/%d/index.html", l.Slug, b.Index), r.page(pageData{
+		n += len(add(fmt.Sprintf("embed/%s/%d/index.html", l.Slug, b.Index), r.page(pageData{
 			Kind: "embed", Title: fmt.Sprintf("%s, script %d", l.Title, b.Index), Root: "../../../",
 			Script: true, Content: template.HTML(buf.String()), Lesson: p.refs[i],
-		}), 200)
+		}), 200).Body)
 	}
-	return lessonCount{blocks: len(st.blocks), broken: broken(st.blocks)}
+	return lessonCount{blocks: len(st.blocks), broken: broken(st.blocks), bytes: n}
 }
 
 // index is the index page's content for plan p: the head, a line per
@@ -584,6 +634,10 @@ func (r *siteRenderer) index(p *plan, counts []lessonCount, casesBroken []bool) 
 `)
 	for i, l := range p.ls {
 		fmt.Fprintf(&index, `<li><a href="lessons/%s/">%s</a>`, l.Slug, html.EscapeString(l.Title))
+		if counts[i].unshown {
+			index.WriteString(` <span class="broken">(cannot be shown)</span></li>` + "\n")
+			continue
+		}
 		if l.Time != "" {
 			fmt.Fprintf(&index, ` <span class="time">· %s</span>`, html.EscapeString(l.Time))
 		}
@@ -698,13 +752,39 @@ func (r *siteRenderer) serviceWorker(s *Site, offline []byte) []byte {
 // notes renders a lesson's teacher notes, folded: a details element the
 // teacher opens, which students' pages leave out under Options.HideNotes.
 func (r *siteRenderer) notes(md string) []byte {
+	body, _ := r.plainHTML([]byte(md))
+	return slices.Concat([]byte(`<details class="teacher-notes"><summary>Teacher notes</summary>`+"\n"), body, []byte("</details>\n"))
+}
+
+// plainHTML converts md with the plain configuration (an introduction,
+// notes, a case's prose). Markdown past a bound of a page gives its
+// text, escaped, in one paragraph, and the error: what was converted of
+// it is a part (tags left open), never written into a page.
+func (r *siteRenderer) plainHTML(md []byte) ([]byte, error) {
 	var b bytes.Buffer
-	b.WriteString(`<details class="teacher-notes"><summary>Teacher notes</summary>` + "\n")
-	if err := r.plain.Convert([]byte(md), &b); err != nil {
-		b.WriteString("<p>" + html.EscapeString(md) + "</p>\n")
+	if err := r.plain.Convert(md, &b); err != nil {
+		return []byte("<p>" + html.EscapeString(string(md)) + "</p>\n"), err
 	}
-	b.WriteString("</details>\n")
-	return b.Bytes()
+	return b.Bytes(), nil
+}
+
+// MaxSiteBytes bounds the pages of a site, lessons' and embed pages
+// together (the built-in site's are under 3 MB): once a render has written
+// more, the lessons left are not rendered, each with an error page and a
+// line that says why. With the bounds of a page (mdbound.Page: 8 MB),
+// MaxBlockBytes and lessons.MaxLessons it bounds what a render holds.
+const MaxSiteBytes = 64 << 20
+
+// sizeWords writes a bound in bytes as a reader says it: "64 MB",
+// "150 KB".
+func sizeWords(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // MaxRenderTime bounds the time a render spends running a lesson

@@ -13,7 +13,7 @@
 //	                         (and starts the worker, when a block is in view)
 //	static/playground.js     the <twice-playground> element, the entry module
 //	static/runtime-client.js the Web Worker client: loads the runtime, queues runs
-//	static/links.js          scripts as text: claim toggle, links, commands
+//	static/links.js          the claim toggle's pick of a script, links, commands
 //	static/render.js         a run's Result drawn into the DOM, and its wording
 //	static/classroom.js      predict-then-run and the presenter view
 //	static/scheduler.js      Be the scheduler: the reader picks each worker's next step
@@ -38,7 +38,7 @@
 // No framework or build step: the JavaScript is written for current
 // browsers and shipped as is (minified).
 //
-// The pure helpers (the claim toggle's rewriting, share links, the
+// The pure helpers (the claim toggle's pick, share links, the
 // formatting of figures, the step-through's replay) live in links.js and
 // render.js, which touch no browser global when imported, and are
 // unit-tested under Node's built-in runner: jstest/*.test.mjs import them

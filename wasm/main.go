@@ -33,7 +33,9 @@
 // stopped had got.
 //
 // It also installs twiceCost(script string) string, the parser's cost
-// estimate of a script (see cost), and
+// estimate of a script (see cost), twiceClaims(script string) string,
+// the script's claim and its text with each claim, for the claim toggle
+// on a script the reader edited ([interp.ClaimsJSON]), and
 //
 //	twiceCheck(fix string, check {info: string, script: string}, options {auto: bool, progress: function}) object
 //
@@ -73,6 +75,7 @@ func main() {
 	debug.SetMemoryLimit(firstRunHeap)
 	js.Global().Set("twiceRun", js.FuncOf(run))
 	js.Global().Set("twiceCost", js.FuncOf(cost))
+	js.Global().Set("twiceClaims", js.FuncOf(claims))
 	js.Global().Set("twiceTimeline", js.FuncOf(timeline))
 	js.Global().Set("twiceCheck", js.FuncOf(check))
 	select {}
@@ -86,6 +89,14 @@ func cost(_ js.Value, args []js.Value) any {
 		return lang.CostJSON("")
 	}
 	return lang.CostJSON(args[0].String())
+}
+
+// claims is the body of twiceClaims(script string) string.
+func claims(_ js.Value, args []js.Value) any {
+	if len(args) == 0 || args[0].Type() != js.TypeString {
+		return interp.ClaimsJSON("")
+	}
+	return interp.ClaimsJSON(args[0].String())
 }
 
 // check is the body of twiceCheck.

@@ -384,9 +384,17 @@ func (s *Service) deduplicate(p *sim.Proc, e *Effect, delay sim.Time) (bool, sim
 			// The first request with this key is still in flight: there
 			// is no answer to replay yet. Real stores answer 409 (in
 			// progress) or hold the request until the answer exists;
-			// this one holds it.
+			// this one holds it, on a handler of its own, so that the
+			// client waits for the answer as for any other: its timeout
+			// runs, and so does its heartbeat.
 			p.Step(stmt(), event.KeyCheck, "SELECT key %s: stored by run %s, still in progress: waiting for its answer", e.Key, first)
-			p.SleepUntil(at)
+			held, check := *e, stmt()
+			k.Go(p.Name(), p.Now(), func(h *sim.Proc) {
+				h.SleepUntil(at)
+				h.Step(check, event.KeyCheck, "SELECT key %s: stored by run %s", held.Key, first)
+				s.replay(k, held, first)
+			})
+			return true, at + check
 		}
 		p.Step(stmt(), event.KeyCheck, "SELECT key %s: stored by run %s", e.Key, first)
 		s.replay(k, *e, first)

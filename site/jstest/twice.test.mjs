@@ -10,7 +10,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { CONFIG } from "../static/config.js";
-import { claimOf, commandFor, comparePair, embedIframe, linkHash, loopback, parseLink, rewriteClaim, seedOf, shellQuote, toggleClaims } from "../static/links.js";
+import { commandFor, comparePair, embedIframe, linkHash, loopback, maxLink, parseLink, seedOf, shellQuote, toggleClaims, withClaim } from "../static/links.js";
 import { announce, checkedWords, diagnosisPlan, diagnosisSaid, errorText, formatBytes, leaseCaptions, stoppedAfter, formatMS, groupDigits, matrixCellLabel, matrixCellText, minFontSize, nearestStep, replay } from "../static/render.js";
 
 // The server puts the runtime's lists of claims, dedupe modes and keys in
@@ -37,7 +37,7 @@ test("playground.js defines the element once, when the loader starts it", async 
     start(CONFIG);
     start(CONFIG);
     assert.deepEqual(defined, ["twice-playground"], "the element is defined exactly once");
-    assert.equal(globalThis.TwicePlayground.claimOf, claimOf, "window.TwicePlayground exposes the helpers");
+    assert.equal(globalThis.TwicePlayground.withClaim, withClaim, "window.TwicePlayground exposes the helpers");
   } finally {
     for (const k of ["window", "HTMLElement", "customElements", "document", "TwicePlayground"]) delete globalThis[k];
   }
@@ -62,86 +62,22 @@ function withClaims(list, fn) {
   }
 }
 
-test("claimOf: a command naming another name for a claim gives the claim it names", () => {
-  withClaims(ALIASED, () => {
-    assert.equal(claimOf("race read 20"), "read");
-    assert.equal(claimOf("race lock 20"), "atomic");
-    assert.equal(claimOf("reset\nrace atomic --all --workers 3"), "atomic");
-    assert.equal(claimOf("work --job 1 --claim=lock"), "atomic");
-    assert.equal(claimOf("work --job 1 --claim atomic"), "atomic");
-    assert.equal(claimOf("( node queue.mjs race lock 20 && node queue.mjs effects ) 2>/dev/null"), "atomic");
-    assert.equal(claimOf("work --job 1"), "read", "no --claim is the default claim");
-    assert.equal(claimOf("race read 20 # not race atomic"), "read", "a comment does not count");
-    assert.equal(claimOf("add race-atomic-order"), "read", "an order name is not a command");
-  });
-});
-
-test("claimOf: with four claims, each is its own, a name with a dash included", () => {
-  withClaims(FOUR, () => {
-    assert.equal(claimOf("race lock 20"), "lock");
-    assert.equal(claimOf("race async-lock --all"), "async-lock");
-    assert.equal(claimOf("work --job 1 --claim=async-lock"), "async-lock");
-    assert.equal(claimOf("work --job 1 --claim lock --worker W2"), "lock");
-    assert.equal(claimOf("race read 3; race atomic 3"), "atomic", "the first claim that is not the default");
-    assert.equal(claimOf("work --job 1"), "read");
-  });
-});
-
-test("rewriteClaim: race arguments", () => {
-  withClaims(ALIASED, () => {
-    assert.equal(rewriteClaim("race read 20 && effects", "atomic"), "race atomic 20 && effects");
-    assert.equal(rewriteClaim("race lock 20", "read"), "race read 20");
-    assert.equal(rewriteClaim("race   read --all", "atomic"), "race   atomic --all", "spacing is kept");
-    assert.equal(
-      rewriteClaim("( node queue.mjs race read 20 && node queue.mjs effects ) 2>/dev/null", "atomic"),
-      "( node queue.mjs race atomic 20 && node queue.mjs effects ) 2>/dev/null"
-    );
-    assert.equal(rewriteClaim("twice race read 5", "atomic"), "twice race atomic 5");
-  });
-  withClaims(FOUR, () => {
-    assert.equal(rewriteClaim("race read 20", "async-lock"), "race async-lock 20");
-    assert.equal(rewriteClaim("race async-lock 20 && race lock 3", "atomic"), "race atomic 20 && race atomic 3", "a dashed name is replaced whole");
-  });
-});
-
-test("rewriteClaim: work commands get or change --claim", () => {
-  withClaims(ALIASED, () => {
-    assert.equal(rewriteClaim("work --job 1", "atomic"), "work --job 1 --claim atomic");
-    assert.equal(rewriteClaim("work --job 1 --claim=lock", "read"), "work --job 1 --claim=read");
-    assert.equal(rewriteClaim("work --job 1 --claim read --trace", "atomic"), "work --job 1 --claim atomic --trace");
-    assert.equal(
-      rewriteClaim("reset && add o1 && work --job 1; sleep 2; work --job 1 --worker W2", "atomic"),
-      "reset && add o1 && work --job 1 --claim atomic; sleep 2; work --job 1 --worker W2 --claim atomic"
-    );
-    assert.equal(
-      rewriteClaim("( node queue.mjs work --job 1 --worker W1 ) 2>/dev/null", "atomic"),
-      "( node queue.mjs work --job 1 --worker W1 --claim atomic ) 2>/dev/null",
-      "the flag goes before the closing parenthesis and the redirection"
-    );
-  });
-  withClaims(FOUR, () => {
-    assert.equal(rewriteClaim("work --job 1 --claim=async-lock --trace", "lock"), "work --job 1 --claim=lock --trace");
-    assert.equal(rewriteClaim("work --job 1", "async-lock"), "work --job 1 --claim async-lock");
-  });
-});
-
-test("rewriteClaim: comments and other commands are kept", () => {
-  const src = "# race read here is prose\nreset\nadd order-77\nrace read 3 # race read again\njobs\n";
-  assert.equal(rewriteClaim(src, "atomic"), "# race read here is prose\nreset\nadd order-77\nrace atomic 3 # race read again\njobs\n");
-  assert.equal(rewriteClaim(src, "read"), src, "the same claim changes nothing");
-});
-
-test("rewriteClaim and claimOf agree, for every claim of every list", () => {
-  const scripts = ["race read 20", "work --job 1", "reset && add o && work --job 1 --claim lock", "race lock 2; race read 3"];
-  for (const [name, list] of [["three names", ALIASED], ["four claims", FOUR], ["the runtime's list", CONFIG.claims]]) {
-    withClaims(list, () => {
-      const claims = toggleClaims().map((c) => c.name);
-      assert.ok(claims.length >= 2, name + ": the toggle offers " + claims.join(", "));
-      for (const src of scripts) {
-        for (const c of claims) assert.equal(claimOf(rewriteClaim(src, c)), c, `${name}: ${JSON.stringify(src)} rewritten to ${c}`);
-      }
-    });
-  }
+test("withClaim picks the runtime's script for a claim, and reads none itself", () => {
+  // What a Result's views.compare (or the worker's claims) holds: the
+  // block's own text with each claim set where the parser found one.
+  const claims = {
+    claim: "read",
+    toggle: [
+      { claim: "read", script: "add read-conditional\n  race   read\t20  # race read\n" },
+      { claim: "atomic", script: "add read-conditional\n  race   atomic\t20  # race read\n" },
+    ],
+  };
+  assert.equal(withClaim(claims, "atomic"), "add read-conditional\n  race   atomic\t20  # race read\n");
+  assert.equal(withClaim(claims, "read"), claims.toggle[0].script);
+  assert.equal(withClaim(claims, "lock"), null, "a claim the runtime gave no script for");
+  assert.equal(withClaim({ claim: "read", toggle: null }, "atomic"), null, "a script that starts no worker");
+  assert.equal(withClaim({ claim: "", toggle: null, error: { msg: "line 1, col 1: unknown command" } }, "atomic"), null, "a script that does not parse");
+  assert.equal(withClaim(null, "atomic"), null, "no answer from the runtime");
 });
 
 test("toggleClaims: every claim that is not another name, in the runtime's order", () => {
@@ -170,6 +106,7 @@ test("linkHash and parseLink round-trip", () => {
     { seed: "18446744073709551615", script: "work --job 1 --claim atomic", claim: "atomic", view: "timeline", step: 7 },
     { seed: "0", script: "race atomic --all", claim: "atomic", view: "interleavings", workers: 5 },
     { seed: "3", script: "jobs & effects # a ? and a #", claim: "read", view: "compare" },
+    { seed: "4", script: "jobs", claim: null },
   ];
   for (const r of runs) {
     const hash = linkHash("block-2", r);
@@ -186,9 +123,10 @@ test("linkHash and parseLink round-trip", () => {
 });
 
 test("linkHash keeps only what reopens the view", () => {
-  assert.equal(linkHash("b", { seed: 1, script: "jobs", view: "output", step: 4, workers: 3 }), "#b?seed=1&script=jobs&claim=read");
-  assert.equal(linkHash("b", { seed: 1, script: "jobs", view: "timeline", step: 1 }), "#b?seed=1&script=jobs&claim=read&view=timeline");
-  assert.equal(linkHash("b", { seed: 1, script: "jobs", view: "interleavings", workers: 2 }), "#b?seed=1&script=jobs&claim=read&view=interleavings");
+  assert.equal(linkHash("b", { seed: 1, script: "jobs", claim: "read", view: "output", step: 4, workers: 3 }), "#b?seed=1&script=jobs&claim=read");
+  assert.equal(linkHash("b", { seed: 1, script: "jobs", claim: "read", view: "timeline", step: 1 }), "#b?seed=1&script=jobs&claim=read&view=timeline");
+  assert.equal(linkHash("b", { seed: 1, script: "jobs", claim: "read", view: "interleavings", workers: 2 }), "#b?seed=1&script=jobs&claim=read&view=interleavings");
+  assert.equal(linkHash("b", { seed: 1, script: "jobs", view: "timeline" }), "#b?seed=1&script=jobs&view=timeline", "no claim known, none written");
 });
 
 test("linkHash and parseLink: a schedule, only with Be the scheduler's view", () => {
@@ -196,8 +134,8 @@ test("linkHash and parseLink: a schedule, only with Be the scheduler's view", ()
   const hash = linkHash("b", r);
   assert.equal(hash, "#b?seed=1&script=race+read+20%0A&claim=read&view=scheduler&schedule=W1%2CW2%2CW2%2CW1");
   assert.deepEqual(parseLink(hash, "b"), { script: r.script, seed: "1", claim: "read", view: "scheduler", step: 1, workers: 0, schedule: r.schedule });
-  assert.equal(linkHash("b", { seed: 1, script: "jobs", view: "scheduler", schedule: [] }), "#b?seed=1&script=jobs&claim=read&view=scheduler");
-  assert.equal(linkHash("b", { seed: 1, script: "jobs", view: "output", schedule: ["W1"] }), "#b?seed=1&script=jobs&claim=read", "a schedule only with its view");
+  assert.equal(linkHash("b", { seed: 1, script: "jobs", claim: "read", view: "scheduler", schedule: [] }), "#b?seed=1&script=jobs&claim=read&view=scheduler");
+  assert.equal(linkHash("b", { seed: 1, script: "jobs", claim: "read", view: "output", schedule: ["W1"] }), "#b?seed=1&script=jobs&claim=read", "a schedule only with its view");
 });
 
 test("parseLink: a schedule of workers, or its error", () => {
@@ -217,6 +155,27 @@ test("parseLink refuses links that are not for this block", () => {
   assert.equal(parseLink("#block-1?seed=1", "block-1"), null, "no script");
 });
 
+test("parseLink measures a link before it reads it", () => {
+  // A link of 120,000 encoded spaces after "work" kept the page's main
+  // thread 25 s in the claim rewriting's regular expressions. A link over
+  // what a script of the most bytes can take is refused unread.
+  const huge = "#b?seed=1&script=work" + "%20".repeat(120000) + "x&claim=atomic";
+  assert.ok(huge.length > maxLink());
+  const r = parseLink(huge, "b");
+  assert.equal(r.unread, true);
+  assert.equal(r.error, "the link is " + huge.length + " characters long, more than the " + maxLink() + " a link to a run may have");
+  // Up to the limit it is read, and its script handed on as it came.
+  const spaces = "work" + " ".repeat(60000) + "x";
+  const ok = parseLink("#b?seed=1&script=work" + "%20".repeat(60000) + "x&claim=atomic", "b");
+  assert.equal(ok.script, spaces);
+  assert.equal(ok.claim, "atomic");
+  assert.equal(ok.error, undefined);
+  // A script of more bytes than the runtime takes, and a seed of many digits, are named.
+  const big = parseLink("#b?seed=" + "9".repeat(300) + "&script=" + "%C3%A9".repeat(CONFIG.maxScript / 2 + 1), "b");
+  assert.match(big.error, /^script is 65538 bytes, more than the 65536 a script may have; seed="9{40}…" is not a whole number/);
+  assert.equal(commandFor(" ".repeat(50000) + "x" + " ".repeat(50000), "1"), "twice run --seed 1 -c '" + " ".repeat(50000) + "x'");
+});
+
 test("parseLink names a bad value instead of ignoring it", () => {
   const neg = parseLink("#block-1?seed=-1&script=jobs", "block-1");
   assert.equal(neg.error, 'seed="-1" is not a whole number from 0 to 18446744073709551615');
@@ -231,19 +190,20 @@ test("parseLink names a bad value instead of ignoring it", () => {
 test("parseLink: old links, hand-edited links and bad values", () => {
   withClaims(ALIASED, () => {
     // Links from before claim and view existed.
-    assert.deepEqual(parseLink("#b?seed=7&script=race+lock+2", "b"), { script: "race lock 2", seed: "7", claim: "atomic", view: "output", step: 1, workers: 0 });
-    // A claim that disagrees with the script is applied to the script.
-    assert.equal(parseLink("#b?seed=1&script=race+read+20&claim=atomic", "b").script, "race atomic 20");
-    assert.equal(parseLink("#b?seed=1&script=work+--job+1&claim=atomic", "b").script, "work --job 1 --claim atomic");
-    // An unknown claim changes nothing, and is named.
+    assert.deepEqual(parseLink("#b?seed=7&script=race+lock+2", "b"), { script: "race lock 2", seed: "7", claim: null, view: "output", step: 1, workers: 0 });
+    // A claim is handed on as it is: the page has the runtime set it in
+    // the script when the script's own differs. The script is not read here.
+    const edited = parseLink("#b?seed=1&script=add+read-conditional%0Arace+read+20&claim=atomic", "b");
+    assert.equal(edited.script, "add read-conditional\nrace read 20");
+    assert.equal(edited.claim, "atomic");
+    // An unknown claim is named, and none is handed on.
     const odd = parseLink("#b?seed=1&script=race+read+20&claim=fenced", "b");
     assert.equal(odd.script, "race read 20");
-    assert.equal(odd.claim, "read");
+    assert.equal(odd.claim, null);
     assert.equal(odd.error, 'claim="fenced" is not read or atomic');
   });
   withClaims(FOUR, () => {
-    assert.equal(parseLink("#b?seed=7&script=race+lock+2", "b").claim, "lock");
-    assert.equal(parseLink("#b?seed=1&script=race+read+20&claim=async-lock", "b").script, "race async-lock 20");
+    assert.equal(parseLink("#b?seed=1&script=race+read+20&claim=async-lock", "b").claim, "async-lock");
     assert.equal(parseLink("#b?seed=1&script=jobs&claim=fenced", "b").error, 'claim="fenced" is not read, async-lock, lock or atomic');
   });
   // The pair of claims Compare shows, when the reader picked one.
@@ -261,7 +221,7 @@ test("parseLink: old links, hand-edited links and bad values", () => {
   // Bad view, step and workers fall back to their defaults, and are named.
   const bad = parseLink("#b?seed=&script=jobs&view=secret&step=0&workers=9", "b");
   assert.deepEqual(bad, {
-    script: "jobs", seed: "", claim: "read", view: "output", step: 1, workers: 0,
+    script: "jobs", seed: "", claim: null, view: "output", step: 1, workers: 0,
     error: 'view="secret" is not one of output, timeline, compare, interleavings, scheduler; step="0" is not a step number; workers="9" is not a whole number from 2 to 8',
   });
   assert.equal(parseLink("#b?seed=1&script=jobs&view=timeline&step=12345678", "b").step, 1, "step has at most 7 digits");
@@ -359,11 +319,7 @@ test("matrixCellText and matrixCellLabel: a cell as the text table prints it, an
 
 test("a claim added to the runtime's list needs nothing in twice.js", () => {
   withClaims([...ALIASED, claim("claimfirst")], () => {
-    assert.equal(claimOf("race claimfirst 20"), "claimfirst");
-    assert.equal(claimOf("work --job 1 --claim=claimfirst"), "claimfirst");
-    assert.equal(rewriteClaim("race claimfirst 3 && work --job 1 --claim claimfirst", "read"), "race read 3 && work --job 1 --claim read");
-    assert.equal(rewriteClaim("race read 3", "claimfirst"), "race claimfirst 3");
-    assert.equal(parseLink("#b?seed=1&script=race+read+2&claim=claimfirst", "b").script, "race claimfirst 2");
+    assert.equal(parseLink("#b?seed=1&script=race+read+2&claim=claimfirst", "b").claim, "claimfirst");
     // A link that names the claim its script already uses is no error.
     assert.equal(parseLink("#b?seed=1&script=race+claimfirst+2&claim=claimfirst", "b").error, undefined);
     assert.equal(parseLink("#b?seed=1&script=jobs&claim=nope", "b").error, 'claim="nope" is not read, atomic or claimfirst');

@@ -1,10 +1,11 @@
-// links.js owns what a block says in text rather than in the DOM: the claim
-// toggle's rewriting of scripts (claimOf, rewriteClaim), the links that
-// replay a run from the fragment alone (linkHash, parseLink), the command
-// line that prints the same run natively (commandFor, shellQuote) and the
-// iframe snippet of "Embed this block". The scripts the other views run
-// (Every ordering's race, Compare's sides) are the runtime's to write:
-// they come in the Result's views.
+// links.js owns what a block says in text rather than in the DOM: the
+// claim toggle's lists and its pick of a script (withClaim), the links
+// that replay a run from the fragment alone (linkHash, parseLink), the
+// command line that prints the same run natively (commandFor, shellQuote)
+// and the iframe snippet of "Embed this block". It reads no script: what
+// a script's claim is, and its text with another claim, are the runtime's
+// to say, as are the scripts the other views run (Every ordering's race,
+// Compare's sides); they come in the Result's views.
 //
 // Pure functions of their arguments and of CONFIG's lists: no browser
 // global is touched, at import time or after, so tests import them as is.
@@ -52,72 +53,15 @@ export function comparePair(offered, own, to, picked) {
   return [first, second];
 }
 
-// claimAlt is a regular expression alternation of every claim's name.
-function claimAlt() {
-  return "(" + CONFIG.claims.map((c) => c.name).join("|") + ")";
-}
-
-// claimOf reports the claim a script uses: the first claim a race or work
-// command names that is not the default one (an alias counts as the
-// claim it names), else the default claim.
-export function claimOf(src) {
-  const def = toggleClaims().length ? toggleClaims()[0].name : "";
-  const named = [new RegExp("(?:^|[\\s(;&])race\\s+" + claimAlt() + "\\b", "g"), new RegExp("--claim(?:\\s+|=)" + claimAlt() + "\\b", "g")];
-  for (const line of src.split("\n")) {
-    const code = stripComment(line);
-    for (const re of named) {
-      for (const m of code.matchAll(re)) {
-        const c = CONFIG.claims.find((c) => c.name === m[1]);
-        if (c && c.alias !== def) return c.alias;
-      }
-    }
-  }
-  return def;
-}
-
-// stripComment returns the part of a line before a # that starts a word.
-function stripComment(line) {
-  const m = /(^|\s)#/.exec(line);
-  return m ? line.slice(0, m.index) : line;
-}
-
-// rewriteClaim sets the claim of every race and work command of src to
-// claim (one of the toggle's claims): it replaces the argument of race and of
-// --claim, and adds --claim to work commands that have none. Comments,
-// spacing and everything else are kept.
-export function rewriteClaim(src, claim) {
-  return src
-    .split("\n")
-    .map((line) => {
-      const code = stripComment(line);
-      const comment = line.slice(code.length);
-      // Split into commands, keeping the separators.
-      const parts = code.split(/(&&|;)/);
-      for (let i = 0; i < parts.length; i += 2) {
-        parts[i] = rewriteCommand(parts[i], claim);
-      }
-      return parts.join("") + comment;
-    })
-    .join("\n");
-}
-
-function rewriteCommand(cmd, claim) {
-  // Leading "(", "node queue.mjs" or "twice" before the command word.
-  const head = /^(\s*\(?\s*(?:node\s+queue\.mjs\s+|twice\s+)?)(\S+)/.exec(cmd);
-  if (!head) return cmd;
-  const word = head[2];
-  if (word === "race") {
-    return cmd.replace(new RegExp("^(\\s*\\(?\\s*(?:node\\s+queue\\.mjs\\s+|twice\\s+)?race\\s+)" + claimAlt() + "\\b"), "$1" + claim);
-  }
-  if (word !== "work") return cmd;
-  const flag = new RegExp("--claim(\\s+|=)" + claimAlt() + "\\b", "g");
-  if (flag.test(cmd)) {
-    return cmd.replace(flag, "--claim$1" + claim);
-  }
-  // Insert before a trailing ")" or "2>/dev/null" and trailing spaces.
-  const tail = /(\s*(?:\)\s*)?(?:2>\s*\/dev\/null\s*)?(?:\)\s*)?)$/.exec(cmd);
-  const at = tail ? cmd.length - tail[1].length : cmd.length;
-  return cmd.slice(0, at) + " --claim " + claim + cmd.slice(at);
+// withClaim is the script with claim, out of claims: a Result's
+// views.compare, or the runtime's answer for a script the reader edited
+// (the worker's claims). Both hold in toggle the block's own text with
+// the claim set where the parser found one (lang's Script.WithClaim),
+// comments and spacing kept. It is null when there is none: a script that starts no
+// worker has nothing to set, and one that does not parse cannot be read.
+export function withClaim(claims, claim) {
+  const side = claims && !claims.error && (claims.toggle || []).find((s) => s.claim === claim);
+  return side ? side.script : null;
 }
 
 // ---- links, commands and exploration scripts ------------------------
@@ -131,14 +75,15 @@ const MAX_SCHEDULE = 200;
 
 // linkHash writes the fragment of a link to a run of the block with the
 // given id. The script and the seed replay the run; the claim says which
-// claim the reader chose (parseLink applies it to the script if a hand-
-// edited link disagrees); view, step, workers and the pair of claims
+// claim the reader chose (the page sets it in the script if a hand-edited
+// link disagrees); view, step, workers and the pair of claims
 // Compare shows (pair, when the reader picked one) reopen what they looked
 // at, and schedule (worker names, in order) replays the steps the reader
 // gave in Be the scheduler. Query-style parameters in the fragment keep
 // the link readable, never reach a server, and work on any static host.
 export function linkHash(id, r) {
-  const p = new URLSearchParams({ seed: String(r.seed), script: r.script, claim: r.claim || claimOf(r.script) });
+  const p = new URLSearchParams({ seed: String(r.seed), script: r.script });
+  if (r.claim) p.set("claim", r.claim);
   if (r.view && r.view !== "output") p.set("view", r.view);
   if (r.view === "timeline" && r.step > 1) p.set("step", String(r.step));
   if (r.view === "interleavings" && r.workers && r.workers !== 2) p.set("workers", String(r.workers));
@@ -147,33 +92,56 @@ export function linkHash(id, r) {
   return "#" + id + "?" + p;
 }
 
+// maxLink is the longest fragment parseLink reads: a script of the
+// runtime's most bytes with every byte written as %XX, and room for the
+// other parameters. A longer one is refused before it is read.
+export function maxLink() {
+  return 3 * CONFIG.maxScript + 4096;
+}
+
 // parseLink reads a link made by linkHash for the block with the given
 // id; it returns null for any other hash. Links from before the claim
 // and view parameters existed (#ID?seed=N&script=TEXT) still work. A
 // value it cannot use (seed=-1, claim=fenced, step=0) falls back to its
 // default and is named in error, which the block shows instead of
-// running: a link that silently ran something else would mislead. views
-// lists the views the block has (VIEWS unless given).
+// running: a link that silently ran something else would mislead. claim
+// is the claim the link names (null when none or a bad one): the page
+// sets it in the script, by the runtime, when the script's own differs.
+// views lists the views the block has (VIEWS unless given). Every value
+// is measured before it is read, and nothing here reads the script.
 export function parseLink(hash, id, views = VIEWS) {
   const prefix = "#" + id + "?";
   if (!id || !hash.startsWith(prefix)) return null;
+  if (hash.length > maxLink()) {
+    return { unread: true, error: "the link is " + hash.length + " characters long, more than the " + maxLink() + " a link to a run may have" };
+  }
   const p = new URLSearchParams(hash.slice(prefix.length));
-  let script = p.get("script");
+  const script = p.get("script");
   if (script === null) return null;
   const bad = [];
   const shown = (v) => JSON.stringify(v.length > 40 ? v.slice(0, 40) + "…" : v);
+  const bytes = new TextEncoder().encode(script).length;
+  if (bytes > CONFIG.maxScript) bad.push("script is " + bytes + " bytes, more than the " + CONFIG.maxScript + " a script may have");
   let seed = p.get("seed") || "";
-  if (!/^[0-9]*$/.test(seed) || (seed !== "" && BigInt(seed) > MAX_SEED)) {
+  if (seed.length > String(MAX_SEED).length || !/^[0-9]*$/.test(seed) || (seed !== "" && BigInt(seed) > MAX_SEED)) {
     bad.push("seed=" + shown(seed) + " is not a whole number from 0 to " + MAX_SEED);
     seed = "";
   }
-  const claim = p.get("claim");
   const claims = toggleClaims().map((c) => c.name);
-  if (claims.includes(claim) && claimOf(script) !== claim) {
-    script = rewriteClaim(script, claim);
-  } else if (claim !== null && !claims.includes(claim)) {
+  let claim = p.get("claim");
+  if (claim !== null && !claims.includes(claim)) {
     bad.push("claim=" + shown(claim) + " is not " + (claims.length > 1 ? claims.slice(0, -1).join(", ") + " or " + claims[claims.length - 1] : claims.join("")));
+    claim = null;
   }
+  const r = { script, seed, claim, ...linkViews(p, views, claims, bad, shown) };
+  if (bad.length) r.error = bad.join("; ");
+  return r;
+}
+
+// linkViews reads the parameters of a link that reopen a view: view,
+// step, workers, schedule and pair, each checked, its error (if any)
+// added to bad.
+function linkViews(p, views, claims, bad, shown) {
   const v = p.get("view");
   const view = views.includes(v) ? v : "output";
   if (v !== null && !views.includes(v)) bad.push("view=" + shown(v) + " is not one of " + views.join(", "));
@@ -184,22 +152,19 @@ export function parseLink(hash, id, views = VIEWS) {
   const w = Number(ws);
   const workers = Number.isInteger(w) && w >= 2 && w <= 8 ? w : 0;
   if (ws !== null && workers === 0) bad.push("workers=" + shown(ws) + " is not a whole number from 2 to 8");
+  const r = { view, step, workers };
   const sc = p.get("schedule");
-  let schedule = null;
   if (sc !== null) {
-    const names = sc.split(",");
-    if (names.length <= MAX_SCHEDULE && names.every((w) => /^W[1-8]$/.test(w))) schedule = names;
+    const names = sc.length <= 3 * MAX_SCHEDULE ? sc.split(",") : [];
+    if (names.length > 0 && names.length <= MAX_SCHEDULE && names.every((w) => /^W[1-8]$/.test(w))) r.schedule = names;
     else bad.push("schedule=" + shown(sc) + " is not a list of workers W1 to W8, at most " + MAX_SCHEDULE + " steps, separated by commas");
   }
-  const r = { script, seed, claim: claimOf(script), view, step, workers };
-  if (schedule) r.schedule = schedule;
   const pair = p.get("pair");
   if (pair !== null) {
-    const two = pair.split(",");
+    const two = pair.split(",", 3);
     if (two.length === 2 && two[0] !== two[1] && two.every((c) => claims.includes(c))) r.pair = two;
     else bad.push("pair=" + shown(pair) + " is not two claims of " + claims.join(", ") + ", apart by a comma");
   }
-  if (bad.length) r.error = bad.join("; ");
   return r;
 }
 
@@ -214,7 +179,7 @@ export function shellQuote(s) {
 // fromSource, the form a reader of the README has before installing
 // anything: go run ./cmd/twice in a clone of the repository.
 export function commandFor(script, seed, fromSource) {
-  return (fromSource ? "go run ./cmd/twice" : "twice") + " run --seed " + seed + " -c " + shellQuote(script.replace(/\s+$/, ""));
+  return (fromSource ? "go run ./cmd/twice" : "twice") + " run --seed " + seed + " -c " + shellQuote(script.trimEnd());
 }
 
 // loopback reports whether a host name is this machine's own (localhost,

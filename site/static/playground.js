@@ -11,8 +11,8 @@
 // reaches a Run button, or on the first Run.
 //
 // It is the entry module: the loader, twice.js, imports it and calls start
-// with the config and the worker it started, if any. The others: config.js (that config), links.js (scripts
-// as text: the claim toggle, links to a run, commands), render.js (a Result
+// with the config and the worker it started, if any. The others: config.js (that config), links.js (the
+// claim toggle's pick of a script, links to a run, commands), render.js (a Result
 // drawn into the DOM), scheduler.js (Be the scheduler) and
 // runtime-client.js (the worker).
 //
@@ -82,7 +82,6 @@
 import { CONFIG, assetURL } from "./config.js";
 import {
   MAX_SEED,
-  claimOf,
   claimWords,
   commandFor,
   comparePair,
@@ -90,10 +89,10 @@ import {
   linkHash,
   loopback,
   parseLink,
-  rewriteClaim,
   seedOf,
   shellQuote,
   toggleClaims,
+  withClaim,
 } from "./links.js";
 import {
   announce,
@@ -129,6 +128,12 @@ import { installSwitches, loadPrediction, predictAll, question, quietStep, saveP
 function inViewport(el) {
   const r = el.getBoundingClientRect();
   return r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth;
+}
+
+// claimIn is the claim of the script of Result res, as the runtime says
+// it (views.compare.claim), or "" when res says none.
+function claimIn(res) {
+  return (res && res.views && res.views.compare && res.views.compare.claim) || "";
 }
 
 // embedData fetches an embed page once per page and reads its block: the
@@ -183,7 +188,7 @@ let counter = 0;
 function readBlock(el, n) {
   const scriptEl = el.querySelector(".twice-script") || el.querySelector("pre, textarea");
   const raw = scriptEl ? (scriptEl.value !== undefined && scriptEl.tagName === "TEXTAREA" ? scriptEl.value : scriptEl.textContent) : "";
-  const script = raw.replace(/^\n/, "").replace(/\s+$/, "") + "\n";
+  const script = raw.replace(/^\n/, "").trimEnd() + "\n";
   const resultEl = el.querySelector("script.twice-result");
   let prerendered = null;
   if (resultEl) {
@@ -494,6 +499,7 @@ class TwicePlayground extends HTMLElement {
     this.seq = 0;
     this.cmpSeq = 0;
     this.expSeq = 0;
+    this.claimSeq = 0;
     this.step = 0;
     this.view = "output";
     this.id = this.id || "twice-" + block.n;
@@ -589,7 +595,7 @@ class TwicePlayground extends HTMLElement {
       }
     });
     ui.script.addEventListener("input", () => {
-      this.setClaim(claimOf(ui.script.value));
+      this.claimSoon();
       this.fit();
     });
     // The script box is as tall as its script, wrapped lines included,
@@ -611,10 +617,7 @@ class TwicePlayground extends HTMLElement {
     });
     for (const r of ui.claims || []) {
       r.addEventListener("change", () => {
-        if (!r.checked) return;
-        ui.script.value = rewriteClaim(ui.script.value, r.value);
-        this.fit();
-        this.run();
+        if (r.checked) this.toggleClaim(r.value);
       });
     }
     ui.explore.addEventListener("click", () => {
@@ -704,7 +707,9 @@ class TwicePlayground extends HTMLElement {
   showFirst(block) {
     const ui = this.ui;
     const pre = block.prerendered;
-    this.setClaim(claimOf(block.script));
+    // Until a Result says the script's claim (none came with the page,
+    // or the script did not parse), the default claim is checked.
+    this.setClaim(claimIn(pre) || (toggleClaims()[0] || {}).name);
     ui.workers.value = String((pre && pre.views && pre.views.explore.workers) || 2);
     this.selectTab("output");
     this.fit();
@@ -738,15 +743,22 @@ class TwicePlayground extends HTMLElement {
   }
 
   // replayLink replays the run a link made by "Link to this run" or "Copy
-  // link" names for this block, and reopens the view it was taken from.
-  replayLink() {
+  // link" names for this block, and reopens the view it was taken from. A
+  // link whose claim is not its script's own gets it set by the runtime
+  // (linkedScript) before it runs.
+  async replayLink() {
     const ui = this.ui;
     const shared = parseLink(location.hash, this.id, this.views.map((v) => v.key));
     if (!shared) return;
+    requestAnimationFrame(() => this.scrollIntoView());
+    if (shared.unread) {
+      this.showError("This link cannot be read: " + shared.error + ". Nothing ran.");
+      return;
+    }
     ui.script.value = shared.script;
     this.fit();
     ui.seed.value = shared.seed;
-    this.setClaim(shared.claim);
+    if (shared.claim) this.setClaim(shared.claim);
     if (shared.workers) {
       ui.workers.value = String(shared.workers);
       this.workersTouched = true;
@@ -754,17 +766,20 @@ class TwicePlayground extends HTMLElement {
     this.pendingStep = shared.step - 1;
     this.pendingSchedule = shared.schedule;
     if (shared.pair) this.cmpPicked = shared.pair;
-    requestAnimationFrame(() => this.scrollIntoView());
     if (shared.error) {
       this.showError("This link has a bad value: " + shared.error + ". Nothing ran; fix it in the fields above and press Run.");
       return;
     }
+    const script = shared.claim ? await this.linkedScript(shared.script, shared.claim) : shared.script;
+    if (ui.script.value !== shared.script) return; // the reader got there first
+    ui.script.value = script;
+    this.fit();
     // A link to the block's own script (or its plain form) at its own
     // seed, on the Output view, is the run the server rendered, already
     // shown: a block pasted elsewhere comes so, in a frame of this page
     // (see frame.js).
-    if (shared.view === "output" && this.prerendered && this.isOwn(shared.script, shared.seed)) return;
-    this.runIfCheap(shared.script, () => {
+    if (shared.view === "output" && this.prerendered && this.isOwn(script, shared.seed)) return;
+    this.runIfCheap(script, () => {
       // A link to the timeline gets its picture with the run.
       if (shared.view === "timeline") this.selectTab("timeline");
       this.run();
@@ -772,10 +787,19 @@ class TwicePlayground extends HTMLElement {
     });
   }
 
+  // linkedScript is a link's script with the link's claim: the script as
+  // it is when its claim is that one already, or when the runtime cannot
+  // set it (a script that starts no worker, or does not parse: the run
+  // says why).
+  async linkedScript(script, claim) {
+    const claims = await this.claimsOf(script);
+    return (claims && !claims.error && claims.claim !== claim && withClaim(claims, claim)) || script;
+  }
+
   // isOwn reports whether script at seed ("": the block's own) is the
   // lesson's own run: its script or the plain form of it, its seed.
   isOwn(script, seed) {
-    const same = (a) => a !== null && a.replace(/\s+$/, "") === script.replace(/\s+$/, "");
+    const same = (a) => a !== null && a.trimEnd() === script.trimEnd();
     return (same(this.ownScript) || same(this.getAttribute("plain"))) && (seed === "" || seed === String(this.defaultSeed));
   }
 
@@ -834,7 +858,7 @@ class TwicePlayground extends HTMLElement {
     ui.run.textContent = "Run";
     ui.script.value = this.ownScript;
     ui.seed.value = this.defaultSeed;
-    this.setClaim(claimOf(this.ownScript));
+    this.setClaim(claimIn(this.prerendered));
     this.cmpPicked = null;
     if (!this.workersTouched) {
       const views = this.prerendered && this.prerendered.views;
@@ -863,7 +887,7 @@ class TwicePlayground extends HTMLElement {
     } catch {
       return; // Run still works; the output just waits for it
     }
-    const same = (a) => a.replace(/\s+$/, "") === script.replace(/\s+$/, "");
+    const same = (a) => a.trimEnd() === script.trimEnd();
     if (!data || !(same(data.script) || (data.plain && same(data.plain))) || (seed && seed !== data.seed)) return;
     if (this.live || this.busy || this.ui.script.value !== script) return; // the reader got there first
     this.prerendered = data.result;
@@ -972,8 +996,79 @@ class TwicePlayground extends HTMLElement {
     this.ui.out.setAttribute("aria-busy", s === "loading" || s === "running" ? "true" : "false");
   }
 
+  // setClaim checks the claim c in the claim control; "" (a claim not
+  // known yet) leaves it as it is.
   setClaim(c) {
-    for (const r of this.ui.claims || []) r.checked = r.value === c;
+    if (c) for (const r of this.ui.claims || []) r.checked = r.value === c;
+  }
+
+  // toggleClaim puts the script with claim in the box and runs it. The
+  // text comes from the runtime (claimsOf), never from reading it here: at
+  // once from the Result shown when it is this script's, else from the
+  // runtime's answer (the block shows it is busy meanwhile). A script it
+  // cannot set (no worker, or a parse error) runs as it is, and the run
+  // says why.
+  toggleClaim(claim) {
+    const ui = this.ui;
+    const script = ui.script.value;
+    const seq = ++this.claimSeq;
+    const shown = this.shownClaims(script);
+    if (shown) {
+      this.putScript(withClaim(shown, claim));
+      this.run();
+      return;
+    }
+    const state = this.getAttribute("state");
+    this.setState("running");
+    ui.status.textContent = "Setting the claim in the script…";
+    this.claimsOf(script, "toggle").then((claims) => {
+      if (seq !== this.claimSeq) return; // a later pick runs instead
+      if (ui.script.value === script) this.putScript(withClaim(claims, claim));
+      this.run();
+      if (!this.busy && this.getAttribute("state") === "running") this.setState(state); // it asked for a prediction first
+    });
+  }
+
+  // putScript puts script in the box, unless it is null.
+  putScript(script) {
+    if (script === null) return;
+    this.ui.script.value = script;
+    this.fit();
+  }
+
+  // shownClaims is the claims of the Result shown (views.compare) when it
+  // is a run of script, else null.
+  shownClaims(script) {
+    return this.result && this.result.views && this.ran && this.ran.script === script ? this.result.views.compare : null;
+  }
+
+  // claimsOf is the claim of script and its text with each claim: from the
+  // Result shown when it is that script's (the server's, or the last
+  // run's), else from the runtime, which parses it; null when the runtime
+  // cannot answer. key names the request (see runtime-client.js).
+  async claimsOf(script, key = "claims") {
+    const shown = this.shownClaims(script);
+    if (shown) return shown;
+    try {
+      const rt = getRuntime();
+      this.attach(rt);
+      return await rt.claims(script, this, key);
+    } catch {
+      return null;
+    }
+  }
+
+  // claimSoon shows the claim of the script being typed in the claim
+  // control once the typing pauses, as the runtime reads it. Before the
+  // runtime has started, the next run's Result says it.
+  claimSoon() {
+    clearTimeout(this.claimTimer);
+    if (!currentRuntime()) return;
+    this.claimTimer = setTimeout(async () => {
+      const script = this.ui.script.value;
+      const claims = await this.claimsOf(script, "typed");
+      if (claims && !claims.error && this.ui.script.value === script) this.setClaim(claims.claim);
+    }, 300);
   }
 
   // attach listens to the runtime's loading progress.
@@ -1271,6 +1366,7 @@ class TwicePlayground extends HTMLElement {
     return linkHash(this.id, {
       seed: this.ran ? this.ran.seed : this.defaultSeed,
       script: this.ran ? this.ran.script : this.ui.script.value,
+      claim: this.ran ? claimIn(this.result) : "",
       view,
       step: this.step + 1,
       workers: Number(this.ui.workers.value),
@@ -1283,6 +1379,7 @@ class TwicePlayground extends HTMLElement {
   // cell's button opens its script in a block of its own under the matrix.
   render(res, heading) {
     this.result = res;
+    this.setClaim(claimIn(res));
     this.ui.tables.hidden = false;
     if (!(res.matrices || []).length) this.closeCell(true);
     renderOutput(this.ui, res, heading, this.label, (script, seed, what, button) => this.openCell({ script, seed: String(seed), what }, button));
@@ -1520,7 +1617,7 @@ class TwicePlayground extends HTMLElement {
       const sides = views.compare.sides || [];
       const pair = comparePair(
         sides.map((s) => s.claim),
-        claimOf(script),
+        views.compare.claim,
         CONFIG.compareTo,
         this.cmpPicked
       ).map((c) => sides.find((s) => s.claim === c));
@@ -1697,8 +1794,7 @@ export function start(config, early) {
 
   // Exposed for tests and for pages that build scripts themselves.
   window.TwicePlayground = {
-    rewriteClaim,
-    claimOf,
+    withClaim,
     parseLink,
     linkHash,
     shellQuote,

@@ -143,6 +143,7 @@ export class Runtime {
         break;
       case "result":
       case "cost":
+      case "claims":
       case "checked":
       case "error": {
         const p = this.current;
@@ -151,7 +152,7 @@ export class Runtime {
         if (m.marks) this.marks = m.marks;
         if (m.info) this.info = m.info;
         if (!this.received && m.type === "result") this.received = performance.timeOrigin + performance.now();
-        if (m.type !== "cost") settle("ran");
+        if (m.type !== "cost" && m.type !== "claims") settle("ran");
         if (m.type === "error") p.reject(new Error(m.message));
         else p.resolve(m);
         this.pump();
@@ -204,6 +205,14 @@ export class Runtime {
   // cost asks the parser's estimate of a script: {heavy, what}.
   cost(script, owner) {
     return this.send({ type: "cost", script }, owner, "cost").then((m) => JSON.parse(m.json));
+  }
+
+  // claims asks the claim of a script and its text with each claim, for
+  // the claim toggle: {claim, sides, note, toggle: [{claim, script}]}, or with
+  // error when it does not parse. key names the owner's request, which a
+  // newer one of the same key replaces (see send).
+  claims(script, owner, key = "claims") {
+    return this.send({ type: "claims", script }, owner, key).then((m) => JSON.parse(m.json));
   }
 
   // check runs one check of a case after fix and judges it, in the

@@ -28,7 +28,7 @@ import { h, fillTable, groupDigits } from "./render.js";
 // on a scheduler view's race; an empty schedule ("-") asks for the start:
 // every worker's first step and the tables before any.
 export function seatScript(view, schedule) {
-  return view.script.replace(/\s+$/, "") + " --schedule " + (schedule.length ? schedule.join(",") : "-") + "\n";
+  return view.script.trimEnd() + " --schedule " + (schedule.length ? schedule.join(",") : "-") + "\n";
 }
 
 // waits reports whether a worker's next step waits for another's open

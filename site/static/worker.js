@@ -33,6 +33,11 @@
 //                                           is of no further use
 //   in:  {type: "cost", id, script}      the parser's cost estimate, no run
 //   out: {type: "cost", id, json}        json: {"heavy": bool, "what": TEXT}
+//   in:  {type: "claims", id, script}    the script's claim and its text with
+//                                        each claim (the claim toggle), no run
+//   out: {type: "claims", id, json}      json: {"claim", "sides", "note",
+//                                        "toggle": [{claim, script}]}, or
+//                                        with "error"
 //   in:  {type: "check", id, fix, check, auto}  one check of a case (check:
 //                                        {info, script}, from the page's case
 //                                        data) after the reader's fix, run and
@@ -111,17 +116,17 @@ self.onmessage = async (e) => {
     }
     return;
   }
-  if (m.type === "cost") {
+  if (m.type === "cost" || m.type === "claims") {
     waiting++;
     try {
       await loading;
       if (go === null || go.exited) await start();
-      const json = self.twiceCost(m.script);
+      const json = m.type === "cost" ? self.twiceCost(m.script) : self.twiceClaims(m.script);
       if (typeof json !== "string" || go.exited) {
         self.postMessage({ type: "died", id: m.id, message: "the runtime stopped: it ran out of memory or crashed" });
         return;
       }
-      self.postMessage({ type: "cost", id: m.id, json });
+      self.postMessage({ type: m.type, id: m.id, json });
     } catch (err) {
       self.postMessage({ type: "error", id: m.id, message: "the runtime failed: " + message(err) });
     } finally {

@@ -826,6 +826,7 @@ func (d *orderEvidence) notes(causes []*dupCause, held, foreign []receipts.Effec
 	if len(stale) > 0 {
 		notes = append(notes, staleWords(stale, d))
 	}
+	notes = append(notes, d.staleLanded()...)
 	for _, ev := range d.evs {
 		runs := map[int64]map[string]bool{} // each job's runs that sent a request
 		for _, rs := range [][]receipts.Effect{ev.landed, ev.replayed, ev.refused} {
@@ -951,10 +952,11 @@ func (d *orderEvidence) keyMissed(landed []receipts.Effect) string {
 // carried each key, whether one was stored) is counted as it goes, so
 // each effect is looked at once.
 func eventKeyMissed(ev *eventEvidence, why func(string)) (off int, differs bool) {
-	keyed := false              // an earlier effect carried a key
-	earlier := map[string]int{} // the earlier effects, by key
-	stored := map[string]bool{} // an earlier effect with this key arrived while the dedupe was on
-	checked := map[string]int{} // the event's effects, by key, that arrived in check mode
+	keyed := false                      // an earlier effect carried a key
+	earlier := map[string]int{}         // the earlier effects, by key
+	stored := map[string]bool{}         // an earlier effect with this key arrived while the dedupe was on
+	checked := map[string]int{}         // the event's effects, by key, that arrived in check mode
+	checkedEarlier := map[string]bool{} // an earlier effect with this key arrived in check mode
 	for _, g := range ev.landed {
 		if g.Dedupe == receipts.DedupeCheck {
 			checked[g.Key]++
@@ -972,6 +974,10 @@ func eventKeyMissed(ev *eventEvidence, why func(string)) (off int, differs bool)
 				why(fmt.Sprintf("the earlier request with key %s arrived while the service's dedupe was off, so the key was never stored and the later one found nothing", e.Key))
 			case e.KeyState == "expired":
 				why(fmt.Sprintf("the service had stored key %s, but it had expired (older than the key TTL) when the request came again: the key was forgotten before the redelivery", e.Key))
+			case e.Dedupe == receipts.DedupeClaim && checkedEarlier[e.Key]:
+				// It landed in claim mode, so its INSERT took: the key
+				// was absent, the earlier check-mode request not done.
+				why(fmt.Sprintf("the earlier request with key %s arrived while the service's dedupe was check, which stores a key only once its effect is done; it had not stored it yet when the later one arrived, with the dedupe now claim, and claimed it as new", e.Key))
 			case e.Dedupe == receipts.DedupeCheck:
 				if n := checked[e.Key]; n == 2 {
 					why(fmt.Sprintf("both requests checked key %s before either stored it: check-then-act let both through", e.Key))
@@ -993,6 +999,7 @@ func eventKeyMissed(ev *eventEvidence, why func(string)) (off int, differs bool)
 		keyed = keyed || e.Key != ""
 		earlier[e.Key]++
 		stored[e.Key] = stored[e.Key] || e.Dedupe != receipts.DedupeOff
+		checkedEarlier[e.Key] = checkedEarlier[e.Key] || e.Dedupe == receipts.DedupeCheck
 	}
 	return 0, false
 }

@@ -214,6 +214,49 @@ func staleWords(stale []receipts.Effect, d *orderEvidence) string {
 	return fmt.Sprintf("%s late requests for %s carried older fencing tokens and were refused: fencing kept stale runs out", count(len(stale)), jobsWord(jobs))
 }
 
+// staleLanded says, one note each, the requests that carried a fencing
+// token after another run had claimed their job, and landed all the
+// same because a newer token of the job reached the service only later:
+// the service refuses a token only once it has seen a newer one, so a
+// stale run that writes before its successor gets through.
+func (d *orderEvidence) staleLanded() []string {
+	var notes []string
+	for _, ev := range d.evs {
+		for _, e := range ev.landed {
+			r := d.h.runs[e.Run]
+			if e.Token == 0 || r == nil {
+				continue
+			}
+			n := d.h.nextClaim(r)
+			if n == nil || n.claimedAt > e.At {
+				continue
+			}
+			if f, ok := d.firstNewerToken(e); ok {
+				notes = append(notes, fmt.Sprintf("%s's request for job %d carried fencing token %d after %s had claimed the job, and landed: the service refuses a token only once a newer one has reached it, and the first, %s's token %d, came %s later",
+					e.Worker, e.Job, e.Token, n.worker, f.Worker, f.Token, RoundGap(f.At-e.At)))
+			}
+		}
+	}
+	return notes
+}
+
+// firstNewerToken returns the first request of e's job, after e, that
+// carried a higher fencing token than e's.
+func (d *orderEvidence) firstNewerToken(e receipts.Effect) (receipts.Effect, bool) {
+	var first receipts.Effect
+	found := false
+	for _, ev := range d.evs {
+		for _, rs := range [][]receipts.Effect{ev.landed, ev.replayed, ev.refused} {
+			for _, f := range rs {
+				if f.Job == e.Job && f.Token > e.Token && f.At > e.At && (!found || f.At < first.At) {
+					first, found = f, true
+				}
+			}
+		}
+	}
+	return first, found
+}
+
 // lostRaceWords says, as a note, a refused request whose run had lost a
 // claim race.
 func (d *orderEvidence) lostRaceWords(r raced) string {

@@ -43,11 +43,16 @@
 // dedupe, heartbeat, fence and effect (or, for a block with no race, a
 // sentence and the race its work would run, marked as not its own; a
 // combination the explorer refuses is carried with the parser's reason),
-// Compare gets the script with each claim of race, work and load set,
+// Compare gets the script with each claim of race, work and load set
+// (and the claim toggle the block's own text with each claim, set where
+// it writes one),
 // Timeline gets the sentence for what it can draw (the load chart for a
 // load, which traces nothing), and Be the scheduler gets the block's first
 // race with its flags and no count, to which the page appends the workers
-// the reader picks. Result.Outcome counts duplicates and
+// the reader picks. The views cost time in proportion to the script's
+// length, and their bytes are charged to the output budget before the
+// first command runs: a script whose views alone pass the budget runs
+// nothing. Result.Outcome counts duplicates and
 // effects one way for every view: races, load jobs, or events with two
 // landed effects, ledger rows counted as effects. With Options.Timeline,
 // Run draws the timeline and the load chart (package draw) from the

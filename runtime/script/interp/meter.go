@@ -29,8 +29,9 @@ type Budget struct {
 	// of a job some run had claimed before) of every worker.
 	Polls int
 	// Output bounds the bytes of output: the transcript's lines, worker.log
-	// as it stands, and the recorded trace, each event counted at about its
-	// size as JSON with the row or effect it carries.
+	// as it stands, the views' scripts and sentences (ViewsOf), and the
+	// recorded trace, each event counted at about its size as JSON with
+	// the row or effect it carries.
 	Output int
 	// Auto marks the budget of a run nobody asked for (a page load of a
 	// share link or an embed): a Result that ran out of it says so with
@@ -89,6 +90,7 @@ type meter struct {
 	out    int          // bytes of transcript lines
 	log    int          // bytes of worker.log as it stands (a reset empties it)
 	polls  int          // polls and reclaims
+	views  int          // bytes of the Result's views (viewsBytes)
 	extra  result.Spent // spent by the runs a matrix made on the run's behalf
 	cut    *result.Cut
 	tooBig error // the error of the first budget passed
@@ -108,7 +110,7 @@ func (m *meter) spent() result.Spent {
 		Steps:  m.k.Steps() + m.extra.Steps,
 		Work:   m.db.Work() + m.extra.Work,
 		Polls:  m.polls + m.extra.Polls,
-		Output: m.out + m.log + m.k.TraceBytes() + m.extra.Output,
+		Output: m.out + m.log + m.views + m.k.TraceBytes() + m.extra.Output,
 	}
 }
 
@@ -171,4 +173,23 @@ func bytesWords(n int) string {
 		return fmt.Sprintf("%d KB", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// viewsBytes is about the size of v as JSON: its scripts and sentences,
+// and a little for each of their fields' names.
+func viewsBytes(v result.Views) int {
+	const field = 16
+	n := len(v.Explore.Note) + len(v.Explore.Script) + len(v.Explore.Refused) + 4*field
+	for _, r := range v.Explore.ByWorkers {
+		n += len(r.Script) + len(r.Refused) + 3*field
+	}
+	n += len(v.Compare.Claim) + field
+	for _, c := range append(v.Compare.Sides, v.Compare.Toggle...) {
+		n += len(c.Claim) + len(c.Script) + 2*field
+	}
+	n += len(v.Compare.Note) + len(v.Timeline.Note) + len(v.Scheduler.Note) + len(v.Scheduler.Script) + len(v.Scheduler.Refused) + 8*field
+	for _, c := range v.Columns {
+		n += len(c) + 2
+	}
+	return n
 }

@@ -40,8 +40,8 @@ func cutAt(t *testing.T, src string, b Budget, what string) *result.Result {
 	full := b.orFull()
 	s := res.Spent
 	// Stopping "at once": one step, one statement, one line past the
-	// limit at most.
-	if s.Output > full.Output+64<<10 || s.Polls > full.Polls+1 || s.Steps > full.Steps+1 {
+	// limit at most, besides the views, charged in one piece.
+	if s.Output > full.Output+64<<10+viewsBytes(res.Views) || s.Polls > full.Polls+1 || s.Steps > full.Steps+1 {
 		t.Errorf("spent %+v, well past the budget %+v", s, full)
 	}
 	n := 0
@@ -103,6 +103,28 @@ func TestReproducersStop(t *testing.T) {
 			src += fmt.Sprintf("work --job %d\n", i)
 		}
 		cutAt(t, fill(src, "effects"), full, result.BudgetOutput)
+	})
+	t.Run("views of many distinct races", func(t *testing.T) {
+		t.Parallel()
+		// 2,083 races, each with a heartbeat of its own (48 KB): Every
+		// ordering and Compare carry a script of them per worker count
+		// and per claim, about 900 KB, which took 7 s to write before
+		// any budget counted it. The views alone pass the small budget
+		// of a share link, so nothing runs and the page waits for Run.
+		src := ""
+		for i := 1; len(src) < 48<<10; i++ {
+			src += fmt.Sprintf("race 1 --heartbeat=%d\n", i)
+		}
+		res := Run(src, Options{Seed: DefaultSeed, Budget: AutoBudget})
+		if res.Cut == nil || res.Cut.Budget != result.BudgetOutput || !res.Heavy || res.Error == nil || res.Error.Line != 1 {
+			t.Fatalf("cut %+v, heavy %v, error %v; want the output budget passed at line 1, heavy", res.Cut, res.Heavy, res.Error)
+		}
+		if len(res.Transcript) != 0 || len(res.Races) != 0 {
+			t.Errorf("%d transcript lines, %d races ran; want nothing run", len(res.Transcript), len(res.Races))
+		}
+		if j, _ := res.MarshalJSON(); res.Spent.Output < len(j)/2 {
+			t.Errorf("the run spent %d bytes of output, its JSON is %d bytes: the views are not counted", res.Spent.Output, len(j))
+		}
 	})
 	t.Run("SQLite work", func(t *testing.T) {
 		t.Parallel()

@@ -58,6 +58,7 @@ func Run(src string, opts Options) (res *result.Result) {
 		return res
 	}
 	in.progress = opts.Progress
+	in.m.views = viewsBytes(res.Views)
 	defer in.close()
 	defer func() {
 		// A bug must not show a reader a Go stack: report it as an error.
@@ -67,12 +68,18 @@ func Run(src string, opts Options) (res *result.Result) {
 	}()
 	ok := true
 	var last lang.Command // the last command run: where the final wait's error is placed
-	for _, c := range s.Commands {
+	for i, c := range s.Commands {
 		if c.Op == lang.OpAnd && !ok {
 			continue
 		}
 		last = c
-		ok, err = in.exec(c)
+		if i == 0 {
+			// The views alone may pass the budget: then nothing runs.
+			err = in.m.check()
+		}
+		if err == nil {
+			ok, err = in.exec(c)
+		}
 		if err == nil {
 			// The shell's own work (printing, adding, listing) is metered
 			// between commands; the workers' at every step.
@@ -940,6 +947,9 @@ func emptyNotNull(r *result.Result) {
 	}
 	if r.Views.Compare.Sides == nil {
 		r.Views.Compare.Sides = []result.CompareSide{}
+	}
+	if r.Views.Compare.Toggle == nil {
+		r.Views.Compare.Toggle = []result.CompareSide{}
 	}
 	if r.Views.Columns == nil {
 		r.Views.Columns = []string{}

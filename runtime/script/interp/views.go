@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -45,7 +46,19 @@ func shapeScript(shapes []raceShape, workers int) string {
 	return b.String()
 }
 
-// ViewsOf decides the views of a parsed script.
+// raceKey names a race shape among those a view has seen: the list it
+// is in, the dedupe mode it runs under, and its line at the default
+// workers.
+type raceKey struct {
+	of     string
+	dedupe receipts.Dedupe
+	line   string
+}
+
+// ViewsOf decides the views of a parsed script. Its work is linear in the
+// script's length, and the Result's views are charged to the run's
+// output budget (meter.go), so a script of many distinct commands costs
+// what it prints.
 func ViewsOf(s *lang.Script) result.Views {
 	return result.Views{Explore: exploreView(s), Compare: compareView(s), Timeline: timelineView(s), Scheduler: schedulerView(s), Columns: columnsOf(s)}
 }
@@ -102,60 +115,36 @@ func exploreView(s *lang.Script) result.ExploreView {
 	var own, offered []raceShape
 	var works, loads int
 	matrix := false
-	add := func(list []raceShape, r raceShape) []raceShape {
-		for _, x := range list {
-			if x.dedupe == r.dedupe && x.line(0) == r.line(0) {
-				return list
-			}
+	// A race is added once, however often the script runs it: the
+	// shapes seen are looked up by their line, so that a script of many
+	// distinct races costs its length, not its length squared.
+	seen := map[raceKey]bool{}
+	add := func(list []raceShape, r raceShape, of string) []raceShape {
+		k := raceKey{of: of, dedupe: r.dedupe, line: r.line(0)}
+		if seen[k] {
+			return list
 		}
+		seen[k] = true
 		return append(list, r)
 	}
-	// The race a block's work would run: the claim of each worker, with
-	// the flags any of them carries, since racing workers all run alike.
-	var merged map[queue.Claim]*raceShape
-	var claims []queue.Claim
-	merge := func(claim queue.Claim, dedupe receipts.Dedupe, key receipts.Key, effect string, hb sim.Time, fence bool) {
-		claim = claim.Alias()
-		if merged == nil {
-			merged = map[queue.Claim]*raceShape{}
-		}
-		m := merged[claim]
-		if m == nil {
-			m = &raceShape{race: lang.RaceArgs{Claim: claim, Workers: lang.DefaultWorkers, Effect: lang.EffectReceipt, Key: receipts.KeyNone}}
-			merged[claim] = m
-			claims = append(claims, claim)
-		}
-		if dedupe != receipts.DedupeOff {
-			m.dedupe = dedupe
-		}
-		if key != receipts.KeyNone && m.race.Key == receipts.KeyNone {
-			m.race.Key = key
-		}
-		if effect == lang.EffectLedger {
-			m.race.Effect = lang.EffectLedger
-		}
-		if hb != 0 && m.race.Heartbeat == 0 {
-			m.race.Heartbeat = hb
-		}
-		m.race.Fence = m.race.Fence || fence
-	}
+	var work workRaces
 	walk(s, func(c lang.Command, dedupe receipts.Dedupe) {
 		switch c.Kind {
 		case lang.CmdRace:
-			own = add(own, raceShape{dedupe: dedupe, race: c.Race})
+			own = add(own, raceShape{dedupe: dedupe, race: c.Race}, "own")
 		case lang.CmdWork:
 			works++
 			w := c.Work
-			merge(w.Claim, dedupe, w.Key, w.Effect, w.Heartbeat, w.Fence)
+			work.merge(w.Claim, dedupe, w.Key, w.Effect, w.Heartbeat, w.Fence)
 		case lang.CmdLoad:
 			loads++
-			merge(c.Load.Claim, dedupe, receipts.KeyNone, lang.EffectReceipt, c.Load.Heartbeat, false)
+			work.merge(c.Load.Claim, dedupe, receipts.KeyNone, lang.EffectReceipt, c.Load.Heartbeat, false)
 		case lang.CmdMatrix:
 			matrix = true
 		}
 	})
-	for _, c := range claims {
-		offered = add(offered, *merged[c])
+	for _, c := range work.claims {
+		offered = add(offered, *work.by[c], "offered")
 	}
 	var v result.ExploreView
 	shapes := own
@@ -179,6 +168,14 @@ func exploreView(s *lang.Script) result.ExploreView {
 		v.Note = "This block starts no worker, so there is no race to explore."
 		return v
 	}
+	exploreScripts(&v, shapes)
+	return v
+}
+
+// exploreScripts writes the scripts of v that explore shapes: at the
+// workers of the block's own races (or the default for races it would
+// run), and at each number of workers.
+func exploreScripts(v *result.ExploreView, shapes []raceShape) {
 	v.Workers = shapes[0].race.Workers
 	if v.Own {
 		v.Script = shapeScript(shapes, 0)
@@ -190,7 +187,41 @@ func exploreView(s *lang.Script) result.ExploreView {
 		src := shapeScript(shapes, w)
 		v.ByWorkers = append(v.ByWorkers, result.ExploreRun{Workers: w, Script: src, Refused: refusal(src)})
 	}
-	return v
+}
+
+// workRaces are the races a block's work would run: per claim, in the
+// order the block first uses it, one race with the flags any of its
+// workers carries, since racing workers all run alike.
+type workRaces struct {
+	by     map[queue.Claim]*raceShape
+	claims []queue.Claim
+}
+
+// merge adds one worker's claim and flags.
+func (w *workRaces) merge(claim queue.Claim, dedupe receipts.Dedupe, key receipts.Key, effect string, hb sim.Time, fence bool) {
+	claim = claim.Alias()
+	if w.by == nil {
+		w.by = map[queue.Claim]*raceShape{}
+	}
+	m := w.by[claim]
+	if m == nil {
+		m = &raceShape{race: lang.RaceArgs{Claim: claim, Workers: lang.DefaultWorkers, Effect: lang.EffectReceipt, Key: receipts.KeyNone}}
+		w.by[claim] = m
+		w.claims = append(w.claims, claim)
+	}
+	if dedupe != receipts.DedupeOff {
+		m.dedupe = dedupe
+	}
+	if key != receipts.KeyNone && m.race.Key == receipts.KeyNone {
+		m.race.Key = key
+	}
+	if effect == lang.EffectLedger {
+		m.race.Effect = lang.EffectLedger
+	}
+	if hb != 0 && m.race.Heartbeat == 0 {
+		m.race.Heartbeat = hb
+	}
+	m.race.Fence = m.race.Fence || fence
 }
 
 // refusal says why the runtime would refuse src, or "" when it parses:
@@ -215,8 +246,24 @@ func plural(n int, one, more string) string {
 	return more
 }
 
+// ClaimsJSON is the claims of src without a run, as the browser's worker
+// answers the page for a script the reader edited (result.ClaimsJSON):
+// its claim as the toggle shows it and its source with each claim, or the
+// error that keeps it from parsing.
+func ClaimsJSON(src string) string {
+	s, err := lang.Parse(src)
+	if err != nil {
+		var e *lang.Error
+		if !errors.As(err, &e) {
+			e = &lang.Error{Kind: "parse", Msg: err.Error()}
+		}
+		return result.ClaimsJSON(result.CompareView{}, e)
+	}
+	return result.ClaimsJSON(compareView(s), nil)
+}
+
 func compareView(s *lang.Script) result.CompareView {
-	var v result.CompareView
+	v := result.CompareView{Claim: s.Claim().String()}
 	takes, matrix := false, false
 	walk(s, func(c lang.Command, _ receipts.Dedupe) {
 		switch c.Kind {
@@ -242,6 +289,7 @@ func compareView(s *lang.Script) result.CompareView {
 			continue
 		}
 		v.Sides = append(v.Sides, result.CompareSide{Claim: claim.String(), Script: sideScript(s, claim)})
+		v.Toggle = append(v.Toggle, result.CompareSide{Claim: claim.String(), Script: s.WithClaim(claim)})
 	}
 	return v
 }
@@ -281,12 +329,16 @@ func sideScript(s *lang.Script, claim queue.Claim) string {
 	if len(before) != len(after) {
 		return strings.Join(after, "\n")
 	}
+	// The lines seen so far, before and after, are looked up in sets: a
+	// script of many lines costs its length, not its length squared.
+	seenBefore, seenAfter := map[string]bool{}, map[string]bool{}
 	var kept []string
 	for i, line := range after {
-		if line != "" && slices.ContainsFunc(after[:i], func(o string) bool { return o == line }) && !slices.Contains(before[:i], before[i]) {
-			continue
+		repeat := line != "" && seenAfter[line] && !seenBefore[before[i]]
+		seenBefore[before[i]], seenAfter[line] = true, true
+		if !repeat {
+			kept = append(kept, line)
 		}
-		kept = append(kept, line)
 	}
 	return strings.Join(kept, "\n")
 }

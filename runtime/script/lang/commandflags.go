@@ -123,6 +123,7 @@ func finishRace(s commandSpec, c *Command, name token, words []token, given flag
 		}
 		r.Claim = claim
 		r.given["claim"] = true
+		c.claimAt, c.claimEnd = words[0].off, words[0].off+len(words[0].text)
 	} else {
 		r.Claim = DefaultClaim
 		words = append([]token{{}}, words...)
@@ -285,7 +286,7 @@ var loadFlags = []flagSpec{
 			if j == MaxLoadLeases {
 				return usageErr(v.pos, "--lease lists at most %d lengths", MaxLoadLeases)
 			}
-			d, err := parseSeconds(token{tWord, part, v.pos}, "--lease", MaxLease)
+			d, err := parseSeconds(token{tWord, part, v.pos, v.off}, "--lease", MaxLease)
 			if err == nil && d == 0 {
 				err = usageErr(v.pos, "--lease must be more than 0 seconds")
 			}

@@ -9,6 +9,7 @@
 //	Parse(src)        → *Script   commands with their positions and arguments, or an *Error
 //	Format(*Script)   → string    the script in canonical form; Parse(Format(s)) is s
 //	Estimate(src)     → Cost      the parser's guess at what a script will spend
+//	s.WithClaim(c)    → string    the script's own text with every claim set to c (claim.go)
 //	Commands()        → []CommandInfo   the command table, as help and docs list it
 //
 // A [Command] has a [Kind] (which command), its [Pos] in the script, how it

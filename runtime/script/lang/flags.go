@@ -186,7 +186,7 @@ func (f flagArg) named(v token, err *Error) *Error {
 func (f flagArg) value(args []token, i *int) (token, *Error) {
 	if f.hasVal {
 		col := f.tok.pos.Col + utf8.RuneCountInString(f.tok.text) - utf8.RuneCountInString(f.val)
-		return token{tWord, f.val, Pos{f.tok.pos.Line, col}}, nil
+		return token{tWord, f.val, Pos{f.tok.pos.Line, col}, f.tok.off + len(f.tok.text) - len(f.val)}, nil
 	}
 	if *i+1 >= len(args) {
 		return token{}, usageErr(f.tok.pos, "flag --%s needs a value", f.name)
@@ -234,6 +234,7 @@ func keyFlag(arg string, at func(c *Command) *receipts.Key) flagSpec {
 func claimFlag(at func(c *Command) *queue.Claim) flagSpec {
 	return flagSpec{name: "claim", arg: claimList, set: func(c *Command, v token) (err *Error) {
 		*at(c), err = parseClaim(v)
+		c.claimAt, c.claimEnd = v.off, v.off+len(v.text)
 		return err
 	}}
 }

@@ -28,7 +28,7 @@ func section(ar *txtar.Archive, name string) (string, bool) {
 // FuzzParse checks that the parser never panics, that every error it
 // returns is a one-line *Error, and the round-trip property: formatting a
 // parsed script and parsing it again gives the same commands, and
-// formatting is stable.
+// formatting is stable; and Script.WithClaim holds (checkWithClaim).
 //
 //	go test ./runtime/script/lang -run '^$' -fuzz FuzzParse -fuzztime 10m
 func FuzzParse(f *testing.F) {
@@ -67,6 +67,7 @@ func FuzzParse(f *testing.F) {
 		if out2 := Format(s2); out2 != out {
 			t.Fatalf("format is not stable:\n%q\n%q", out, out2)
 		}
+		checkWithClaim(t, s)
 	})
 }
 
@@ -87,9 +88,11 @@ func sameCommands(a, b *Script) bool {
 	return true
 }
 
-// stripPos clears the positions of c and of the commands of its body.
+// stripPos clears the positions of c (its line and column, and the byte
+// offsets Script.WithClaim edits at) and of the commands of its body.
 func stripPos(c Command) Command {
 	c.Pos = Pos{}
+	c.claimAt, c.claimEnd, c.nameEnd, c.argsEnd = 0, 0, 0, 0
 	if c.Body != nil {
 		body := make([]Command, len(c.Body))
 		for i, sub := range c.Body {

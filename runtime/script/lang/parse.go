@@ -139,6 +139,13 @@ type Command struct {
 	Use UseArgs
 	// Deploy is what deploy does to the background workers.
 	Deploy DeployArgs
+
+	// Where the command is written, as byte offsets in the script, for
+	// Script.WithClaim: claimAt to claimEnd spans its claim word (race)
+	// or the value of its --claim (work, load, use), empty when it
+	// writes none; nameEnd ends its command word and argsEnd its last
+	// word.
+	claimAt, claimEnd, nameEnd, argsEnd int
 }
 
 // DeployArgs are the flags of deploy: every background worker gets
@@ -302,6 +309,8 @@ type LoadArgs struct {
 // Script is a parsed script: its commands in order.
 type Script struct {
 	Commands []Command
+	// src is the text Parse read, "" for a Script made otherwise.
+	src string
 }
 
 // Races returns how many races the script runs in all.
@@ -379,6 +388,7 @@ type token struct {
 	kind tokKind
 	text string
 	pos  Pos
+	off  int // the byte offset of text in the script
 }
 
 // lex splits src into tokens. Words are runs of characters other than
@@ -394,7 +404,7 @@ func lex(src string) ([]token, *Error) {
 		case r == utf8.RuneError && size == 1:
 			return nil, parseErr(p, "invalid UTF-8")
 		case r == '\n':
-			toks = append(toks, token{tNewline, "\n", p})
+			toks = append(toks, token{tNewline, "\n", p, i})
 			i++
 			line, col = line+1, 1
 			continue
@@ -413,19 +423,19 @@ func lex(src string) ([]token, *Error) {
 			}
 			continue
 		case r == ';':
-			toks = append(toks, token{tSemi, ";", p})
+			toks = append(toks, token{tSemi, ";", p, i})
 		case r == '(':
-			toks = append(toks, token{tLParen, "(", p})
+			toks = append(toks, token{tLParen, "(", p, i})
 		case r == ')':
-			toks = append(toks, token{tRParen, ")", p})
+			toks = append(toks, token{tRParen, ")", p, i})
 		case r == '&':
 			if strings.HasPrefix(src[i:], "&&") {
-				toks = append(toks, token{tAnd, "&&", p})
+				toks = append(toks, token{tAnd, "&&", p, i})
 				i += 2
 				col += 2
 				continue
 			}
-			toks = append(toks, token{tAmp, "&", p})
+			toks = append(toks, token{tAmp, "&", p, i})
 		case r == '|':
 			return nil, parseErr(p, "'|' is not supported; use '&&' or ';'")
 		case r == '\'' || r == '"' || r == '`':
@@ -442,13 +452,13 @@ func lex(src string) ([]token, *Error) {
 				i += size
 				col++
 			}
-			toks = append(toks, token{tWord, src[start:i], p})
+			toks = append(toks, token{tWord, src[start:i], p, start})
 			continue
 		}
 		i += size
 		col++
 	}
-	toks = append(toks, token{tEOF, "", Pos{line, col}})
+	toks = append(toks, token{tEOF, "", Pos{line, col}, len(src)})
 	return toks, nil
 }
 
@@ -464,7 +474,7 @@ func Parse(src string) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{toks: toks, s: &Script{}, lists: []int{0}, op: OpSeq}
+	p := &parser{toks: toks, s: &Script{src: src}, lists: []int{0}, op: OpSeq}
 	for ; p.i < len(toks); p.i++ {
 		if err := p.token(toks[p.i]); err != nil {
 			return nil, err
@@ -683,7 +693,8 @@ func parseCommand(words []token) (Command, *Error) {
 		words = words[:n-1]
 	}
 	name, args := words[0], words[1:]
-	c := Command{Pos: name.pos}
+	last := words[len(words)-1]
+	c := Command{Pos: name.pos, nameEnd: name.off + len(name.text), argsEnd: last.off + len(last.text)}
 	for _, a := range args {
 		if strings.Contains(a.text, ">") || strings.Contains(a.text, "<") {
 			return c, parseErr(a.pos, "redirection %q is not supported (only a trailing 2>/dev/null is accepted)", a.text)

@@ -5,6 +5,7 @@ import (
 	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/receipts"
 	"github.com/twice-lab/twice/runtime/script/diagnosis"
+	"github.com/twice-lab/twice/runtime/script/lang"
 )
 
 // Choice is one value of a list the command language takes: a claim, a
@@ -35,6 +36,9 @@ type ChoiceLists struct {
 	Dedupes []Choice     `json:"dedupes"`
 	Keys    []Choice     `json:"keys"`
 	Kinds   []KindChoice `json:"kinds"`
+	// MaxScript is the most bytes a script may have (lang.MaxScriptBytes):
+	// the page refuses a link to a longer one before reading it.
+	MaxScript int `json:"maxScript"`
 	// Quiet names the event kinds whose steps read and write nothing
 	// shared (event.Kind.Quiet): the presenter's step-through skips them.
 	Quiet []string `json:"quiet"`
@@ -44,7 +48,7 @@ type ChoiceLists struct {
 // (receipts.Dedupes), key choice (receipts.Keys) and diagnosis kind
 // ([diagnosis.Kinds]), in their order, and the quiet event kinds.
 func Choices() ChoiceLists {
-	var l ChoiceLists
+	l := ChoiceLists{MaxScript: lang.MaxScriptBytes}
 	for _, c := range queue.Claims() {
 		l.Claims = append(l.Claims, Choice{c.String(), c.Words(), c.Alias().String()})
 	}

@@ -368,16 +368,7 @@ func (e *jsonEnc) views(v *Views) {
 	})
 	e.byte('}')
 	e.key("compare")
-	e.byte('{')
-	e.key("sides")
-	jsonList(e, v.Compare.Sides, func(e *jsonEnc, s CompareSide) {
-		e.byte('{')
-		e.strField("claim", s.Claim)
-		e.strField("script", s.Script)
-		e.byte('}')
-	})
-	e.strField("note", v.Compare.Note)
-	e.byte('}')
+	e.compare(&v.Compare)
 	e.key("timeline")
 	e.byte('{')
 	e.strField("note", v.Timeline.Note)
@@ -513,4 +504,38 @@ func (e *jsonEnc) str(s string) {
 	}
 	b = append(b, s[start:]...)
 	e.b = append(b, '"')
+}
+
+func (e *jsonEnc) compare(c *CompareView) {
+	e.byte('{')
+	e.strField("claim", c.Claim)
+	side := func(e *jsonEnc, s CompareSide) {
+		e.byte('{')
+		e.strField("claim", s.Claim)
+		e.strField("script", s.Script)
+		e.byte('}')
+	}
+	e.key("sides")
+	jsonList(e, c.Sides, side)
+	e.strField("note", c.Note)
+	e.key("toggle")
+	jsonList(e, c.Toggle, side)
+	e.byte('}')
+}
+
+// ClaimsJSON is what the browser's worker answers when the page asks for
+// the claims of a script it has no Result of (one the reader edited): the
+// CompareView of the script as JSON, {"claim":...,"sides":[...],"note":...,"toggle":[...]},
+// with "error" when the script does not parse. Written by the same hand
+// as Result's JSON.
+func ClaimsJSON(c CompareView, err *lang.Error) string {
+	var e jsonEnc
+	e.compare(&c)
+	if err != nil {
+		e.b = e.b[:len(e.b)-1]
+		e.key("error")
+		e.error(err)
+		e.byte('}')
+	}
+	return string(e.b)
 }

@@ -49,15 +49,24 @@ type ExploreRun struct {
 	Refused string `json:"refused"`
 }
 
-// CompareView is what Compare flips: the block's script once with each
-// claim of the toggle, the claim of every race, work and load command set
-// to it.
+// CompareView is what Compare flips and what the claim toggle sets: the
+// block's script once with each claim, as Compare's panes run it and as
+// the toggle puts it in the script box, so that the page never reads the
+// language itself.
 type CompareView struct {
-	// Sides has one script per claim, in the order of queue.Claims (an
-	// alias such as lock is left out); empty when nothing takes a claim.
+	// Claim is the claim of the block's script as the toggle shows it
+	// (lang's Script.Claim).
+	Claim string `json:"claim"`
+	// Sides has one script per claim, in the order of queue.Claims, for
+	// Compare's panes: every claim set, and a line the change made a
+	// repeat of an earlier one left out; empty when nothing takes a claim.
 	Sides []CompareSide `json:"sides"`
 	// Note says why there is nothing to compare, or what differs.
 	Note string `json:"note"`
+	// Toggle has the block's own text per claim, in the same order, for
+	// the claim toggle: the claim set where the script writes one (lang's
+	// Script.WithClaim), comments, spacing and every line kept.
+	Toggle []CompareSide `json:"toggle"`
 }
 
 // CompareSide is the block's script with one claim.
