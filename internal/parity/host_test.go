@@ -9,12 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 )
@@ -201,13 +203,15 @@ func getHost(tb testing.TB) *wasiHost {
 			hostErr = err
 			return
 		}
+		// The module is tens of megabytes of code, minutes to compile on
+		// one core: every processor compiles functions of it at once.
 		start := time.Now()
-		compiled, err := rt.CompileModule(ctx, bin)
+		compiled, err := rt.CompileModule(experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0)), bin)
 		if err != nil {
 			hostErr = fmt.Errorf("wazero: compiling %s: %v", path, err)
 			return
 		}
-		tb.Logf("wazero compiled %d bytes in %v", len(bin), time.Since(start).Round(time.Millisecond))
+		tb.Logf("wazero compiled %d bytes in %v with %d workers", len(bin), time.Since(start).Round(time.Millisecond), runtime.GOMAXPROCS(0))
 		host = &wasiHost{rt: rt, compiled: compiled}
 	})
 	if hostErr != nil {

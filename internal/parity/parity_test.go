@@ -21,12 +21,14 @@ type parityCase struct {
 	file  string // if set, written as script.sh in the working directory
 	out   string // if set, a file the run writes, compared too
 	code  int    // the exit code both platforms must give
-	// heavy cases (a matrix is 980 runs, a minute under wazero; a run to
-	// the auto budget's steps) run at the default seed and the largest of
-	// seeds only; a case whose script names its own seed (matrix --seed N)
-	// prints the same at every seed but the one it reports, and runs at
-	// the default seed alone (once).
-	heavy, once bool
+	// once runs the case at the default seed alone: a script that names
+	// its own seed (matrix --seed N) prints the same at every seed but the
+	// one it reports; a matrix (980 runs, a minute under wazero) runs the
+	// cells other cases run at every seed, so one matrix in text and one
+	// in JSON, at two seeds, cover what it adds; a run to the auto
+	// budget's 100,000 steps (minutes under wazero, where each step
+	// switches goroutines) counts steps, which no seed changes.
+	once bool
 }
 
 func parityCases(t *testing.T) []parityCase {
@@ -72,7 +74,7 @@ func parityCases(t *testing.T) []parityCase {
 		parityCase{name: "deploy-kills-ledger", args: []string{"-c", article.Golden(t, "deploy-kills-ledger-transaction")}},
 		parityCase{name: "lock-release-any-json", args: []string{"--json", "-c", article.Golden(t, "lock-release-any")}},
 		parityCase{name: "dead-letter-redrive-timeline", args: []string{"--timeline", "tl.svg", "-c", article.Golden(t, "dead-letter-redrive")}, out: "tl.svg"},
-		parityCase{name: "matrix", args: []string{"-c", "matrix"}, heavy: true},
+		parityCase{name: "matrix", args: []string{"-c", "matrix"}, once: true},
 		parityCase{name: "matrix-json", args: []string{"--json", "-c", "matrix --seed 9"}, once: true},
 		parityCase{name: "matrix-usage-error", args: []string{"-c", "matrix --seed x"}, code: 2},
 		parityCase{name: "dedupe-claim-race", args: []string{"-c", dedupeClaimRace}},
@@ -86,10 +88,10 @@ func parityCases(t *testing.T) []parityCase {
 		parityCase{name: "parse-error-json", args: []string{"--json", "-c", "work --job 1 --lese 2"}, code: 2},
 		parityCase{name: "runtime-error", args: []string{"-c", "add o1 && work --job 1 && work --job 2"}, code: 1},
 		// The meter counts the same natively and under wazero: a run cut
-		// by the auto budget's output (JSON, marked heavy), and the shell
+		// by the auto budget's output (JSON), one cut by its steps, and the shell
 		// waiting its turn under a worker's transaction.
 		parityCase{name: "budget-output-auto", args: []string{"--auto", "--json", "-c", strings.Repeat("add a --times 100\n", 5) + strings.Repeat("jobs\n", 40)}, code: 1},
-		parityCase{name: "budget-steps-auto", args: []string{"--auto", "-c", "race read 2000 --workers 8"}, code: 1, heavy: true},
+		parityCase{name: "budget-steps-auto", args: []string{"--auto", "-c", "race read 2000 --workers 8"}, code: 1, once: true},
 		parityCase{name: "shell-waits", args: []string{"-c", "add a\nwork --job 1 --effect ledger --processing 100 &\nsleep 0.1627\nadd b\njobs\nwait\nledger"}},
 		parityCase{name: "runtime-error-trace", args: []string{"-c", "reset && add order-77 && work --job 1 --trace && jobs && work --job 9"}, code: 1},
 	)
@@ -108,7 +110,7 @@ func TestWasip1Parity(t *testing.T) {
 	for _, c := range parityCases(t) {
 		seedArgs := [][]string{nil} // the default seed
 		for _, s := range seeds {
-			if c.once || c.heavy && s != seeds[len(seeds)-1] {
+			if c.once {
 				continue
 			}
 			seedArgs = append(seedArgs, []string{"--seed", strconv.FormatUint(s, 10)})

@@ -3,6 +3,7 @@ package interp
 import (
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/twice-lab/twice/runtime/script/lang"
@@ -14,10 +15,7 @@ import (
 // scenario's with the fix's change written in.
 func TestMatrixCellsAreLiveRuns(t *testing.T) {
 	t.Parallel()
-	res := Run("matrix --seed 3", Options{Seed: DefaultSeed})
-	if res.Error != nil {
-		t.Fatal(res.Error)
-	}
+	res := matrixRun(t)
 	if len(res.Matrices) != 1 {
 		t.Fatalf("%d matrices, want 1", len(res.Matrices))
 	}
@@ -63,6 +61,23 @@ func TestMatrixCellsAreLiveRuns(t *testing.T) {
 		}
 	}
 }
+
+// matrixRun returns the run of "matrix --seed 3" at the default seed,
+// run once per test binary: a whole matrix is the slowest command there
+// is, and the tests that read one read the same.
+func matrixRun(t *testing.T) *result.Result {
+	t.Helper()
+	matrixOnce.Do(func() { matrixRes = Run("matrix --seed 3", Options{Seed: DefaultSeed}) })
+	if matrixRes.Error != nil {
+		t.Fatal(matrixRes.Error)
+	}
+	return matrixRes
+}
+
+var (
+	matrixOnce sync.Once
+	matrixRes  *result.Result
+)
 
 // checkCellAgain runs a matrix cell's script again and requires the
 // count the matrix gave.

@@ -184,14 +184,12 @@ func TestBudgetFields(t *testing.T) {
 	if got := (Budget{Polls: 7}).orFull(); got.Polls != 7 || got.Steps != FullBudget.Steps || got.Output != FullBudget.Output || got.Work != FullBudget.Work {
 		t.Errorf("Budget{Polls: 7} means %+v", got)
 	}
-	one := Run("matrix", Options{Seed: 1})
-	if one.Error != nil {
-		t.Fatal(one.Error)
-	}
+	one := matrixRun(t)
 	if s := one.Spent; s.Steps < 10_000 || s.Work < 100_000 {
 		t.Errorf("a matrix spent %+v: its cells' work is not counted", s)
 	}
-	cutAt(t, "matrix", Budget{Steps: one.Spent.Steps / 2}, result.BudgetSteps)
+	// A cut a quarter of the way in stops inside the cells.
+	cutAt(t, "matrix --seed 3", Budget{Steps: one.Spent.Steps / 4}, result.BudgetSteps)
 }
 
 // BenchmarkEffectsMany is the effects command over one order with many
