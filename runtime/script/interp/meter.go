@@ -29,7 +29,7 @@ type Budget struct {
 	// of a job some run had claimed before) of every worker.
 	Polls int
 	// Output bounds the bytes of output: the transcript's lines, worker.log
-	// as it stands, the views' scripts and sentences (ViewsOf), and the
+	// as it stands, the views' scripts and sentences (views.Of), and the
 	// recorded trace, each event counted at about its size as JSON with
 	// the row or effect it carries.
 	Output int

@@ -13,6 +13,7 @@ import (
 	"github.com/twice-lab/twice/runtime/script/draw"
 	"github.com/twice-lab/twice/runtime/script/lang"
 	"github.com/twice-lab/twice/runtime/script/result"
+	"github.com/twice-lab/twice/runtime/script/views"
 	"github.com/twice-lab/twice/runtime/sim"
 )
 
@@ -50,7 +51,7 @@ func Run(src string, opts Options) (res *result.Result) {
 		return res
 	}
 	if !opts.noViews {
-		res.Views = ViewsOf(s)
+		res.Views = views.Of(s)
 	}
 	in, err := newInterp(opts.Seed, opts.Budget, res)
 	if err != nil {
@@ -104,7 +105,7 @@ func Run(src string, opts Options) (res *result.Result) {
 		res.Heavy = cut.Auto
 	}
 	res.Spent = in.m.spent()
-	res.Outcome = outcomeOf(res)
+	res.Outcome = views.Outcome(res)
 	if opts.Timeline {
 		res.Timeline = draw.Timeline(res)
 		res.Chart = draw.LoadChart(res)

@@ -306,3 +306,11 @@ func (in *interp) scheduleEvidence(sc *scheduled, st explore.Played) error {
 	}
 	return nil
 }
+
+// plural is one when n is 1, more otherwise.
+func plural(n int, one, more string) string {
+	if n == 1 {
+		return one
+	}
+	return more
+}
