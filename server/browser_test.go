@@ -119,11 +119,13 @@ window.tp = {
 };
 true`
 
-// counting counts the requests for the wasm module that h answers.
+// counting counts the requests for the runtime's two wasm modules (the Go
+// program's and SQLite's) that h answers.
 type counting struct {
-	h    http.Handler
-	mu   sync.Mutex
-	wasm int
+	h      http.Handler
+	mu     sync.Mutex
+	wasm   int
+	sqlite int
 	// execScripts counts wasm_exec.js loaded as a script (importScripts
 	// sends Sec-Fetch-Dest: script; the service worker's copy, empty).
 	execScripts int
@@ -132,7 +134,11 @@ type counting struct {
 func (c *counting) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.mu.Lock()
 	if strings.HasSuffix(r.URL.Path, ".wasm") {
-		c.wasm++
+		if strings.Contains(r.URL.Path, "/sqlite3.") {
+			c.sqlite++
+		} else {
+			c.wasm++
+		}
 	}
 	if strings.Contains(r.URL.Path, "/wasm_exec.") && r.Header.Get("Sec-Fetch-Dest") == "script" {
 		c.execScripts++
@@ -141,11 +147,18 @@ func (c *counting) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.h.ServeHTTP(w, r)
 }
 
-func (c *counting) take() int {
+// take returns how many times the runtime was requested since the last
+// take, and fails t when its two modules were not requested alike (the
+// worker fetches both, or neither).
+func (c *counting) take(t *testing.T) int {
+	t.Helper()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	n := c.wasm
-	c.wasm = 0
+	n, sq := c.wasm, c.sqlite
+	c.wasm, c.sqlite = 0, 0
+	if n != sq {
+		t.Errorf("the Go module was requested %d times and the SQLite module %d", n, sq)
+	}
 	return n
 }
 
@@ -191,10 +204,10 @@ func TestBrowser(t *testing.T) {
 		{"export", exported.URL, exportedCount},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.count.take()
+			tc.count.take(t)
 			lazyLoad(t, ctx, tc.base, race, tc.count)
 			focusLoads(t, ctx, tc.base, race)
-			tc.count.take() // focusLoads' page loaded the module; raceLesson counts its own page's
+			tc.count.take(t) // focusLoads' page loaded the module; raceLesson counts its own page's
 			raceLesson(t, ctx, tc.base+"/lessons/"+race.Slug+"/", race, tc.count)
 			if tc.name == "served" {
 				claimRewrites(t, ctx)
@@ -213,7 +226,7 @@ func raceLesson(t *testing.T, ctx context.Context, url string, race lessons.Less
 	// Several runs on one page, one module: at most one request (none when
 	// the browser's cache answers).
 	onePage := func() {
-		if n := count.take(); n > 1 {
+		if n := count.take(t); n > 1 {
 			t.Errorf("the wasm module was requested %d times for one page, want at most once", n)
 		}
 	}
@@ -367,12 +380,12 @@ func lazyLoad(t *testing.T, ctx context.Context, base string, race lessons.Lesso
 		t.Fatal("the first block is in view at 300 px height; the test needs it below the fold")
 	}
 	time.Sleep(500 * time.Millisecond)
-	if n := count.take(); n != 0 {
+	if n := count.take(t); n != 0 {
 		t.Errorf("the wasm module was requested %d times before any block was in view", n)
 	}
 	js[bool](t, ctx, `window.loadingTexts = []; new MutationObserver(() => loadingTexts.push(tp.q(0, ".loading-text").textContent)).observe(tp.q(0, ".loading"), {subtree: true, childList: true, characterData: true, attributes: true}); tp.el(0).scrollIntoView(); true`)
 	run(t, ctx, 60*time.Second, chromedp.Poll[bool](`tp.q(0, ".loading").hidden && window.loadingTexts.length > 0`))
-	if n := count.take(); n != 1 {
+	if n := count.take(t); n != 1 {
 		t.Errorf("scrolling a block into view requested the wasm module %d times, want 1", n)
 	}
 	texts := js[[]string](t, ctx, `loadingTexts`)

@@ -37,6 +37,7 @@
 //	assets/offline.HASH.js        registers sw.js on the site's own pages
 //	assets/wasm_exec.HASH.js      the Go toolchain's wasm_exec.js
 //	assets/twice.HASH.wasm        the runtime, GOOS=js GOARCH=wasm
+//	assets/sqlite3.HASH.wasm      the SQLite the runtime imports (third_party/sqlitewasm)
 //
 // Pages link to each other and to assets by relative URLs, so an export
 // works from any directory of any static host. Directory URLs end in a
@@ -94,12 +95,19 @@
 //
 // [BuildRuntime] compiles the module's wasm package with [WasmBuildEnv]
 // (GOOS=js GOARCH=wasm) and the flags in [WasmBuildFlags], through a go
-// build overlay that puts SQLite's translation on one line per declaration
-// (package internal/oneline: the module then carries no line table for
-// it), and reads wasm_exec.js from the GOROOT of the same go command, so
-// the two always match. The go command's build cache makes rebuilds take
-// a second or two; the first build takes about 40 s. [LoadRuntime] reads a prebuilt module instead (twice serve
-// --wasm FILE, or $TWICE_WASM), with the wasm_exec.js found next to it.
+// build overlay that puts every Go file it links on one line per
+// declaration (package internal/oneline: the module then carries almost
+// no line table), and reads wasm_exec.js from the GOROOT of the same go
+// command, so the two always match; the linked module's data segments
+// are then merged where a few zero bytes separate them (a few hundred
+// segments instead of Go's tens of thousands, each with a header of its
+// own). The runtime's SQLite is a module of its own,
+// third_party/sqlitewasm, compiled from C and committed; the server
+// serves it beside the Go module, which imports its functions. The go
+// command's build cache makes rebuilds take a second or two; the first
+// build takes about 40 s. [LoadRuntime] reads a prebuilt module instead
+// (twice serve --wasm FILE, or $TWICE_WASM), with the wasm_exec.js found
+// next to it.
 // [BuildBundle] (twice bundle) writes a twice binary that carries the
 // runtime, compiled in with a build tag and a go build overlay, so it needs
 // neither Go nor the source tree; [ObtainRuntime] prefers a --wasm FILE,
@@ -141,7 +149,7 @@
 // modules, like the runtime, with CORS. So do embed pages, from which a
 // block pasted with the script tag reads its pre-rendered output.
 //
-// Brotli at quality 11 takes about 40 s for the 14 MB module, so the
+// Brotli at quality 11 takes about 40 s for the 5 MB Go module, so the
 // compressed forms of large files are cached on disk by content hash
 // ([CacheDir]), and [BrotliPolicy] decides what happens on a cache miss:
 // twice build waits; twice serve starts at once, serves gzip, and switches

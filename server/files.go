@@ -86,8 +86,8 @@ const minCompress = 512
 // compressor's BrotliBig policy (in practice: the wasm module).
 const bigFile = 1 << 20
 
-// BrotliPolicy says when the brotli form of a large file (the wasm module,
-// about 14 MB) is made. Brotli at quality 11 takes about 40 s for it on a
+// BrotliPolicy says when the brotli form of a large file (the Go wasm
+// module, about 5 MB) is made. Brotli at quality 11 takes about 40 s for it on a
 // small machine; the result is cached on disk by content hash, so this
 // matters only the first time a given module is compressed.
 type BrotliPolicy int

@@ -58,9 +58,11 @@ func body(t *testing.T, r *http.Response) []byte {
 }
 
 // wasmPath returns the served path of the site's wasm module.
+// wasmPath is the path of the Go program's module (the runtime's other
+// module is SQLite's).
 func wasmPath(t *testing.T, s *Site) string {
 	for _, p := range s.Paths() {
-		if strings.HasSuffix(p, ".wasm") {
+		if strings.HasPrefix(p, "assets/twice.") && strings.HasSuffix(p, ".wasm") {
 			return "/" + p
 		}
 	}

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/twice-lab/twice/third_party/sqlitewasm"
 )
 
 // TestBrowserBuildLinks checks what the browser build links, by the
@@ -50,6 +53,7 @@ func TestBrowserBuildLinks(t *testing.T) {
 		"github.com_yuin_goldmark": "lessons are rendered by the server",
 		"net_http.":                "the wasm does no HTTP",
 		"strings.__Replacer_":      "the timeline escapes text with a loop",
+		"fmt.__ss_.":               "numbers are read with strconv: fmt's scanner is 27 kB of brotli",
 	}
 	for name := range funcs {
 		if strings.HasSuffix(name, ".init") {
@@ -65,18 +69,119 @@ func TestBrowserBuildLinks(t *testing.T) {
 			}
 		}
 	}
-	// Without bounds checks SQLite's interpreter loop is about 281 kB of
-	// code; with them, about 535 kB (Go 1.26). Its name is taken from
-	// SQLitePackage, so this also fails if that names no package the module
-	// links: a -gcflags pattern that matches nothing is silently ignored.
-	vdbe := strings.NewReplacer("/", "_", "-", "_").Replace(SQLitePackage) + ".__Module_._sqlite3VdbeExec"
-	if size, ok := funcs[vdbe]; !ok {
-		t.Errorf("no %s in the module: does SQLitePackage still name the package that holds SQLite?", vdbe)
-	} else if size > 400_000 {
-		t.Errorf("sqlite3VdbeExec is %d bytes of code: is SQLite built with bounds checks again (WasmBuildFlags)?", size)
-	} else {
-		t.Logf("%d functions; sqlite3VdbeExec %d bytes of code", len(funcs), size)
+	// SQLite is a module of its own (third_party/sqlitewasm): the Go
+	// module carries neither the driver nor its translation of SQLite, and
+	// every function it imports from the SQLite module is one that module
+	// exports.
+	for name := range funcs {
+		if strings.HasPrefix(name, "github.com_ncruces_") {
+			t.Errorf("the browser build links %s: SQLite and its driver should come from the SQLite module", name)
+			break
+		}
 	}
+	imports, _, err := wasmNames(mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, exports, err := wasmNames(sqlitewasm.Wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromSQLite := 0
+	for _, imp := range imports {
+		switch mod, name, _ := strings.Cut(imp, "."); mod {
+		case "gojs":
+		case "sqlite3":
+			fromSQLite++
+			if !slices.Contains(exports, name) {
+				t.Errorf("the Go module imports %s, which the SQLite module does not export", imp)
+			}
+		case "sqlite3_copy":
+			if name != "read" && name != "write" {
+				t.Errorf("the Go module imports %s, which worker.js does not provide", imp)
+			}
+		default:
+			t.Errorf("the Go module imports %s, from a module worker.js does not provide", imp)
+		}
+	}
+	if fromSQLite < 20 {
+		t.Errorf("the Go module imports %d functions of the SQLite module, want the bridge's (over 20): %v", fromSQLite, imports)
+	}
+	t.Logf("%d functions; %d imported from the SQLite module", len(funcs), fromSQLite)
+}
+
+// wasmNames returns a wasm module's imported functions (as module.name)
+// and its exports.
+func wasmNames(mod []byte) (imports, exports []string, err error) {
+	bad := errors.New("not a wasm module this parser understands")
+	if len(mod) < 8 || string(mod[:4]) != "\x00asm" {
+		return nil, nil, bad
+	}
+	i := 8
+	uleb := func() int {
+		v, shift := 0, 0
+		for i < len(mod) {
+			c := mod[i]
+			i++
+			v |= int(c&0x7f) << shift
+			if c < 0x80 {
+				return v
+			}
+			shift += 7
+		}
+		return 0
+	}
+	str := func() string {
+		n := uleb()
+		s := string(mod[i : i+n])
+		i += n
+		return s
+	}
+	limits := func() {
+		if flags := uleb(); flags&1 != 0 {
+			uleb()
+		}
+		uleb()
+	}
+	for i < len(mod) {
+		id := mod[i]
+		i++
+		end := uleb()
+		end += i
+		if end > len(mod) {
+			return nil, nil, bad
+		}
+		switch id {
+		case 2:
+			for n := uleb(); n > 0; n-- {
+				m, name := str(), str()
+				kind := mod[i]
+				i++
+				switch kind {
+				case 0:
+					uleb()
+					imports = append(imports, m+"."+name)
+				case 1:
+					i++
+					limits()
+				case 2:
+					limits()
+				case 3:
+					i += 2
+				default:
+					return nil, nil, bad
+				}
+			}
+		case 7:
+			for n := uleb(); n > 0; n-- {
+				exports = append(exports, str())
+				i++ // kind
+				uleb()
+			}
+		}
+		i = end
+	}
+	return imports, exports, nil
 }
 
 // wasmFuncs returns the size of the body of each function of a wasm

@@ -29,7 +29,8 @@ type cuttable struct {
 	h      atomic.Pointer[http.Handler]
 	cut    atomic.Bool
 	missed atomic.Int64
-	wasm   atomic.Int64 // requests for the wasm module served
+	wasm   atomic.Int64 // requests for the Go module served
+	sqlite atomic.Int64 // requests for the SQLite module served
 }
 
 func newCuttable(h http.Handler) *cuttable {
@@ -50,7 +51,9 @@ func (c *cuttable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "offline", http.StatusServiceUnavailable)
 		return
 	}
-	if strings.HasSuffix(r.URL.Path, ".wasm") {
+	if strings.HasSuffix(r.URL.Path, ".wasm") && strings.Contains(r.URL.Path, "/sqlite3.") {
+		c.sqlite.Add(1)
+	} else if strings.HasSuffix(r.URL.Path, ".wasm") {
 		c.wasm.Add(1)
 	}
 	(*c.h.Load()).ServeHTTP(w, r)
@@ -209,16 +212,17 @@ func TestBrowserOffline(t *testing.T) {
 			// The index has no block: the worker must not fetch the runtime
 			// for a reader who has not needed it yet.
 			time.Sleep(500 * time.Millisecond)
-			if n := site.wasm.Load(); n != 0 {
-				t.Errorf("visiting the index fetched the wasm module %d time(s)", n)
+			if n, sq := site.wasm.Load(), site.sqlite.Load(); n != 0 || sq != 0 {
+				t.Errorf("visiting the index fetched the runtime's modules %d and %d time(s)", n, sq)
 			}
 			navigate(t, ctx, hs.URL+"/lessons/"+race.Slug+"/")
 			// The block in view loads the runtime; the page asks the worker
 			// to keep it.
 			run(t, ctx, 60*time.Second, chromedp.Poll[bool](kept(`r.url === location.origin + "/lessons/`+race.Slug+`/"`)))
-			run(t, ctx, 60*time.Second, chromedp.Poll[bool](kept(`r.url.endsWith(".wasm")`)))
-			if n := site.wasm.Load(); n > 1 {
-				t.Errorf("the wasm module was fetched %d times from the server; the worker should keep it from the HTTP cache", n)
+			run(t, ctx, 60*time.Second, chromedp.Poll[bool](kept(`r.url.endsWith(".wasm") && r.url.includes("/assets/twice.")`)))
+			run(t, ctx, 60*time.Second, chromedp.Poll[bool](kept(`r.url.endsWith(".wasm") && r.url.includes("/assets/sqlite3.")`)))
+			if n, sq := site.wasm.Load(), site.sqlite.Load(); n > 1 || sq > 1 {
+				t.Errorf("the runtime's modules were fetched %d and %d times from the server; the worker should keep them from the HTTP cache", n, sq)
 			}
 
 			goOffline(t, ctx)
@@ -300,7 +304,8 @@ func TestBrowserOffline(t *testing.T) {
 		navigate(t, ctx, hs.URL+"/lessons/"+lesson.Slug+"/")
 		// The runtime is ready in the page, and the worker has it.
 		run(t, ctx, 90*time.Second, chromedp.Poll[bool](`window.TwicePlayground && TwicePlayground.timings() !== null`))
-		run(t, ctx, 60*time.Second, chromedp.Poll[bool](kept(`r.url.endsWith(".wasm")`)))
+		run(t, ctx, 60*time.Second, chromedp.Poll[bool](kept(`r.url.endsWith(".wasm") && r.url.includes("/assets/sqlite3.")`)))
+		run(t, ctx, 60*time.Second, chromedp.Poll[bool](kept(`r.url.endsWith(".wasm") && r.url.includes("/assets/twice.")`)))
 		run(t, ctx, 60*time.Second, chromedp.Poll[bool](kept(`r.url === location.href`)))
 		goOffline(t, ctx)
 		site.cut.Store(true)
@@ -337,7 +342,8 @@ func TestBrowserOffline(t *testing.T) {
 		// worker keeps) the runtime; the first lesson is the page that the
 		// new version keeps too.
 		navigate(t, ctx, hs.URL+"/lessons/"+race.Slug+"/")
-		run(t, ctx, 60*time.Second, chromedp.Poll[bool](kept(`r.url.endsWith(".wasm")`)))
+		run(t, ctx, 60*time.Second, chromedp.Poll[bool](kept(`r.url.endsWith(".wasm") && r.url.includes("/assets/sqlite3.")`)))
+		run(t, ctx, 60*time.Second, chromedp.Poll[bool](kept(`r.url.endsWith(".wasm") && r.url.includes("/assets/twice.")`)))
 		navigate(t, ctx, hs.URL+"/lessons/"+first.Slug+"/")
 		run(t, ctx, 60*time.Second, chromedp.Poll[bool](kept(`r.url === location.origin + "/lessons/`+first.Slug+`/"`)))
 

@@ -72,7 +72,7 @@ type Options struct {
 
 // assetNames are the served names (under assets/) of the site's assets.
 type assetNames struct {
-	Style, Script, Playground, Worker, WasmExec, Wasm, Offline string
+	Style, Script, Playground, Worker, WasmExec, Wasm, SQLite, Offline string
 	// Frame is what twice.js loads instead of the modules when it cannot
 	// import them (frame.js).
 	Frame string
@@ -166,6 +166,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	r.sw = static("sw.js")
 	r.names.WasmExec = add("wasm_exec.js", opts.Runtime.WasmExec)
 	r.names.Wasm = add("twice.wasm", opts.Runtime.Wasm)
+	r.names.SQLite = add("sqlite3.wasm", opts.Runtime.sqlite())
 	// The modules, leaves first, each minified, then linked to the hashed
 	// names of those it imports, then hashed.
 	hashed := map[string]string{}
@@ -184,7 +185,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 		return nil, err
 	}
 	r.names.Case = addMinified("case.js", caseJS)
-	config, err := r.config(len(opts.Runtime.Wasm), hashed[modules[len(modules)-1]])
+	config, err := r.config(len(opts.Runtime.Wasm)+len(opts.Runtime.sqlite()), hashed[modules[len(modules)-1]])
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +230,8 @@ func roomSection(url string) string {
 }
 
 // config is the page's CONFIG, as JSON: the assets' hashed names (entry
-// the module that starts the component, wasmSize the module's bytes) and
+// the module that starts the component, wasmSize the bytes of the two
+// wasm modules together, the Go program and SQLite) and
 // the claims, dedupe modes, key choices and diagnosis kinds of the
 // runtime's lists: the page keeps no copy of its own.
 func (r *siteRenderer) config(wasmSize int, entry string) ([]byte, error) {
@@ -240,6 +242,7 @@ func (r *siteRenderer) config(wasmSize int, entry string) ([]byte, error) {
 		"worker":   r.names.Worker,
 		"wasmExec": r.names.WasmExec,
 		"wasm":     r.names.Wasm,
+		"sqlite":   r.names.SQLite,
 		"wasmSize": wasmSize,
 		"css":      r.names.Playground,
 		"claims":   choices.Claims,
@@ -728,7 +731,7 @@ func (r *siteRenderer) serviceWorker(s *Site, offline []byte) []byte {
 		shell = append(shell, "assets/"+m)
 	}
 	shell = append(shell, "assets/"+n.Case, "assets/"+n.Frame)
-	runtime := []string{"assets/" + n.WasmExec, "assets/" + n.Wasm}
+	runtime := []string{"assets/" + n.WasmExec, "assets/" + n.Wasm, "assets/" + n.SQLite}
 	var pages []string
 	for _, p := range s.Paths() {
 		f := s.Files[p]

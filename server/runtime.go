@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/twice-lab/twice/internal/oneline"
+	"github.com/twice-lab/twice/third_party/sqlitewasm"
 )
 
 // Module is the module path of twice; BuildRuntime compiles its wasm
@@ -25,48 +26,38 @@ const Module = "github.com/twice-lab/twice"
 //
 //   - -ldflags=-s -w drops the symbol table and debug information, which the
 //     browser never reads.
-//   - -gcflags=SQLite=-B compiles SQLite without Go's bounds checks.
-//     SQLite reaches us as Go translated from its WebAssembly build, where
-//     every load and store of SQLite's memory is a slice access, checked.
-//     Without the checks the module is 2.15 MB brotli instead of 2.78,
-//     SQLite's main interpreter function (sqlite3VdbeExec) is half the
-//     size, and the tab's peak memory on a first visit falls from about
-//     490 MiB to about 250, because that peak is V8 optimizing exactly
-//     that function (docs/PERFORMANCE.md). The price: a memory bug inside
-//     SQLite would corrupt the module's own memory instead of panicking,
-//     which is how SQLite compiled from C behaves anyway; the browser's
-//     sandbox around the module is unaffected. Only the browser build does
-//     this: the native CLI and the wasip1 build keep every check, and the
-//     parity tests require the same output from all of them.
 //   - -gcflags=all=-l, then no flags again for Go's runtime (runtime/...
-//     and internal/...), sync and the SQLite driver (github.com/ncruces/...),
+//     and internal/...), sync and the bridge to SQLite (runtime/sqldb),
 //     compiles everything else without inlining: twice's own code, fmt,
 //     strconv, reflect, time and the rest of the standard library. On
 //     WebAssembly an inlined body costs more bytes than the call it
-//     replaces, and none of these is where a race spends its time
-//     (SQLite, which keeps its inlining, with the driver, the allocator
-//     and the locks of the in-memory VFS around it). twice's packages
-//     alone saved 24 kB brotli, the rest another 18 kB
-//     (docs/PERFORMANCE.md).
+//     replaces, and none of these is where a race spends its time (SQLite,
+//     in its own module, the bridge's calls into it, the allocator and
+//     the coroutine switches). twice's packages alone saved 24 kB brotli,
+//     the rest another 18 kB (docs/PERFORMANCE.md).
 //
-// The build also compiles SQLite's translation rewritten to one line per
-// declaration (see sqliteOverlay).
+// SQLite is not in this module: the browser build's runtime/sqldb calls
+// the SQLite module of third_party/sqlitewasm, which the worker loads
+// beside it (RATIONALE.md, "What the browser downloads"). The build also
+// compiles every Go file it links rewritten to one line per declaration
+// (see lineOverlay).
 var WasmBuildFlags = []string{
 	"-trimpath",
-	"-gcflags=all=-l", "-gcflags=runtime/...=", "-gcflags=internal/...=", "-gcflags=sync/...=", "-gcflags=github.com/ncruces/...=",
-	"-gcflags=" + SQLitePackage + "=-B",
+	"-gcflags=all=-l", "-gcflags=runtime/...=", "-gcflags=internal/...=", "-gcflags=sync/...=", "-gcflags=" + Module + "/runtime/sqldb=",
 	"-ldflags=-s -w",
 }
 
-// SQLitePackage is the package holding SQLite translated to Go.
-const SQLitePackage = "github.com/ncruces/go-sqlite3-wasm/v6"
-
-// A Runtime is the browser build of the twice runtime: the wasm module and
-// the wasm_exec.js support script of the Go toolchain that compiled it.
-// The two must come from the same Go release.
+// A Runtime is the browser build of the twice runtime: the Go program's
+// wasm module, the wasm_exec.js support script of the Go toolchain that
+// compiled it (the two must come from the same Go release), and the SQLite
+// module the Go program imports.
 type Runtime struct {
 	Wasm     []byte
 	WasmExec []byte
+	// SQLite is the browser's SQLite module; nil means the one this
+	// binary carries (third_party/sqlitewasm), which is the one the
+	// source tree's Go module imports.
+	SQLite []byte
 	// From says where the module came from, for logs.
 	From string
 }
@@ -139,7 +130,15 @@ func buildRuntime(ctx context.Context, goCmd, root string, progress io.Writer) (
 	if progress != nil {
 		fmt.Fprintf(progress, "built the runtime in %.1fs: %.1f MB\n", time.Since(start).Seconds(), float64(len(wasm))/1e6)
 	}
-	return &Runtime{Wasm: wasm, WasmExec: wasmExec, From: "built from " + root}, nil
+	return &Runtime{Wasm: wasm, WasmExec: wasmExec, SQLite: sqlitewasm.Wasm, From: "built from " + root}, nil
+}
+
+// sqlite is the SQLite module to serve beside the Go program's.
+func (r *Runtime) sqlite() []byte {
+	if len(r.SQLite) > 0 {
+		return r.SQLite
+	}
+	return sqlitewasm.Wasm
 }
 
 // WasmBuildEnv is the environment of the browser build, added to the
@@ -148,11 +147,11 @@ func buildRuntime(ctx context.Context, goCmd, root string, progress io.Writer) (
 var WasmBuildEnv = []string{"GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0"}
 
 // buildWasm compiles ./wasm of the module at root into out, as the browser
-// build does: with WasmBuildEnv, the given flags, and SQLite's translation
-// rewritten by package oneline (see sqliteOverlay), using dir for its
-// files.
+// build does: with WasmBuildEnv, the given flags, and every Go file
+// rewritten by package oneline (see lineOverlay), using dir for its files;
+// then merges the module's data segments (see mergeData).
 func buildWasm(ctx context.Context, goCmd, root, dir, out string, flags []string) error {
-	overlay, err := sqliteOverlay(ctx, goCmd, root, dir)
+	overlay, err := lineOverlay(ctx, goCmd, root, dir)
 	if err != nil {
 		return fmt.Errorf("building the WebAssembly runtime failed: %v", err)
 	}
@@ -166,41 +165,66 @@ func buildWasm(ctx context.Context, goCmd, root, dir, out string, flags []string
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("building the WebAssembly runtime failed: %v\n%s", err, strings.TrimSpace(stderr.String()))
 	}
+	mod, err := os.ReadFile(out)
+	if err == nil {
+		mod, err = mergeData(mod, dataGap)
+	}
+	if err == nil {
+		err = os.WriteFile(out, mod, 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("building the WebAssembly runtime failed: %v", err)
+	}
 	return nil
 }
 
-// sqliteOverlay writes into dir SQLite's translation (sqlite3.go of
-// SQLitePackage) with every declaration on one line at line 1, and a go
-// build overlay that compiles it in place of the file, and returns the
-// overlay's path. The instructions are the same; the module loses the
-// line table of 100,000 lines of generated code, about 135 kB after
-// brotli (package oneline says why). Only the browser build does this.
-func sqliteOverlay(ctx context.Context, goCmd, root, dir string) (string, error) {
-	cmd := exec.CommandContext(ctx, goCmd, "list", "-f", "{{.Dir}}", SQLitePackage)
+// lineOverlay writes into dir every Go file that ./wasm links under
+// WasmBuildEnv (the standard library's and twice's) with each declaration
+// on one line at line 1 of its file, and a go build overlay that compiles
+// them in place of the originals, and returns the overlay's path. The
+// instructions are the same; the module loses most of its line table, the
+// map from each instruction to a line that only a stack trace reads:
+// 57 kB of brotli for the standard library, 7 kB for twice
+// (docs/PERFORMANCE.md). A panic in the browser names file:1 for every
+// frame; the CLI and the wasip1 build compile the files as they are. The
+// go command's build cache keys on the files' content, so a rebuild with
+// the same sources is cached as before.
+func lineOverlay(ctx context.Context, goCmd, root, dir string) (string, error) {
+	cmd := exec.CommandContext(ctx, goCmd, "list", "-deps", "-f", "{{.Dir}}\t{{join .GoFiles \"\\t\"}}", "./wasm")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), WasmBuildEnv...)
-	pkgDir, err := cmd.Output()
+	list, err := cmd.Output()
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
 			err = fmt.Errorf("%v: %s", err, strings.TrimSpace(string(ee.Stderr)))
 		}
-		return "", fmt.Errorf("go list %s: %v", SQLitePackage, err)
+		return "", fmt.Errorf("go list -deps ./wasm: %v", err)
 	}
-	src := filepath.Join(strings.TrimSpace(string(pkgDir)), "sqlite3.go")
-	b, err := os.ReadFile(src)
-	if err != nil {
-		return "", err
+	replace := map[string]string{}
+	for line := range strings.SplitSeq(strings.TrimSpace(string(list)), "\n") {
+		files := strings.Split(line, "\t")
+		for _, name := range files[1:] {
+			if name == "" {
+				continue
+			}
+			src := filepath.Join(files[0], name)
+			b, err := os.ReadFile(src)
+			if err != nil {
+				return "", err
+			}
+			flat, err := oneline.File(name, b)
+			if err != nil {
+				return "", fmt.Errorf("%s: %v", src, err)
+			}
+			dst := filepath.Join(dir, fmt.Sprintf("%d-%s", len(replace), name))
+			if err := os.WriteFile(dst, flat, 0o644); err != nil {
+				return "", err
+			}
+			replace[src] = dst
+		}
 	}
-	flat, err := oneline.File("sqlite3.go", b)
-	if err != nil {
-		return "", err
-	}
-	dst := filepath.Join(dir, "sqlite3.go")
-	if err := os.WriteFile(dst, flat, 0o644); err != nil {
-		return "", err
-	}
-	overlay, err := json.Marshal(map[string]any{"Replace": map[string]string{src: dst}})
+	overlay, err := json.Marshal(map[string]any{"Replace": replace})
 	if err != nil {
 		return "", err
 	}
@@ -244,7 +268,9 @@ func whileTicking(progress io.Writer, tick time.Duration, what string, fn func()
 // wasmExec when that is set; else from a file named wasm_exec.js, or the one
 // file matching wasm_exec.*.js (as in an export), next to the module; else
 // from the GOROOT of the go command, if there is one. It is up to the caller
-// that the module and the script come from one Go release.
+// that the module and the script come from one Go release. The SQLite
+// module is the file named sqlite3.wasm, or the one matching
+// sqlite3.*.wasm, next to the module, else the one this binary carries.
 func LoadRuntime(wasmFile, wasmExec string) (*Runtime, error) {
 	wasm, err := os.ReadFile(wasmFile)
 	if err != nil {
@@ -254,12 +280,7 @@ func LoadRuntime(wasmFile, wasmExec string) (*Runtime, error) {
 		return nil, fmt.Errorf("%s: not a WebAssembly module", wasmFile)
 	}
 	if wasmExec == "" {
-		dir := filepath.Dir(wasmFile)
-		if _, err := os.Stat(filepath.Join(dir, "wasm_exec.js")); err == nil {
-			wasmExec = filepath.Join(dir, "wasm_exec.js")
-		} else if m, _ := filepath.Glob(filepath.Join(dir, "wasm_exec.*.js")); len(m) == 1 {
-			wasmExec = m[0]
-		}
+		wasmExec = besides(wasmFile, "wasm_exec.js", "wasm_exec.*.js")
 	}
 	var js []byte
 	if wasmExec != "" {
@@ -276,7 +297,26 @@ func LoadRuntime(wasmFile, wasmExec string) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Runtime{Wasm: wasm, WasmExec: js, From: wasmFile}, nil
+	rt := &Runtime{Wasm: wasm, WasmExec: js, From: wasmFile}
+	if sq := besides(wasmFile, "sqlite3.wasm", "sqlite3.*.wasm"); sq != "" {
+		if rt.SQLite, err = os.ReadFile(sq); err != nil {
+			return nil, err
+		}
+	}
+	return rt, nil
+}
+
+// besides returns the file called name next to file, or the one file
+// matching pattern there, or "".
+func besides(file, name, pattern string) string {
+	dir := filepath.Dir(file)
+	if p := filepath.Join(dir, name); fileExists(p) {
+		return p
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, pattern)); len(m) == 1 {
+		return m[0]
+	}
+	return ""
 }
 
 // moduleRoot returns the root directory of the twice module that dir is in.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/twice-lab/twice/third_party/sqlitewasm"
 )
 
 // TestWasmExecFromToolchain checks that the served wasm_exec.js is the one
@@ -31,14 +33,19 @@ func TestWasmExecFromToolchain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var served, wasm []byte
+	var served, wasm, sqlite []byte
 	for p, f := range site.Files {
 		switch {
 		case strings.HasPrefix(p, "assets/wasm_exec.") && strings.HasSuffix(p, ".js"):
 			served = f.Body
-		case strings.HasSuffix(p, ".wasm"):
+		case strings.HasPrefix(p, "assets/twice.") && strings.HasSuffix(p, ".wasm"):
 			wasm = f.Body
+		case strings.HasPrefix(p, "assets/sqlite3.") && strings.HasSuffix(p, ".wasm"):
+			sqlite = f.Body
 		}
+	}
+	if !bytes.Equal(sqlite, sqlitewasm.Wasm) {
+		t.Errorf("served SQLite module (%d bytes) is not third_party/sqlitewasm's (%d bytes)", len(sqlite), len(sqlitewasm.Wasm))
 	}
 	if want = minified("wasm_exec.js", want); !bytes.Equal(served, want) {
 		t.Errorf("served wasm_exec.js (%d bytes) differs from the toolchain's (%d bytes)", len(served), len(want))
@@ -59,6 +66,13 @@ func TestLoadRuntime(t *testing.T) {
 	}
 	if string(rt.WasmExec) != "// exec" {
 		t.Errorf("wasm_exec.js next to the module not used: %q", rt.WasmExec)
+	}
+	if rt.SQLite != nil || !bytes.Equal(rt.sqlite(), sqlitewasm.Wasm) {
+		t.Errorf("with no SQLite module next to it, the runtime's is not the one this binary carries")
+	}
+	os.WriteFile(filepath.Join(dir, "sqlite3.fedcba9876.wasm"), []byte("\x00asm sqlite"), 0o644)
+	if rt, err := LoadRuntime(wasm, ""); err != nil || string(rt.sqlite()) != "\x00asm sqlite" {
+		t.Errorf("the SQLite module next to the module not used: %v", err)
 	}
 	bad := filepath.Join(dir, "bad.wasm")
 	os.WriteFile(bad, []byte("hello"), 0o644)

@@ -139,7 +139,7 @@ func TestBrowserEarlyStart(t *testing.T) {
 		// Once the service worker has kept the runtime (from the HTTP
 		// cache), the module has still been fetched from the server once.
 		run(t, ctx, 60*time.Second, chromedp.Poll[bool](`(async () => { for (const k of await caches.keys()) for (const r of await (await caches.open(k)).keys()) if (r.url.endsWith(".wasm")) return true; return false; })()`))
-		if n := count.take(); n != 1 {
+		if n := count.take(t); n != 1 {
 			t.Errorf("the wasm module was requested %d times, want once", n)
 		}
 		// The worker carries wasm_exec.js: no second script blocks it.

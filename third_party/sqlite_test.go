@@ -2,6 +2,7 @@ package thirdparty
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"go/ast"
@@ -15,8 +16,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ncruces/go-sqlite3"
-	_ "github.com/ncruces/go-sqlite3/vfs/memdb"
+	"github.com/tetratelabs/wazero"
+
+	"github.com/twice-lab/twice/internal/wasmsqlite"
+	"github.com/twice-lab/twice/runtime/sqldb"
+	"github.com/twice-lab/twice/third_party/sqlitewasm"
 )
 
 // TestSQLiteChecksums holds the committed translation to what
@@ -50,7 +54,7 @@ func TestSQLiteChecksums(t *testing.T) {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"sqlite3.go", "sqlite3.dat", "libc.go"}; !slices.Equal(names, want) {
+	if want := []string{"sqlite3.go", "sqlite3.dat", "libc.go", "../sqlitewasm/sqlite3.wasm"}; !slices.Equal(names, want) {
 		t.Errorf("SHA256SUMS lists %v, want %v", names, want)
 	}
 	mod, err := os.ReadFile("../go.mod")
@@ -168,14 +172,51 @@ func runtimeSQL(t *testing.T) (schemas, stmts []string) {
 	return schemas, stmts
 }
 
-func openDB(t *testing.T) *sqlite3.Conn {
-	t.Helper()
-	c, err := sqlite3.Open("file:/" + t.Name() + "?vfs=memdb")
+// onBoth runs test on a fresh database of each build of SQLite: the
+// driver's translation (the CLI's), and the browser's module under wazero.
+func onBoth(t *testing.T, test func(t *testing.T, c sqldb.Conn)) {
+	module, closeIt, err := wasmsqlite.New(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	defer closeIt()
+	for _, e := range []struct {
+		name   string
+		engine sqldb.Engine
+	}{{"driver", sqldb.Driver}, {"module", module}} {
+		t.Run(e.name, func(t *testing.T) {
+			c, err := e.engine.Open("/" + t.Name())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			test(t, c)
+		})
+	}
+}
+
+// TestBrowserModuleImportsNothing: the browser's SQLite module asks its
+// host for no function and no memory (it grows its own), so that the
+// worker needs no JavaScript glue to run it.
+func TestBrowserModuleImportsNothing(t *testing.T) {
+	ctx := context.Background()
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter().WithCoreFeatures(wasmsqlite.Features))
+	defer rt.Close(ctx)
+	m, err := rt.CompileModule(ctx, sqlitewasm.Wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range m.ImportedFunctions() {
+		mod, name, _ := f.Import()
+		t.Errorf("the module imports %s.%s", mod, name)
+	}
+	for _, mem := range m.ImportedMemories() {
+		mod, name, _ := mem.Import()
+		t.Errorf("the module imports its memory %s.%s", mod, name)
+	}
+	if len(m.ExportedMemories()) != 1 {
+		t.Errorf("the module exports %d memories, want 1", len(m.ExportedMemories()))
+	}
 }
 
 // TestRuntimeStatements prepares every statement the runtime runs, on
@@ -186,26 +227,27 @@ func TestRuntimeStatements(t *testing.T) {
 	if len(schemas) < 2 || len(stmts) < 30 {
 		t.Fatalf("found %d schemas and %d statements under runtime/: the constants were renamed?", len(schemas), len(stmts))
 	}
-	c := openDB(t)
-	for _, s := range schemas {
-		if err := c.Exec(s); err != nil {
-			t.Fatalf("schema: %v\n%s", err, s)
+	onBoth(t, func(t *testing.T, c sqldb.Conn) {
+		for _, s := range schemas {
+			if err := c.Exec(s); err != nil {
+				t.Fatalf("schema: %v\n%s", err, s)
+			}
 		}
-	}
-	for _, s := range stmts {
-		st, _, err := c.Prepare(s)
-		if err != nil {
-			t.Errorf("%v\n\t%s", err, s)
-			continue
+		for _, s := range stmts {
+			st, err := c.Prepare(s)
+			if err != nil {
+				t.Errorf("%v\n\t%s", err, s)
+				continue
+			}
+			st.Close()
 		}
-		st.Close()
-	}
+	})
 }
 
 // query runs sql with args bound in order (int64 or string) and returns
 // its rows, columns joined by "|", NULL as "NULL".
-func query(c *sqlite3.Conn, sql string, args ...any) ([]string, error) {
-	st, _, err := c.Prepare(sql)
+func query(c sqldb.Conn, sql string, args ...any) ([]string, error) {
+	st, err := c.Prepare(sql)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +264,7 @@ func query(c *sqlite3.Conn, sql string, args ...any) ([]string, error) {
 	for st.Step() {
 		cols := make([]string, st.ColumnCount())
 		for i := range cols {
-			if st.ColumnType(i) == sqlite3.NULL {
+			if st.ColumnNull(i) {
 				cols[i] = "NULL"
 			} else {
 				cols[i] = st.ColumnText(i)
@@ -296,24 +338,25 @@ var readerClaims = []struct {
 
 func TestReaderClaims(t *testing.T) {
 	schemas, _ := runtimeSQL(t)
-	c := openDB(t)
-	for _, s := range schemas {
-		if err := c.Exec(s); err != nil {
+	onBoth(t, func(t *testing.T, c sqldb.Conn) {
+		for _, s := range schemas {
+			if err := c.Exec(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := c.Exec(`INSERT INTO jobs (order_id, event) VALUES ('o1', 'e1'), ('o2', 'e2'), ('o3', 'e3')`); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := c.Exec(`INSERT INTO jobs (order_id, event) VALUES ('o1', 'e1'), ('o2', 'e2'), ('o3', 'e3')`); err != nil {
-		t.Fatal(err)
-	}
-	for _, claim := range readerClaims {
-		rows, err := query(c, claim.sql, claim.args...)
-		if err != nil {
-			t.Fatalf("%v\n\t%s", err, claim.sql)
+		for _, claim := range readerClaims {
+			rows, err := query(c, claim.sql, claim.args...)
+			if err != nil {
+				t.Fatalf("%v\n\t%s", err, claim.sql)
+			}
+			if !slices.Equal(rows, claim.rows) {
+				t.Errorf("%s\n\tgot rows %q, want %q", claim.sql, rows, claim.rows)
+			}
 		}
-		if !slices.Equal(rows, claim.rows) {
-			t.Errorf("%s\n\tgot rows %q, want %q", claim.sql, rows, claim.rows)
-		}
-	}
+	})
 }
 
 // omitted are statements this build cannot run, one per omission a reader
@@ -342,22 +385,23 @@ var omitted = []struct{ sql, err string }{
 
 func TestOmittedFeaturesFail(t *testing.T) {
 	schemas, _ := runtimeSQL(t)
-	c := openDB(t)
-	for _, s := range schemas {
-		if err := c.Exec(s); err != nil {
-			t.Fatal(err)
+	onBoth(t, func(t *testing.T, c sqldb.Conn) {
+		for _, s := range schemas {
+			if err := c.Exec(s); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	for _, o := range omitted {
-		_, err := query(c, o.sql)
-		if err == nil {
-			t.Errorf("%s: ran, but this build omits it (update the list and RATIONALE.md if it is kept now)", o.sql)
-		} else if !strings.Contains(err.Error(), o.err) {
-			t.Errorf("%s: %v, want an error containing %q", o.sql, err, o.err)
-		} else {
-			t.Logf("%s: %v", o.sql, err)
+		for _, o := range omitted {
+			_, err := query(c, o.sql)
+			if err == nil {
+				t.Errorf("%s: ran, but this build omits it (update the list and RATIONALE.md if it is kept now)", o.sql)
+			} else if !strings.Contains(err.Error(), o.err) {
+				t.Errorf("%s: %v, want an error containing %q", o.sql, err, o.err)
+			} else {
+				t.Logf("%s: %v", o.sql, err)
+			}
 		}
-	}
+	})
 }
 
 // TestOmissionsThatDoNotFail pins the omissions that change what a
@@ -366,7 +410,10 @@ func TestOmittedFeaturesFail(t *testing.T) {
 // accepted and not enforced, and a TEMP table is an ordinary table of the
 // main database. None is SQL the lab runs or a claim needs.
 func TestOmissionsThatDoNotFail(t *testing.T) {
-	c := openDB(t)
+	onBoth(t, func(t *testing.T, c sqldb.Conn) { omissionsThatDoNotFail(t, c) })
+}
+
+func omissionsThatDoNotFail(t *testing.T, c sqldb.Conn) {
 	for _, step := range []struct {
 		sql  string
 		rows []string

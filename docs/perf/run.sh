@@ -17,8 +17,9 @@
 #	PEER_VERSION=3.54.1-build1   the exact npm version of @sqlite.org/sqlite-wasm, the peer
 #	SKIP=                space-separated parts to skip: bench wazero sizes wrk browser peer
 #	BEFORE=              a commit (or other git revision): its export is built in a
-#	                     temporary worktree and the peer benchmarks visit it too, in
-#	                     the same ops, so the report shows before and after from one run
+#	                     temporary worktree and the peer benchmarks, the heavy blocks
+#	                     and the memory benchmark visit it too, in the same ops, so the
+#	                     report shows before and after from one run
 #
 # Needs Go, gzip, brotli, wrk, nginx and Chromium (Debian packages
 # brotli, wrk, nginx, chromium), and npm for the peer (Debian's npm).
@@ -122,6 +123,11 @@ if ! skip sizes; then
 		echo "wasm.raw $(size "$out/twice.wasm")"
 		echo "wasm.gz $(gz "$out/twice.wasm")"
 		echo "wasm.br $(br "$out/twice.wasm")"
+		sq=$(ls "$a"/sqlite3.*.wasm)
+		echo "# the SQLite module the Go module imports: ${sq##*/}"
+		echo "sqlite.raw $(size "$sq")"
+		echo "sqlite.gz $(gz "$sq")"
+		echo "sqlite.br $(br "$sq")"
 		echo "# ${js[*]##*/}"
 		echo "js.raw $(sum size "${js[@]}")"
 		echo "js.gz $(sum gz "${js[@]}")"
@@ -130,8 +136,8 @@ if ! skip sizes; then
 		echo "css.raw $(sum size "${css[@]}")"
 		echo "css.gz $(sum gz "${css[@]}")"
 		echo "css.br $(sum br "${css[@]}")"
-		echo "total.br $(($(br "$out/twice.wasm") + $(sum br "${js[@]}") + $(sum br "${css[@]}")))"
-		echo "total.gz $(($(gz "$out/twice.wasm") + $(sum gz "${js[@]}") + $(sum gz "${css[@]}")))"
+		echo "total.br $(($(br "$out/twice.wasm") + $(br "$sq") + $(sum br "${js[@]}") + $(sum br "${css[@]}")))"
+		echo "total.gz $(($(gz "$out/twice.wasm") + $(gz "$sq") + $(sum gz "${js[@]}") + $(sum gz "${css[@]}")))"
 		w=$(ls "$a"/twice.*.wasm)
 		echo "# the export's own precompressed files: ${w##*/}.{br,gz}"
 		echo "export.wasm.br $(size "$w.br")"
@@ -183,8 +189,8 @@ if ! skip wrk; then
 fi
 
 if ! skip browser; then
-	step "headless Chromium: cold start, races/s in the worker, memory (internal/perf BenchmarkBrowser*)"
-	TWICE_PERF_SITE="$out/site" go test ./internal/perf -run '^$' -bench 'Browser' -benchtime 1x -count "$BROWSER_COUNT" -timeout 30m | tee "$out/browser.txt" >&2
+	step "headless Chromium: cold start, races/s in the worker, the heavy blocks, memory (internal/perf BenchmarkBrowser*)"
+	TWICE_PERF_SITE="$out/site" TWICE_PERF_BEFORE="${BEFORE:+$out/before-site}" go test ./internal/perf -run '^$' -bench 'Browser' -benchtime 1x -count "$BROWSER_COUNT" -timeout 90m | tee "$out/browser.txt" >&2
 fi
 
 if ! skip peer; then

@@ -2,16 +2,15 @@
 // declaration is one line and every declaration reports line 1 of the
 // same file.
 //
-// The browser build compiles SQLite's Go translation (third_party/sqlite,
-// about 100,000 lines) through a go build overlay made with [File]. A Go
-// binary carries a table that maps each instruction back to its file and
-// line, for stack traces; on WebAssembly, where the translated functions
-// are huge and their statements each begin a new line, that table was
-// 290 kB of the module and about 135 kB of it after brotli. With every
+// The browser build compiles every Go file it links (the standard
+// library's and twice's) through a go build overlay made with [File]
+// (server.BuildRuntime). A Go binary carries a table that maps each
+// instruction back to its file and line, for stack traces; with every
 // statement at line 1 the table says the same thing for a whole function,
-// and almost nothing is left of it. The code the compiler emits is the
-// same; only a panic inside SQLite would name sqlite3.go:1 instead of its
-// line, and the native and wasip1 builds keep the file as it is.
+// and almost nothing is left of it: 64 kB less brotli for the browser's
+// module (docs/PERFORMANCE.md). The code the compiler emits is the same;
+// only a stack trace in the browser names file:1 instead of a line, and
+// the native and wasip1 builds keep the files as they are.
 //
 // The rewrite works on tokens (go/scanner): it keeps every token in order,
 // writes the semicolons Go would have inserted at line ends, and drops

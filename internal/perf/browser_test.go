@@ -329,15 +329,19 @@ func codeCache(profile string) int64 {
 }
 
 // startWorker opens a blank page of the site, starts the playground's own
-// worker.js with the export's wasm, and waits until it is ready.
+// worker.js with the export's modules (the Go program's, and SQLite's when
+// the export has one), and waits until it is ready.
 func startWorker(b *testing.B, ctx context.Context, base, dir string) {
 	b.Helper()
 	asset := func(pattern string) string {
 		m, _ := filepath.Glob(filepath.Join(dir, "assets", pattern))
-		if len(m) != 1 {
+		if len(m) > 1 || len(m) == 0 && !strings.HasPrefix(pattern, "sqlite3.") {
 			b.Fatalf("want one assets/%s in %s, got %v", pattern, dir, m)
 		}
-		return "/assets/" + filepath.Base(m[0])
+		if len(m) == 0 {
+			return ""
+		}
+		return base + "/assets/" + filepath.Base(m[0])
 	}
 	navigate(b, ctx, base+"/404.html")
 	eval[bool](b, ctx, 150*time.Second, fmt.Sprintf(`new Promise((resolve, reject) => {
@@ -346,12 +350,13 @@ func startWorker(b *testing.B, ctx context.Context, base, dir string) {
   w.onmessage = (e) => {
     const m = e.data;
     if (m.type === "ready") resolve(true);
+    else if (m.type === "warmed") bw.warmed = true;
     else if (m.type === "fatal") reject(new Error(m.message));
     else if (m.type === "result" && bw.pending) { const p = bw.pending; bw.pending = null; p(m); }
     else if (m.type === "error") reject(new Error(m.message));
   };
-  w.postMessage({ type: "init", wasmExec: %q, wasm: %q });
-})`, asset("worker.*.js"), asset("wasm_exec.*.js"), asset("twice.*.wasm")))
+  w.postMessage({ type: "init", wasmExec: %q, wasm: %q, sqlite: %q || undefined });
+})`, asset("worker.*.js"), asset("wasm_exec.*.js"), asset("twice.*.wasm"), asset("sqlite3.*.wasm")))
 }
 
 // runInWorker runs src at seed in the worker and returns the worker's own
@@ -361,15 +366,16 @@ func runInWorker(b *testing.B, ctx context.Context, src string, seed int) float6
 	return runInWorkerInfo(b, ctx, src, seed)[0]
 }
 
-// runInWorkerInfo is runInWorker that also returns the size of the
-// module's linear memory after the run, in bytes, and of the Result's
-// JSON text, in characters.
-func runInWorkerInfo(b *testing.B, ctx context.Context, src string, seed int) [3]float64 {
+// runInWorkerInfo is runInWorker that also returns the size of the Go
+// module's linear memory after the run, in bytes, of the Result's JSON
+// text, in characters, and of the SQLite module's memory (0 when SQLite
+// is inside the Go module).
+func runInWorkerInfo(b *testing.B, ctx context.Context, src string, seed int) [4]float64 {
 	b.Helper()
-	return eval[[3]float64](b, ctx, 120*time.Second, fmt.Sprintf(`new Promise((resolve, reject) => {
+	return eval[[4]float64](b, ctx, 120*time.Second, fmt.Sprintf(`new Promise((resolve, reject) => {
   bw.pending = (m) => {
     const res = JSON.parse(m.json);
-    if (res.error) reject(new Error(JSON.stringify(res.error))); else resolve([m.ms, (m.info || {}).wasmMemory || 0, m.json.length]);
+    if (res.error) reject(new Error(JSON.stringify(res.error))); else resolve([m.ms, (m.info || {}).wasmMemory || 0, m.json.length, (m.info || {}).sqliteMemory || 0]);
   };
   bw.w.postMessage({ type: "run", id: 1, script: %q, seed: %q });
 })`, src, strconv.Itoa(seed)))
@@ -426,18 +432,33 @@ func BenchmarkBrowserExplore(b *testing.B) {
 // (VmRSS) grew from after 5,000 races to after 10,000 (the first thousands
 // include start-up, after which the Go heap in the worker settles; the log
 // line shows the RSS after every 1,000).
+//
+// With $TWICE_PERF_BEFORE each op measures that export the same way too,
+// in a browser of its own, the order alternating from op to op; its
+// figures are prefixed before-.
 func BenchmarkBrowserMemory(b *testing.B) {
-	base, dir := site(b)
-	var peak, growth float64
-	for b.Loop() {
-		ctx, pid := launch(b, b.TempDir())
-		startWorker(b, ctx, base, dir)
-		p, g := memory(b, ctx, pid)
-		peak += p
-		growth += g
+	srv := serve(b)
+	type export struct{ prefix, base, dir string }
+	all := []export{{"", srv.URL, srv.site}}
+	if srv.before != "" {
+		all = append(all, export{"before-", srv.URL + "/before", srv.before})
 	}
-	b.ReportMetric(peak/float64(b.N), "MiB-peak")
-	b.ReportMetric(growth/float64(b.N), "MiB-growth")
+	peak, growth := map[string]float64{}, map[string]float64{}
+	for op := 0; b.Loop(); op++ {
+		for i := range all {
+			e := all[(op+i)%len(all)]
+			ctx, pid, stop := launchStop(b, b.TempDir())
+			startWorker(b, ctx, e.base, e.dir)
+			p, g := memory(b, ctx, pid)
+			stop()
+			peak[e.prefix] += p
+			growth[e.prefix] += g
+		}
+	}
+	for _, e := range all {
+		b.ReportMetric(peak[e.prefix]/float64(b.N), e.prefix+"MiB-peak")
+		b.ReportMetric(growth[e.prefix]/float64(b.N), e.prefix+"MiB-growth")
+	}
 }
 
 // BenchmarkBrowserMemoryWarm is BenchmarkBrowserMemory on a second visit:
@@ -478,7 +499,7 @@ func memory(b *testing.B, ctx context.Context, pid int) (peak, growth float64) {
 	jsonLen := 0.0
 	for i := range 10 {
 		r := runInWorkerInfo(b, ctx, fmt.Sprintf("race read %d", browserRaces), i)
-		mem = append(mem, fmt.Sprintf("%.0f", r[1]/(1<<20)))
+		mem = append(mem, fmt.Sprintf("%.0f+%.0f", r[1]/(1<<20), r[3]/(1<<20)))
 		jsonLen = max(jsonLen, r[2])
 		after = append(after, renderers(b, pid))
 	}
@@ -497,7 +518,7 @@ func memory(b *testing.B, ctx context.Context, pid int) (peak, growth float64) {
 	for p, m := range last {
 		all = append(all, fmt.Sprintf("pid %d RSS %.0f peak %.0f", p, m[0], m[1]))
 	}
-	b.Logf("renderers after 10,000 races (MiB): %s; the tab is pid %d, its RSS after each 1,000 races: %s MiB; the wasm linear memory after each 1,000 races: %s MiB; largest Result JSON %.0f characters",
+	b.Logf("renderers after 10,000 races (MiB): %s; the tab is pid %d, its RSS after each 1,000 races: %s MiB; the linear memory of the Go module + the SQLite module after each 1,000 races: %s MiB; largest Result JSON %.0f characters",
 		strings.Join(all, ", "), tab, strings.Join(trail, " "), strings.Join(mem, " "), jsonLen)
 	return last[tab][1], last[tab][0] - after[4][tab][0]
 }

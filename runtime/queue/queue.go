@@ -1,8 +1,9 @@
 // Package queue is the jobs table of a leased job queue, on real SQLite.
 //
-// The table lives in one shared in-memory database (the memdb VFS of
-// github.com/ncruces/go-sqlite3, which needs no file system and runs the same
-// natively and in WebAssembly). Every worker talks to it through a
+// The table lives in one shared in-memory database (package sqldb: an
+// in-memory VFS, shared by name among connections, which needs no file
+// system and behaves the same natively, under wasip1 and in the browser).
+// Every worker talks to it through a
 // connection of its own ([DB.Conn]), as separate worker processes would, and
 // every method a worker calls is exactly one SQL statement, in autocommit
 // mode. That is the point of the package: a claim made of two statements
@@ -72,8 +73,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/ncruces/go-sqlite3"
-	"github.com/ncruces/go-sqlite3/vfs/memdb"
+	"github.com/twice-lab/twice/runtime/sqldb"
 )
 
 const schema = `CREATE TABLE jobs (
@@ -215,7 +215,7 @@ func (db *DB) Close() error {
 		errs = append(errs, c.close())
 	}
 	db.conns = nil
-	memdb.Delete(db.name)
+	sqldb.Delete(db.name)
 	return errors.Join(errs...)
 }
 
@@ -226,20 +226,21 @@ func (db *DB) Conn() (*Conn, error) {
 		db.used++
 		return db.conns[db.used-1], nil
 	}
-	c, err := sqlite3.Open("file:" + db.name + "?vfs=memdb")
+	c, err := sqldb.Open(db.name)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", db.name, err)
 	}
-	conn := &Conn{c: c, db: db, stmts: map[string]*sqlite3.Stmt{}}
+	conn := &Conn{c: c, db: db, stmts: map[string]sqldb.Stmt{}}
 	db.conns = append(db.conns, conn)
 	db.used++
 	return conn, nil
 }
 
-// Opening a connection is the most expensive thing a short run does (each
-// one instantiates SQLite afresh: about 0.3 ms natively, far more in a
-// browser), so finished databases are kept, emptied, with their
-// connections and prepared statements, for the next run.
+// Opening a connection is the most expensive thing a short run does
+// natively (each one instantiates the driver's SQLite afresh: about
+// 0.3 ms), and preparing its statements the next, so finished databases
+// are kept, emptied, with their connections and prepared statements, for
+// the next run.
 var (
 	poolMu sync.Mutex
 	pool   []*DB
@@ -312,9 +313,9 @@ func (db *DB) Put() {
 
 // Conn is one connection; it caches its prepared statements.
 type Conn struct {
-	c      *sqlite3.Conn
+	c      sqldb.Conn
 	db     *DB
-	stmts  map[string]*sqlite3.Stmt
+	stmts  map[string]sqldb.Stmt
 	closed bool
 	// Wait, when set, is called when a write finds the database locked by
 	// another connection's open transaction; the write is then tried
@@ -327,14 +328,14 @@ type Conn struct {
 
 // done counts the work of statement s into the database's total and
 // resets it for its next use.
-func (c *Conn) done(s *sqlite3.Stmt) {
-	c.db.work += int64(s.Status(sqlite3.STMTSTATUS_VM_STEP, true))
+func (c *Conn) done(s sqldb.Stmt) {
+	c.db.work += s.VMSteps()
 	s.Reset()
 }
 
 // ErrBusy is what a write returns when another connection's transaction
 // holds the database and the connection has no Wait.
-var ErrBusy = sqlite3.BUSY
+var ErrBusy = sqldb.ErrBusy
 
 func (c *Conn) close() error {
 	c.closed = true
@@ -345,11 +346,11 @@ func (c *Conn) close() error {
 }
 
 // prepare returns the cached statement for sql, reset and ready to bind.
-func (c *Conn) prepare(sql string) (*sqlite3.Stmt, error) {
+func (c *Conn) prepare(sql string) (sqldb.Stmt, error) {
 	if s, ok := c.stmts[sql]; ok {
 		return s, nil
 	}
-	s, _, err := c.c.Prepare(sql)
+	s, err := c.c.Prepare(sql)
 	if err != nil {
 		return nil, err
 	}
@@ -358,7 +359,7 @@ func (c *Conn) prepare(sql string) (*sqlite3.Stmt, error) {
 }
 
 // exec runs a statement that returns no rows and reports the rows changed.
-func (c *Conn) exec(sql string, bind func(*sqlite3.Stmt)) (int64, error) {
+func (c *Conn) exec(sql string, bind func(sqldb.Stmt)) (int64, error) {
 	s, err := c.prepare(sql)
 	if err != nil {
 		return 0, err
@@ -367,7 +368,7 @@ func (c *Conn) exec(sql string, bind func(*sqlite3.Stmt)) (int64, error) {
 		bind(s)
 	}
 	err = s.Exec()
-	for err != nil && c.Wait != nil && errors.Is(err, sqlite3.BUSY) {
+	for err != nil && c.Wait != nil && errors.Is(err, sqldb.ErrBusy) {
 		if werr := c.Wait(); werr != nil {
 			err = werr
 			break
@@ -385,7 +386,7 @@ func (c *Conn) exec(sql string, bind func(*sqlite3.Stmt)) (int64, error) {
 // query runs a statement that returns rows: bind, when not nil, binds its
 // values, and scan is called for each row until it returns false. The
 // statement's work is counted and it is reset for its next use.
-func (c *Conn) query(sql string, bind func(*sqlite3.Stmt), scan func(*sqlite3.Stmt) bool) error {
+func (c *Conn) query(sql string, bind func(sqldb.Stmt), scan func(sqldb.Stmt) bool) error {
 	s, err := c.prepare(sql)
 	if err != nil {
 		return err
@@ -433,7 +434,7 @@ func (c *Conn) Reset() error {
 // Add enqueues a job for order, published by the producer as event, and
 // returns its id.
 func (c *Conn) Add(order, event string) (int64, error) {
-	_, err := c.exec(stmtInsert, func(s *sqlite3.Stmt) {
+	_, err := c.exec(stmtInsert, func(s sqldb.Stmt) {
 		s.BindText(1, order)
 		s.BindText(2, event)
 	})
@@ -447,14 +448,14 @@ func (c *Conn) Add(order, event string) (int64, error) {
 // reads back what it wrote: one SELECT of the row. It returns ErrNoJob when
 // there is no such row.
 func (c *Conn) Read(id int64) (Row, error) {
-	return c.readRow(stmtRead, id, func(s *sqlite3.Stmt) { s.BindInt64(1, id) })
+	return c.readRow(stmtRead, id, func(s sqldb.Stmt) { s.BindInt64(1, id) })
 }
 
 // readRow runs sql, a SELECT of job id's columns in stmtRead's order.
-func (c *Conn) readRow(sql string, id int64, bind func(*sqlite3.Stmt)) (Row, error) {
+func (c *Conn) readRow(sql string, id int64, bind func(sqldb.Stmt)) (Row, error) {
 	var r Row
 	found := false
-	err := c.query(sql, bind, func(s *sqlite3.Stmt) bool {
+	err := c.query(sql, bind, func(s sqldb.Stmt) bool {
 		r = Row{ID: id, Status: s.ColumnText(0), Attempts: s.ColumnInt(1), Order: s.ColumnText(3), Run: s.ColumnText(4), Event: s.ColumnText(5), Lease: nullable(s, 2)}
 		found = true
 		return false
@@ -466,8 +467,8 @@ func (c *Conn) readRow(sql string, id int64, bind func(*sqlite3.Stmt)) (Row, err
 }
 
 // nullable returns column i of the current row, or nil when it is NULL.
-func nullable(s *sqlite3.Stmt, i int) *int64 {
-	if s.ColumnType(i) == sqlite3.NULL {
+func nullable(s sqldb.Stmt, i int) *int64 {
+	if s.ColumnNull(i) {
 		return nil
 	}
 	v := s.ColumnInt64(i)
@@ -478,7 +479,7 @@ func nullable(s *sqlite3.Stmt, i int) *int64 {
 // UPDATE that marks the job running under run, counts an attempt and sets
 // the lease to expire at lease. It trusts an earlier Read.
 func (c *Conn) Take(id int64, run string, lease int64) error {
-	n, err := c.exec(stmtTake, func(s *sqlite3.Stmt) {
+	n, err := c.exec(stmtTake, func(s sqldb.Stmt) {
 		s.BindText(1, run)
 		s.BindInt64(2, lease)
 		s.BindInt64(3, id)
@@ -493,7 +494,7 @@ func (c *Conn) Take(id int64, run string, lease int64) error {
 // the job only if it is claimable at now, decided by the number of rows it
 // changed.
 func (c *Conn) ClaimAtomically(id int64, run string, now, lease int64) (bool, error) {
-	n, err := c.exec(stmtClaim, func(s *sqlite3.Stmt) {
+	n, err := c.exec(stmtClaim, func(s sqldb.Stmt) {
 		s.BindText(1, run)
 		s.BindInt64(2, lease)
 		s.BindInt64(3, id)
@@ -506,7 +507,7 @@ func (c *Conn) ClaimAtomically(id int64, run string, now, lease int64) (bool, er
 // to the dead-letter queue: a stale run's ack cannot take a job back out
 // of it. It reports whether the row changed (false: the job is dead).
 func (c *Conn) Ack(id int64) (bool, error) {
-	n, err := c.exec(stmtAck, func(s *sqlite3.Stmt) { s.BindInt64(1, id) })
+	n, err := c.exec(stmtAck, func(s sqldb.Stmt) { s.BindInt64(1, id) })
 	return n == 1, err
 }
 
@@ -514,7 +515,7 @@ func (c *Conn) Ack(id int64) (bool, error) {
 // it, and reports whether it did. A worker whose lease was taken over
 // changes nothing.
 func (c *Conn) AckRun(id int64, run string) (bool, error) {
-	n, err := c.exec(stmtAckRun, func(s *sqlite3.Stmt) {
+	n, err := c.exec(stmtAckRun, func(s sqldb.Stmt) {
 		s.BindInt64(1, id)
 		s.BindText(2, run)
 	})
@@ -525,7 +526,7 @@ func (c *Conn) AckRun(id int64, run string) (bool, error) {
 // lease, only if run still holds the job, and reports whether it did. A
 // renewal that changes no row means the lease is gone.
 func (c *Conn) Renew(id int64, run string, lease int64) (bool, error) {
-	n, err := c.exec(stmtRenew, func(s *sqlite3.Stmt) {
+	n, err := c.exec(stmtRenew, func(s sqldb.Stmt) {
 		s.BindInt64(1, lease)
 		s.BindInt64(2, id)
 		s.BindText(3, run)
@@ -537,7 +538,7 @@ func (c *Conn) Renew(id int64, run string, lease int64) (bool, error) {
 // lease passed), and false when there is none: how a consumer polls.
 func (c *Conn) Next(now int64) (int64, bool, error) {
 	var id *int64 // min() of no rows is NULL
-	err := c.query(stmtNext, func(s *sqlite3.Stmt) { s.BindInt64(1, now) }, func(s *sqlite3.Stmt) bool {
+	err := c.query(stmtNext, func(s sqldb.Stmt) { s.BindInt64(1, now) }, func(s sqldb.Stmt) bool {
 		id = nullable(s, 0)
 		return false
 	})
@@ -550,7 +551,7 @@ func (c *Conn) Next(now int64) (int64, bool, error) {
 // count runs a statement that returns one number.
 func (c *Conn) count(sql string) (int, error) {
 	n := 0
-	err := c.query(sql, nil, func(s *sqlite3.Stmt) bool {
+	err := c.query(sql, nil, func(s sqldb.Stmt) bool {
 		n = s.ColumnInt(0)
 		return false
 	})
@@ -565,7 +566,7 @@ func (c *Conn) Unfinished() (int, error) { return c.count(stmtLeft) }
 // protocol: the explorer of interleavings uses it to return the table to a
 // state it saw before.
 func (c *Conn) Set(id int64, status string, attempts int, run string) error {
-	_, err := c.exec(stmtSet, func(s *sqlite3.Stmt) {
+	_, err := c.exec(stmtSet, func(s sqldb.Stmt) {
 		s.BindText(1, status)
 		s.BindInt64(2, int64(attempts))
 		if run == "" {
@@ -600,7 +601,7 @@ func (c *Conn) SetKeys(keys []string) error {
 // and its last run: a dead-letter re-drive, or a manual replay. The next
 // claim delivers it again. It returns ErrNoJob when there is no such row.
 func (c *Conn) Requeue(id int64) error {
-	n, err := c.exec(stmtQueue, func(s *sqlite3.Stmt) { s.BindInt64(1, id) })
+	n, err := c.exec(stmtQueue, func(s sqldb.Stmt) { s.BindInt64(1, id) })
 	if err == nil && n == 0 {
 		err = fmt.Errorf("job %d: %w", id, ErrNoJob)
 	}
@@ -610,7 +611,7 @@ func (c *Conn) Requeue(id int64) error {
 // List returns every job in id order.
 func (c *Conn) List() ([]Row, error) {
 	var rows []Row
-	err := c.query(stmtList, nil, func(s *sqlite3.Stmt) bool {
+	err := c.query(stmtList, nil, func(s sqldb.Stmt) bool {
 		rows = append(rows, Row{
 			ID:       s.ColumnInt64(0),
 			Order:    s.ColumnText(1),
@@ -644,7 +645,7 @@ func (c *Conn) Commit() error {
 // Rollback discards the open transaction's writes, as SQLite does when the
 // connection that opened it dies before COMMIT.
 func (c *Conn) Rollback() error {
-	if c.c.GetAutocommit() {
+	if c.c.Autocommit() {
 		return nil // nothing open
 	}
 	_, err := c.exec(stmtRollback, nil)
@@ -652,13 +653,13 @@ func (c *Conn) Rollback() error {
 }
 
 // InTx reports whether the connection has a transaction open.
-func (c *Conn) InTx() bool { return !c.c.GetAutocommit() }
+func (c *Conn) InTx() bool { return !c.c.Autocommit() }
 
 // ClaimKey inserts key into processed_keys with ON CONFLICT DO NOTHING and
 // reports whether the insert took (changes() = 1). A key already there,
 // committed by any run, makes it change no row.
 func (c *Conn) ClaimKey(key, run string) (bool, error) {
-	n, err := c.exec(stmtClaimKey, func(s *sqlite3.Stmt) {
+	n, err := c.exec(stmtClaimKey, func(s sqldb.Stmt) {
 		s.BindText(1, key)
 		s.BindText(2, run)
 	})
@@ -668,7 +669,7 @@ func (c *Conn) ClaimKey(key, run string) (bool, error) {
 // KeyOwner returns the run that claimed key, or "" when nobody has.
 func (c *Conn) KeyOwner(key string) (string, error) {
 	owner := ""
-	err := c.query(stmtKeyOwner, func(s *sqlite3.Stmt) { s.BindText(1, key) }, func(s *sqlite3.Stmt) bool {
+	err := c.query(stmtKeyOwner, func(s sqldb.Stmt) { s.BindText(1, key) }, func(s sqldb.Stmt) bool {
 		owner = s.ColumnText(0)
 		return false
 	})
@@ -687,7 +688,7 @@ type LedgerRow struct {
 
 // AddLedger inserts one ledger row: the effect.
 func (c *Conn) AddLedger(r LedgerRow) error {
-	_, err := c.exec(stmtLedgerAdd, func(s *sqlite3.Stmt) {
+	_, err := c.exec(stmtLedgerAdd, func(s sqldb.Stmt) {
 		s.BindText(1, r.Key)
 		s.BindText(2, r.Order)
 		s.BindInt64(3, r.Job)
@@ -700,7 +701,7 @@ func (c *Conn) AddLedger(r LedgerRow) error {
 // Ledger returns every committed ledger row in id order.
 func (c *Conn) Ledger() ([]LedgerRow, error) {
 	var rows []LedgerRow
-	err := c.query(stmtLedgerList, nil, func(s *sqlite3.Stmt) bool {
+	err := c.query(stmtLedgerList, nil, func(s sqldb.Stmt) bool {
 		rows = append(rows, LedgerRow{
 			ID: s.ColumnInt64(0), Key: s.ColumnText(1), Order: s.ColumnText(2),
 			Job: s.ColumnInt64(3), Run: s.ColumnText(4), Attempt: s.ColumnInt(5),
@@ -723,7 +724,7 @@ type KeyRow struct {
 // inserted.
 func (c *Conn) Keys() ([]KeyRow, error) {
 	var rows []KeyRow
-	err := c.query(stmtKeyList, nil, func(s *sqlite3.Stmt) bool {
+	err := c.query(stmtKeyList, nil, func(s sqldb.Stmt) bool {
 		rows = append(rows, KeyRow{Key: s.ColumnText(0), Run: s.ColumnText(1)})
 		return true
 	})
@@ -741,7 +742,7 @@ type LockRow struct {
 // Locks returns every lock row in job order.
 func (c *Conn) Locks() ([]LockRow, error) {
 	var rows []LockRow
-	err := c.query(stmtLockList, nil, func(s *sqlite3.Stmt) bool {
+	err := c.query(stmtLockList, nil, func(s sqldb.Stmt) bool {
 		rows = append(rows, LockRow{Job: s.ColumnInt64(0), Owner: s.ColumnText(1), Until: s.ColumnInt64(2)})
 		return true
 	})
@@ -758,7 +759,7 @@ func (c *Conn) SetLock(job int64, owner string, until int64) error {
 	if owner == "" {
 		return nil
 	}
-	_, err := c.exec(stmtLockPut, func(s *sqlite3.Stmt) {
+	_, err := c.exec(stmtLockPut, func(s sqldb.Stmt) {
 		s.BindInt64(1, job)
 		s.BindText(2, owner)
 		s.BindInt64(3, until)
@@ -784,7 +785,7 @@ func (c *Conn) RunStep(st Step, v Values) (Outcome, error) {
 	if st.Model != ModelReadJob && st.Model != ModelTakeJob && st.Model != ModelTakeUndone && st.Model != ModelClaimJob {
 		c.db.locked = true
 	}
-	bind := func(s *sqlite3.Stmt) {
+	bind := func(s sqldb.Stmt) {
 		for i, a := range st.Args {
 			switch a {
 			case ArgJob:
@@ -803,7 +804,7 @@ func (c *Conn) RunStep(st Step, v Values) (Outcome, error) {
 	case ReadsJob:
 		o.Row, err = c.readRow(st.SQL, v.Job, bind)
 	case ReadsLock:
-		err = c.query(st.SQL, bind, func(s *sqlite3.Stmt) bool {
+		err = c.query(st.SQL, bind, func(s sqldb.Stmt) bool {
 			o.Owner, o.Until = s.ColumnText(0), s.ColumnInt64(1)
 			return false
 		})

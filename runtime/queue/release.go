@@ -1,6 +1,6 @@
 package queue
 
-import "github.com/ncruces/go-sqlite3"
+import "github.com/twice-lab/twice/runtime/sqldb"
 
 // The release a lock claim may be given instead of its own: a DELETE of
 // the job's lock row whoever owns it, as a Redis lock released with a
@@ -44,7 +44,7 @@ const stmtDeadLetter = `UPDATE jobs SET status = 'dead', lease = NULL WHERE id =
 // reports whether the row changed (false: another run holds the job).
 // [Conn.Requeue] is the re-drive that puts it back.
 func (c *Conn) DeadLetter(id int64, run string) (bool, error) {
-	n, err := c.exec(stmtDeadLetter, func(s *sqlite3.Stmt) {
+	n, err := c.exec(stmtDeadLetter, func(s sqldb.Stmt) {
 		s.BindInt64(1, id)
 		s.BindText(2, run)
 	})

@@ -7,8 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/ncruces/go-sqlite3"
-	"github.com/ncruces/go-sqlite3/vfs/memdb"
+	"github.com/twice-lab/twice/runtime/sqldb"
 )
 
 // The service's own table of idempotency keys, in a database of its own
@@ -38,15 +37,15 @@ const (
 // KeyStore is the table of keys on one connection of its own database.
 type KeyStore struct {
 	name  string
-	c     *sqlite3.Conn
-	stmts map[string]*sqlite3.Stmt
+	c     sqldb.Conn
+	stmts map[string]sqldb.Stmt
 }
 
 var keySeq atomic.Uint64
 
-// Opening a database instantiates SQLite, the most expensive thing a short
-// run does; finished stores are emptied and kept for the next one, as the
-// queue's databases are.
+// Opening a database is the most expensive thing a short run does (natively
+// it instantiates the driver's SQLite); finished stores are emptied and
+// kept for the next one, as the queue's databases are.
 var (
 	keyPoolMu sync.Mutex
 	keyPool   []*KeyStore
@@ -65,16 +64,16 @@ func OpenKeys() (*KeyStore, error) {
 	}
 	keyPoolMu.Unlock()
 	name := fmt.Sprintf("/twice-keys-%d", keySeq.Add(1))
-	c, err := sqlite3.Open("file:" + name + "?vfs=memdb")
+	c, err := sqldb.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", name, err)
 	}
 	if err := c.Exec(keySchema); err != nil {
 		c.Close()
-		memdb.Delete(name)
+		sqldb.Delete(name)
 		return nil, err
 	}
-	return &KeyStore{name: name, c: c, stmts: map[string]*sqlite3.Stmt{}}, nil
+	return &KeyStore{name: name, c: c, stmts: map[string]sqldb.Stmt{}}, nil
 }
 
 // Put empties the store and keeps it for the next OpenKeys, or closes it.
@@ -92,14 +91,14 @@ func (ks *KeyStore) Put() {
 		s.Close()
 	}
 	ks.c.Close()
-	memdb.Delete(ks.name)
+	sqldb.Delete(ks.name)
 }
 
-func (ks *KeyStore) prepare(sql string) (*sqlite3.Stmt, error) {
+func (ks *KeyStore) prepare(sql string) (sqldb.Stmt, error) {
 	if s, ok := ks.stmts[sql]; ok {
 		return s, nil
 	}
-	s, _, err := ks.c.Prepare(sql)
+	s, err := ks.c.Prepare(sql)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +133,7 @@ func (ks *KeyStore) Check(key string, now, ttl int64) (string, bool, error) {
 // Insert stores key at now for run, over a forgotten or a live one: the
 // act's second half in check-then-act, which trusts the check before it.
 func (ks *KeyStore) Insert(key string, now int64, run string) error {
-	_, err := ks.exec(stmtKeyInsert, func(s *sqlite3.Stmt) {
+	_, err := ks.exec(stmtKeyInsert, func(s sqldb.Stmt) {
 		s.BindText(1, key)
 		s.BindInt64(2, now)
 		s.BindText(3, run)
@@ -145,7 +144,7 @@ func (ks *KeyStore) Insert(key string, now int64, run string) error {
 // Claim stores key at now for run unless a live one (not older than ttl)
 // is stored: one INSERT ... ON CONFLICT, decided by the rows it changed.
 func (ks *KeyStore) Claim(key string, now, ttl int64, run string) (bool, error) {
-	n, err := ks.exec(stmtKeyClaim, func(s *sqlite3.Stmt) {
+	n, err := ks.exec(stmtKeyClaim, func(s sqldb.Stmt) {
 		s.BindText(1, key)
 		s.BindInt64(2, now)
 		s.BindText(3, run)
@@ -209,7 +208,7 @@ func (ks *KeyStore) Restore(rows []StoredKey) error {
 	return nil
 }
 
-func (ks *KeyStore) exec(sql string, bind func(*sqlite3.Stmt)) (int64, error) {
+func (ks *KeyStore) exec(sql string, bind func(sqldb.Stmt)) (int64, error) {
 	s, err := ks.prepare(sql)
 	if err != nil {
 		return 0, err

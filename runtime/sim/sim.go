@@ -219,7 +219,9 @@ func (k *Kernel) Go(name string, at Time, body func(p *Proc)) *Proc {
 		if p.killed {
 			return // killed before it first ran
 		}
-		growStack()
+		if growsStack {
+			growStack()
+		}
 		defer func() {
 			if r := recover(); r != nil {
 				if _, ok := r.(stopped); !ok {

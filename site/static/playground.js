@@ -162,9 +162,9 @@ function embedData(url) {
 }
 
 // loadingText says how far the runtime's download is, in bytes over the
-// network: when the response named a size (wire) smaller than the module
-// (it came compressed), the share of the module received stands for the
-// same share of those bytes; otherwise the module's own bytes are counted.
+// network: when the responses named a size (wire) smaller than the modules
+// (they came compressed), the share of the modules received stands for the
+// same share of those bytes; otherwise the modules' own bytes are counted.
 export function loadingText(loaded, total, wire) {
   if (wire > 0 && total > 0 && wire < total) {
     const got = Math.round((Math.min(loaded, total) / total) * wire);

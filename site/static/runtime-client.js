@@ -46,7 +46,7 @@ function settle(why) {
   document.dispatchEvent(new CustomEvent("twice:settled", { detail: why }));
 }
 
-// Runtime owns the worker that holds the wasm module. Loading starts when
+// Runtime owns the worker that holds the wasm modules. Loading starts when
 // it is created; listeners hear about progress.
 //
 // early, when given, is the worker twice.js started (see adopt): the
@@ -61,7 +61,7 @@ export class Runtime {
     this.state = "loading";
     this.loaded = 0;
     this.total = CONFIG.wasmSize;
-    this.wire = 0; // the module's size over the network, when the response says
+    this.wire = 0; // the modules' size over the network, when the responses say
     this.error = "";
     this.marks = null;
     this.created = early ? early.created : performance.timeOrigin + performance.now();
@@ -84,7 +84,7 @@ export class Runtime {
       this.onError(e.message);
     };
     if (!early) {
-      worker.postMessage({ type: "init", wasmExec: assetURL(CONFIG.wasmExec), wasm: assetURL(CONFIG.wasm) });
+      worker.postMessage({ type: "init", wasmExec: assetURL(CONFIG.wasmExec), wasm: assetURL(CONFIG.wasm), sqlite: assetURL(CONFIG.sqlite) });
       return;
     }
     // What the early worker said before this runtime existed (progress,

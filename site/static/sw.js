@@ -6,12 +6,13 @@
 // the page's first Run is done, not as the page loads (see there), so its
 // install, which fetches the shell, does not slow that Run.
 //
-// The runtime (the wasm module and wasm_exec.js, megabytes) is not
-// fetched at install: a page loads it only when a block scrolls into view
-// or the reader presses Run, and a reader who only reads should not pay
-// for it. Once a page of the site has loaded it, the page says so
-// ({type: "twice:keep-runtime"}) and the worker keeps it, normally from the
-// browser's HTTP cache, with no second download.
+// The runtime (its two wasm modules, the Go program and SQLite, and
+// wasm_exec.js: megabytes) is not fetched at install: a page loads it
+// only when a block scrolls into view or the reader presses Run, and a
+// reader who only reads should not pay for it. Once a page of the site
+// has loaded it, the page says so ({type: "twice:keep-runtime"}) and the
+// worker keeps it, normally from the browser's HTTP cache, with no second
+// download.
 //
 // One cache per version of the site. Every asset name carries a hash of
 // its content, and the version is a hash of those names and of the list

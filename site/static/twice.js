@@ -28,7 +28,7 @@
   // claims, dedupe modes and key choices ({name, words, alias}) and the
   // claim Compare sets beside the block's own (compareTo); nothing in
   // these files names them.
-  const CONFIG = /*TWICE_CONFIG*/ { entry: "playground.js", frame: "frame.js", worker: "worker.js", wasmExec: "wasm_exec.js", wasm: "twice.wasm", wasmSize: 0, css: "playground.css", claims: [], dedupes: [], keys: [], compareTo: "" };
+  const CONFIG = /*TWICE_CONFIG*/ { entry: "playground.js", frame: "frame.js", worker: "worker.js", wasmExec: "wasm_exec.js", wasm: "twice.wasm", sqlite: "sqlite3.wasm", wasmSize: 0, css: "playground.css", claims: [], dedupes: [], keys: [], compareTo: "" };
 
   const here = document.currentScript ? document.currentScript.src : location.href;
   const asset = (name) => new URL(name, here).href;
@@ -64,7 +64,7 @@
       e.preventDefault();
       early.said.push({ error: e.message || "" });
     };
-    worker.postMessage({ type: "init", wasmExec: asset(CONFIG.wasmExec), wasm: asset(CONFIG.wasm) });
+    worker.postMessage({ type: "init", wasmExec: asset(CONFIG.wasmExec), wasm: asset(CONFIG.wasm), sqlite: asset(CONFIG.sqlite) });
     return early;
   }
 

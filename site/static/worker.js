@@ -1,14 +1,17 @@
 // worker.js holds the twice runtime, compiled to WebAssembly, off the page's
-// main thread. runtime-client.js talks to it by messages; it starts it too,
+// main thread: two modules, the Go program (twice.wasm) and the SQLite it
+// runs its queue on (sqlite3.wasm, compiled from C), which the Go program
+// calls directly (see start). runtime-client.js talks to it by messages; it
+// starts it too,
 // unless the loader, twice.js, already did (a block in view as the page
 // loaded): then twice.js sends init, keeps what this worker answers, and
 // the page's runtime replays that when it takes the worker over.
 //
-//   in:  {type: "init", wasmExec: URL, wasm: URL}
-//   out: {type: "progress", loaded, wire}   while the module downloads: loaded
-//                                           counts the module's bytes, wire is
-//                                           the response's Content-Length (the
-//                                           compressed size, when it came
+//   in:  {type: "init", wasmExec: URL, wasm: URL, sqlite: URL}
+//   out: {type: "progress", loaded, wire}   while the modules download: loaded
+//                                           counts their bytes, wire is the sum
+//                                           of the responses' Content-Length (the
+//                                           compressed size, when they came
 //                                           compressed; 0 when unknown)
 //        {type: "ready", marks, info}         once the Go program is running
 //        {type: "fatal", message}             when it cannot load
@@ -56,12 +59,13 @@
 // marks are the start-up's phases as epoch milliseconds (performance.timeOrigin
 // + performance.now(), comparable with the page's clock): worker (this script
 // started), wasmExec (wasm_exec.js loaded; the module's request is already
-// out), fetch (its response headers in), downloaded, compiled, instantiated,
-// goReady (twiceRun installed), run (first run started), ran (first run
-// finished). They are also performance.mark()s, for DevTools. info says how
-// the module came: wasmTransfer, its bytes over the network (0 from the HTTP
-// cache); and, after a run, wasmMemory: the size of the module's linear
-// memory (the Go heap and SQLite's databases) in bytes.
+// out), fetch (both responses' headers in), downloaded, compiled (both),
+// instantiated, goReady (twiceRun installed), run (first run started), ran
+// (first run finished). They are also performance.mark()s, for DevTools.
+// info says how the modules came: wasmTransfer, their bytes over the
+// network (0 from the HTTP cache); and, after a run, wasmMemory and
+// sqliteMemory: the size of each module's linear memory in bytes (the Go
+// heap; SQLite's databases and caches).
 //
 // Runs are answered in the order they arrive (the page sends one at a time,
 // so that a newer Run can replace a queued one, and Stop terminates this
@@ -72,8 +76,10 @@
 
 let loading = null;
 let compiled = null;
+let compiledSQLite = null;
 let go = null;
 let memory = null;
+let sqliteMemory = null;
 let waiting = 0; // runs received and not yet answered
 let keptID = 0; // the run whose Result the Go program keeps (keep: true)
 const marks = {};
@@ -171,6 +177,7 @@ self.onmessage = async (e) => {
       mark("ran");
       if (m.keep) keptID = m.id;
       info.wasmMemory = memory.buffer.byteLength;
+      if (sqliteMemory) info.sqliteMemory = sqliteMemory.buffer.byteLength;
       self.postMessage({ type: "result", id: m.id, json, ms, marks, info });
     } catch (err) {
       self.postMessage({ type: "error", id: m.id, message: "the runtime failed: " + message(err) });
@@ -238,64 +245,95 @@ async function load(m) {
   // front of it (the one of the Go that built the module), so Go is
   // already defined: a separate importScripts would block this thread on
   // one more request (60 to 330 ms on a cold page, measured) while the
-  // module's streaming compile, which this thread feeds, waits. Served
-  // alone, it fetches wasm_exec.js itself, after sending the module's
-  // request.
-  const fetching = fetch(m.wasm);
-  fetching.catch(() => {}); // its failure is reported below, or importScripts' instead
+  // modules' streaming compiles, which this thread feeds, wait. Served
+  // alone, it fetches wasm_exec.js itself, after sending the modules'
+  // requests. Both modules download and compile at once.
+  const urls = m.sqlite ? [m.wasm, m.sqlite] : [m.wasm];
+  const fetching = urls.map((u) => fetch(u));
+  fetching.forEach((f) => f.catch(() => {})); // a failure is reported below, or importScripts' instead
   if (typeof self.Go !== "function") importScripts(m.wasmExec);
   mark("wasmExec");
-  const resp = await fetching;
-  if (!resp.ok) throw new Error(m.wasm + ": HTTP " + resp.status);
+  const resps = await Promise.all(fetching);
+  resps.forEach((r, i) => {
+    if (!r.ok) throw new Error(urls[i] + ": HTTP " + r.status);
+  });
   mark("fetch");
-  // Count bytes as they arrive (after any Content-Encoding is undone) while
-  // compiling the same stream. Compiling the fetched Response itself (not a
-  // Response made of its body) lets Chromium keep the compiled code in its
-  // code cache next to the HTTP cache entry; a host that sends another
-  // Content-Type gets a Response of our own, which works but is not cached.
-  const type = (resp.headers.get("Content-Type") || "").split(";")[0].trim().toLowerCase();
-  let source, counted;
-  if (type === "application/wasm") {
-    source = resp;
-    counted = resp.clone().body;
-  } else {
-    let compiling;
-    [counted, compiling] = resp.body.tee();
-    source = new Response(compiling, { headers: { "Content-Type": "application/wasm" } });
-  }
-  const wire = Number(resp.headers.get("Content-Length")) || 0;
-  const counting = (async () => {
-    const reader = counted.getReader();
-    let loaded = 0;
-    let last = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      loaded += value.byteLength;
-      const now = performance.now();
-      if (now - last > 100) {
-        last = now;
-        self.postMessage({ type: "progress", loaded, wire });
-      }
-    }
-    self.postMessage({ type: "progress", loaded, wire });
-    mark("downloaded");
-  })();
-  [compiled] = await Promise.all([WebAssembly.compileStreaming(source).then((c) => (mark("compiled"), c)), counting]);
-  noteTransfer(resp.url);
+  const wire = resps.every((r) => Number(r.headers.get("Content-Length")) > 0) ? resps.reduce((n, r) => n + Number(r.headers.get("Content-Length")), 0) : 0;
+  const loaded = resps.map(() => 0);
+  let last = 0;
+  const progress = (i, n, done) => {
+    loaded[i] = n;
+    const now = performance.now();
+    if (!done && now - last <= 100) return;
+    last = now;
+    self.postMessage({ type: "progress", loaded: loaded.reduce((a, b) => a + b, 0), wire });
+  };
+  [compiled, compiledSQLite = null] = await Promise.all(resps.map((r, i) => compileCounting(r, (n, done) => progress(i, n, done))));
+  mark("downloaded");
+  mark("compiled");
+  info.wasmTransfer = resps.reduce((n, r) => n + transferSize(r.url), 0);
   await start();
 }
 
-// noteTransfer adds to info how the module's bytes came (Resource Timing):
-// wasmTransfer is 0 when the HTTP cache answered without the network.
-function noteTransfer(url) {
-  const e = performance.getEntriesByName && performance.getEntriesByName(url)[0];
-  if (e) info.wasmTransfer = e.transferSize;
+// compileCounting compiles a module from its response as the bytes
+// arrive, and calls counted(n, done) with the bytes seen so far (after any
+// Content-Encoding is undone). Compiling the fetched Response itself (not
+// a Response made of its body) lets Chromium keep the compiled code in its
+// code cache next to the HTTP cache entry; a host that sends another
+// Content-Type gets a Response of our own, which works but is not cached.
+async function compileCounting(resp, counted) {
+  const type = (resp.headers.get("Content-Type") || "").split(";")[0].trim().toLowerCase();
+  let source, counting;
+  if (type === "application/wasm") {
+    source = resp;
+    counting = resp.clone().body;
+  } else {
+    let compiling;
+    [counting, compiling] = resp.body.tee();
+    source = new Response(compiling, { headers: { "Content-Type": "application/wasm" } });
+  }
+  const count = (async () => {
+    const reader = counting.getReader();
+    let n = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      n += value.byteLength;
+      counted(n, false);
+    }
+    counted(n, true);
+  })();
+  const [module] = await Promise.all([WebAssembly.compileStreaming(source), count]);
+  return module;
 }
 
+// transferSize is what a response's bytes cost the network (Resource
+// Timing): 0 when the HTTP cache answered.
+function transferSize(url) {
+  const e = performance.getEntriesByName && performance.getEntriesByName(url)[0];
+  return e ? e.transferSize : 0;
+}
+
+// start instantiates the modules afresh: SQLite first, which owns its
+// memory and needs nothing, then the Go program, which imports SQLite's
+// exports themselves (each call goes from one module to the other with
+// no JavaScript in between) and two copies between the two memories,
+// the only thing the modules cannot do for each other. Addresses arrive
+// as signed 32-bit numbers.
 async function start() {
   keptID = 0;
   go = new Go();
+  if (compiledSQLite) {
+    const sqlite = await WebAssembly.instantiate(compiledSQLite, {});
+    sqlite.exports._initialize();
+    const sq = sqlite.exports.memory;
+    sqliteMemory = sq;
+    go.importObject.sqlite3 = sqlite.exports;
+    go.importObject.sqlite3_copy = {
+      write: (dst, src, n) => new Uint8Array(sq.buffer, dst >>> 0, n).set(new Uint8Array(memory.buffer, src >>> 0, n)),
+      read: (dst, src, n) => new Uint8Array(memory.buffer, dst >>> 0, n).set(new Uint8Array(sq.buffer, src >>> 0, n)),
+    };
+  }
   const instance = await WebAssembly.instantiate(compiled, go.importObject);
   memory = instance.exports.mem;
   mark("instantiated");

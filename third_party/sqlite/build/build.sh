@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Regenerates ../sqlite3.go, ../sqlite3.dat and ../libc.go, the Go
-# translation of the SQLite twice links, from pinned inputs, and records
-# their sha256 in SHA256SUMS. Run it from anywhere:
+# translation of the SQLite that the CLI, the server and the wasip1 build
+# link, and ../../sqlitewasm/sqlite3.wasm, the same SQLite compiled as a
+# WebAssembly module of its own for the browser build, from pinned inputs,
+# and records their sha256 in SHA256SUMS. Run it from anywhere:
 #
-#	third_party/sqlite/build/build.sh
+#	third_party/sqlite/build/build.sh            # both
+#	third_party/sqlite/build/build.sh --browser  # the browser's module only
 #
 # It needs clang-19, lld-19 and llvm-19 (Debian packages), node, npm and Go; it
 # fetches the rest into $TOOLS (default: .tools-sqlite at the repository's
@@ -36,9 +39,12 @@ WASM2GO_VERSION=v0.4.20 # the version the driver's module names
 # driver's callbacks. KEEP_A,KEEP_B defines both at once. The committed
 # files are left alone.
 MEASURE=()
+BROWSER_ONLY=
 if [[ ${1:-} == --measure ]]; then
 	shift
 	MEASURE=("" "$@")
+elif [[ ${1:-} == --browser ]]; then
+	BROWSER_ONLY=1
 fi
 
 CLANG=${CLANG:-clang-19}
@@ -87,11 +93,29 @@ GOBIN="$TOOLS/bin" "${NICE[@]}" go install \
 WASM2GO="$TOOLS/bin/wasm2go"
 LIBC_GEN="$TOOLS/bin/libc-gen"
 
-# The driver's bindings and patches, then twice's options and stubs.
-cp "$BUILD"/*.c "$BUILD"/*.h "$BUILD"/*.patch "$BUILD"/exports.txt "$WORK"/
+# The driver's bindings and patches, then twice's options and stubs. The
+# browser's module gets a copy of the amalgamation of its own, before the
+# patches (see build_browser).
+cp "$BUILD"/*.c "$BUILD"/*.h "$BUILD"/*.patch "$BUILD"/exports.txt "$BUILD"/browser_exports.txt "$WORK"/
 cd "$WORK"
+cp sqlite3.c sqlite3.orig.c
 cat ./*.patch | patch -s -p0 --no-backup-if-mismatch
 "$LIBC_GEN" -c-out libc
+
+CFLAGS=(--target=wasm32 -c
+	-ffreestanding -nostdlib -std=c23 -g0 -Oz
+	-Wall -Wextra -Wno-unused-parameter -Wno-unused-function
+	-I. -Ilibc
+	-mmutable-globals -mmultivalue
+	-mnontrapping-fptoint -msign-ext
+	-mreference-types -mbulk-memory
+	-mextended-const -mtail-call
+	-D_HAVE_SQLITE_CONFIG_H
+	-DSQLITE_CUSTOM_INCLUDE=sqlite_opt.h)
+WASM_FEATURES=(--enable-mutable-globals --enable-multivalue
+	--enable-nontrapping-float-to-int --enable-sign-ext
+	--enable-reference-types --enable-bulk-memory
+	--enable-extended-const --enable-tail-call)
 
 # Compiled and linked in two steps: the clang driver would otherwise run
 # any wasm-opt it finds on PATH at link time, silently, and the output
@@ -99,20 +123,41 @@ cat ./*.patch | patch -s -p0 --no-backup-if-mismatch
 compile_link() { # out.wasm [extra cflags...]
 	local out=$1
 	shift
-	"${NICE[@]}" "$CLANG" --target=wasm32 -c \
-		-ffreestanding -nostdlib -std=c23 -g0 -Oz \
-		-Wall -Wextra -Wno-unused-parameter -Wno-unused-function \
-		-o "$out.o" main.c -I. -Ilibc \
-		-mmutable-globals -mmultivalue \
-		-mnontrapping-fptoint -msign-ext \
-		-mreference-types -mbulk-memory \
-		-mextended-const -mtail-call \
-		-D_HAVE_SQLITE_CONFIG_H \
-		-DSQLITE_CUSTOM_INCLUDE=sqlite_opt.h "$@"
+	"${NICE[@]}" "$CLANG" "${CFLAGS[@]}" -o "$out.o" main.c "$@"
 	wasm-ld-19 -m wasm32 --entry _initialize \
 		--stack-first --export-table --import-memory --import-undefined \
 		$(awk '{print "--export="$0}' exports.txt) \
 		"$out.o" -o "$out"
+}
+
+# build_browser compiles browser.c, the browser's SQLite module, in a
+# folder of its own: the same amalgamation, options and compiler flags,
+# and the patches that change what SQLite does (clearbinds, noinline,
+# nodatetime); not the two that hand the VFS registry and the busy
+# handler to the driver's Go code (vfs_find, busy_timeout), since this
+# module has its VFS in C and no busy handler. It imports nothing (the
+# link fails on any undefined function) and exports what
+# browser_exports.txt lists. binaryen then optimizes it for size and
+# drops its names.
+BROWSER_PATCHES=(clearbinds.patch noinline.patch nodatetime.patch)
+BROWSER_OUT=$ROOT/third_party/sqlitewasm
+build_browser() {
+	mkdir -p browser
+	cp ./*.c ./*.h browser/
+	cp sqlite3.orig.c browser/sqlite3.c
+	(
+		cd browser
+		cat "${BROWSER_PATCHES[@]/#/../}" | patch -s -p0 --no-backup-if-mismatch
+		"${NICE[@]}" "$CLANG" "${CFLAGS[@]}" -I../libc -o sqlite3.o browser.c
+		wasm-ld-19 -m wasm32 --no-entry --stack-first \
+			--export=_initialize $(grep -v '^memory$' ../browser_exports.txt | awk '{print "--export="$0}') \
+			sqlite3.o -o sqlite3.wasm
+		"${NICE[@]}" "$WASM_OPT" sqlite3.wasm -o sqlite3.opt.wasm \
+			-Oz --low-memory-unused --zero-filled-memory "${WASM_FEATURES[@]}" \
+			--strip-debug --strip-dwarf --strip-producers
+	)
+	mkdir -p "$BROWSER_OUT"
+	cp browser/sqlite3.opt.wasm "$BROWSER_OUT/sqlite3.wasm"
 }
 
 if ((${#MEASURE[@]})); then
@@ -123,6 +168,15 @@ if ((${#MEASURE[@]})); then
 		printf '%-28s %9d bytes; imports beyond go_*: %s\n' "${keep:-as configured}" \
 			"$(stat -c %s m.wasm)" "$(llvm-nm-19 -u m.wasm | awk '$2 !~ /^go_/ {printf "%s ", $2}')"
 	done
+	exit 0
+fi
+
+build_browser
+if [[ -n $BROWSER_ONLY ]]; then
+	cd "$OUT"
+	sed -i '/sqlitewasm\/sqlite3.wasm$/d' "$BUILD/SHA256SUMS"
+	sha256sum ../sqlitewasm/sqlite3.wasm >>"$BUILD/SHA256SUMS"
+	ls -l ../sqlitewasm/sqlite3.wasm
 	exit 0
 fi
 
@@ -140,10 +194,7 @@ llvm-nm-19 sqlite3.wasm | grep ' sqlite3VdbeExec$' >/dev/null || die "clang inli
 	--no-inline=sqlite3VdbeExec \
 	--gufa-optimizing --generate-global-effects \
 	--low-memory-unused --zero-filled-memory --converge -O4 \
-	--enable-mutable-globals --enable-multivalue \
-	--enable-nontrapping-float-to-int --enable-sign-ext \
-	--enable-reference-types --enable-bulk-memory \
-	--enable-extended-const --enable-tail-call \
+	"${WASM_FEATURES[@]}" \
 	--strip-dwarf --strip-producers
 
 mkdir -p gen
@@ -154,5 +205,5 @@ gofmt -w gen/sqlite3.go gen/libc.go
 cp gen/sqlite3.go gen/sqlite3.dat gen/libc.go "$OUT"/
 
 cd "$OUT"
-sha256sum sqlite3.go sqlite3.dat libc.go >"$BUILD/SHA256SUMS"
-ls -l sqlite3.go sqlite3.dat libc.go
+sha256sum sqlite3.go sqlite3.dat libc.go ../sqlitewasm/sqlite3.wasm >"$BUILD/SHA256SUMS"
+ls -l sqlite3.go sqlite3.dat libc.go ../sqlitewasm/sqlite3.wasm
