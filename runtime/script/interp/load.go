@@ -261,3 +261,12 @@ func (in *interp) loadDetail(t *result.LoadTally) error {
 	}
 	return nil
 }
+
+// sample returns one processing time drawn from d, using the kernel's
+// source, no longer than a processing time may be.
+func sample(d lang.Dist, k *sim.Kernel) sim.Time {
+	if d.Kind != "lognormal" {
+		return d.P50
+	}
+	return k.Lognormal(d.P50, d.P95, lang.MaxMillis*sim.Millisecond)
+}

@@ -45,10 +45,10 @@ const RaceOrder = "order-77"
 // transcript holds what ran before the failure.
 func Run(src string, opts Options) (res *result.Result) {
 	res = &result.Result{Seed: opts.Seed}
-	defer emptyNotNull(res)
+	defer res.EmptyNotNull()
 	s, err := lang.Parse(src)
 	if err != nil {
-		setError(res, err)
+		res.SetError(err)
 		return res
 	}
 	if !opts.noViews {
@@ -56,7 +56,7 @@ func Run(src string, opts Options) (res *result.Result) {
 	}
 	in, err := newInterp(opts.Seed, opts.Budget, res)
 	if err != nil {
-		setError(res, &lang.Error{Kind: "runtime", Msg: err.Error()})
+		res.SetError(&lang.Error{Kind: "runtime", Msg: err.Error()})
 		return res
 	}
 	in.progress = opts.Progress
@@ -65,7 +65,7 @@ func Run(src string, opts Options) (res *result.Result) {
 	defer func() {
 		// A bug must not show a reader a Go stack: report it as an error.
 		if r := recover(); r != nil {
-			setError(res, &lang.Error{Kind: "runtime", Msg: fmt.Sprintf("internal error: %v (please report this script)", r)})
+			res.SetError(&lang.Error{Kind: "runtime", Msg: fmt.Sprintf("internal error: %v (please report this script)", r)})
 		}
 	}()
 	ok := true
@@ -88,7 +88,7 @@ func Run(src string, opts Options) (res *result.Result) {
 			err = in.m.check()
 		}
 		if err != nil {
-			setError(res, in.errorAt(c, err))
+			res.SetError(in.errorAt(c, err))
 			break
 		}
 	}
@@ -96,7 +96,7 @@ func Run(src string, opts Options) (res *result.Result) {
 		// As a shell script's end would not, twice waits for the workers
 		// still running in the background, so that their effects count.
 		if err = in.wait(); err != nil {
-			setError(res, in.errorAt(last, err))
+			res.SetError(in.errorAt(last, err))
 		}
 	}
 	in.k.Stop()
@@ -122,18 +122,6 @@ func (in *interp) errorAt(c lang.Command, err error) *lang.Error {
 		return e
 	}
 	return &lang.Error{Kind: "runtime", Line: c.Pos.Line, Col: c.Pos.Col, Msg: err.Error()}
-}
-
-func setError(r *result.Result, err error) {
-	var e *lang.Error
-	if !errors.As(err, &e) {
-		e = &lang.Error{Kind: "runtime", Msg: err.Error()}
-	}
-	r.Error = e
-	r.ExitCode = 1
-	if e.Kind != "runtime" {
-		r.ExitCode = 2
-	}
 }
 
 // interp holds the state of one run: the kernel, the database and its
@@ -906,58 +894,5 @@ func effectOf(e receipts.Effect) result.Effect {
 		Order: e.Order, Job: e.Job, Run: e.Run, Attempt: e.Attempt, Send: e.Send,
 		Worker: e.Worker, AtUS: e.At, Token: e.Token, Refused: e.Refused,
 		Event: e.Event, Key: e.Key, Replayed: e.Replayed, FirstRun: e.FirstRun, KeyState: e.KeyState,
-	}
-}
-
-// emptyNotNull makes every list an empty one rather than nil, so the JSON
-// has [] (a table with no rows) and never null.
-func emptyNotNull(r *result.Result) {
-	if r.Transcript == nil {
-		r.Transcript = []string{}
-	}
-	if r.Effects == nil {
-		r.Effects = []result.Effect{}
-	}
-	if r.Summary == nil {
-		r.Summary = []diagnosis.Summary{}
-	}
-	if r.Jobs == nil {
-		r.Jobs = []result.Job{}
-	}
-	if r.Log == nil {
-		r.Log = []string{}
-	}
-	if r.Races == nil {
-		r.Races = []result.RaceTally{}
-	}
-	if r.Explorations == nil {
-		r.Explorations = []result.Exploration{}
-	}
-	if r.Loads == nil {
-		r.Loads = []result.LoadTally{}
-	}
-	if r.Ledger == nil {
-		r.Ledger = []result.LedgerRow{}
-	}
-	if r.Keys == nil {
-		r.Keys = []result.KeyRow{}
-	}
-	if r.Matrices == nil {
-		r.Matrices = []result.MatrixTable{}
-	}
-	if r.Views.Explore.ByWorkers == nil {
-		r.Views.Explore.ByWorkers = []result.ExploreRun{}
-	}
-	if r.Views.Compare.Sides == nil {
-		r.Views.Compare.Sides = []result.CompareSide{}
-	}
-	if r.Views.Compare.Toggle == nil {
-		r.Views.Compare.Toggle = []result.CompareSide{}
-	}
-	if r.Views.Columns == nil {
-		r.Views.Columns = []string{}
-	}
-	if r.Trace == nil {
-		r.Trace = []result.Event{}
 	}
 }
