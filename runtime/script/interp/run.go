@@ -3,7 +3,6 @@ package interp
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/twice-lab/twice/runtime/event"
@@ -668,26 +667,13 @@ func (in *interp) race(r lang.RaceArgs) error {
 	}
 	in.res.Races = append(in.res.Races, tally)
 	in.quiet = false
-	label := raceLabel(r.Claim, dedupe, r.Key)
+	label := views.RaceLabel(r.Claim, dedupe, r.Key)
 	if r.Workers == lang.DefaultWorkers {
 		in.print("%s: two effects in %d of %d races", label, tally.Duplicates, r.N)
 	} else {
 		in.print("%s, %d workers: two or more effects in %d of %d races", label, r.Workers, tally.Duplicates, r.N)
 	}
 	return nil
-}
-
-// raceLabel names what a race ran with: the claim, and the service's
-// dedupe mode and the workers' key when they are set.
-func raceLabel(claim queue.Claim, dedupe receipts.Dedupe, key receipts.Key) string {
-	s := "claim=" + claim.String()
-	if dedupe != receipts.DedupeOff {
-		s += ", dedupe=" + dedupe.String()
-	}
-	if key != receipts.KeyNone {
-		s += ", key=" + key.String()
-	}
-	return s
 }
 
 // explore checks every interleaving of one race (race --all). It runs on a
@@ -715,8 +701,8 @@ func (in *interp) explore(r lang.RaceArgs) error {
 		x.Shortest = append(x.Shortest, result.ExploreStep{Worker: s.Worker, What: s.What})
 	}
 	in.res.Explorations = append(in.res.Explorations, x)
-	label := raceLabel(r.Claim, dedupe, r.Key) + flagsLabel(r)
-	in.k.Record("shell", event.Race, nil, "race %s --all --workers %d%s: %s of %s interleavings duplicate", r.Claim, r.Workers, flagsLabel(r), x.Duplicating, x.Orderings)
+	label := views.RaceLabel(r.Claim, dedupe, r.Key) + views.FlagsLabel(r)
+	in.k.Record("shell", event.Race, nil, "race %s --all --workers %d%s: %s of %s interleavings duplicate", r.Claim, r.Workers, views.FlagsLabel(r), x.Duplicating, x.Orderings)
 
 	in.print("%s: two effects in %s of %s interleavings of %d workers", label, x.Duplicating, x.Orderings, r.Workers)
 	if flags.Heartbeat {
@@ -742,48 +728,8 @@ func (in *interp) explore(r lang.RaceArgs) error {
 	for i, s := range x.Shortest {
 		in.print("  %d. %s %s", i+1, s.Worker, s.What)
 	}
-	in.print("  replay it: %s", replayLine(r, dedupe, x.Shortest))
+	in.print("  replay it: %s", views.ReplayLine(r, dedupe, x.Shortest))
 	return nil
-}
-
-// replayLine is the command that plays the steps of an ordering as race
-// --schedule, with every flag of the race written out and the service's
-// dedupe mode before it when one is set: pasted anywhere, it replays
-// the ordering as printed, and stops where it stops.
-func replayLine(r lang.RaceArgs, dedupe receipts.Dedupe, steps []result.ExploreStep) string {
-	a := r
-	a.All, a.Used, a.Schedule = false, nil, []int{}
-	for _, s := range steps {
-		// (strconv, not fmt.Sscanf: scanning would bring fmt's whole
-		// scanner into the browser's module, 30 kB of brotli.)
-		n, _ := strconv.Atoi(strings.TrimPrefix(s.Worker, "W"))
-		a.Schedule = append(a.Schedule, n-1)
-	}
-	line := lang.Command{Kind: lang.CmdRace, Race: a}.String()
-	if dedupe != receipts.DedupeOff {
-		line = "service --dedupe " + dedupe.String() + " && " + line
-	}
-	return line
-}
-
-// flagsLabel names the worker flags of a race --all after its claim:
-// ", effect=ledger, key-txn=separate, heartbeat=300ms, fence", or "" with
-// none.
-func flagsLabel(r lang.RaceArgs) string {
-	s := ""
-	if r.Effect != lang.EffectReceipt {
-		s += ", effect=" + r.Effect
-	}
-	if r.KeyTxn == lang.KeyTxnSeparate {
-		s += ", key-txn=" + r.KeyTxn
-	}
-	if r.Heartbeat > 0 {
-		s += fmt.Sprintf(", heartbeat=%dms", r.Heartbeat/sim.Millisecond)
-	}
-	if r.Fence {
-		s += ", fence"
-	}
-	return s
 }
 
 // landed counts the effects that landed since the last reset: receipts

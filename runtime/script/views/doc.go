@@ -9,6 +9,11 @@
 //	Outcome(*result.Result) → result.Outcome  effects, refused, replayed and duplicates, and a headline
 //	ClaimsJSON(src)         → JSON            the claim toggle for a script the reader edited
 //
+// The labels the transcript and the views share for a race are here too:
+// RaceLabel and FlagsLabel (claim=read, dedupe=..., fence), ReplayLine
+// (the race --schedule command that replays an ordering) and
+// ScheduleOutcome (where a schedule left its race).
+//
 // What each view gets:
 //
 //   - Every ordering: the block's races made exhaustive (race CLAIM
