@@ -23,8 +23,8 @@ import (
 	"github.com/yuin/goldmark"
 
 	"github.com/twice-lab/twice/cases"
-	"github.com/twice-lab/twice/internal/bytesize"
 	"github.com/twice-lab/twice/lessons"
+	"github.com/twice-lab/twice/runtime/bytesize"
 	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/script/lang"
 	"github.com/twice-lab/twice/runtime/script/result"

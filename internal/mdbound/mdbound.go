@@ -34,7 +34,7 @@ import (
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
-	"github.com/twice-lab/twice/internal/bytesize"
+	"github.com/twice-lab/twice/runtime/bytesize"
 )
 
 // Limits bound one document. A zero field does not limit.

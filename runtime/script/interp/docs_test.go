@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/twice-lab/twice/internal/bytesize"
+	"github.com/twice-lab/twice/runtime/bytesize"
 	"github.com/twice-lab/twice/runtime/receipts"
 )
 

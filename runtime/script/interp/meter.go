@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/twice-lab/twice/internal/bytesize"
+	"github.com/twice-lab/twice/runtime/bytesize"
 	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/script/lang"
 	"github.com/twice-lab/twice/runtime/script/result"
