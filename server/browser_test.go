@@ -74,11 +74,21 @@ func run[T any](t *testing.T, ctx context.Context, timeout time.Duration, a chro
 	t.Helper()
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	v, err := chromedp.Run(tctx, a)
-	if err != nil {
+	for {
+		v, err := chromedp.Run(tctx, a)
+		if err == nil {
+			return v
+		}
+		// A page that has just loaded can be asked through the execution
+		// context of the document it replaced, before the browser has
+		// announced the new one: Chromium then refuses the call without
+		// running any of it, so asking again a moment later is safe.
+		if strings.Contains(err.Error(), "Cannot find context with specified id") && tctx.Err() == nil {
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
 		t.Fatalf("browser: %v", err)
 	}
-	return v
 }
 
 // js evaluates a JavaScript expression, awaiting it if it is a promise.

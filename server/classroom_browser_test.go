@@ -252,8 +252,8 @@ func TestBrowserPresenter(t *testing.T) {
 		t.Errorf("text under 16 px on the timeline view:\n%s", strings.Join(small, "\n"))
 	}
 	presenterSteps(t, ctx, 0, "lesson 4")
-	js[bool](t, ctx, `tp.q(0, ".every-step input").click(); tp.el(0).goStep(0); tp.q(0, ".step-btn.next").click(), true`)
-	if s := js[float64](t, ctx, `tp.el(0).step`); s != 1 {
+	js[bool](t, ctx, `tp.q(0, ".every-step input").click(); tp.el(0).timeline.goStep(0); tp.q(0, ".step-btn.next").click(), true`)
+	if s := js[float64](t, ctx, `tp.el(0).timeline.step`); s != 1 {
 		t.Errorf("with Every step, Next went from step 1 to step %v", s+1)
 	}
 
@@ -309,13 +309,13 @@ func presenterSteps(t *testing.T, ctx context.Context, n int, what string) {
 	for _, k := range result.Choices().Quiet {
 		quiet[k] = true
 	}
-	js[bool](t, ctx, fmt.Sprintf(`tp.el(%d).goStep(0), true`, n))
+	js[bool](t, ctx, fmt.Sprintf(`tp.el(%d).timeline.goStep(0), true`, n))
 	type step struct{ Kind, Proc, Step string }
 	trace := js[[]step](t, ctx, fmt.Sprintf(`tp.el(%d).result.trace.map((e) => ({Kind: e.kind, Proc: e.proc, Step: e.step}))`, n))
 	visited := map[int]bool{0: true}
 	for presses := 0; presses < 400 && js[bool](t, ctx, fmt.Sprintf(`tp.q(%d, ".step-btn.next").getAttribute("aria-disabled") !== "true"`, n)); presses++ {
 		js[bool](t, ctx, fmt.Sprintf(`tp.q(%d, ".step-btn.next").click(), true`, n))
-		visited[js[int](t, ctx, fmt.Sprintf(`tp.el(%d).step`, n))] = true
+		visited[js[int](t, ctx, fmt.Sprintf(`tp.el(%d).timeline.step`, n))] = true
 	}
 	queued, skipped := 0, 0
 	for i, e := range trace {

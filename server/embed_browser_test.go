@@ -167,11 +167,14 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 			t.Errorf("the fallback field does not have the whole command selected: %q", sel)
 		}
 		fit("with the copy box open")
-		// A run grows the page (the timeline's text, tables): the frame follows.
+		// A run grows the page (the timeline's text, tables): the frame
+		// follows. This world sees the frame's DOM, not the element's
+		// script properties: the picture's src says it is drawn.
 		inFrame[bool](t, ctx, `(async () => {
   const el = document.querySelector("twice-playground");
   el.shadowRoot.querySelector("#tab-timeline").click();
-  for (let i = 0; i < 600 && (el.getAttribute("state") !== "done" || el.drawing); i++) await new Promise((r) => setTimeout(r, 100));
+  const drawn = () => !!el.shadowRoot.querySelector(".tl-img").getAttribute("src");
+  for (let i = 0; i < 600 && (el.getAttribute("state") !== "done" || !drawn()); i++) await new Promise((r) => setTimeout(r, 100));
   return el.getAttribute("state") === "done";
 })()`)
 		fit("after a run, on the timeline")

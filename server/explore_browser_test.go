@@ -40,7 +40,7 @@ Object.assign(window.tp, {
     const el = tp.el(n);
     tp.q(n, "#tab-" + view).click();
     return new Promise((resolve) => {
-      const check = () => (el.drawing || ["running", "loading"].includes(el.getAttribute("state")) ? setTimeout(check, 10) : resolve(true));
+      const check = () => (el.timeline.drawing || ["running", "loading"].includes(el.getAttribute("state")) ? setTimeout(check, 10) : resolve(true));
       check();
     });
   },
@@ -354,7 +354,7 @@ func TestBrowserExplore(t *testing.T) {
 		start := time.Now()
 		s := js[string](t, ctx, fmt.Sprintf(`tp.panel(0, "#panel-interleavings", () => {
 			tp.q(0, ".workers").value = "%[2]d";
-			tp.el(0).workersTouched = true;
+			tp.el(0).explore.touched = true;
 			tp.q(0, ".explore-btn").click();
 		})`, tc.claim, tc.workers))
 		took := time.Since(start)

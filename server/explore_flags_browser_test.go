@@ -45,7 +45,7 @@ func TestBrowserExploreFlags(t *testing.T) {
 	if s := js[string](t, ctx, `tp.panel(0, "#panel-interleavings", () => tp.tab(0, "interleavings"))`); s != "done" {
 		t.Fatalf("Every ordering: %s", s)
 	}
-	js[bool](t, ctx, `(TwicePlayground.renderExplorations(tp.el(0).ui, window.flagged, 1), true)`)
+	js[bool](t, ctx, `(TwicePlayground.renderExplorations(tp.el(0).explore.ui, window.flagged, 1), true)`)
 	head := js[string](t, ctx, `tp.q(0, ".exp-head").textContent`)
 	for _, want := range []string{
 		"72 of 174 interleavings of 2 workers give two effects with claim=read, a heartbeat (one lease renewal each), a fencing token and a fenced ack.",

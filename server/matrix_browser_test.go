@@ -123,7 +123,7 @@ func TestBrowserMatrix(t *testing.T) {
 	if s != "done" {
 		t.Fatalf("ledger race ended in state %q", s)
 	}
-	js[bool](t, ctx, fmt.Sprintf(`tp.el(0).select("timeline"), tp.el(0).goStep(%d), true`, commit))
+	js[bool](t, ctx, fmt.Sprintf(`tp.el(0).select("timeline"), tp.el(0).timeline.goStep(%d), true`, commit))
 	if c := js[string](t, ctx, `tp.q(0, ".step-change").textContent`); !strings.Contains(c, "committed: a ledger row for order-77") {
 		t.Errorf("the commit step reads %q", c)
 	}

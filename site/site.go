@@ -11,18 +11,27 @@
 //	static/playground.css    styles inside the component's shadow root
 //	static/twice.js          the loader: a classic script that imports the element
 //	                         (and starts the worker, when a block is in view)
-//	static/playground.js     the <twice-playground> element, the entry module
+//	static/playground.js     the <twice-playground> element, the entry module: the
+//	                         block's bar, runs and links, coordinating its views
+//	static/output.js         the Output view: transcript, tables, diagnosis, matrix cells
+//	static/timeline.js       the Timeline view: the picture and the step-through
+//	static/compare.js        the Compare view: the script with two claims, side by side
+//	static/explore.js        the Every ordering view: the races with --all
+//	static/embed.js          the "Embed this block" snippets, and a pasted block's page
+//	static/controls.js       the block's bar, script box and predict-then-run form, built
 //	static/runtime-client.js the Web Worker client: loads the runtime, queues runs
 //	static/links.js          the claim toggle's pick of a script, links, commands
 //	static/render.js         a run's Result drawn into the DOM, and its wording
 //	static/classroom.js      predict-then-run and the presenter view
-//	static/scheduler.js      Be the scheduler: the reader picks each worker's next step
+//	static/scheduler.js      the Be the scheduler view: the reader picks each worker's next step
 //	static/config.js         the config the loader hands the modules
 //	static/worker.js         the Web Worker that loads and calls the wasm module
 //	static/reload.js         under twice serve only: reloads a page its server rendered anew
 //	static/offline.js        registers the service worker on the site's pages,
 //	                         after their first Run's work
 //	static/sw.js             the service worker
+//	static/result-types.js   the Result's JSON as JSDoc types, for tsc only:
+//	                         no code, never served
 //
 // twice.js carries a placeholder, the comment /*TWICE_CONFIG*/ followed by
 // an object literal on the same line; the server replaces that object with
@@ -50,7 +59,11 @@
 //
 // eslint.config.mjs, beside this file and not embedded, is ESLint's
 // configuration for static: which files are modules and which classic
-// scripts, and the globals each has. CI runs it (see .ci/run).
+// scripts, and the globals each has. tsconfig.json, beside it, is tsc's:
+// the files that start with // @ts-check are type-checked (nothing is
+// compiled) against result-types.js, the types of the runtime's Result
+// JSON, which TestResultTypes holds to package result's json tags. CI
+// runs both (see .ci/run).
 package site
 
 import "embed"

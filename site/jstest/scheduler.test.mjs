@@ -59,13 +59,13 @@ test("progress: what is kept but not progress reads as none; a full store keeps 
   assert.deepEqual(readProgress(full, "/p/"), { won: {}, held: {} });
 });
 
-test("twoForOneJob: two landed effects for one job, a refused or replayed request not counted", () => {
-  const e = (job, more) => Object.assign({ order: "order-77", job, refused: false, replayed: false }, more);
-  assert.equal(twoForOneJob({ tables: { effects: [e(1)] } }), false);
-  assert.equal(twoForOneJob({ tables: { effects: [e(1), e(1)] } }), true);
-  assert.equal(twoForOneJob({ tables: { effects: [e(1), e(2)] } }), false, "two jobs, one effect each");
-  assert.equal(twoForOneJob({ tables: { effects: [e(1), e(1, { replayed: true })] } }), false);
-  assert.equal(twoForOneJob({ tables: { effects: [e(1), e(1, { refused: true })] } }), false);
+test("twoForOneJob: two effects landed for the race's one job", () => {
+  // As the runtime writes a schedule's effects: the worker and the step
+  // that made each one that landed.
+  const e = (worker, step) => ({ worker, step });
+  assert.equal(twoForOneJob({ tables: { effects: [] } }), false);
+  assert.equal(twoForOneJob({ tables: { effects: [e("W1", 4)] } }), false);
+  assert.equal(twoForOneJob({ tables: { effects: [e("W1", 4), e("W2", 6)] } }), true);
   assert.equal(twoForOneJob({ tables: {} }), false);
   assert.equal(twoForOneJob(null), false);
 });

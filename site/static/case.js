@@ -1,3 +1,4 @@
+// @ts-check
 // case.js runs a case's page (/cases/SLUG/): the reader's verdict on each
 // hypothesis, the fix's editor, Run checks (each check sent with the fix
 // to the page's runtime, which runs and judges it in Go, package cases,
@@ -80,14 +81,14 @@ function showProgress(pg) {
     if (!li) continue;
     const done = !!pg.state.stages[s];
     li.classList.toggle("done", done);
-    li.querySelector(".state").textContent = done ? "done" : "not yet";
+    /** @type {HTMLElement} */ (li.querySelector(".state")).textContent = done ? "done" : "not yet";
   }
 }
 
 // setupFix fills the fix: from a Submit link (?fix=...), which replays
 // it, or as the reader left it; an edit is the "edit the fix" stage.
 function setupFix(pg) {
-  const fixEl = document.getElementById("case-fix");
+  const fixEl = /** @type {HTMLTextAreaElement} */ (document.getElementById("case-fix"));
   const params = new URLSearchParams(location.search);
   if (params.has("fix")) {
     try {
@@ -109,7 +110,7 @@ function setupFix(pg) {
     pg.state.fix = fixEl.value;
     pg.mark("edit", fixEl.value !== pg.data.fix);
     pg.mark("pass", false);
-    document.querySelector(".case-submit-button").disabled = true;
+    /** @type {HTMLButtonElement} */ (document.querySelector(".case-submit-button")).disabled = true;
     pg.persist();
   });
 }
@@ -146,11 +147,11 @@ function checksSaid(out, results, n) {
 
 // setupChecks wires Run checks and Submit.
 function setupChecks(pg) {
-  const fixEl = document.getElementById("case-fix");
-  const runBtn = document.querySelector(".case-run-checks");
-  const status = document.querySelector(".case-checks-status");
-  const results = document.querySelector(".case-check-results");
-  const submitBtn = document.querySelector(".case-submit-button");
+  const fixEl = /** @type {HTMLTextAreaElement} */ (document.getElementById("case-fix"));
+  const runBtn = /** @type {HTMLButtonElement} */ (document.querySelector(".case-run-checks"));
+  const status = /** @type {HTMLElement} */ (document.querySelector(".case-checks-status"));
+  const results = /** @type {HTMLElement} */ (document.querySelector(".case-check-results"));
+  const submitBtn = /** @type {HTMLButtonElement} */ (document.querySelector(".case-submit-button"));
   const n = pg.data.checks.length;
   pg.runChecks = async (auto) => {
     const fix = fixEl.value;
@@ -182,7 +183,7 @@ function setupChecks(pg) {
     const a = document.createElement("a");
     a.href = url.href;
     a.textContent = url.href;
-    document.querySelector(".case-submit-link").replaceChildren("Submitted. This link replays your fix and its checks: ", a);
+    /** @type {HTMLElement} */ (document.querySelector(".case-submit-link")).replaceChildren("Submitted. This link replays your fix and its checks: ", a);
     pg.state.submitted = url.href;
     pg.mark("submit", true);
     pg.persist();
@@ -192,7 +193,7 @@ function setupChecks(pg) {
 // setupHints counts the hints opened, on request, once each.
 function setupHints(pg) {
   const count = document.querySelector(".case-hints-count");
-  const all = document.querySelectorAll("details.hint");
+  const all = /** @type {NodeListOf<HTMLDetailsElement>} */ (document.querySelectorAll("details.hint"));
   const say = () => {
     if (!count) return;
     const n = pg.state.hints.length;
@@ -220,8 +221,14 @@ function setupHypothesis(pg, sec) {
   const select = sec.querySelector("select");
   const record = sec.querySelector(".verdict-record");
   const saved = pg.state.verdicts[i] || {};
+  // The block's transcript, once the element is set up: its Output view's
+  // (see output.js).
+  const transcript = () => {
+    const b = /** @type {any} */ (block);
+    return b && b.output ? b.output.ui.transcript : null;
+  };
   const fill = () => {
-    const t = block && block.ui && block.ui.transcript ? block.ui.transcript.textContent : "";
+    const t = transcript() ? transcript().textContent : "";
     const lines = t.split("\n").filter((l) => l.trim() !== "");
     if (lines.length === 0) return;
     const keep = select.value || saved.line || "";
@@ -238,8 +245,8 @@ function setupHypothesis(pg, sec) {
       if (e.composedPath().some((n) => n.classList && n.classList.contains("run"))) pg.mark("reproduce", true);
     });
     const watch = () => {
-      if (!block.ui || !block.ui.transcript) return false;
-      new MutationObserver(fill).observe(block.ui.transcript, { childList: true, characterData: true, subtree: true });
+      if (!transcript()) return false;
+      new MutationObserver(fill).observe(transcript(), { childList: true, characterData: true, subtree: true });
       fill();
       return true;
     };

@@ -1,3 +1,4 @@
+// @ts-check
 // classroom.js holds what a teacher reaches for in front of a class:
 // predict-then-run and the presenter view. playground.js asks it what to
 // ask and where things are kept; the page-wide switches (on a lesson page
@@ -143,7 +144,7 @@ export function installSwitches() {
   main.prepend(box);
   predict.addEventListener("change", () => {
     setPredictAll(predict.checked);
-    for (const el of document.querySelectorAll("twice-playground")) if (el.setPredicting) el.setPredicting(predict.checked || el.hasAttribute("predict"));
+    for (const el of /** @type {NodeListOf<any>} */ (document.querySelectorAll("twice-playground"))) if (el.setPredicting) el.setPredicting(predict.checked || el.hasAttribute("predict"));
   });
   present.addEventListener("change", () => setPresenting(present.checked));
   if (new URLSearchParams(location.search).has("present")) {
@@ -167,13 +168,13 @@ const MOVES = ["wheel", "touchmove", "pointerdown", "keydown"];
 
 function setPresenting(on) {
   const html = document.documentElement;
-  const main = document.getElementById("main");
+  const main = /** @type {HTMLElement} */ (document.getElementById("main"));
   html.classList.toggle("present", on);
   for (const el of document.querySelectorAll("twice-playground")) el.toggleAttribute("present", on);
-  const box = document.getElementById("twice-present");
+  const box = /** @type {HTMLInputElement | null} */ (document.getElementById("twice-present"));
   if (box) box.checked = on;
   if (!on) {
-    for (const el of main.children) el.hidden = false;
+    for (const el of /** @type {HTMLCollectionOf<HTMLElement>} */ (main.children)) el.hidden = false;
     if (bar) bar.remove();
     bar = null;
     slides = null;

@@ -1,3 +1,4 @@
+// @ts-check
 // config.js holds what the loader (twice.js) hands the component: the
 // content-hashed names of the other assets, the size of the two wasm
 // modules together (the Go program and SQLite), the runtime's lists of claims, dedupe modes and key choices ({name,
@@ -11,6 +12,7 @@
 //
 // A leaf module: it touches no browser global, so tests import it as is.
 
+/** @type {import("./result-types.js").Config} */
 export const CONFIG = { worker: "worker.js", wasmExec: "wasm_exec.js", wasm: "twice.wasm", sqlite: "sqlite3.wasm", wasmSize: 0, css: "playground.css", claims: [], dedupes: [], keys: [], kinds: [], quiet: [], maxScript: 0, compareTo: "" };
 
 // assetURL resolves an asset's name against this module's own address:

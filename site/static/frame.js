@@ -1,3 +1,4 @@
+// @ts-check
 // frame.js is what twice.js loads, as a classic script, when the element's
 // modules cannot be imported. On a page of another origin, browsers fetch
 // module scripts, and the runtime's wasm, in CORS mode: from a twice site
@@ -19,7 +20,7 @@
 // reached.
 (function () {
   "use strict";
-  const me = document.currentScript;
+  const me = /** @type {HTMLScriptElement} */ (document.currentScript);
   if (!me || window.customElements === undefined || customElements.get("twice-playground")) return;
   const site = new URL(me.src).origin;
   const crossOrigin = site !== location.origin;
@@ -30,7 +31,7 @@
   // "other" (the page is of the site's own origin).
   const cause = !crossOrigin
     ? Promise.resolve("other")
-    : fetch(me.dataset.entry, { mode: "no-cors", credentials: "omit" }).then(
+    : fetch(String(me.dataset.entry), { mode: "no-cors", credentials: "omit" }).then(
         () => "cors",
         () => "network"
       );

@@ -1,3 +1,4 @@
+// @ts-check
 // links.js owns what a block says in text rather than in the DOM: the
 // claim toggle's lists and its pick of a script (withClaim), the links
 // that replay a run from the fragment alone (linkHash, parseLink), the
@@ -109,6 +110,29 @@ export function maxLink() {
 // sets it in the script, by the runtime, when the script's own differs.
 // views lists the views the block has (VIEWS unless given). Every value
 // is measured before it is read, and nothing here reads the script.
+/**
+ * Link is a link to a run as parseLink reads it: what to replay, or, for
+ * a link too long to read (unread), only why.
+ *
+ * @typedef {object} Link
+ * @property {string} [script]
+ * @property {string} [seed] "" for the block's own
+ * @property {string | null} [claim] the claim the link names, null for none
+ * @property {string} [view] the key of the view to open
+ * @property {number} [step] the timeline's step, from 1
+ * @property {number} [workers] Every ordering's workers, 0 for the block's own
+ * @property {string[]} [schedule] Be the scheduler's steps
+ * @property {string[]} [pair] the claims Compare shows
+ * @property {string} [error] the values it cannot use, in words
+ * @property {boolean} [unread] the link is too long to read
+ */
+
+/**
+ * @param {string} hash
+ * @param {string} id
+ * @param {string[]} [views]
+ * @returns {Link | null}
+ */
 export function parseLink(hash, id, views = VIEWS) {
   const prefix = "#" + id + "?";
   if (!id || !hash.startsWith(prefix)) return null;
@@ -133,6 +157,7 @@ export function parseLink(hash, id, views = VIEWS) {
     bad.push("claim=" + shown(claim) + " is not " + (claims.length > 1 ? claims.slice(0, -1).join(", ") + " or " + claims[claims.length - 1] : claims.join("")));
     claim = null;
   }
+  /** @type {Link} */
   const r = { script, seed, claim, ...linkViews(p, views, claims, bad, shown) };
   if (bad.length) r.error = bad.join("; ");
   return r;

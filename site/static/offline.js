@@ -1,3 +1,4 @@
+// @ts-check
 // offline.js registers the site's service worker (sw.js, at the site's
 // root) on the site's own pages, and runs the index's "Make all lessons
 // available offline" control. Pages elsewhere that embed the playground
@@ -122,7 +123,7 @@
   // offlinePage fills the offline page: which lessons the worker that
   // answered it keeps.
   function offlinePage() {
-    const status = document.querySelector(".offline-status");
+    const status = /** @type {HTMLElement} */ (document.querySelector(".offline-status"));
     const list = document.querySelector("ol.offline-lessons");
     const worker = navigator.serviceWorker.controller;
     if (!worker || !list) return;

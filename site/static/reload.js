@@ -1,3 +1,4 @@
+// @ts-check
 // reload.js reloads a page of twice serve when the server has rendered it
 // anew: a teacher edited its lesson, and every open tab shows the edit
 // without a student pressing reload. Only pages twice serve renders load
@@ -6,9 +7,9 @@
 // server answers the current one at __twice/version?page=PAGE.
 (function () {
   "use strict";
-  const meta = document.querySelector('meta[name="twice-version"]');
+  const meta = /** @type {HTMLMetaElement} */ (document.querySelector('meta[name="twice-version"]'));
   if (!meta) return;
-  const url = new URL(meta.dataset.endpoint, location.href).href;
+  const url = new URL(String(meta.dataset.endpoint), location.href).href;
   const every = 1500;
   let timer = 0;
   async function check() {

@@ -1,3 +1,4 @@
+// @ts-check
 // render.js draws a run's Result into the component's shadow DOM: the
 // Output panel (transcript, tally, load chart, diagnosis, matrices, and the
 // effects, jobs and ledger tables), the step-through of the timeline, the
@@ -12,29 +13,123 @@
 import { CONFIG } from "./config.js";
 import { claimWords } from "./links.js";
 
+/** @typedef {import("./result-types.js").Result} Result */
+/** @typedef {import("./result-types.js").Effect} Effect */
+/** @typedef {import("./result-types.js").Summary} Summary */
+/** @typedef {import("./result-types.js").Job} Job */
+/** @typedef {import("./result-types.js").LoadTally} LoadTally */
+/** @typedef {import("./result-types.js").KindCount} KindCount */
+/** @typedef {import("./result-types.js").MatrixRow} MatrixRow */
+/** @typedef {import("./result-types.js").MatrixFix} MatrixFix */
+/** @typedef {import("./result-types.js").MatrixCell} MatrixCell */
+/** @typedef {import("./result-types.js").TraceEvent} TraceEvent */
+/** @typedef {import("./result-types.js").Timeline} Timeline */
+/** @typedef {import("./result-types.js").Chart} Chart */
+/** @typedef {import("./result-types.js").ResultError} ResultError */
+/** @typedef {import("./result-types.js").Exploration} Exploration */
+
+/**
+ * Diagnosed is what the diagnosis panel explains: a Result, or one lease
+ * run of a load (leaseView).
+ *
+ * @typedef {Pick<Result, "summary" | "effects" | "jobs" | "loads"> & { kind_counts?: KindCount[] | null }} Diagnosed
+ */
+
+/**
+ * LeaseView is a Result cut down to one lease run of a load (leaseView).
+ *
+ * @typedef {object} LeaseView
+ * @property {Summary[]} summary
+ * @property {Effect[]} effects
+ * @property {Job[]} jobs
+ * @property {LoadTally[]} loads the one lease run
+ * @property {number} ran_once
+ * @property {number} more
+ * @property {KindCount[]} kind_counts
+ */
+
+/**
+ * Replayed is the tables after a step of a trace, and what it changed.
+ *
+ * @typedef {object} Replayed
+ * @property {Job[]} jobs
+ * @property {Effect[]} effects
+ * @property {number | null} changedJob the id of the job the step wrote
+ * @property {Job | null} prevJob that job's row before the step
+ * @property {number} newEffect the index of the effect the step recorded, -1 for none
+ * @property {boolean} reset the step emptied the tables
+ */
+
+/**
+ * OpenCell opens a matrix cell's script, run at seed, under the matrix.
+ *
+ * @callback OpenCell
+ * @param {string} script
+ * @param {number} seed
+ * @param {string} what the cell in words
+ * @param {HTMLElement} button
+ * @returns {void}
+ */
+
 // MAX_ROWS is the most rows a table shows; its caption says so.
 const MAX_ROWS = 200;
 
 // h builds an element: attributes (text sets textContent, class the
 // class name; false, null and undefined are left out) and children.
+/**
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Record<string, string | boolean | null | undefined> | null} [attrs]
+ * @param {...(Node | string | null | undefined | false)} children
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 export function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === false || v === null || v === undefined) continue;
-    if (k === "text") el.textContent = v;
-    else if (k === "class") el.className = v;
+    if (k === "text") el.textContent = String(v);
+    else if (k === "class") el.className = String(v);
     else el.setAttribute(k, v === true ? "" : v);
   }
   for (const c of children) if (c) el.append(c);
   return el;
 }
 
+/**
+ * fillPanel fills a view's panel: fill is the view's seq-th filling (a
+ * newer one supersedes it). The panel is busy until fill ends; a failure
+ * is said by failed(message) unless a newer filling came, and the view
+ * forgets its key, so that the next filling runs again.
+ *
+ * @param {{seq: number, key: string | null}} view
+ * @param {HTMLElement} panel
+ * @param {number} seq
+ * @param {() => Promise<void>} fill
+ * @param {(message: string) => void} failed
+ */
+export async function fillPanel(view, panel, seq, fill, failed) {
+  panel.dataset.state = "running";
+  panel.setAttribute("aria-busy", "true");
+  try {
+    await fill();
+  } catch (e) {
+    if (seq !== view.seq) return;
+    view.key = null;
+    failed(e.message);
+    panel.dataset.state = "error";
+  } finally {
+    if (seq === view.seq) panel.setAttribute("aria-busy", "false");
+  }
+}
+
 // The diagnosis kinds of script.Summary, in plain words, and which are
 // good (every event had its one effect): the runtime's list, from the
 // config, looked up when used, since CONFIG is filled after import.
+/** @type {(name: string | symbol) => Partial<import("./result-types.js").KindChoice>} */
 const kindInfo = (name) => (CONFIG.kinds || []).find((k) => k.name === name) || {};
+/** @type {Record<string, string | undefined>} */
 export const KIND_TITLE = new Proxy({}, { get: (_, name) => kindInfo(name).title });
-export const GOOD_KINDS = { has: (name) => kindInfo(name).good === true };
+export const GOOD_KINDS = { has: (/** @type {string} */ name) => kindInfo(name).good === true };
 
 export function formatBytes(n) {
   if (n >= 1e6) return (n / 1e6).toFixed(1) + " MB";
@@ -59,6 +154,12 @@ export function formatMS(us) {
 // the outcome and not only that the run finished. After a load it is the
 // diagnosis of the lease whose tables are shown (lease, the reader's pick,
 // else chosenLease's), as the panel below says it.
+/**
+ * @param {Result} res
+ * @param {number | string} ms
+ * @param {number} [lease]
+ * @returns {string}
+ */
 export function announce(res, ms, lease) {
   const parts = ["Done in " + ms + " ms."];
   for (const r of res.races || []) parts.push("claim=" + r.claim + ": duplicate effects in " + r.duplicates + " of " + r.races + " races.");
@@ -71,6 +172,11 @@ export function announce(res, ms, lease) {
 // diagnosisSaid is the announcement's diagnosis: of the first order with a
 // duplicate, or of the only order; after a load, of the lease shown (see
 // announce), and never of an order that ran once.
+/**
+ * @param {Result} res
+ * @param {number} [lease]
+ * @returns {string}
+ */
 export function diagnosisSaid(res, lease) {
   const loads = res.loads || [];
   const l = loads.length ? loads[chosenLease(res, lease)] : null;
@@ -102,6 +208,10 @@ export function stoppedAfter(ms, ran) {
 // lease run) an order that ran once says nothing on its own: such orders
 // are counted, not listed, with a count per kind (counts), and only the
 // orders of other kinds are shown and counted in more.
+/**
+ * @param {Diagnosed} res
+ * @returns {{shown: Summary[], more: number, counts: KindCount[], scope: string}}
+ */
 export function diagnosisPlan(res) {
   const sums = res.summary || [];
   const bad = (s) => !GOOD_KINDS.has(s.kind);
@@ -133,6 +243,10 @@ export function diagnosisPlan(res) {
 // line of each order the diagnosis panel explains is left out, so that a
 // diagnosis is said once per view (the CLI prints the line; the page has
 // the panel). Every other line stays.
+/**
+ * @param {Result} res
+ * @returns {string[]}
+ */
 export function transcriptLines(res) {
   const lines = res.transcript || [];
   const said = new Set(diagnosisPlan(res).shown.map((s) => s.order + "\n" + s.diagnosis));
@@ -185,6 +299,10 @@ export function groupDigits(s) {
 
 // matrixCellText is one cell of a matrix as the text table prints it,
 // the runtime's own label ("ok", "dup 20/20", "narrows 2/1000").
+/**
+ * @param {MatrixCell} c
+ * @returns {string}
+ */
 export function matrixCellText(c) {
   if (c.label) return c.label;
   if (c.verdict === "pending") return "pending";
@@ -193,6 +311,13 @@ export function matrixCellText(c) {
 }
 
 // matrixCellLabel says a cell in words, for its accessible name.
+/**
+ * @param {MatrixRow} scenario
+ * @param {MatrixFix} fix
+ * @param {MatrixCell} c
+ * @param {string} seeds
+ * @returns {string}
+ */
 export function matrixCellLabel(scenario, fix, c, seeds) {
   if (c.verdict === "pending") return scenario.title + " with " + fix.title + ": pending, not runnable yet";
   const over = seeds ? " over seeds " + seeds : "";
@@ -205,6 +330,11 @@ export function matrixCellLabel(scenario, fix, c, seeds) {
 // (a job replaces the row with its id, an effect is appended, reset
 // empties both), and reports the tables after event k and what event k
 // changed.
+/**
+ * @param {TraceEvent[]} trace
+ * @param {number} k
+ * @returns {Replayed}
+ */
 export function replay(trace, k) {
   let jobs = new Map();
   let effects = [];
@@ -246,12 +376,17 @@ export function nearestStep(xs, x, current) {
   return i < 0 ? at[0] : at[(i + 1) % at.length];
 }
 
-// shellQuote quotes s for a POSIX shell: inside single quotes nothing is
-
 // renderOutput fills the Output panel from a Result: the error line, the
 // transcript, the tally, the load chart, the diagnosis, the matrices and
 // the effects, jobs and ledger tables. A matrix cell's button calls
 // openCell(script, seed, what, button).
+/**
+ * @param {any} ui
+ * @param {Result} res
+ * @param {string} heading
+ * @param {string} label
+ * @param {OpenCell} openCell
+ */
 export function renderOutput(ui, res, heading, label, openCell) {
   ui.out.classList.remove("empty");
   ui.heading.textContent = heading;
@@ -277,6 +412,10 @@ export function renderOutput(ui, res, heading, label, openCell) {
 
 // renderTranscript shows the transcript (see transcriptLines); a
 // matrix's, wider than the panel, is folded as its text copy.
+/**
+ * @param {any} ui
+ * @param {Result} res
+ */
 function renderTranscript(ui, res) {
   const lines = transcriptLines(res);
   ui.transcript.textContent = lines.length ? lines.join("\n") + "\n" : "";
@@ -292,6 +431,11 @@ function renderTranscript(ui, res) {
 
 // renderTally writes one line per race and one per lease of a load; it
 // returns the lease whose tables are shown (-1 without a load).
+/**
+ * @param {any} ui
+ * @param {Result} res
+ * @returns {number}
+ */
 function renderTally(ui, res) {
   const races = res.races || [];
   ui.tally.replaceChildren();
@@ -329,6 +473,10 @@ function renderTally(ui, res) {
 
 // renderChart shows a load's chart: SVG drawn by the runtime (Go, escaped
 // text), shown as an image.
+/**
+ * @param {any} ui
+ * @param {Chart | undefined} chart
+ */
 function renderChart(ui, chart) {
   ui.chart.hidden = !chart;
   if (!chart) {
@@ -345,6 +493,10 @@ function renderChart(ui, chart) {
 
 // renderTables fills the effects, jobs and ledger tables of a run that is
 // not a load.
+/**
+ * @param {any} ui
+ * @param {Result} res
+ */
 function renderTables(ui, res) {
   const effects = res.effects || [];
   effectsTable(
@@ -389,9 +541,14 @@ function renderTables(ui, res) {
 // chosenLease is the lease whose tables are shown: the reader's pick
 // (kept across runs while the script has as many leases), else the
 // shortest lease with duplicates, else the last one.
+/**
+ * @param {{loads: LoadTally[] | null}} res
+ * @param {number} [picked]
+ * @returns {number}
+ */
 export function chosenLease(res, picked) {
   const loads = res.loads || [];
-  if (Number.isInteger(picked) && picked >= 0 && picked < loads.length) return picked;
+  if (typeof picked === "number" && Number.isInteger(picked) && picked >= 0 && picked < loads.length) return picked;
   let best = -1;
   loads.forEach((l, i) => {
     if (l.duplicates > 0 && (best < 0 || l.lease_us < loads[best].lease_us)) best = i;
@@ -402,11 +559,18 @@ export function chosenLease(res, picked) {
 // leaseView is a Result cut down to one lease run of a load: the jobs
 // that did not simply run once, duplicates first, their effects (in that
 // order of jobs) and their diagnosis, and how many ran once.
+/**
+ * @param {Result} res
+ * @param {number} i
+ * @returns {LeaseView}
+ */
 export function leaseView(res, i) {
-  const l = res.loads[i];
+  const l = (res.loads || [])[i];
   const rank = new Map((l.summary || []).map((s, k) => [s.order, k]));
-  const effects = (l.effects || []).slice().sort((a, b) => rank.get(a.order) - rank.get(b.order));
-  const jobs = (l.job_rows || []).slice().sort((a, b) => rank.get(a.order) - rank.get(b.order));
+  /** @param {{order: string}} a @param {{order: string}} b */
+  const byRank = (a, b) => Number(rank.get(a.order)) - Number(rank.get(b.order));
+  const effects = (l.effects || []).slice().sort(byRank);
+  const jobs = (l.job_rows || []).slice().sort(byRank);
   return { summary: l.summary || [], effects, jobs, loads: [l], ran_once: l.ran_once || 0, more: l.more || 0, kind_counts: l.kind_counts || [] };
 }
 
@@ -414,6 +578,10 @@ export function leaseView(res, i) {
 // lease view (leaseView): what each lists, counted in its own unit (the
 // effects table's rows are effects, of the jobs listed), and what is not
 // listed.
+/**
+ * @param {LeaseView} v
+ * @returns {{effects: string, jobs: string}}
+ */
 export function leaseCaptions(v) {
   const l = v.loads[0];
   const n = (k, one, more) => k + " " + (k === 1 ? one : more);
@@ -432,6 +600,11 @@ export function leaseCaptions(v) {
 // renderLease fills the diagnosis and the effects and jobs tables with
 // lease run i of the load; the jobs that ran once are counted in the
 // captions, not listed.
+/**
+ * @param {any} ui
+ * @param {Result} res
+ * @param {number} i
+ */
 export function renderLease(ui, res, i) {
   const v = leaseView(res, i);
   renderDiagnosis(ui.diagnosis, v);
@@ -450,6 +623,7 @@ export function renderLease(ui, res, i) {
 }
 
 // EFFECT_COLUMNS are the effects table's columns: name, cell, numeric.
+/** @type {[string, (e: Effect) => string | number, boolean][]} */
 const EFFECT_COLUMNS = [
   ["order", (e) => e.order, false],
   ["job", (e) => e.job, true],
@@ -465,9 +639,15 @@ const EFFECT_COLUMNS = [
 // effectsTable fills the effects table with the order first (pinned on a
 // narrow screen), then the columns the runtime says the block is about
 // (views.columns), then the rest.
+/**
+ * @param {HTMLTableElement} table
+ * @param {string} caption
+ * @param {Effect[]} effects
+ * @param {string[] | null | undefined} telling
+ */
 export function effectsTable(table, caption, effects, telling) {
   const first = ["order", ...(telling || [])];
-  const cols = [...first.map((n) => EFFECT_COLUMNS.find((c) => c[0] === n)).filter(Boolean), ...EFFECT_COLUMNS.filter((c) => !first.includes(c[0]))];
+  const cols = [...first.map((n) => EFFECT_COLUMNS.find((c) => c[0] === n)).filter((c) => c !== undefined), ...EFFECT_COLUMNS.filter((c) => !first.includes(c[0]))];
   fillTable(
     table,
     caption,
@@ -482,6 +662,12 @@ export function effectsTable(table, caption, effects, telling) {
 // seed of the matrix. A cell's button opens the script that cell ran
 // (openCell(script, seed, what)); on a narrow screen the table turns into
 // one card per scenario (the CSS reads each cell's data-label).
+/**
+ * @param {HTMLElement} box
+ * @param {Result} res
+ * @param {string} label
+ * @param {OpenCell} openCell
+ */
 export function renderMatrices(box, res, label, openCell) {
   const ms = res.matrices || [];
   box.replaceChildren();
@@ -542,6 +728,10 @@ export function renderMatrices(box, res, label, openCell) {
 // table: the verdict in plain words, the runtime's own sentence, and
 // the evidence that decided it (runs, attempts, sends, gap). Duplicates
 // come first; a few orders are shown, the rest are counted.
+/**
+ * @param {HTMLElement} box
+ * @param {Diagnosed} res
+ */
 export function renderDiagnosis(box, res) {
   box.replaceChildren();
   const sums = res.summary || [];
@@ -627,6 +817,10 @@ export function fillTable(table, caption, cols, rows, numeric, mark) {
 // ---- timeline and step-through ----
 
 // timelineAlt describes the picture for readers who cannot see it.
+/**
+ * @param {TraceEvent[]} trace
+ * @returns {string}
+ */
 export function timelineAlt(trace) {
   const lanes = [...new Set(trace.map((e) => e.proc).filter((p) => p !== "shell" && p !== "receipts"))];
   const seen = new Map();
@@ -650,8 +844,13 @@ export function timelineAlt(trace) {
 // renderStep shows step k of a Result's trace (k within the trace): the
 // event in words, what it changed, the tables as they stood after it, and
 // the cursor on the timeline.
+/**
+ * @param {any} ui
+ * @param {Result} res
+ * @param {number} k
+ */
 export function renderStep(ui, res, k) {
-  const trace = res.trace;
+  const trace = res.trace || [];
   const ev = trace[k];
   const st = replay(trace, k);
   ui.stepCount.textContent = "Step " + (k + 1) + " of " + trace.length;
@@ -688,12 +887,17 @@ export function renderStep(ui, res, k) {
 
 // stepChange says in words what a step changed (st is replay's report),
 // and which cells of the changed job's row to mark (jobCells).
+/**
+ * @param {Replayed} st
+ * @returns {{change: string, jobCells: number[]}}
+ */
 export function stepChange(st) {
   let change = "The tables did not change.";
   let jobCells = [];
   if (st.reset) change = "The tables were emptied.";
   if (st.changedJob !== null) {
-    const j = st.jobs.find((x) => x.id === st.changedJob);
+    // The changed job is in the tables: replay put it there.
+    const j = /** @type {Job} */ (st.jobs.find((x) => x.id === st.changedJob));
     const p = st.prevJob;
     if (!p) {
       change = "Job " + j.id + " (" + j.order + ") added to the jobs table.";
@@ -727,9 +931,14 @@ export function stepChange(st) {
 
 // moveCursor puts the cursor on the timeline at step k's event, and
 // scrolls a picture wider than its box to keep it in view.
+/**
+ * @param {any} ui
+ * @param {Timeline | undefined} tl
+ * @param {number} k
+ */
 function moveCursor(ui, tl, k) {
   const x = tl && tl.event_x ? tl.event_x[k] : undefined;
-  if (!(typeof x === "number" && tl.width > 0 && !ui.tlFig.hidden)) {
+  if (!(tl && typeof x === "number" && tl.width > 0 && !ui.tlFig.hidden)) {
     ui.tlCursor.hidden = true;
     return;
   }
@@ -746,11 +955,21 @@ function moveCursor(ui, tl, k) {
 // errorText is a Result's error as the command line prints it ("line 1,
 // col 6: ..."): the runtime's own text, so that the page and the CLI say
 // an error one way.
+/**
+ * @param {ResultError} e
+ * @returns {string}
+ */
 export function errorText(e) {
   return e.text || e.msg;
 }
 
 // pane is one side of Compare: a run of the block's script with one claim.
+/**
+ * @param {string} claim
+ * @param {Result} res
+ * @param {string} label
+ * @returns {HTMLElement}
+ */
 export function pane(claim, res, label) {
   const sec = h("section", { class: "pane pane-" + claim, "aria-label": "claim=" + claim + ", " + label });
   sec.append(h("p", { class: "pane-title" }, h("code", { text: "claim=" + claim }), h("span", { class: "pane-sub", text: claimWords(claim) })));
@@ -787,6 +1006,10 @@ export function pane(claim, res, label) {
 
 // exploreFlags names the worker flags an exploration ran with, as the
 // runtime's JSON gives them (absent when not set).
+/**
+ * @param {Exploration} x
+ * @returns {string}
+ */
 function exploreFlags(x) {
   let s = "";
   if (x.heartbeat_ms) s += ", a heartbeat (one lease renewal each)";
@@ -803,6 +1026,11 @@ export function checkedWords(n) {
 }
 
 // renderExplorations fills Every ordering from the runtime's explorations.
+/**
+ * @param {any} ui
+ * @param {Exploration[]} xs
+ * @param {number} ms
+ */
 export function renderExplorations(ui, xs, ms) {
   const heads = [];
   const body = [];

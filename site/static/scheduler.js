@@ -1,3 +1,4 @@
+// @ts-check
 // scheduler.js is the "Be the scheduler" view of a block: the reader picks
 // which worker takes its next atomic step, one click or key at a time, and
 // tries to make two effects land for one job. Each step runs the block's
@@ -24,9 +25,17 @@
 
 import { h, fillTable, groupDigits } from "./render.js";
 
+/** @typedef {import("./result-types.js").Schedule} Schedule */
+/** @typedef {import("./result-types.js").SchedulerView} SchedulerView */
+
 // seatScript is the script that plays schedule (worker names, in order)
 // on a scheduler view's race; an empty schedule ("-") asks for the start:
 // every worker's first step and the tables before any.
+/**
+ * @param {SchedulerView} view
+ * @param {string[]} schedule
+ * @returns {string}
+ */
 export function seatScript(view, schedule) {
   return view.script.trimEnd() + " --schedule " + (schedule.length ? schedule.join(",") : "-") + "\n";
 }
@@ -100,6 +109,7 @@ export function progressLines(p) {
 // The tables of a schedule's state, with the columns shown and their
 // headings; a column the rows do not have is left out, and the rows'
 // other columns follow.
+/** @type {["jobs" | "locks" | "effects", string, string[]][]} */
 const TABLES = [
   ["jobs", "Jobs", ["id", "order", "status", "attempts", "run"]],
   ["locks", "Locks", ["job", "owner"]],
@@ -107,16 +117,15 @@ const TABLES = [
 ];
 
 // twoForOneJob reports whether a schedule's effects table holds two
-// effects (neither refused nor replayed) for one job.
+// effects for its job: the race has one job, and the table lists the
+// effects that landed (a refused or replayed request is none), each with
+// the worker and the step that made it.
+/**
+ * @param {Schedule | null | undefined} s
+ * @returns {boolean}
+ */
 export function twoForOneJob(s) {
-  const seen = new Map();
-  for (const e of (s && s.tables && s.tables.effects) || []) {
-    if (e.refused || e.replayed) continue;
-    const k = e.job !== undefined ? "job " + e.job : "order " + e.order;
-    seen.set(k, (seen.get(k) || 0) + 1);
-    if (seen.get(k) > 1) return true;
-  }
-  return false;
+  return ((s && s.tables && s.tables.effects) || []).length >= 2;
 }
 
 // cell writes a table's value.
@@ -167,7 +176,9 @@ export class Seat {
     }
     this.cache = new Map();
     this.schedule = [];
-    this.view = null;
+    // The race played: null until open, which comes before any step.
+    /** @type {SchedulerView} */
+    this.view = /** @type {any} */ (null);
     this.seq = 0;
     const of = (what) => what + ", " + o.label;
     this.goal = h("p", { class: "seat-goal" });
@@ -234,9 +245,14 @@ export class Seat {
 
   // open shows the view for a block's views.scheduler; a schedule (from a
   // link) is replayed, else what was played on the same race stays.
+  /**
+   * @param {SchedulerView | null} view
+   * @param {string[] | null} [schedule]
+   */
   open(view, schedule) {
     const same = this.view && view && this.view.script === view.script;
-    this.view = view;
+    // Without a race the view plays nothing: go and the rest run on a race.
+    this.view = /** @type {SchedulerView} */ (view);
     this.note.textContent = (view && view.note) || "";
     if (!view || !view.script || view.refused) {
       this.panel.dataset.seat = "none";
@@ -324,8 +340,13 @@ export class Seat {
 
   // show draws a schedule's state: the workers' buttons, the steps, the
   // tables and, at the end, the outcome.
+  /**
+   * @param {Schedule} s
+   * @param {string | null} said
+   */
   show(s, said) {
-    const focused = this.panel.getRootNode().activeElement;
+    const root = /** @type {Document | ShadowRoot} */ (this.panel.getRootNode());
+    const focused = root.activeElement;
     const hadFocus = focused && this.workers.contains(focused);
     this.state = s;
     this.workers.replaceChildren(
@@ -349,15 +370,15 @@ export class Seat {
     );
     // A button that went away (its worker is done) gives the focus back
     // to the view, so that the keys keep working.
-    if (hadFocus && !this.workers.contains(this.panel.getRootNode().activeElement)) {
-      const same = this.workers.querySelector("button:not([disabled])");
+    if (hadFocus && !this.workers.contains(root.activeElement)) {
+      const same = /** @type {HTMLButtonElement | null} */ (this.workers.querySelector("button:not([disabled])"));
       (same || this.play).focus();
     }
     this.steps.replaceChildren(...s.steps.map((st) => h("li", null, h("span", { class: "seat-who", text: st.worker }), document.createTextNode(" " + st.label + (st.said ? ": " + st.said : "")))));
     this.stepsBox.hidden = s.steps.length === 0;
-    for (const [key, name] of TABLES) {
+    for (const [key, name, preferred] of TABLES) {
       const rows = (s.tables && s.tables[key]) || [];
-      fillState(this.tables[key], name + (s.steps.length ? " after step " + s.steps.length : " before any step"), TABLES.find((t) => t[0] === key)[2], rows);
+      fillState(this.tables[key], name + (s.steps.length ? " after step " + s.steps.length : " before any step"), preferred, rows);
     }
     this.undo.disabled = s.steps.length === 0;
     this.restart.disabled = s.steps.length === 0;
@@ -395,6 +416,7 @@ export class Seat {
   // ending says how the schedule stands: won once two effects landed for
   // one job (the reader may play on to the acks), else, once every worker
   // is done, safe or held; null while it goes on.
+  /** @param {Schedule} s */
   ending(s) {
     const won = this.reachedAt(this.schedule);
     if (won > 0) {
@@ -421,7 +443,7 @@ export class Seat {
   // the flags when the view's race has any.
   raceName() {
     const v = this.view;
-    const line = v.script.trim().split("\n").pop();
+    const line = v.script.trim().split("\n").pop() || "";
     const flags = line.replace(/^race\s+\S+\s*/, "").replace(/--workers\s+\d+\s*/, "").trim();
     return "claim=" + v.claim + ", " + v.workers + " workers" + (flags ? ", " + flags : "");
   }
