@@ -402,26 +402,32 @@ func ReadFile(fsys fs.FS, name string) ([]byte, error) {
 
 // checkFile refuses what ReadFile does not read.
 func checkFile(name string, fi fs.FileInfo) error {
-	m := fi.Mode()
-	var kind string
+	if kind := FileKind(fi.Mode()); kind != "" {
+		return &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("refused: it is %s, not a regular file; only regular files are read", kind)}
+	}
+	if fi.Size() > MaxFileSize {
+		return tooLarge(name, fi.Size())
+	}
+	return nil
+}
+
+// FileKind says what a file of mode m is when it is not a regular file
+// ("a folder", "a named pipe (FIFO)", "a socket", "a device", "a special
+// file"), as a refusal names it; "" for a regular file.
+func FileKind(m fs.FileMode) string {
 	switch {
 	case m.IsRegular():
-		if fi.Size() > MaxFileSize {
-			return tooLarge(name, fi.Size())
-		}
-		return nil
+		return ""
 	case m.IsDir():
-		kind = "a folder"
+		return "a folder"
 	case m&fs.ModeNamedPipe != 0:
-		kind = "a named pipe (FIFO)"
+		return "a named pipe (FIFO)"
 	case m&fs.ModeSocket != 0:
-		kind = "a socket"
+		return "a socket"
 	case m&(fs.ModeDevice|fs.ModeCharDevice) != 0:
-		kind = "a device"
-	default:
-		kind = "a special file"
+		return "a device"
 	}
-	return &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("refused: it is %s, not a regular file; only regular files are read", kind)}
+	return "a special file"
 }
 
 func tooLarge(name string, size int64) error {

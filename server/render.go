@@ -24,6 +24,7 @@ import (
 
 	"github.com/twice-lab/twice/cases"
 	"github.com/twice-lab/twice/lessons"
+	"github.com/twice-lab/twice/runtime/bytesize"
 	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/script/lang"
 	"github.com/twice-lab/twice/runtime/script/result"
@@ -581,7 +582,7 @@ func (r *siteRenderer) renderLessonPages(s *Site, p *plan, i int, deadline time.
 	}
 	page := "lessons/" + l.Slug + "/index.html"
 	if pages > r.maxPages {
-		err := fmt.Errorf("%s: not rendered: the site's pages passed %s; a site may have at most %s of pages: make its lessons or their blocks' output smaller, or fewer", file, sizeWords(r.maxPages), sizeWords(r.maxPages))
+		err := fmt.Errorf("%s: not rendered: the site's pages passed %s; a site may have at most %s of pages: make its lessons or their blocks' output smaller, or fewer", file, bytesize.Words(r.maxPages), bytesize.Words(r.maxPages))
 		p.errs = append(p.errs, err)
 		add(page, r.errorPage("This lesson cannot be shown", err, "../../"), 500)
 		return lessonCount{unshown: true}
@@ -777,18 +778,6 @@ func (r *siteRenderer) plainHTML(md []byte) ([]byte, error) {
 // line that says why. With the bounds of a page (mdbound.Page: 8 MB),
 // MaxBlockBytes and lessons.MaxLessons it bounds what a render holds.
 const MaxSiteBytes = 64 << 20
-
-// sizeWords writes a bound in bytes as a reader says it: "64 MB",
-// "150 KB".
-func sizeWords(n int) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
 
 // MaxRenderTime bounds the time a render spends running a lesson
 // folder's blocks: once it has passed, the blocks not yet run fail, each

@@ -35,7 +35,7 @@
 // It also installs twiceCost(script string) string, the parser's cost
 // estimate of a script (see cost), twiceClaims(script string) string,
 // the script's claim and its text with each claim, for the claim toggle
-// on a script the reader edited ([interp.ClaimsJSON]), and
+// on a script the reader edited ([views.ClaimsJSON]), and
 //
 //	twiceCheck(fix string, check {info: string, script: string}, options {auto: bool, progress: function}) object
 //
@@ -64,6 +64,7 @@ import (
 	"github.com/twice-lab/twice/runtime/script/interp"
 	"github.com/twice-lab/twice/runtime/script/lang"
 	"github.com/twice-lab/twice/runtime/script/result"
+	"github.com/twice-lab/twice/runtime/script/views"
 )
 
 func main() {
@@ -94,9 +95,9 @@ func cost(_ js.Value, args []js.Value) any {
 // claims is the body of twiceClaims(script string) string.
 func claims(_ js.Value, args []js.Value) any {
 	if len(args) == 0 || args[0].Type() != js.TypeString {
-		return interp.ClaimsJSON("")
+		return views.ClaimsJSON("")
 	}
-	return interp.ClaimsJSON(args[0].String())
+	return views.ClaimsJSON(args[0].String())
 }
 
 // check is the body of twiceCheck.

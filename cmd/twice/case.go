@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -48,59 +49,70 @@ func cmdCase(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if sub == "check" {
 		fix = fset.String("fix", "", "the fix prelude to check, a script `FILE` (- for standard input)")
 	}
-	// Flags may come before and after NAME.
-	var pos []string
-	rest := args[1:]
-	for {
-		if code, done := parseFlags(fset, rest, true, stderr); done {
-			return code
-		}
-		if fset.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fset.Arg(0))
-		rest = fset.Args()[1:]
+	pos, code, done := parseCaseArgs(fset, args[1:], stderr)
+	if done {
+		return code
 	}
 	if code := checkDir(*dir, "case", stderr); code != 0 {
 		return code
 	}
-	fsys, where, done, err := caseFolder(*dir)
+	fsys, where, closeFolder, err := caseFolder(*dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "twice case: %v\n", err)
 		return 2
 	}
-	defer done()
+	defer closeFolder()
 	all, lerr := lessons.LoadCases(fsys)
 	if sub == "list" {
-		if len(pos) > 0 {
-			fmt.Fprintf(stderr, "twice case list: unexpected argument %q\n", pos[0])
-			return 2
-		}
-		for _, c := range all {
-			fmt.Fprintf(stdout, "%s\t%s\n", c.Slug, describe(c))
-		}
-		if lerr != nil {
-			fmt.Fprintf(stderr, "twice case list: %s: %v\n", where, lerr)
-			return 1
-		}
-		return 0
+		return listCases(all, lerr, pos, where, stdout, stderr)
 	}
+	return checkCase(all, lerr, pos, where, *fix, stdin, stdout, stderr)
+}
+
+// parseCaseArgs reads the flags, which may come before and after NAME,
+// and returns the words that are not flags; done says the command ends
+// here with code.
+func parseCaseArgs(fset *flag.FlagSet, rest []string, stderr io.Writer) (pos []string, code int, done bool) {
+	for {
+		if code, done := parseFlags(fset, rest, true, stderr); done {
+			return nil, code, true
+		}
+		if fset.NArg() == 0 {
+			return pos, 0, false
+		}
+		pos = append(pos, fset.Arg(0))
+		rest = fset.Args()[1:]
+	}
+}
+
+// listCases prints one line per case: its name and what it is.
+func listCases(all []cases.Case, lerr error, pos []string, where string, stdout, stderr io.Writer) int {
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "twice case list: unexpected argument %q\n", pos[0])
+		return 2
+	}
+	for _, c := range all {
+		fmt.Fprintf(stdout, "%s\t%s\n", c.Slug, describe(c))
+	}
+	if lerr != nil {
+		fmt.Fprintf(stderr, "twice case list: %s: %v\n", where, lerr)
+		return 1
+	}
+	return 0
+}
+
+// checkCase runs the checks of the case named in pos against the fix in
+// the file fix and prints one line per check; it exits 1 when one fails.
+func checkCase(all []cases.Case, lerr error, pos []string, where, fix string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(pos) != 1 {
 		fmt.Fprint(stderr, "twice case check: want one case NAME\n")
 		return 2
 	}
-	if *fix == "" {
+	if fix == "" {
 		fmt.Fprint(stderr, "twice case check: --fix FILE is required (an empty file checks the case with no fix)\n")
 		return 2
 	}
-	var c *cases.Case
-	var names []string
-	for i := range all {
-		names = append(names, all[i].Slug)
-		if all[i].Slug == pos[0] {
-			c = &all[i]
-		}
-	}
+	c, names := findCase(all, pos[0])
 	if c == nil {
 		if lerr != nil {
 			fmt.Fprintf(stderr, "twice case check: %s: %v\n", where, lerr)
@@ -108,23 +120,8 @@ func cmdCase(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "twice case check: no case %q in %s (cases: %s)\n", pos[0], where, strings.Join(names, ", "))
 		return 2
 	}
-	src, err := readScriptFile(*fix, stdin)
-	if err != nil {
-		fmt.Fprintf(stderr, "twice case check: --fix: %v\n", err)
-		return 2
-	}
-	f, err := cases.ParseFix(string(src))
-	if err != nil {
-		name := *fix
-		if name == "-" {
-			name = "stdin"
-		}
-		var fe *cases.FixError
-		if errors.As(err, &fe) && fe.Line > 0 {
-			name = fmt.Sprintf("%s:%d", name, fe.Line)
-			err = errors.New(fe.Msg)
-		}
-		fmt.Fprintf(stderr, "twice case check: the fix is refused: %s: %v\n", name, err)
+	f, ok := readFix(fix, stdin, stderr)
+	if !ok {
 		return 2
 	}
 	code := 0
@@ -135,6 +132,44 @@ func cmdCase(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	return code
+}
+
+// findCase returns the case named slug, or nil, and the names of all.
+func findCase(all []cases.Case, slug string) (*cases.Case, []string) {
+	var c *cases.Case
+	var names []string
+	for i := range all {
+		names = append(names, all[i].Slug)
+		if all[i].Slug == slug {
+			c = &all[i]
+		}
+	}
+	return c, names
+}
+
+// readFix reads and parses the fix prelude in the file fix (- for stdin);
+// a refused fix is said on stderr with its file and line.
+func readFix(fix string, stdin io.Reader, stderr io.Writer) (*cases.Fix, bool) {
+	src, err := readScriptFile(fix, stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "twice case check: --fix: %v\n", err)
+		return nil, false
+	}
+	f, err := cases.ParseFix(string(src))
+	if err != nil {
+		name := fix
+		if name == "-" {
+			name = "stdin"
+		}
+		var fe *cases.FixError
+		if errors.As(err, &fe) && fe.Line > 0 {
+			name = fmt.Sprintf("%s:%d", name, fe.Line)
+			err = errors.New(fe.Msg)
+		}
+		fmt.Fprintf(stderr, "twice case check: the fix is refused: %s: %v\n", name, err)
+		return nil, false
+	}
+	return f, true
 }
 
 // describe says a case in one line: its title, level, time and checks.

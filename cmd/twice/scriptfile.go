@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/twice-lab/twice/lessons"
 	"github.com/twice-lab/twice/runtime/script/lang"
 )
 
@@ -45,21 +46,8 @@ func readScriptFile(name string, stdin io.Reader) ([]byte, error) {
 
 // regular refuses what readScriptFile does not read, in one line.
 func regular(name string, fi fs.FileInfo) error {
-	m := fi.Mode()
-	var kind string
-	switch {
-	case m.IsRegular():
-		return nil
-	case m.IsDir():
-		kind = "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		kind = "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		kind = "a socket"
-	case m&(fs.ModeDevice|fs.ModeCharDevice) != 0:
-		kind = "a device"
-	default:
-		kind = "a special file"
+	if kind := lessons.FileKind(fi.Mode()); kind != "" {
+		return fmt.Errorf("%s: refused: it is %s, not a regular file; a script is read from a regular file or from standard input (-)", name, kind)
 	}
-	return fmt.Errorf("%s: refused: it is %s, not a regular file; a script is read from a regular file or from standard input (-)", name, kind)
+	return nil
 }

@@ -33,6 +33,8 @@ import (
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+
+	"github.com/twice-lab/twice/runtime/bytesize"
 )
 
 // Limits bound one document. A zero field does not limit.
@@ -289,19 +291,8 @@ type limitedWriter struct {
 func (l *limitedWriter) Write(p []byte) (int, error) {
 	l.g.written += len(p)
 	if l.g.lim.Bytes > 0 && l.g.written > l.g.lim.Bytes {
-		l.g.fail(-1, fmt.Sprintf("its page passed %s; a page may have at most %s", bytesWords(l.g.lim.Bytes), bytesWords(l.g.lim.Bytes)))
+		l.g.fail(-1, fmt.Sprintf("its page passed %s; a page may have at most %s", bytesize.Words(l.g.lim.Bytes), bytesize.Words(l.g.lim.Bytes)))
 	}
 	l.g.tick(-1)
 	return l.w.Write(p)
-}
-
-// bytesWords writes a byte count as a reader says it: "8 MB", "512 KB".
-func bytesWords(n int) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

@@ -55,54 +55,76 @@ func verdict(ok check, s Stat, measured bool) string {
 // Report writes the markdown table for the harness output in dir. Figures
 // whose input is missing say so instead of holding a number.
 func Report(dir string, w io.Writer) error {
-	var rows []row
-	add := func(figure, budget, measured, from string) {
-		rows = append(rows, row{figure, budget, measured, "", from})
-	}
-	// addB adds a figure with a budget: the median and spread of s (or
-	// why there is none) and whether ok holds.
-	addB := func(figure, budget string, ok check, m measure, format func(float64) string, from string) {
-		rows = append(rows, row{figure, budget, m.text(format), verdict(ok, m.s, m.err == nil), from})
-	}
+	var t table
+	t.benchRows(dir)
+	br, berr := t.browserRows(dir)
+	t.sizeRows(dir)
+	t.wrkRows(dir)
+	t.write(dir, w)
+	blocksTable(br, berr, w)
+	peerTable(dir, w)
+	return nil
+}
 
+// table is the report's rows, in the order they print.
+type table struct{ rows []row }
+
+// add adds a figure without a budget.
+func (t *table) add(figure, budget, measured, from string) {
+	t.rows = append(t.rows, row{figure, budget, measured, "", from})
+}
+
+// addB adds a figure with a budget: the median and spread of m (or why
+// there is none) and whether ok holds.
+func (t *table) addB(figure, budget string, ok check, m measure, format func(float64) string, from string) {
+	t.rows = append(t.rows, row{figure, budget, m.text(format), verdict(ok, m.s, m.err == nil), from})
+}
+
+// benchRows adds the Go benchmarks: native, the CLI under wazero, and the
+// simulation compiled to wasip1.
+func (t *table) benchRows(dir string) {
 	native, nerr := readBench(filepath.Join(dir, NativeFile))
 	for _, claim := range []string{"read", "atomic"} {
 		sim, bare := native["BenchmarkRace/"+claim], native["BenchmarkRaceSQL/"+claim]
-		add("native: simulated races/s, claim="+claim, "", statOr(nerr, sim, "races/s", intFmt), NativeFile)
-		add("native: bare SQL races/s (floor), claim="+claim, "", statOr(nerr, bare, "races/s", intFmt), NativeFile)
-		addB("native: simulated / bare SQL time per race, claim="+claim, "≤ 2x", atMost(2), ratioM(nerr, sim, bare, "ns/op"), ratioFmt, NativeFile)
-		add("native: allocations per simulated race, claim="+claim, "", statOr(nerr, scale(sim["allocs/op"], 1.0/100), "", intFmt), NativeFile)
+		t.add("native: simulated races/s, claim="+claim, "", statOr(nerr, sim, "races/s", intFmt), NativeFile)
+		t.add("native: bare SQL races/s (floor), claim="+claim, "", statOr(nerr, bare, "races/s", intFmt), NativeFile)
+		t.addB("native: simulated / bare SQL time per race, claim="+claim, "≤ 2x", atMost(2), ratioM(nerr, sim, bare, "ns/op"), ratioFmt, NativeFile)
+		t.add("native: allocations per simulated race, claim="+claim, "", statOr(nerr, scale(sim["allocs/op"], 1.0/100), "", intFmt), NativeFile)
 	}
 
 	wz, werr := readBench(filepath.Join(dir, WazeroFile))
 	for _, claim := range []string{"read", "atomic"} {
 		nat, wasi := wz["BenchmarkCLIRace/native/"+claim], wz["BenchmarkCLIRace/wasip1/"+claim]
-		add("CLI process, native: races/s (race "+claim+" 1000)", "", statOr(werr, nat, "races/s", intFmt), WazeroFile)
-		add("wasip1 under wazero: races/s (race "+claim+" 1000)", "", statOr(werr, wasi, "races/s", intFmt), WazeroFile)
-		add("wasip1 under wazero / native CLI time, claim="+claim, "", ratioOr(werr, wasi, nat, "ns/op"), WazeroFile)
+		t.add("CLI process, native: races/s (race "+claim+" 1000)", "", statOr(werr, nat, "races/s", intFmt), WazeroFile)
+		t.add("wasip1 under wazero: races/s (race "+claim+" 1000)", "", statOr(werr, wasi, "races/s", intFmt), WazeroFile)
+		t.add("wasip1 under wazero / native CLI time, claim="+claim, "", ratioOr(werr, wasi, nat, "ns/op"), WazeroFile)
 	}
 	wb, wberr := readBench(filepath.Join(dir, Wasip1File))
 	for _, claim := range []string{"read", "atomic"} {
 		sim, bare := wb["BenchmarkRace/"+claim], wb["BenchmarkRaceSQL/"+claim]
-		add("wasip1 under wazero: simulated races/s, claim="+claim, "", statOr(wberr, sim, "races/s", intFmt), Wasip1File)
-		add("wasip1 under wazero: bare SQL races/s (floor), claim="+claim, "", statOr(wberr, bare, "races/s", intFmt), Wasip1File)
-		add("wasip1 under wazero: simulated / bare SQL time per race, claim="+claim, "", ratioOr(wberr, sim, bare, "ns/op"), Wasip1File)
+		t.add("wasip1 under wazero: simulated races/s, claim="+claim, "", statOr(wberr, sim, "races/s", intFmt), Wasip1File)
+		t.add("wasip1 under wazero: bare SQL races/s (floor), claim="+claim, "", statOr(wberr, bare, "races/s", intFmt), Wasip1File)
+		t.add("wasip1 under wazero: simulated / bare SQL time per race, claim="+claim, "", ratioOr(wberr, sim, bare, "ns/op"), Wasip1File)
 	}
 	for _, p := range []string{"native", "wasip1"} {
-		add("CLI start-up to a trivial script, "+p+" (ms)", "", statOr(werr, scale(wz["BenchmarkCLIStart/"+p]["ns/op"], 1e-6), "", msFmt), WazeroFile)
+		t.add("CLI start-up to a trivial script, "+p+" (ms)", "", statOr(werr, scale(wz["BenchmarkCLIStart/"+p]["ns/op"], 1e-6), "", msFmt), WazeroFile)
 	}
+}
 
+// browserRows adds what Chromium measured: races, interleavings, cold and
+// warm starts, memory.
+func (t *table) browserRows(dir string) (map[string]Bench, error) {
 	br, berr := readBench(filepath.Join(dir, BrowserFile))
 	for _, claim := range []string{"read", "atomic"} {
-		addB("Chromium (headless, Web Worker): races/s (race "+claim+" 1000)", "≥ 2,000", atLeast(2000), statM(berr, br["BenchmarkBrowserRace/"+claim], "races/s"), intFmt, BrowserFile)
+		t.addB("Chromium (headless, Web Worker): races/s (race "+claim+" 1000)", "≥ 2,000", atLeast(2000), statM(berr, br["BenchmarkBrowserRace/"+claim], "races/s"), intFmt, BrowserFile)
 	}
 	for _, x := range []string{"read-2", "read-8", "atomic-8"} {
 		claim, workers, _ := strings.Cut(x, "-")
-		add("Chromium: every interleaving, race "+claim+" --all --workers "+workers+" (ms per check)", "", statOr(berr, br["BenchmarkBrowserExplore/"+x], "ms/check", msFmt), BrowserFile)
+		t.add("Chromium: every interleaving, race "+claim+" --all --workers "+workers+" (ms per check)", "", statOr(berr, br["BenchmarkBrowserExplore/"+x], "ms/check", msFmt), BrowserFile)
 	}
 	cold := br["BenchmarkBrowserColdStart"]
-	addB("Chromium, fresh profile: navigation start to first live result (ms)", "≤ 1,500", atMost(1500), statM(berr, cold, "ms-to-first-result"), intFmt, BrowserFile)
-	add("Chromium, fresh profile: Run pressed to first live result (ms)", "", statOr(berr, cold, "ms-click-to-result", intFmt), BrowserFile)
+	t.addB("Chromium, fresh profile: navigation start to first live result (ms)", "≤ 1,500", atMost(1500), statM(berr, cold, "ms-to-first-result"), intFmt, BrowserFile)
+	t.add("Chromium, fresh profile: Run pressed to first live result (ms)", "", statOr(berr, cold, "ms-click-to-result", intFmt), BrowserFile)
 	for _, p := range []struct{ unit, what string }{
 		{"ms-worker-start", "the worker starts"},
 		{"ms-fetch", "wasm_exec.js ready (inside worker.js), the modules' responses begin"},
@@ -111,21 +133,25 @@ func Report(dir string, w io.Writer) error {
 		{"ms-first-run", "the first run (race read 20), V8 compiling what it calls"},
 		{"ms-to-page", "the result reaches the page"},
 	} {
-		add("… of which, cold: "+p.what+" (ms)", "", statOr(berr, cold, p.unit, msFmt), BrowserFile)
+		t.add("… of which, cold: "+p.what+" (ms)", "", statOr(berr, cold, p.unit, msFmt), BrowserFile)
 	}
-	add("Chromium, fresh profile: Run pressed 3 s after navigation (the module loaded and warmed meanwhile) to first live result (ms)", "", statOr(berr, br["BenchmarkBrowserReadThenRun"], "ms-click-to-result", intFmt), BrowserFile)
+	t.add("Chromium, fresh profile: Run pressed 3 s after navigation (the module loaded and warmed meanwhile) to first live result (ms)", "", statOr(berr, br["BenchmarkBrowserReadThenRun"], "ms-click-to-result", intFmt), BrowserFile)
 	warm := br["BenchmarkBrowserWarmStart"]
-	add("Chromium, second visit after 5 s on the first, browser restarted: navigation start to first live result (ms)", "", statOr(berr, warm, "restart-ms-to-first-result", intFmt), BrowserFile)
-	add("… the same, second visit in the same browser (ms)", "", statOr(berr, warm, "again-ms-to-first-result", intFmt), BrowserFile)
-	add("… the first visit of that benchmark, for comparison (ms)", "", statOr(berr, warm, "cold-ms-to-first-result", intFmt), BrowserFile)
-	add("… wasm bytes over the network on the second visit, browser restarted (0: HTTP cache)", "", statOr(berr, warm, "restart-wasm-transfer-bytes", intFmt), BrowserFile)
-	addB("Chromium: the tab renderer's peak RSS over 10,000 races, first visit (MiB)", "< 250", below(250), statM(berr, br["BenchmarkBrowserMemory"], "MiB-peak"), intFmt, BrowserFile)
+	t.add("Chromium, second visit after 5 s on the first, browser restarted: navigation start to first live result (ms)", "", statOr(berr, warm, "restart-ms-to-first-result", intFmt), BrowserFile)
+	t.add("… the same, second visit in the same browser (ms)", "", statOr(berr, warm, "again-ms-to-first-result", intFmt), BrowserFile)
+	t.add("… the first visit of that benchmark, for comparison (ms)", "", statOr(berr, warm, "cold-ms-to-first-result", intFmt), BrowserFile)
+	t.add("… wasm bytes over the network on the second visit, browser restarted (0: HTTP cache)", "", statOr(berr, warm, "restart-wasm-transfer-bytes", intFmt), BrowserFile)
+	t.addB("Chromium: the tab renderer's peak RSS over 10,000 races, first visit (MiB)", "< 250", below(250), statM(berr, br["BenchmarkBrowserMemory"], "MiB-peak"), intFmt, BrowserFile)
 	if berr == nil && br["BenchmarkBrowserMemory"]["before-MiB-peak"] != nil {
-		add("… the same for the earlier export (before; docs/perf/run.sh's BEFORE), the same ops (MiB)", "", statOr(berr, br["BenchmarkBrowserMemory"], "before-MiB-peak", intFmt), BrowserFile)
+		t.add("… the same for the earlier export (before; docs/perf/run.sh's BEFORE), the same ops (MiB)", "", statOr(berr, br["BenchmarkBrowserMemory"], "before-MiB-peak", intFmt), BrowserFile)
 	}
-	addB("Chromium: the same on a second visit, V8's code cache written (MiB)", "< 300", below(300), statM(berr, br["BenchmarkBrowserMemoryWarm"], "MiB-peak"), intFmt, BrowserFile)
-	addB("Chromium: the tab renderer's RSS growth, after race 5,000 to after race 10,000 (MiB)", "no growth (≤ 5)", atMost(5), statM(berr, br["BenchmarkBrowserMemory"], "MiB-growth"), intFmt, BrowserFile)
+	t.addB("Chromium: the same on a second visit, V8's code cache written (MiB)", "< 300", below(300), statM(berr, br["BenchmarkBrowserMemoryWarm"], "MiB-peak"), intFmt, BrowserFile)
+	t.addB("Chromium: the tab renderer's RSS growth, after race 5,000 to after race 10,000 (MiB)", "no growth (≤ 5)", atMost(5), statM(berr, br["BenchmarkBrowserMemory"], "MiB-growth"), intFmt, BrowserFile)
+	return br, berr
+}
 
+// sizeRows adds the bytes a reader downloads before the first live result.
+func (t *table) sizeRows(dir string) {
 	sizes, serr := readSizes(filepath.Join(dir, SizesFile))
 	sizeRow := func(figure, budget, key string) {
 		v, ok := sizes[key]
@@ -135,11 +161,11 @@ func Report(dir string, w io.Writer) error {
 		}
 		switch {
 		case serr != nil:
-			rows = append(rows, row{figure, budget, "not measured: " + serr.Error(), verdict(within, Stat{}, false), SizesFile})
+			t.rows = append(t.rows, row{figure, budget, "not measured: " + serr.Error(), verdict(within, Stat{}, false), SizesFile})
 		case !ok:
-			rows = append(rows, row{figure, budget, "not measured: no " + key, verdict(within, Stat{}, false), SizesFile})
+			t.rows = append(t.rows, row{figure, budget, "not measured: no " + key, verdict(within, Stat{}, false), SizesFile})
 		default:
-			rows = append(rows, row{figure, budget, mbFmt(float64(v)), verdict(within, Stat{Median: float64(v), Min: float64(v), Max: float64(v), N: 1}, true), SizesFile})
+			t.rows = append(t.rows, row{figure, budget, mbFmt(float64(v)), verdict(within, Stat{Median: float64(v), Min: float64(v), Max: float64(v), N: 1}, true), SizesFile})
 		}
 	}
 	sizeRow("wasm as twice serve builds it (GOOS=js, server.WasmBuildFlags), raw", "", "wasm.raw")
@@ -154,7 +180,10 @@ func Report(dir string, w io.Writer) error {
 	sizeRow("total before the first live result, gzip -9", "", "total.gz")
 	sizeRow("wasm as `twice build` exports it, .br", "", "export.wasm.br")
 	sizeRow("wasm as `twice build` exports it, .gz", "", "export.wasm.gz")
+}
 
+// wrkRows adds the HTTP throughput of twice serve beside nginx's.
+func (t *table) wrkRows(dir string) {
 	wrk, wrkErr := readWrk(filepath.Join(dir, WrkDir))
 	for _, target := range []string{"page", "wasm"} {
 		var all [2][]float64
@@ -174,21 +203,24 @@ func Report(dir string, w io.Writer) error {
 				m = statFmt(Summarize(rps), intFmt) + fmt.Sprintf("; %d errors", errs)
 				met = verdict(atMost(0), Stat{Median: float64(errs), Min: float64(errs), Max: float64(errs), N: 1}, true)
 			}
-			rows = append(rows, row{fmt.Sprintf("%s: requests/s, %s (wrk, 100 connections)", srv, target), "0 errors", m, met, WrkDir + "/" + srv + "-" + target + "-*.txt"})
+			t.rows = append(t.rows, row{fmt.Sprintf("%s: requests/s, %s (wrk, 100 connections)", srv, target), "0 errors", m, met, WrkDir + "/" + srv + "-" + target + "-*.txt"})
 		}
 		m := "not measured"
 		if len(all[0]) > 0 && len(all[1]) > 0 {
 			m = statFmt(Summarize(Ratios(all[0], all[1])), ratioFmt)
 		}
-		add("twice serve / nginx requests/s, "+target, "", m, WrkDir)
+		t.add("twice serve / nginx requests/s, "+target, "", m, WrkDir)
 	}
+}
 
+// write prints the environment and the rows as a markdown table.
+func (t *table) write(dir string, w io.Writer) {
 	if env, err := os.ReadFile(filepath.Join(dir, EnvFile)); err == nil {
 		fmt.Fprintf(w, "```\n%s```\n\n", env)
 	}
 	fmt.Fprintln(w, "| figure | budget | measured: median (min–max, n) | budget met? | raw output |")
 	fmt.Fprintln(w, "| --- | --- | --- | --- | --- |")
-	for _, r := range rows {
+	for _, r := range t.rows {
 		b, met := r.budget, r.met
 		if b == "" {
 			b = "–"
@@ -199,9 +231,6 @@ func Report(dir string, w io.Writer) error {
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", r.figure, b, r.measured, met, r.from)
 	}
 	fmt.Fprintln(w)
-	blocksTable(br, berr, w)
-	peerTable(dir, w)
-	return nil
 }
 
 // blocksTable writes the heavy blocks' times (BenchmarkBrowserBlocks):

@@ -9,6 +9,7 @@
 //	diagnosis  why an order got more effects than events: evidence in, Summary out
 //	result     the Result of a run and its JSON
 //	draw       the run as SVG: draw.Timeline, draw.LoadChart
+//	views      what each view beside a block shows, from the script alone: views.Of
 //	interp     this package: Run
 //
 // Each imports only those above it in this list (TestScriptLayers). What a
@@ -16,7 +17,6 @@
 //
 //	Run(src, Options)      → *result.Result  parses, then interprets every command
 //	Options{Seed, Timeline, Budget}          what a run may draw from and spend
-//	ViewsOf(*lang.Script)  → result.Views    what each view of a block shows, or why it does not apply
 //
 // [Run] always returns a Result. It parses (lang.Parse), then runs the
 // commands in order: a command after && is skipped when the one before it
@@ -36,25 +36,12 @@
 // stops at once, with one line naming what ran out (Result.Cut, and
 // Result.Heavy under the auto budget).
 //
-// Run also fills Result.Views from the parsed script ([ViewsOf]), so that
-// every view of a block beside its output describes the block's own
-// commands and the page only renders what it is given: Every ordering gets
-// the block's races made exhaustive with their claim, workers, key,
-// dedupe, heartbeat, fence and effect (or, for a block with no race, a
-// sentence and the race its work would run, marked as not its own; a
-// combination the explorer refuses is carried with the parser's reason),
-// Compare gets the script with each claim of race, work and load set
-// (and the claim toggle the block's own text with each claim, set where
-// it writes one),
-// Timeline gets the sentence for what it can draw (the load chart for a
-// load, which traces nothing), and Be the scheduler gets the block's first
-// race with its flags and no count, to which the page appends the workers
-// the reader picks. The views cost time in proportion to the script's
-// length, and their bytes are charged to the output budget before the
-// first command runs: a script whose views alone pass the budget runs
-// nothing. Result.Outcome counts duplicates and
-// effects one way for every view: races, load jobs, or events with two
-// landed effects, ledger rows counted as effects. With Options.Timeline,
+// Run also fills Result.Views from the parsed script (package views), so
+// that every view of a block beside its output describes the block's own
+// commands, and charges their bytes to the output budget before the first
+// command runs: a script whose views alone pass the budget runs nothing.
+// Result.Outcome (views.Outcome) counts duplicates and effects one way for
+// every view. With Options.Timeline,
 // Run draws the timeline and the load chart (package draw) from the
 // finished Result.
 //
@@ -156,6 +143,8 @@
 //     case missing from exec compiles, and fails at run time with
 //     "command ... not implemented" (TestEveryCommandExampleRuns runs
 //     every command's example).
+//     If it starts workers or sets a claim, package views needs its
+//     case too (see that package's doc).
 //  3. testdata: a golden (a txtar with a script section) for what it
 //     prints, and one for each usage error; go test
 //     ./runtime/script/interp -run Golden -update fills in their stdout
@@ -204,7 +193,8 @@
 // terms of the explorer's brute-force model, and its label in an
 // ordering; or a clock read, or an await of a latency. The parser, the
 // worker (worker.claim runs the steps), the explorer and its model, the
-// schedule, the docs and the browser (the server passes result.Choices to
+// schedule, the views (Compare flips every claim), the docs and the
+// browser (the server passes result.Choices to
 // the page in twice.js's config) read the list; none has a case per claim.
 //
 //  1. runtime/queue/claim.go: a constant before numClaims and its entry in

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/twice-lab/twice/runtime/bytesize"
 	"github.com/twice-lab/twice/runtime/receipts"
 )
 
@@ -53,8 +54,8 @@ func TestReadmeGivesTheBudgets(t *testing.T) {
 		"| " + commas(int64(full.Steps)) + " | " + commas(int64(auto.Steps)) + " |",
 		fmt.Sprintf("| %d million | %d million |", full.Work/1_000_000, auto.Work/1_000_000),
 		"| " + commas(int64(full.Polls)) + " | " + commas(int64(auto.Polls)) + " |",
-		"| " + bytesWords(full.Output) + " | " + bytesWords(auto.Output) + " |",
-		"output passed " + bytesWords(full.Output) + "; stopped",
+		"| " + bytesize.Words(full.Output) + " | " + bytesize.Words(auto.Output) + " |",
+		"output passed " + bytesize.Words(full.Output) + "; stopped",
 	} {
 		if !strings.Contains(readme, row) {
 			t.Errorf("docs/MANUAL.md does not give the budget %q", row)

@@ -14,7 +14,7 @@ import (
 // bottom up: each may import only those before it, so no two import each
 // other and there is no cycle. The lists of kinds (diagnosis's) are at the
 // bottom; the interpreter, which runs everything, at the top.
-var scriptLayers = []string{"lang", "diagnosis", "result", "draw", "interp"}
+var scriptLayers = []string{"lang", "diagnosis", "result", "draw", "views", "interp"}
 
 // TestScriptLayers reads the imports of every non-test file of
 // runtime/script's packages and of the runtime's own packages, and fails

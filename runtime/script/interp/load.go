@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/script/diagnosis"
 	"github.com/twice-lab/twice/runtime/script/lang"
 	"github.com/twice-lab/twice/runtime/script/result"
@@ -62,93 +63,143 @@ func (in *interp) load(l lang.LoadArgs) error {
 	return nil
 }
 
+// loadOnce runs the load under one lease length on emptied tables and
+// tallies it.
 func (in *interp) loadOnce(l lang.LoadArgs, lease sim.Time) (result.LoadTally, error) {
 	t := result.LoadTally{Jobs: l.Jobs, Workers: l.Workers, LeaseUS: lease, Processing: l.Processing.String()}
 	if err := in.reset(); err != nil {
 		return t, err
 	}
-	for i := range l.Jobs {
-		if _, err := in.shell.Add(fmt.Sprintf(loadOrder, i+1), in.newEvent()); err != nil {
-			return t, err
-		}
+	if err := in.enqueueLoad(l.Jobs); err != nil {
+		return t, err
 	}
-	var drawn []sim.Time
-	var errs []error
+	c := &loadConsumers{in: in, l: l, lease: lease}
 	for n := range l.Workers {
-		name := fmt.Sprintf("W%d", n+1)
-		conn, err := in.conn(name)
-		if err != nil {
+		if err := c.start(fmt.Sprintf("W%d", n+1)); err != nil {
 			return t, err
 		}
-		in.k.Go(name, in.k.Now(), func(p *sim.Proc) {
-			k := p.Kernel()
-			p.Sleep(k.Between(startMin, startMax))
-			for {
-				now := p.ReadClock(k.Between(clockMin, clockMax))
-				in.m.poll()
-				id, ok, err := conn.Next(now)
-				if err == nil && !ok {
-					var left int
-					if left, err = conn.Unfinished(); err == nil && left == 0 {
-						return
-					}
-				}
-				if err != nil {
-					errs = append(errs, err)
-					return
-				}
-				p.Sleep(k.Between(stmtMin, stmtMax))
-				if !ok {
-					p.Sleep(lang.LoadPoll)
-					continue
-				}
-				args := lang.WorkArgs{
-					Job: id, Worker: name, Lease: lease, Claim: l.Claim, Timeout: lang.DefaultTimeout,
-					Processing: sample(l.Processing, k), Heartbeat: l.Heartbeat,
-				}
-				if l.Stall > 0 && k.Between(1, stallOneIn) == 1 {
-					args.Stall = l.Stall
-				}
-				w := &worker{in: in, args: args, conn: conn, run: fmt.Sprintf("%08x", k.Uint32())}
-				w.execute(p)
-				if w.err != nil {
-					errs = append(errs, w.err)
-					return
-				}
-				if w.rec != nil {
-					drawn = append(drawn, args.Processing)
-					// Measured from the claim to the end: its work, a
-					// stall, the receipt's call and the ack.
-					if p.Now()-w.claimedAt > lease {
-						t.Overran++
-					}
-				}
-			}
-		})
 	}
 	if err := in.runKernel(); err != nil {
 		return t, err
 	}
-	if len(errs) > 0 {
-		return t, errs[0]
+	if len(c.errs) > 0 {
+		return t, c.errs[0]
 	}
+	t.Overran = c.overran
+	t.Duplicates = in.duplicatedOrders()
+	slices.Sort(c.drawn)
+	if len(c.drawn) > 0 {
+		t.P50US = c.drawn[(len(c.drawn)-1)*50/100]
+		t.P95US = c.drawn[(len(c.drawn)-1)*95/100]
+	}
+	return t, nil
+}
+
+// enqueueLoad adds the load's jobs, load-1 to load-n.
+func (in *interp) enqueueLoad(n int) error {
+	for i := range n {
+		if _, err := in.shell.Add(fmt.Sprintf(loadOrder, i+1), in.newEvent()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// duplicatedOrders counts the orders with two or more effects that were
+// not refused.
+func (in *interp) duplicatedOrders() int {
 	perOrder := map[string]int{}
 	for _, e := range in.svc.Effects() {
 		if !e.Refused {
 			perOrder[e.Order]++
 		}
 	}
-	for _, n := range perOrder {
-		if n > 1 {
-			t.Duplicates++
+	n := 0
+	for _, c := range perOrder {
+		if c > 1 {
+			n++
 		}
 	}
-	slices.Sort(drawn)
-	if len(drawn) > 0 {
-		t.P50US = drawn[(len(drawn)-1)*50/100]
-		t.P95US = drawn[(len(drawn)-1)*95/100]
+	return n
+}
+
+// loadConsumers are the workers of one lease run and what they measure:
+// the processing times drawn for executions that reached a receipt, how
+// many executions outlived the lease, and the first errors.
+type loadConsumers struct {
+	in      *interp
+	l       lang.LoadArgs
+	lease   sim.Time
+	drawn   []sim.Time
+	overran int
+	errs    []error
+}
+
+// start spawns one consumer: it polls for the lowest claimable job and
+// executes it, until no job is left unfinished.
+func (c *loadConsumers) start(name string) error {
+	conn, err := c.in.conn(name)
+	if err != nil {
+		return err
 	}
-	return t, nil
+	in := c.in
+	in.k.Go(name, in.k.Now(), func(p *sim.Proc) {
+		k := p.Kernel()
+		p.Sleep(k.Between(startMin, startMax))
+		for {
+			now := p.ReadClock(k.Between(clockMin, clockMax))
+			in.m.poll()
+			id, ok, err := conn.Next(now)
+			if err == nil && !ok {
+				var left int
+				if left, err = conn.Unfinished(); err == nil && left == 0 {
+					return
+				}
+			}
+			if err != nil {
+				c.errs = append(c.errs, err)
+				return
+			}
+			p.Sleep(k.Between(stmtMin, stmtMax))
+			if !ok {
+				p.Sleep(lang.LoadPoll)
+				continue
+			}
+			if !c.execute(p, conn, name, id) {
+				return
+			}
+		}
+	})
+	return nil
+}
+
+// execute runs one claimed job as work does, with a run id of its own and
+// a processing time drawn from the load's distribution; it reports false
+// when the worker must stop on an error.
+func (c *loadConsumers) execute(p *sim.Proc, conn *queue.Conn, name string, id int64) bool {
+	k := p.Kernel()
+	args := lang.WorkArgs{
+		Job: id, Worker: name, Lease: c.lease, Claim: c.l.Claim, Timeout: lang.DefaultTimeout,
+		Processing: sample(c.l.Processing, k), Heartbeat: c.l.Heartbeat,
+	}
+	if c.l.Stall > 0 && k.Between(1, stallOneIn) == 1 {
+		args.Stall = c.l.Stall
+	}
+	w := &worker{in: c.in, args: args, conn: conn, run: fmt.Sprintf("%08x", k.Uint32())}
+	w.execute(p)
+	if w.err != nil {
+		c.errs = append(c.errs, w.err)
+		return false
+	}
+	if w.rec != nil {
+		c.drawn = append(c.drawn, args.Processing)
+		// Measured from the claim to the end: its work, a stall, the
+		// receipt's call and the ack.
+		if p.Now()-w.claimedAt > c.lease {
+			c.overran++
+		}
+	}
+	return true
 }
 
 // maxLoadDetail is how many jobs of one lease run a LoadTally details:
@@ -209,4 +260,13 @@ func (in *interp) loadDetail(t *result.LoadTally) error {
 		}
 	}
 	return nil
+}
+
+// sample returns one processing time drawn from d, using the kernel's
+// source, no longer than a processing time may be.
+func sample(d lang.Dist, k *sim.Kernel) sim.Time {
+	if d.Kind != "lognormal" {
+		return d.P50
+	}
+	return k.Lognormal(d.P50, d.P95, lang.MaxMillis*sim.Millisecond)
 }

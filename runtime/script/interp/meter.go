@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/twice-lab/twice/runtime/bytesize"
 	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/script/lang"
 	"github.com/twice-lab/twice/runtime/script/result"
@@ -29,7 +30,7 @@ type Budget struct {
 	// of a job some run had claimed before) of every worker.
 	Polls int
 	// Output bounds the bytes of output: the transcript's lines, worker.log
-	// as it stands, the views' scripts and sentences (ViewsOf), and the
+	// as it stands, the views' scripts and sentences (views.Of), and the
 	// recorded trace, each event counted at about its size as JSON with
 	// the row or effect it carries.
 	Output int
@@ -128,7 +129,7 @@ func (m *meter) check() error {
 	case s.Polls > m.b.Polls:
 		m.stop(result.BudgetPolls, int64(m.b.Polls), fmt.Sprintf("polls and reclaims passed %d", m.b.Polls))
 	case s.Output > m.b.Output:
-		m.stop(result.BudgetOutput, int64(m.b.Output), "output passed "+bytesWords(m.b.Output))
+		m.stop(result.BudgetOutput, int64(m.b.Output), "output passed "+bytesize.Words(m.b.Output))
 	}
 	return m.tooBig
 }
@@ -163,17 +164,6 @@ func (m *meter) print(line string) bool {
 
 // poll charges one poll or reclaim.
 func (m *meter) poll() { m.polls++ }
-
-// bytesWords writes a byte count as a reader would say it: "4 MB", "512 KB".
-func bytesWords(n int) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
 
 // viewsBytes is about the size of v as JSON: its scripts and sentences,
 // and a little for each of their fields' names.

@@ -3,7 +3,6 @@ package interp
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/twice-lab/twice/runtime/event"
@@ -14,6 +13,7 @@ import (
 	"github.com/twice-lab/twice/runtime/script/draw"
 	"github.com/twice-lab/twice/runtime/script/lang"
 	"github.com/twice-lab/twice/runtime/script/result"
+	"github.com/twice-lab/twice/runtime/script/views"
 	"github.com/twice-lab/twice/runtime/sim"
 )
 
@@ -44,18 +44,18 @@ const RaceOrder = "order-77"
 // transcript holds what ran before the failure.
 func Run(src string, opts Options) (res *result.Result) {
 	res = &result.Result{Seed: opts.Seed}
-	defer emptyNotNull(res)
+	defer res.EmptyNotNull()
 	s, err := lang.Parse(src)
 	if err != nil {
-		setError(res, err)
+		res.SetError(err)
 		return res
 	}
 	if !opts.noViews {
-		res.Views = ViewsOf(s)
+		res.Views = views.Of(s)
 	}
 	in, err := newInterp(opts.Seed, opts.Budget, res)
 	if err != nil {
-		setError(res, &lang.Error{Kind: "runtime", Msg: err.Error()})
+		res.SetError(&lang.Error{Kind: "runtime", Msg: err.Error()})
 		return res
 	}
 	in.progress = opts.Progress
@@ -64,7 +64,7 @@ func Run(src string, opts Options) (res *result.Result) {
 	defer func() {
 		// A bug must not show a reader a Go stack: report it as an error.
 		if r := recover(); r != nil {
-			setError(res, &lang.Error{Kind: "runtime", Msg: fmt.Sprintf("internal error: %v (please report this script)", r)})
+			res.SetError(&lang.Error{Kind: "runtime", Msg: fmt.Sprintf("internal error: %v (please report this script)", r)})
 		}
 	}()
 	ok := true
@@ -87,7 +87,7 @@ func Run(src string, opts Options) (res *result.Result) {
 			err = in.m.check()
 		}
 		if err != nil {
-			setError(res, in.errorAt(c, err))
+			res.SetError(in.errorAt(c, err))
 			break
 		}
 	}
@@ -95,7 +95,7 @@ func Run(src string, opts Options) (res *result.Result) {
 		// As a shell script's end would not, twice waits for the workers
 		// still running in the background, so that their effects count.
 		if err = in.wait(); err != nil {
-			setError(res, in.errorAt(last, err))
+			res.SetError(in.errorAt(last, err))
 		}
 	}
 	in.k.Stop()
@@ -105,7 +105,7 @@ func Run(src string, opts Options) (res *result.Result) {
 		res.Heavy = cut.Auto
 	}
 	res.Spent = in.m.spent()
-	res.Outcome = outcomeOf(res)
+	res.Outcome = views.Outcome(res)
 	if opts.Timeline {
 		res.Timeline = draw.Timeline(res)
 		res.Chart = draw.LoadChart(res)
@@ -121,18 +121,6 @@ func (in *interp) errorAt(c lang.Command, err error) *lang.Error {
 		return e
 	}
 	return &lang.Error{Kind: "runtime", Line: c.Pos.Line, Col: c.Pos.Col, Msg: err.Error()}
-}
-
-func setError(r *result.Result, err error) {
-	var e *lang.Error
-	if !errors.As(err, &e) {
-		e = &lang.Error{Kind: "runtime", Msg: err.Error()}
-	}
-	r.Error = e
-	r.ExitCode = 1
-	if e.Kind != "runtime" {
-		r.ExitCode = 2
-	}
 }
 
 // interp holds the state of one run: the kernel, the database and its
@@ -679,26 +667,13 @@ func (in *interp) race(r lang.RaceArgs) error {
 	}
 	in.res.Races = append(in.res.Races, tally)
 	in.quiet = false
-	label := raceLabel(r.Claim, dedupe, r.Key)
+	label := views.RaceLabel(r.Claim, dedupe, r.Key)
 	if r.Workers == lang.DefaultWorkers {
 		in.print("%s: two effects in %d of %d races", label, tally.Duplicates, r.N)
 	} else {
 		in.print("%s, %d workers: two or more effects in %d of %d races", label, r.Workers, tally.Duplicates, r.N)
 	}
 	return nil
-}
-
-// raceLabel names what a race ran with: the claim, and the service's
-// dedupe mode and the workers' key when they are set.
-func raceLabel(claim queue.Claim, dedupe receipts.Dedupe, key receipts.Key) string {
-	s := "claim=" + claim.String()
-	if dedupe != receipts.DedupeOff {
-		s += ", dedupe=" + dedupe.String()
-	}
-	if key != receipts.KeyNone {
-		s += ", key=" + key.String()
-	}
-	return s
 }
 
 // explore checks every interleaving of one race (race --all). It runs on a
@@ -726,8 +701,8 @@ func (in *interp) explore(r lang.RaceArgs) error {
 		x.Shortest = append(x.Shortest, result.ExploreStep{Worker: s.Worker, What: s.What})
 	}
 	in.res.Explorations = append(in.res.Explorations, x)
-	label := raceLabel(r.Claim, dedupe, r.Key) + flagsLabel(r)
-	in.k.Record("shell", event.Race, nil, "race %s --all --workers %d%s: %s of %s interleavings duplicate", r.Claim, r.Workers, flagsLabel(r), x.Duplicating, x.Orderings)
+	label := views.RaceLabel(r.Claim, dedupe, r.Key) + views.FlagsLabel(r)
+	in.k.Record("shell", event.Race, nil, "race %s --all --workers %d%s: %s of %s interleavings duplicate", r.Claim, r.Workers, views.FlagsLabel(r), x.Duplicating, x.Orderings)
 
 	in.print("%s: two effects in %s of %s interleavings of %d workers", label, x.Duplicating, x.Orderings, r.Workers)
 	if flags.Heartbeat {
@@ -753,48 +728,8 @@ func (in *interp) explore(r lang.RaceArgs) error {
 	for i, s := range x.Shortest {
 		in.print("  %d. %s %s", i+1, s.Worker, s.What)
 	}
-	in.print("  replay it: %s", replayLine(r, dedupe, x.Shortest))
+	in.print("  replay it: %s", views.ReplayLine(r, dedupe, x.Shortest))
 	return nil
-}
-
-// replayLine is the command that plays the steps of an ordering as race
-// --schedule, with every flag of the race written out and the service's
-// dedupe mode before it when one is set: pasted anywhere, it replays
-// the ordering as printed, and stops where it stops.
-func replayLine(r lang.RaceArgs, dedupe receipts.Dedupe, steps []result.ExploreStep) string {
-	a := r
-	a.All, a.Used, a.Schedule = false, nil, []int{}
-	for _, s := range steps {
-		// (strconv, not fmt.Sscanf: scanning would bring fmt's whole
-		// scanner into the browser's module, 30 kB of brotli.)
-		n, _ := strconv.Atoi(strings.TrimPrefix(s.Worker, "W"))
-		a.Schedule = append(a.Schedule, n-1)
-	}
-	line := lang.Command{Kind: lang.CmdRace, Race: a}.String()
-	if dedupe != receipts.DedupeOff {
-		line = "service --dedupe " + dedupe.String() + " && " + line
-	}
-	return line
-}
-
-// flagsLabel names the worker flags of a race --all after its claim:
-// ", effect=ledger, key-txn=separate, heartbeat=300ms, fence", or "" with
-// none.
-func flagsLabel(r lang.RaceArgs) string {
-	s := ""
-	if r.Effect != lang.EffectReceipt {
-		s += ", effect=" + r.Effect
-	}
-	if r.KeyTxn == lang.KeyTxnSeparate {
-		s += ", key-txn=" + r.KeyTxn
-	}
-	if r.Heartbeat > 0 {
-		s += fmt.Sprintf(", heartbeat=%dms", r.Heartbeat/sim.Millisecond)
-	}
-	if r.Fence {
-		s += ", fence"
-	}
-	return s
 }
 
 // landed counts the effects that landed since the last reset: receipts
@@ -905,58 +840,5 @@ func effectOf(e receipts.Effect) result.Effect {
 		Order: e.Order, Job: e.Job, Run: e.Run, Attempt: e.Attempt, Send: e.Send,
 		Worker: e.Worker, AtUS: e.At, Token: e.Token, Refused: e.Refused,
 		Event: e.Event, Key: e.Key, Replayed: e.Replayed, FirstRun: e.FirstRun, KeyState: e.KeyState,
-	}
-}
-
-// emptyNotNull makes every list an empty one rather than nil, so the JSON
-// has [] (a table with no rows) and never null.
-func emptyNotNull(r *result.Result) {
-	if r.Transcript == nil {
-		r.Transcript = []string{}
-	}
-	if r.Effects == nil {
-		r.Effects = []result.Effect{}
-	}
-	if r.Summary == nil {
-		r.Summary = []diagnosis.Summary{}
-	}
-	if r.Jobs == nil {
-		r.Jobs = []result.Job{}
-	}
-	if r.Log == nil {
-		r.Log = []string{}
-	}
-	if r.Races == nil {
-		r.Races = []result.RaceTally{}
-	}
-	if r.Explorations == nil {
-		r.Explorations = []result.Exploration{}
-	}
-	if r.Loads == nil {
-		r.Loads = []result.LoadTally{}
-	}
-	if r.Ledger == nil {
-		r.Ledger = []result.LedgerRow{}
-	}
-	if r.Keys == nil {
-		r.Keys = []result.KeyRow{}
-	}
-	if r.Matrices == nil {
-		r.Matrices = []result.MatrixTable{}
-	}
-	if r.Views.Explore.ByWorkers == nil {
-		r.Views.Explore.ByWorkers = []result.ExploreRun{}
-	}
-	if r.Views.Compare.Sides == nil {
-		r.Views.Compare.Sides = []result.CompareSide{}
-	}
-	if r.Views.Compare.Toggle == nil {
-		r.Views.Compare.Toggle = []result.CompareSide{}
-	}
-	if r.Views.Columns == nil {
-		r.Views.Columns = []string{}
-	}
-	if r.Trace == nil {
-		r.Trace = []result.Event{}
 	}
 }

@@ -3,7 +3,6 @@ package interp
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/twice-lab/twice/runtime/event"
 	"github.com/twice-lab/twice/runtime/explore"
@@ -12,6 +11,7 @@ import (
 	"github.com/twice-lab/twice/runtime/script/diagnosis"
 	"github.com/twice-lab/twice/runtime/script/lang"
 	"github.com/twice-lab/twice/runtime/script/result"
+	"github.com/twice-lab/twice/runtime/script/views"
 	"github.com/twice-lab/twice/runtime/sim"
 )
 
@@ -64,7 +64,7 @@ func (in *interp) schedule(c lang.Command) error {
 		sc.Tables.Effects = append(sc.Tables.Effects, result.ScheduleEffect{Worker: f.Worker, Step: f.Step})
 	}
 	if play.Done && stop == nil {
-		sc.Outcome = effectsWords(len(play.Effects))
+		sc.Outcome = views.EffectsWords(len(play.Effects))
 	}
 	in.res.Schedule = sc
 
@@ -75,44 +75,16 @@ func (in *interp) schedule(c lang.Command) error {
 		}
 		in.print("  %d. %s %s", i+1, st.Worker, what)
 	}
-	label := raceLabel(r.Claim, dedupe, r.Key) + flagsLabel(r)
+	label := views.RaceLabel(r.Claim, dedupe, r.Key) + views.FlagsLabel(r)
 	if stop != nil {
 		return usageAt(c.Pos, "race: schedule %s", stop)
 	}
 	if err := in.recordSchedule(r, play); err != nil {
 		return err
 	}
-	in.k.Record("shell", event.Race, nil, "race %s --schedule %s%s: %s", r.Claim, r.ScheduleText(","), flagsLabel(r), scheduleOutcome(play))
-	in.print("%s, schedule %s: %s", label, r.ScheduleText(" "), scheduleOutcome(play))
+	in.k.Record("shell", event.Race, nil, "race %s --schedule %s%s: %s", r.Claim, r.ScheduleText(","), views.FlagsLabel(r), views.ScheduleOutcome(play))
+	in.print("%s, schedule %s: %s", label, r.ScheduleText(" "), views.ScheduleOutcome(play))
 	return nil
-}
-
-// scheduleOutcome says where a schedule left its race: the effects, and
-// for a race not over, each worker's next step.
-func scheduleOutcome(play *explore.Replay) string {
-	if play.Done {
-		return effectsWords(len(play.Effects))
-	}
-	var left []string
-	for i, n := range play.Next {
-		if n.Label != "" {
-			left = append(left, fmt.Sprintf("%s still has %s (next: %s)", n.Worker, plural(play.Left[i], "1 step", fmt.Sprintf("%d steps", play.Left[i])), n.Label))
-		}
-	}
-	return effectsWords(len(play.Effects)) + " so far; " + strings.Join(left, "; ")
-}
-
-// effectsWords says how many effects landed, as a schedule's outcome.
-func effectsWords(n int) string {
-	switch n {
-	case 0:
-		return "no effect"
-	case 1:
-		return "one effect"
-	case 2:
-		return "two effects"
-	}
-	return fmt.Sprintf("%d effects", n)
 }
 
 // usageAt is a usage error at p, found while running: exit 2, as the

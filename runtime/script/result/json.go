@@ -1,6 +1,7 @@
 package result
 
 import (
+	"errors"
 	"strconv"
 	"unicode/utf8"
 
@@ -538,4 +539,72 @@ func ClaimsJSON(c CompareView, err *lang.Error) string {
 		e.byte('}')
 	}
 	return string(e.b)
+}
+
+// EmptyNotNull makes every list an empty one rather than nil, so the JSON
+// has [] (a table with no rows) and never null.
+func (r *Result) EmptyNotNull() {
+	if r.Transcript == nil {
+		r.Transcript = []string{}
+	}
+	if r.Effects == nil {
+		r.Effects = []Effect{}
+	}
+	if r.Summary == nil {
+		r.Summary = []diagnosis.Summary{}
+	}
+	if r.Jobs == nil {
+		r.Jobs = []Job{}
+	}
+	if r.Log == nil {
+		r.Log = []string{}
+	}
+	if r.Races == nil {
+		r.Races = []RaceTally{}
+	}
+	if r.Explorations == nil {
+		r.Explorations = []Exploration{}
+	}
+	if r.Loads == nil {
+		r.Loads = []LoadTally{}
+	}
+	if r.Ledger == nil {
+		r.Ledger = []LedgerRow{}
+	}
+	if r.Keys == nil {
+		r.Keys = []KeyRow{}
+	}
+	if r.Matrices == nil {
+		r.Matrices = []MatrixTable{}
+	}
+	if r.Views.Explore.ByWorkers == nil {
+		r.Views.Explore.ByWorkers = []ExploreRun{}
+	}
+	if r.Views.Compare.Sides == nil {
+		r.Views.Compare.Sides = []CompareSide{}
+	}
+	if r.Views.Compare.Toggle == nil {
+		r.Views.Compare.Toggle = []CompareSide{}
+	}
+	if r.Views.Columns == nil {
+		r.Views.Columns = []string{}
+	}
+	if r.Trace == nil {
+		r.Trace = []Event{}
+	}
+}
+
+// SetError records err as the run's error: a lang.Error as it is, any
+// other as a runtime error; usage, parse and limit errors exit 2, runtime
+// errors 1.
+func (r *Result) SetError(err error) {
+	var e *lang.Error
+	if !errors.As(err, &e) {
+		e = &lang.Error{Kind: "runtime", Msg: err.Error()}
+	}
+	r.Error = e
+	r.ExitCode = 1
+	if e.Kind != "runtime" {
+		r.ExitCode = 2
+	}
 }

@@ -51,7 +51,7 @@ type Result struct {
 	// tables after them, and each worker's next step.
 	Schedule *Schedule `json:"schedule,omitempty"`
 	// Views says what each view of the block shows for this script, or
-	// why it does not apply (see ViewsOf); empty when it did not parse.
+	// why it does not apply (see views.Of); empty when it did not parse.
 	Views Views `json:"views"`
 	// Outcome counts what the run ended with, as every view counts it.
 	Outcome Outcome `json:"outcome"`

@@ -1,24 +1,20 @@
-package interp
+package sim
 
 import (
 	"math/bits"
-
-	"github.com/twice-lab/twice/runtime/script/lang"
-	"github.com/twice-lab/twice/runtime/sim"
 )
 
-// Processing times for load are drawn without floating point, so that a
+// Lognormal times are drawn without floating point, so that a
 // draw is the same integer on every platform: the normal deviate is the
 // sum of twelve uniforms less six (Irwin-Hall, mean 0, variance 1, within
 // ±6), and the lognormal sample p50·(p95/p50)^(z/1.6449) is computed with
 // fixed-point base-2 logarithms and powers (30 fractional bits).
 
 const (
-	fixOne  = 1 << 30 // 1.0 in Q30
-	z95num  = 10000   // 1/1.6449, the 95th percentile of the standard normal,
-	z95den  = 16449   // as a fraction
-	zFrac   = 16      // fractional bits of the normal deviate
-	maxDraw = lang.MaxMillis * sim.Millisecond
+	fixOne = 1 << 30 // 1.0 in Q30
+	z95num = 10000   // 1/1.6449, the 95th percentile of the standard normal,
+	z95den = 16449   // as a fraction
+	zFrac  = 16      // fractional bits of the normal deviate
 )
 
 // exp2Roots[i] is 2^(2^-(i+1)) in Q30.
@@ -73,8 +69,8 @@ func exp2Frac(f int64) uint64 {
 	return m
 }
 
-// scaleExp2 returns x·2^e (e in Q30), clamped to [0, maxDraw].
-func scaleExp2(x int64, e int64) int64 {
+// scaleExp2 returns x·2^e (e in Q30), clamped to [0, most].
+func scaleExp2(x, e, most int64) int64 {
 	neg := e < 0
 	if neg {
 		e = -e
@@ -87,25 +83,28 @@ func scaleExp2(x int64, e int64) int64 {
 		return int64((uint64(x) << 30 / m) >> n)
 	}
 	if n >= 32 {
-		return maxDraw
+		return most
 	}
 	v := (uint64(x) * m >> 30) << n
-	if v > uint64(maxDraw) {
-		return maxDraw
+	if v > uint64(most) {
+		return most
 	}
 	return int64(v)
 }
 
-// sample returns one processing time drawn from d, using the kernel's source.
-func sample(d lang.Dist, k *sim.Kernel) sim.Time {
-	if d.Kind != "lognormal" || d.P95 == d.P50 {
-		return d.P50
+// Lognormal returns a time drawn from the lognormal distribution with
+// median p50 and 95th percentile p95 (p95 >= p50), at least a millisecond
+// and at most most, using the kernel's source: the same seed gives the
+// same draws on every platform.
+func (k *Kernel) Lognormal(p50, p95, most Time) Time {
+	if p95 == p50 {
+		return p50
 	}
 	var z int64 // Q16
 	for range 12 {
 		z += int64(k.Uint32() >> 16)
 	}
 	z -= 6 << zFrac
-	e := z * log2Ratio(d.P95, d.P50) >> zFrac * z95num / z95den
-	return max(scaleExp2(d.P50, e), sim.Millisecond)
+	e := z * log2Ratio(p95, p50) >> zFrac * z95num / z95den
+	return max(scaleExp2(p50, e, most), Millisecond)
 }

@@ -1,13 +1,13 @@
-package interp
+package sim
 
 import (
 	"math"
 	"slices"
 	"testing"
-
-	"github.com/twice-lab/twice/runtime/script/lang"
-	"github.com/twice-lab/twice/runtime/sim"
 )
+
+// testMost is the largest draw the tests allow: 600 s.
+const testMost = 600 * Second
 
 // The fixed-point helpers agree with floating point to within a few parts
 // in a million (the model itself never uses floating point).
@@ -21,27 +21,26 @@ func TestFixedPointLog2Exp2(t *testing.T) {
 	}
 	for _, e := range []float64{0, 0.5, -0.5, 1.9, -3.25, 9.1} {
 		x := int64(1_000_000)
-		got := float64(scaleExp2(x, int64(e*fixOne)))
+		got := float64(scaleExp2(x, int64(e*fixOne), testMost))
 		want := float64(x) * math.Exp2(e)
 		if math.Abs(got-want)/want > 1e-5 {
 			t.Errorf("%d·2^%v = %v, want %v", x, e, got, want)
 		}
 	}
-	if got := scaleExp2(1_000_000, 11*fixOne); got != maxDraw {
-		t.Errorf("2^11 s = %d µs, want it clamped to %d", got, maxDraw)
+	if got := scaleExp2(1_000_000, 11*fixOne, testMost); got != testMost {
+		t.Errorf("2^11 s = %d µs, want it clamped to %d", got, testMost)
 	}
 }
 
 // Draws from lognormal:p50=800,p95=3000 have about that median and 95th
 // percentile, are the same for the same seed, and stay within bounds.
 func TestLognormalDraws(t *testing.T) {
-	d := lang.Dist{Kind: "lognormal", P50: 800 * sim.Millisecond, P95: 3000 * sim.Millisecond}
-	draw := func(seed uint64) []sim.Time {
-		k := sim.New(seed)
-		xs := make([]sim.Time, 20000)
+	draw := func(seed uint64) []Time {
+		k := New(seed)
+		xs := make([]Time, 20000)
 		for i := range xs {
-			xs[i] = sample(d, k)
-			if xs[i] < sim.Millisecond || xs[i] > maxDraw {
+			xs[i] = k.Lognormal(800*Millisecond, 3000*Millisecond, testMost)
+			if xs[i] < Millisecond || xs[i] > testMost {
 				t.Fatalf("draw %d out of bounds", xs[i])
 			}
 		}
@@ -55,13 +54,13 @@ func TestLognormalDraws(t *testing.T) {
 	}
 	slices.Sort(a)
 	p50, p95 := a[len(a)/2], a[len(a)*95/100]
-	if p50 < 760*sim.Millisecond || p50 > 840*sim.Millisecond {
+	if p50 < 760*Millisecond || p50 > 840*Millisecond {
 		t.Errorf("p50 %d µs, want about 800 ms", p50)
 	}
-	if p95 < 2800*sim.Millisecond || p95 > 3200*sim.Millisecond {
+	if p95 < 2800*Millisecond || p95 > 3200*Millisecond {
 		t.Errorf("p95 %d µs, want about 3000 ms", p95)
 	}
-	if f := (lang.Dist{Kind: "fixed", P50: 5, P95: 5}); sample(f, sim.New(1)) != 5 {
-		t.Error("fixed draw is not fixed")
+	if New(1).Lognormal(5, 5, testMost) != 5 {
+		t.Error("a draw with p95 = p50 is not p50")
 	}
 }

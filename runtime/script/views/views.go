@@ -1,4 +1,4 @@
-package interp
+package views
 
 import (
 	"errors"
@@ -55,11 +55,11 @@ type raceKey struct {
 	line   string
 }
 
-// ViewsOf decides the views of a parsed script. Its work is linear in the
+// Of decides the views of a parsed script. Its work is linear in the
 // script's length, and the Result's views are charged to the run's
 // output budget (meter.go), so a script of many distinct commands costs
 // what it prints.
-func ViewsOf(s *lang.Script) result.Views {
+func Of(s *lang.Script) result.Views {
 	return result.Views{Explore: exploreView(s), Compare: compareView(s), Timeline: timelineView(s), Scheduler: schedulerView(s), Columns: columnsOf(s)}
 }
 
@@ -457,8 +457,8 @@ func saturatingAdd(n int, s string) int {
 	return n + int(v)
 }
 
-// outcomeOf counts r as result.Outcome says.
-func outcomeOf(r *result.Result) result.Outcome {
+// Outcome counts r as result.Outcome says.
+func Outcome(r *result.Result) result.Outcome {
 	var o result.Outcome
 	for _, e := range r.Effects {
 		switch {
