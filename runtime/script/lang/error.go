@@ -19,8 +19,7 @@ func (e *Error) Error() string {
 }
 
 // MarshalJSON writes the error's fields and, as "text", the error as
-// Error says it (the command line's format, place and all), so that a
-// page shows an error as the CLI prints it.
+// Error says it, so that a page shows an error as the CLI prints it.
 func (e *Error) MarshalJSON() ([]byte, error) {
 	type fields Error
 	return json.Marshal(struct {

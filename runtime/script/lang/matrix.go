@@ -12,8 +12,6 @@ import (
 // one of the two tables below.
 
 // Scenario is one way a job ends up with two effects, as a script.
-// Every work and race line of the script gets the fix's flags; service
-// lines come first.
 type Scenario struct {
 	ID, Title string
 	// Events is how many effects the scenario should end with: one per
