@@ -827,6 +827,7 @@ func (d *orderEvidence) notes(causes []*dupCause, held, foreign []receipts.Effec
 		notes = append(notes, staleWords(stale, d))
 	}
 	notes = append(notes, d.staleLanded()...)
+	notes = append(notes, d.sharedTokens()...)
 	for _, ev := range d.evs {
 		runs := map[int64]map[string]bool{} // each job's runs that sent a request
 		for _, rs := range [][]receipts.Effect{ev.landed, ev.replayed, ev.refused} {
