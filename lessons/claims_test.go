@@ -111,6 +111,7 @@ func TestCorrectedClaimsStayOut(t *testing.T) {
 		{"01-one-job.md", "A field appears only when it tells something", "the run id, attempt and send number are in every tag"},
 		{"06-redelivery.md", "A queue delivers at least once;", "a queue that acks on hand-out (RabbitMQ's automatic ack, Celery's default) delivers at most once"},
 		{"16-which-fix.md", "cell of the stall row", "the matrix has two stall rows"},
+		{"12-check-or-claim.md", "one level up); and it makes every request", "a lock with a time to live closes the check's race only while it outlasts the effect"},
 	} {
 		if strings.Contains(strings.ToLower(prose(lesson(t, c.file))), strings.ToLower(c.phrase)) {
 			t.Errorf("%s says %q again; it is wrong: %s", c.file, c.phrase, c.why)
@@ -151,6 +152,7 @@ func TestCorrectionsStayIn(t *testing.T) {
 		{"16-which-fix.md", "the older token often reaches the service before the newer one"},
 		{"10-fencing.md", "a replaced holder whose request comes after its successor's"},
 		{"06-redelivery.md", "A queue that never loses a job delivers at least once"},
+		{"12-check-or-claim.md", "and only while the lock outlasts the effect"},
 	} {
 		if !strings.Contains(prose(lesson(t, c.file)), c.phrase) {
 			t.Errorf("%s no longer says %q", c.file, c.phrase)
