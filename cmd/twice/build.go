@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/twice-lab/twice/server"
+	"github.com/twice-lab/twice/server/wasmbuild"
 )
 
 const buildUsage = `usage: twice build -o DIR [--force] [--lessons DIR] [--notes on|off] [--wasm FILE]
@@ -46,14 +47,14 @@ func cmdBuild(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 
-	rt, err := server.ObtainRuntime(ctx, *wasm, prefixed{stdout})
+	rt, err := wasmbuild.ObtainRuntime(ctx, *wasm, prefixed{stdout})
 	if err != nil {
 		fmt.Fprintf(stderr, "twice build: %v\n", err)
 		return 1
 	}
 	start := time.Now()
 	fmt.Fprintf(stdout, "twice: rendering the site and compressing it (brotli of a new runtime takes about 40 s; it is cached)...\n")
-	site, err := server.Render(server.Options{LessonsDir: *dir, Runtime: rt, CacheDir: server.CacheDir(), Brotli: server.BrotliNow, HideNotes: hide})
+	site, err := server.Render(server.Options{LessonsDir: *dir, Runtime: rt, CacheDir: wasmbuild.CacheDir(), Brotli: server.BrotliNow, HideNotes: hide})
 	if err != nil {
 		fmt.Fprintf(stderr, "twice build: %v\n", err)
 		return 1

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 
 	"github.com/twice-lab/twice/server"
+	"github.com/twice-lab/twice/server/wasmbuild"
 )
 
 const serveUsage = `usage: twice serve [--addr HOST:PORT] [--lessons DIR] [--notes on|off] [--wasm FILE]
@@ -45,7 +46,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 
 	progress := prefixed{stdout}
-	rt, err := server.ObtainRuntime(ctx, *wasm, progress)
+	rt, err := wasmbuild.ObtainRuntime(ctx, *wasm, progress)
 	if err != nil {
 		fmt.Fprintf(stderr, "twice serve: %v\n", err)
 		return 1
@@ -65,7 +66,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	srv, err := server.StartServer(server.Options{
 		LessonsDir: *dir,
 		Runtime:    rt,
-		CacheDir:   server.CacheDir(),
+		CacheDir:   wasmbuild.CacheDir(),
 		Brotli:     server.BrotliLater,
 		Live:       true,
 		HideNotes:  hide,
