@@ -442,8 +442,8 @@ func NewPlain() goldmark.Markdown {
 // kept on one line. Browsers may break a line after a hyphen, and a flag
 // split as "--" at the end of one line and "fence" at the start of the
 // next reads as two things. The rest of the code still wraps at its spaces,
-// and a word longer than maxFlag may break anywhere, as before, so that
-// nothing pushes a phone's page sideways.
+// and a word longer than maxFlag may break anywhere, so that nothing
+// pushes a phone's page sideways.
 type codeSpanRenderer struct{}
 
 // maxFlag is the longest flag kept whole (about 230 CSS px in the lessons'

@@ -187,8 +187,8 @@ func BuildWasm(ctx context.Context, goCmd, root, dir, out string, flags []string
 // 57 kB of brotli for the standard library, 7 kB for twice
 // (docs/PERFORMANCE.md). A panic in the browser names file:1 for every
 // frame; the CLI and the wasip1 build compile the files as they are. The
-// go command's build cache keys on the files' content, so a rebuild with
-// the same sources is cached as before.
+// go command's build cache keys on the files' content, so a rebuild from
+// the same sources is a cache hit.
 func lineOverlay(ctx context.Context, goCmd, root, dir string) (string, error) {
 	cmd := exec.CommandContext(ctx, goCmd, "list", "-deps", "-f", "{{.Dir}}\t{{join .GoFiles \"\\t\"}}", "./wasm")
 	cmd.Dir = root
