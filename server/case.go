@@ -11,6 +11,7 @@ import (
 
 	"github.com/twice-lab/twice/cases"
 	"github.com/twice-lab/twice/lessons"
+	"github.com/twice-lab/twice/server/markdown"
 )
 
 // This file renders a case's page (/cases/SLUG/): the evidence desk, made
@@ -127,7 +128,7 @@ func (r *siteRenderer) renderCase(c cases.Case, file, shown string, deadline tim
 	var errs []error
 	p := casePage{Slug: c.Slug, Title: c.Title, Kicker: "Case", Fix: c.Fix.Script}
 	fail := func(line int, format string, args ...any) {
-		e := &BlockError{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
+		e := &markdown.BlockError{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
 		errs = append(errs, e)
 		shownErr := *e
 		shownErr.File = shown
@@ -191,7 +192,7 @@ func (r *siteRenderer) caseEvidence(p *casePage, c cases.Case, deadline time.Tim
 		fail(c.Evidence.Line, "evidence not run: the lesson folder took more than %v to render", MaxRenderTime)
 		return
 	}
-	res := prerender(c.Evidence.Script, opts.Seed)
+	res := markdown.Prerender(c.Evidence.Script, opts.Seed)
 	if e := res.Error; e != nil {
 		line := c.Evidence.Line
 		if e.Line > 0 {
@@ -229,7 +230,7 @@ func (r *siteRenderer) caseHypotheses(c cases.Case, file, shown string, deadline
 			lines[i] = ""
 		}
 	}
-	body, st := renderLesson(r.md, lessons.Lesson{Title: c.Title, Source: []byte(strings.Join(lines, "\n"))}, file, shown, "../../", deadline)
+	body, st := markdown.RenderLesson(r.md, lessons.Lesson{Title: c.Title, Source: []byte(strings.Join(lines, "\n"))}, file, shown, "../../", deadline)
 	parts := bytes.Split(body, []byte("<h3"))
 	var hs []caseHypothesis
 	for i, h := range c.Hypotheses {
@@ -239,7 +240,7 @@ func (r *siteRenderer) caseHypotheses(c cases.Case, file, shown string, deadline
 		}
 		hs = append(hs, caseHypothesis{N: i + 1, Title: h.Title, Body: template.HTML(part)})
 	}
-	return hs, st.errs
+	return hs, st.Errs
 }
 
 // archFigure is a case's architecture drawn twice (left to right on a

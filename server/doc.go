@@ -47,11 +47,11 @@
 //
 // Lessons are read with package lessons (see its documentation for the
 // folder format: a lessons.txt manifest, or every *.md file by name).
-// Markdown is rendered by goldmark, configured once in this package
+// Markdown is rendered by goldmark, configured once in package markdown
 // (CommonMark, GitHub tables, strikethrough, heading ids; raw HTML is not
 // passed through). An AST transformer replaces each fenced block whose
-// language is twice with a [Playground] node, a node kind of its own with
-// its own renderer; other fenced blocks keep goldmark's rendering.
+// language is twice with a [markdown.Playground] node, a node kind of its
+// own with its own renderer; other fenced blocks keep goldmark's rendering.
 //
 // The transformer runs each block's script natively with interp.Run at the
 // block's seed. The rendered element holds the script and that output as
@@ -93,25 +93,8 @@
 //
 // # The runtime
 //
-// [BuildRuntime] compiles the module's wasm package with [WasmBuildEnv]
-// (GOOS=js GOARCH=wasm) and the flags in [WasmBuildFlags], through a go
-// build overlay that puts every Go file it links on one line per
-// declaration (package internal/oneline: the module then carries almost
-// no line table), and reads wasm_exec.js from the GOROOT of the same go
-// command, so the two always match; the linked module's data segments
-// are then merged where a few zero bytes separate them (a few hundred
-// segments instead of Go's tens of thousands, each with a header of its
-// own). The runtime's SQLite is a module of its own,
-// third_party/sqlitewasm, compiled from C and committed; the server
-// serves it beside the Go module, which imports its functions. The go
-// command's build cache makes rebuilds take a second or two; the first
-// build takes about 40 s. [LoadRuntime] reads a prebuilt module instead
-// (twice serve --wasm FILE, or $TWICE_WASM), with the wasm_exec.js found
-// next to it.
-// [BuildBundle] (twice bundle) writes a twice binary that carries the
-// runtime, compiled in with a build tag and a go build overlay, so it needs
-// neither Go nor the source tree; [ObtainRuntime] prefers a --wasm FILE,
-// then the bundled runtime, then a build.
+// The [Options.Runtime] a render serves is package wasmbuild's: the Go
+// module compiled for the browser, its wasm_exec.js and the SQLite module.
 //
 // # HTTP
 //

@@ -93,22 +93,6 @@ func TestExportDoesNotFollowSymlinks(t *testing.T) {
 	}
 }
 
-// bundle -o DIR writes DIR/twice, and says so.
-func TestBundleTarget(t *testing.T) {
-	dir := t.TempDir()
-	abs, shown, err := bundleTarget(dir, "linux")
-	if err != nil || abs != filepath.Join(dir, "twice") || shown != filepath.Join(dir, "twice") {
-		t.Errorf("bundleTarget(dir) = %q, %q, %v", abs, shown, err)
-	}
-	if _, shown, _ := bundleTarget(dir, "windows"); shown != filepath.Join(dir, "twice.exe") {
-		t.Errorf("windows: %q", shown)
-	}
-	file := filepath.Join(dir, "mytwice")
-	if abs, shown, _ := bundleTarget(file, "linux"); abs != file || shown != file {
-		t.Errorf("bundleTarget(file) = %q, %q", abs, shown)
-	}
-}
-
 // A folder on the way to the site's files that is a symlink is refused by
 // name, wherever it leads (a folder inside, the folder itself, its
 // parent, nowhere), and nothing is written through it.

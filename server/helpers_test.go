@@ -20,19 +20,20 @@ import (
 	"github.com/twice-lab/twice/internal/browsertest"
 	"github.com/twice-lab/twice/runtime/script/diagnosis"
 	"github.com/twice-lab/twice/runtime/script/result"
+	"github.com/twice-lab/twice/server/wasmbuild"
 )
 
 // fakeRuntime is a stand-in for the wasm module where its content does not
 // matter: rendering, HTTP and export tests. It is large enough to count as
 // a big file for the compression policies, and compresses quickly.
-func fakeRuntime() *Runtime {
+func fakeRuntime() *wasmbuild.Runtime {
 	wasm := append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte("twice fake module "), (bigFile/18)+100)...)
-	return &Runtime{Wasm: wasm, WasmExec: []byte("// fake wasm_exec.js for tests\n" + strings.Repeat("// padding\n", 60)), From: "test"}
+	return &wasmbuild.Runtime{Wasm: wasm, WasmExec: []byte("// fake wasm_exec.js for tests\n" + strings.Repeat("// padding\n", 60)), From: "test"}
 }
 
 var (
 	realOnce  sync.Once
-	realRT    *Runtime
+	realRT    *wasmbuild.Runtime
 	realErr   error
 	realTook  time.Duration
 	realBuilt bool
@@ -86,7 +87,7 @@ func buildRealRuntime() {
 	realOnce.Do(func() {
 		realBuilt = true
 		start := time.Now()
-		realRT, realErr = BuildRuntime(context.Background(), BuildOptions{})
+		realRT, realErr = wasmbuild.BuildRuntime(context.Background(), wasmbuild.BuildOptions{})
 		realTook = time.Since(start)
 	})
 }
@@ -109,7 +110,7 @@ func openWasmSources() {
 // -short, or with no browser installed) before building or rendering
 // anything for it; a test that needs the module without a browser calls
 // builtRuntime.
-func realRuntime(t *testing.T) *Runtime {
+func realRuntime(t *testing.T) *wasmbuild.Runtime {
 	t.Helper()
 	browsertest.Require(t)
 	return builtRuntime(t)
@@ -117,7 +118,7 @@ func realRuntime(t *testing.T) *Runtime {
 
 // builtRuntime returns the real wasm runtime, building it if TestMain did
 // not. A test given it that then skips fails the package (see TestMain).
-func builtRuntime(t *testing.T) *Runtime {
+func builtRuntime(t *testing.T) *wasmbuild.Runtime {
 	t.Helper()
 	openWasmSources()
 	buildRealRuntime()

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/twice-lab/twice/server/wasmbuild"
 	"github.com/twice-lab/twice/third_party/sqlitewasm"
 )
 
@@ -24,12 +25,12 @@ func TestBrowserBuildLinks(t *testing.T) {
 	openWasmSources()
 	out := filepath.Join(t.TempDir(), "named.wasm")
 	var flags []string
-	for _, f := range WasmBuildFlags {
+	for _, f := range wasmbuild.WasmBuildFlags {
 		if !strings.HasPrefix(f, "-ldflags=") {
 			flags = append(flags, f)
 		}
 	}
-	if err := buildWasm(context.Background(), "go", "..", t.TempDir(), out, flags); err != nil {
+	if err := wasmbuild.BuildWasm(context.Background(), "go", "..", t.TempDir(), out, flags); err != nil {
 		t.Fatal(err)
 	}
 	mod, err := os.ReadFile(out)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/twice-lab/twice/server/wasmbuild"
 	"github.com/twice-lab/twice/site"
 )
 
@@ -28,7 +29,7 @@ func TestMinifiedAssets(t *testing.T) {
 		t.Fatal(err)
 	}
 	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
-		if b, err := os.ReadFile(WasmExecPath(strings.TrimSpace(string(out)))); err == nil {
+		if b, err := os.ReadFile(wasmbuild.WasmExecPath(strings.TrimSpace(string(out)))); err == nil {
 			files["wasm_exec.js"] = b
 		}
 	}

@@ -28,6 +28,8 @@ import (
 	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/script/lang"
 	"github.com/twice-lab/twice/runtime/script/result"
+	"github.com/twice-lab/twice/server/markdown"
+	"github.com/twice-lab/twice/server/wasmbuild"
 	"github.com/twice-lab/twice/site"
 )
 
@@ -53,7 +55,7 @@ type Options struct {
 	// lessons. A server re-reads the folder when its files change.
 	LessonsDir string
 	// Runtime is the wasm module and its wasm_exec.js. Required.
-	Runtime *Runtime
+	Runtime *wasmbuild.Runtime
 	// CacheDir keeps compressed forms of large files between runs; ""
 	// keeps them in memory only.
 	CacheDir string
@@ -132,7 +134,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	if opts.Runtime == nil || len(opts.Runtime.Wasm) == 0 || len(opts.Runtime.WasmExec) == 0 {
 		return nil, errors.New("server: no runtime (wasm module and wasm_exec.js)")
 	}
-	r := &siteRenderer{md: newMarkdown(), plain: newPlainMarkdown(), comp: newCompressor(opts.CacheDir, opts.Brotli), assets: map[string]*File{}, budget: MaxRenderTime, maxPages: MaxSiteBytes, hideNotes: opts.HideNotes}
+	r := &siteRenderer{md: markdown.New(), plain: markdown.NewPlain(), comp: newCompressor(opts.CacheDir, opts.Brotli), assets: map[string]*File{}, budget: MaxRenderTime, maxPages: MaxSiteBytes, hideNotes: opts.HideNotes}
 	r.comp.ready = ready
 	if opts.LessonsDir != "" {
 		r.dir = filepath.Clean(opts.LessonsDir)
@@ -167,7 +169,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	r.sw = static("sw.js")
 	r.names.WasmExec = add("wasm_exec.js", opts.Runtime.WasmExec)
 	r.names.Wasm = add("twice.wasm", opts.Runtime.Wasm)
-	r.names.SQLite = add("sqlite3.wasm", opts.Runtime.sqlite())
+	r.names.SQLite = add("sqlite3.wasm", opts.Runtime.SQLiteModule())
 	// The modules, leaves first, each minified, then linked to the hashed
 	// names of those it imports, then hashed.
 	hashed := map[string]string{}
@@ -186,7 +188,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 		return nil, err
 	}
 	r.names.Case = addMinified("case.js", caseJS)
-	config, err := r.config(len(opts.Runtime.Wasm)+len(opts.Runtime.sqlite()), hashed[modules[len(modules)-1]])
+	config, err := r.config(len(opts.Runtime.Wasm)+len(opts.Runtime.SQLiteModule()), hashed[modules[len(modules)-1]])
 	if err != nil {
 		return nil, err
 	}
@@ -587,12 +589,12 @@ func (r *siteRenderer) renderLessonPages(s *Site, p *plan, i int, deadline time.
 		add(page, r.errorPage("This lesson cannot be shown", err, "../../"), 500)
 		return lessonCount{unshown: true}
 	}
-	body, st := renderLesson(r.md, l, file, l.File, "../../", deadline)
+	body, st := markdown.RenderLesson(r.md, l, file, l.File, "../../", deadline)
 	// A broken block fails in its block, with its message; the rest of
 	// the page renders. The error still fails twice build.
-	p.errs = append(p.errs, st.errs...)
-	if st.fatal != nil {
-		add(page, r.errorPage("This lesson cannot be shown", st.fatal, "../../"), 500)
+	p.errs = append(p.errs, st.Errs...)
+	if st.Fatal != nil {
+		add(page, r.errorPage("This lesson cannot be shown", st.Fatal, "../../"), 500)
 		return lessonCount{unshown: true}
 	}
 	if l.Notes != "" && !r.hideNotes {
@@ -605,7 +607,7 @@ func (r *siteRenderer) renderLessonPages(s *Site, p *plan, i int, deadline time.
 		}
 		body = slices.Concat(body[:at], r.notes(l.Notes), body[at:])
 	}
-	d := pageData{Kind: "lesson", Title: l.Title, Root: "../../", Script: len(st.blocks) > 0,
+	d := pageData{Kind: "lesson", Title: l.Title, Root: "../../", Script: len(st.Blocks) > 0,
 		Content: template.HTML(body), Lesson: p.refs[i], Time: l.Time, SiteTitle: p.siteTitle}
 	if i > 0 {
 		d.Prev = p.refs[i-1]
@@ -614,17 +616,17 @@ func (r *siteRenderer) renderLessonPages(s *Site, p *plan, i int, deadline time.
 		d.Next = p.refs[i+1]
 	}
 	n := len(add(page, r.livePage(s, page, d), 200).Body)
-	for _, b := range st.blocks {
+	for _, b := range st.Blocks {
 		var buf bytes.Buffer
 		q := *b
 		q.Embed = ""
-		writePlayground(&buf, &q)
+		markdown.WritePlayground(&buf, &q)
 		n += len(add(fmt.Sprintf("embed/%s/%d/index.html", l.Slug, b.Index), r.page(pageData{
 			Kind: "embed", Title: fmt.Sprintf("%s, script %d", l.Title, b.Index), Root: "../../../",
 			Script: true, Content: template.HTML(buf.String()), Lesson: p.refs[i],
 		}), 200).Body)
 	}
-	return lessonCount{blocks: len(st.blocks), broken: broken(st.blocks), bytes: n}
+	return lessonCount{blocks: len(st.Blocks), broken: broken(st.Blocks), bytes: n}
 }
 
 // index is the index page's content for plan p: the head, a line per
@@ -780,14 +782,15 @@ func (r *siteRenderer) plainHTML(md []byte) ([]byte, error) {
 const MaxSiteBytes = 64 << 20
 
 // MaxRenderTime bounds the time a render spends running a lesson
-// folder's blocks: once it has passed, the blocks not yet run fail, each
-// with a message naming its file and line, and twice build fails. For
-// scale: twice build --wasm FILE of the built-in lessons took 20 s on a
-// shared 2-core machine, compression included.
-const MaxRenderTime = 2 * time.Minute
+// folder's blocks (see markdown.MaxRenderTime).
+const MaxRenderTime = markdown.MaxRenderTime
+
+// MaxBlockBytes bounds the markup of one block in a page (see
+// markdown.MaxBlockBytes).
+const MaxBlockBytes = markdown.MaxBlockBytes
 
 // broken counts the broken blocks of a lesson.
-func broken(blocks []*Playground) int {
+func broken(blocks []*markdown.Playground) int {
 	n := 0
 	for _, p := range blocks {
 		if p.Broken != "" {

@@ -16,6 +16,7 @@ import (
 	"github.com/twice-lab/twice/lessons"
 	"github.com/twice-lab/twice/runtime/script/interp"
 	"github.com/twice-lab/twice/runtime/script/result"
+	"github.com/twice-lab/twice/server/markdown"
 )
 
 // TestLessonBlocksPrerendered runs every twice block of every built-in
@@ -238,14 +239,14 @@ func TestReload(t *testing.T) {
 // A block's pre-rendered run is kept for the next render of the same
 // script and seed, so an edit reruns only the blocks it changed.
 func TestPrerenderKept(t *testing.T) {
-	a := prerender("race read 3\neffects\n", 7)
-	if b := prerender("race read 3\neffects\n", 7); b != a {
+	a := markdown.Prerender("race read 3\neffects\n", 7)
+	if b := markdown.Prerender("race read 3\neffects\n", 7); b != a {
 		t.Error("the same script and seed ran again")
 	}
-	if c := prerender("race read 3\neffects\n", 8); c == a || c.Seed == a.Seed {
+	if c := markdown.Prerender("race read 3\neffects\n", 8); c == a || c.Seed == a.Seed {
 		t.Error("another seed reused the first run")
 	}
-	if d := prerender("race read 4\neffects\n", 7); d == a {
+	if d := markdown.Prerender("race read 4\neffects\n", 7); d == a {
 		t.Error("an edited script reused the old run")
 	}
 	if got, want := a.Text(), interp.Run("race read 3\neffects\n", interp.Options{Seed: 7}).Text(); got != want {
@@ -302,9 +303,9 @@ func TestMatrixPrerendered(t *testing.T) {
 // escaped and still free to wrap at its spaces.
 func TestInlineCodeKeepsFlags(t *testing.T) {
 	src := "# Flags\n\nAdd `--fence`, or `load 200 --lease 1,2 -c x<y`, not `a-b`, `--` or `--" + strings.Repeat("x", 40) + "`;\n`work\n--heartbeat 300`.\n"
-	page, st := renderLesson(newMarkdown(), lessons.Lesson{Slug: "flags", File: "flags.md", Source: []byte(src)}, "flags.md", "flags.md", "/", time.Time{})
-	if len(st.errs) > 0 {
-		t.Fatal(st.errs)
+	page, st := markdown.RenderLesson(markdown.New(), lessons.Lesson{Slug: "flags", File: "flags.md", Source: []byte(src)}, "flags.md", "flags.md", "/", time.Time{})
+	if len(st.Errs) > 0 {
+		t.Fatal(st.Errs)
 	}
 	for _, want := range []string{
 		`<code><span class="flag">--fence</span></code>`,

@@ -2,14 +2,12 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/twice-lab/twice/server/wasmbuild"
 	"github.com/twice-lab/twice/third_party/sqlitewasm"
 )
 
@@ -25,7 +23,7 @@ func TestWasmExecFromToolchain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile(WasmExecPath(strings.TrimSpace(string(out))))
+	want, err := os.ReadFile(wasmbuild.WasmExecPath(strings.TrimSpace(string(out))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,67 +50,5 @@ func TestWasmExecFromToolchain(t *testing.T) {
 	}
 	if !bytes.Equal(wasm, rt.Wasm) || !bytes.HasPrefix(wasm, []byte("\x00asm")) {
 		t.Errorf("served wasm module is not the built one")
-	}
-}
-
-func TestLoadRuntime(t *testing.T) {
-	dir := t.TempDir()
-	wasm := filepath.Join(dir, "twice.0123456789.wasm")
-	os.WriteFile(wasm, []byte("\x00asm\x01\x00\x00\x00"), 0o644)
-	os.WriteFile(filepath.Join(dir, "wasm_exec.abcdef0123.js"), []byte("// exec"), 0o644)
-	rt, err := LoadRuntime(wasm, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(rt.WasmExec) != "// exec" {
-		t.Errorf("wasm_exec.js next to the module not used: %q", rt.WasmExec)
-	}
-	if rt.SQLite != nil || !bytes.Equal(rt.sqlite(), sqlitewasm.Wasm) {
-		t.Errorf("with no SQLite module next to it, the runtime's is not the one this binary carries")
-	}
-	os.WriteFile(filepath.Join(dir, "sqlite3.fedcba9876.wasm"), []byte("\x00asm sqlite"), 0o644)
-	if rt, err := LoadRuntime(wasm, ""); err != nil || string(rt.sqlite()) != "\x00asm sqlite" {
-		t.Errorf("the SQLite module next to the module not used: %v", err)
-	}
-	bad := filepath.Join(dir, "bad.wasm")
-	os.WriteFile(bad, []byte("hello"), 0o644)
-	if _, err := LoadRuntime(bad, ""); err == nil || !strings.Contains(err.Error(), "not a WebAssembly module") {
-		t.Errorf("LoadRuntime of a non-wasm file: %v", err)
-	}
-}
-
-func TestBuildRuntimeOutsideModule(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command")
-	}
-	dir := t.TempDir()
-	_, err := BuildRuntime(context.Background(), BuildOptions{Dir: dir})
-	if err == nil || !strings.Contains(err.Error(), "--wasm FILE") {
-		t.Errorf("BuildRuntime outside the source tree: %v, want an error that suggests --wasm", err)
-	}
-}
-
-// TestBuildProgress checks that a long build keeps saying that it is still
-// running, and stops saying so once it has finished.
-func TestBuildProgress(t *testing.T) {
-	var out strings.Builder
-	err := whileTicking(&out, 10*time.Millisecond, "still building the runtime", func() error {
-		time.Sleep(55 * time.Millisecond)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Count(out.String(), "still building the runtime (")
-	if lines < 2 {
-		t.Errorf("a 55 ms build with a 10 ms tick said %d progress line(s):\n%s", lines, out.String())
-	}
-	n := out.Len()
-	time.Sleep(30 * time.Millisecond)
-	if out.Len() != n {
-		t.Errorf("progress went on after the build ended")
-	}
-	if err := whileTicking(nil, time.Millisecond, "x", func() error { return nil }); err != nil {
-		t.Error(err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/twice-lab/twice/server"
+	"github.com/twice-lab/twice/server/wasmbuild"
 )
 
 const buildUsage = `usage: twice build -o DIR [--force] [--lessons DIR] [--notes on|off] [--wasm FILE]
@@ -25,35 +26,30 @@ any other folder, replacing files of the same names and leaving the rest.
 func cmdBuild(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("build", buildUsage, stderr)
 	out := fs.String("o", "", "write the site into `DIR`")
-	dir := fs.String("lessons", "", "build the lessons in `DIR` instead of the built-in ones")
-	wasm := fs.String("wasm", "", "use this prebuilt twice.wasm `FILE` instead of building one")
+	flags := addSiteFlags(fs, "build")
 	force := fs.Bool("force", false, "write into DIR even if it is not empty and twice build did not write it")
-	notes := fs.String("notes", "on", "show the lessons' teacher notes, folded (on), or leave them out (off)")
 	if code, done := parseFlags(fs, args, false, stderr); done {
 		return code
 	}
-	hide, ok := notesFlag(*notes, "build", stderr)
-	if !ok {
-		return 2
+	hide, code := flags.check("build", stderr)
+	if code != 0 {
+		return code
 	}
 	if *out == "" {
 		fmt.Fprint(stderr, "twice build: -o DIR is required\n")
 		return 2
 	}
-	if code := checkDir(*dir, "build", stderr); code != 0 {
-		return code
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 
-	rt, err := server.ObtainRuntime(ctx, *wasm, prefixed{stdout})
+	rt, err := wasmbuild.ObtainRuntime(ctx, *flags.wasm, prefixed{stdout})
 	if err != nil {
 		fmt.Fprintf(stderr, "twice build: %v\n", err)
 		return 1
 	}
 	start := time.Now()
 	fmt.Fprintf(stdout, "twice: rendering the site and compressing it (brotli of a new runtime takes about 40 s; it is cached)...\n")
-	site, err := server.Render(server.Options{LessonsDir: *dir, Runtime: rt, CacheDir: server.CacheDir(), Brotli: server.BrotliNow, HideNotes: hide})
+	site, err := server.Render(server.Options{LessonsDir: *flags.dir, Runtime: rt, CacheDir: wasmbuild.CacheDir(), Brotli: server.BrotliNow, HideNotes: hide})
 	if err != nil {
 		fmt.Fprintf(stderr, "twice build: %v\n", err)
 		return 1

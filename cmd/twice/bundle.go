@@ -7,7 +7,7 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/twice-lab/twice/server"
+	"github.com/twice-lab/twice/server/wasmbuild"
 )
 
 const bundleUsage = `usage: twice bundle -o FILE [--goos OS] [--goarch ARCH]
@@ -34,7 +34,7 @@ func cmdBundle(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := server.BuildBundle(ctx, server.BundleOptions{BuildOptions: server.BuildOptions{Progress: prefixed{stdout}}, Out: *out, GOOS: *goos, GOARCH: *goarch}); err != nil {
+	if err := wasmbuild.BuildBundle(ctx, wasmbuild.BundleOptions{BuildOptions: wasmbuild.BuildOptions{Progress: prefixed{stdout}}, Out: *out, GOOS: *goos, GOARCH: *goarch}); err != nil {
 		fmt.Fprintf(stderr, "twice bundle: %v\n", err)
 		return 1
 	}

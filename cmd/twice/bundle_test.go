@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twice-lab/twice/server"
+	"github.com/twice-lab/twice/server/wasmbuild"
 )
 
 // TestBundle makes a bundled binary and runs it as a teacher would: in a
@@ -31,7 +31,7 @@ func TestBundle(t *testing.T) {
 	// go test caches a result by the files its process opens; the builds
 	// below read these in other processes, so open them here, so that an
 	// edit to them runs this test again.
-	for _, glob := range []string{"../../wasm/*", "../../server/bundled.go"} {
+	for _, glob := range []string{"../../wasm/*", "../../server/wasmbuild/bundled.go"} {
 		files, _ := filepath.Glob(glob)
 		for _, f := range files {
 			os.ReadFile(f)
@@ -49,7 +49,7 @@ func TestBundle(t *testing.T) {
 	if !strings.Contains(stdout.String(), "with the runtime inside") || !strings.Contains(stdout.String(), "wrote "+bin) {
 		t.Errorf("twice bundle printed no progress:\n%s", stdout.String())
 	}
-	want, err := server.BuildRuntime(context.Background(), server.BuildOptions{})
+	want, err := wasmbuild.BuildRuntime(context.Background(), wasmbuild.BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

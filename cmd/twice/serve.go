@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -9,6 +10,7 @@ import (
 	"os/signal"
 
 	"github.com/twice-lab/twice/server"
+	"github.com/twice-lab/twice/server/wasmbuild"
 )
 
 const serveUsage = `usage: twice serve [--addr HOST:PORT] [--lessons DIR] [--notes on|off] [--wasm FILE]
@@ -28,24 +30,19 @@ it prints every network URL it listens on and a QR code of the first.
 func cmdServe(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("serve", serveUsage, stderr)
 	addr := fs.String("addr", server.DefaultAddr, "`HOST:PORT` to listen on")
-	dir := fs.String("lessons", "", "serve the lessons in `DIR` instead of the built-in ones")
-	wasm := fs.String("wasm", "", "use this prebuilt twice.wasm `FILE` instead of building one")
-	notes := fs.String("notes", "on", "show the lessons' teacher notes, folded (on), or leave them out (off)")
+	flags := addSiteFlags(fs, "serve")
 	if code, done := parseFlags(fs, args, false, stderr); done {
 		return code
 	}
-	hide, ok := notesFlag(*notes, "serve", stderr)
-	if !ok {
-		return 2
-	}
-	if code := checkDir(*dir, "serve", stderr); code != 0 {
+	hide, code := flags.check("serve", stderr)
+	if code != 0 {
 		return code
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 
 	progress := prefixed{stdout}
-	rt, err := server.ObtainRuntime(ctx, *wasm, progress)
+	rt, err := wasmbuild.ObtainRuntime(ctx, *flags.wasm, progress)
 	if err != nil {
 		fmt.Fprintf(stderr, "twice serve: %v\n", err)
 		return 1
@@ -63,9 +60,9 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	// index can be served, so the URL printed below answers at once, and
 	// each lesson is served as soon as it has rendered.
 	srv, err := server.StartServer(server.Options{
-		LessonsDir: *dir,
+		LessonsDir: *flags.dir,
 		Runtime:    rt,
-		CacheDir:   server.CacheDir(),
+		CacheDir:   wasmbuild.CacheDir(),
 		Brotli:     server.BrotliLater,
 		Live:       true,
 		HideNotes:  hide,
@@ -117,6 +114,29 @@ func serveURL(a net.Addr) string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port) + "/"
+}
+
+// siteFlags are the flags twice serve and twice build share: the lessons
+// folder, a prebuilt runtime and the teacher notes.
+type siteFlags struct{ dir, wasm, notes *string }
+
+// addSiteFlags defines the flags of siteFlags on fs, for the command verb.
+func addSiteFlags(fs *flag.FlagSet, verb string) siteFlags {
+	return siteFlags{
+		dir:   fs.String("lessons", "", verb+" the lessons in `DIR` instead of the built-in ones"),
+		wasm:  fs.String("wasm", "", "use this prebuilt twice.wasm `FILE` instead of building one"),
+		notes: fs.String("notes", "on", "show the lessons' teacher notes, folded (on), or leave them out (off)"),
+	}
+}
+
+// check says on stderr what is wrong with the flags and returns the exit
+// code (0 when nothing is) and whether the notes are left out.
+func (f siteFlags) check(verb string, stderr io.Writer) (hide bool, code int) {
+	hide, ok := notesFlag(*f.notes, verb, stderr)
+	if !ok {
+		return false, 2
+	}
+	return hide, checkDir(*f.dir, verb, stderr)
 }
 
 // notesFlag reads --notes: whether to hide the teacher notes.

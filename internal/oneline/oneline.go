@@ -4,7 +4,7 @@
 //
 // The browser build compiles every Go file it links (the standard
 // library's and twice's) through a go build overlay made with [File]
-// (server.BuildRuntime). A Go binary carries a table that maps each
+// (wasmbuild.BuildRuntime). A Go binary carries a table that maps each
 // instruction back to its file and line, for stack traces; with every
 // statement at line 1 the table says the same thing for a whole function,
 // and almost nothing is left of it: 64 kB less brotli for the browser's

@@ -168,7 +168,7 @@ func (t *table) sizeRows(dir string) {
 			t.rows = append(t.rows, row{figure, budget, mbFmt(float64(v)), verdict(within, Stat{Median: float64(v), Min: float64(v), Max: float64(v), N: 1}, true), SizesFile})
 		}
 	}
-	sizeRow("wasm as twice serve builds it (GOOS=js, server.WasmBuildFlags), raw", "", "wasm.raw")
+	sizeRow("wasm as twice serve builds it (GOOS=js, wasmbuild.WasmBuildFlags), raw", "", "wasm.raw")
 	sizeRow("wasm, gzip -9", "", "wasm.gz")
 	sizeRow("wasm, brotli -q 11", "", "wasm.br")
 	sizeRow("SQLite's module (third_party/sqlitewasm), raw", "", "sqlite.raw")

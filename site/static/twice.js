@@ -7,16 +7,14 @@
 //
 // It also starts the runtime's Web Worker (worker.js), before any module
 // has loaded, when a block is already in view as it runs (it is deferred,
-// so the document is parsed) and the worker is of this page's origin.
-// Started by the element instead, the worker waited for the module graph
-// (playground.js and its imports: round trips, then evaluation), for the
-// element's definition and for the block's setup (its bar and views)
-// before it was even created, and the module's download, compile, Go's
-// start and the first run all waited behind that. The element adopts this
+// so the document is parsed) and the worker is of this page's origin:
+// the module's download, compile, Go's start and the first run then wait
+// for none of the module graph (playground.js and its imports), the
+// element's definition or the block's setup. The element adopts this
 // worker (runtime-client.js): one worker and one download per page, and
-// a block still loads nothing before one is in view. A block below the
-// fold, and a page on another origin (its worker is a blob: that imports
-// ours), start the runtime as before, from the element.
+// a block still loads nothing before one is in view. For a block below
+// the fold, and a page on another origin (its worker is a blob: that
+// imports ours), the element starts the runtime.
 (function () {
   "use strict";
   if (window.customElements === undefined || customElements.get("twice-playground")) {

@@ -544,53 +544,27 @@ func ClaimsJSON(c CompareView, err *lang.Error) string {
 // EmptyNotNull makes every list an empty one rather than nil, so the JSON
 // has [] (a table with no rows) and never null.
 func (r *Result) EmptyNotNull() {
-	if r.Transcript == nil {
-		r.Transcript = []string{}
-	}
-	if r.Effects == nil {
-		r.Effects = []Effect{}
-	}
-	if r.Summary == nil {
-		r.Summary = []diagnosis.Summary{}
-	}
-	if r.Jobs == nil {
-		r.Jobs = []Job{}
-	}
-	if r.Log == nil {
-		r.Log = []string{}
-	}
-	if r.Races == nil {
-		r.Races = []RaceTally{}
-	}
-	if r.Explorations == nil {
-		r.Explorations = []Exploration{}
-	}
-	if r.Loads == nil {
-		r.Loads = []LoadTally{}
-	}
-	if r.Ledger == nil {
-		r.Ledger = []LedgerRow{}
-	}
-	if r.Keys == nil {
-		r.Keys = []KeyRow{}
-	}
-	if r.Matrices == nil {
-		r.Matrices = []MatrixTable{}
-	}
-	if r.Views.Explore.ByWorkers == nil {
-		r.Views.Explore.ByWorkers = []ExploreRun{}
-	}
-	if r.Views.Compare.Sides == nil {
-		r.Views.Compare.Sides = []CompareSide{}
-	}
-	if r.Views.Compare.Toggle == nil {
-		r.Views.Compare.Toggle = []CompareSide{}
-	}
-	if r.Views.Columns == nil {
-		r.Views.Columns = []string{}
-	}
-	if r.Trace == nil {
-		r.Trace = []Event{}
+	empty(&r.Transcript, &r.Log, &r.Views.Columns)
+	empty(&r.Effects)
+	empty(&r.Summary)
+	empty(&r.Jobs)
+	empty(&r.Races)
+	empty(&r.Explorations)
+	empty(&r.Loads)
+	empty(&r.Ledger)
+	empty(&r.Keys)
+	empty(&r.Matrices)
+	empty(&r.Views.Explore.ByWorkers)
+	empty(&r.Views.Compare.Sides, &r.Views.Compare.Toggle)
+	empty(&r.Trace)
+}
+
+// empty makes each nil list it is given an empty one.
+func empty[T any](lists ...*[]T) {
+	for _, l := range lists {
+		if *l == nil {
+			*l = []T{}
+		}
 	}
 }
 

@@ -1,4 +1,4 @@
-package server
+package wasmbuild
 
 import (
 	"bytes"
@@ -119,7 +119,7 @@ func buildRuntime(ctx context.Context, goCmd, root string, progress io.Writer) (
 		fmt.Fprintf(progress, "building the WebAssembly runtime (GOOS=js GOARCH=wasm go build ./wasm; about 40 s the first time, a second or two after)...\n")
 	}
 	start := time.Now()
-	build := func() error { return buildWasm(ctx, goCmd, root, tmp, out, WasmBuildFlags) }
+	build := func() error { return BuildWasm(ctx, goCmd, root, tmp, out, WasmBuildFlags) }
 	if err := whileTicking(progress, buildTick, "still building the runtime", build); err != nil {
 		return nil, err
 	}
@@ -134,7 +134,7 @@ func buildRuntime(ctx context.Context, goCmd, root string, progress io.Writer) (
 }
 
 // sqlite is the SQLite module to serve beside the Go program's.
-func (r *Runtime) sqlite() []byte {
+func (r *Runtime) SQLiteModule() []byte {
 	if len(r.SQLite) > 0 {
 		return r.SQLite
 	}
@@ -150,7 +150,7 @@ var WasmBuildEnv = []string{"GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0"}
 // build does: with WasmBuildEnv, the given flags, and every Go file
 // rewritten by package oneline (see lineOverlay), using dir for its files;
 // then merges the module's data segments (see mergeData).
-func buildWasm(ctx context.Context, goCmd, root, dir, out string, flags []string) error {
+func BuildWasm(ctx context.Context, goCmd, root, dir, out string, flags []string) error {
 	overlay, err := lineOverlay(ctx, goCmd, root, dir)
 	if err != nil {
 		return fmt.Errorf("building the WebAssembly runtime failed: %v", err)
@@ -187,8 +187,8 @@ func buildWasm(ctx context.Context, goCmd, root, dir, out string, flags []string
 // 57 kB of brotli for the standard library, 7 kB for twice
 // (docs/PERFORMANCE.md). A panic in the browser names file:1 for every
 // frame; the CLI and the wasip1 build compile the files as they are. The
-// go command's build cache keys on the files' content, so a rebuild with
-// the same sources is cached as before.
+// go command's build cache keys on the files' content, so a rebuild from
+// the same sources is a cache hit.
 func lineOverlay(ctx context.Context, goCmd, root, dir string) (string, error) {
 	cmd := exec.CommandContext(ctx, goCmd, "list", "-deps", "-f", "{{.Dir}}\t{{join .GoFiles \"\\t\"}}", "./wasm")
 	cmd.Dir = root

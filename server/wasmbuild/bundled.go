@@ -1,6 +1,6 @@
 //go:build twice_bundle
 
-package server
+package wasmbuild
 
 import _ "embed"
 

@@ -1,4 +1,4 @@
-package server
+package wasmbuild
 
 import (
 	"cmp"
@@ -92,7 +92,7 @@ func BuildBundle(ctx context.Context, opts BundleOptions) error {
 		if err := os.WriteFile(file, body, 0o644); err != nil {
 			return err
 		}
-		replace[filepath.Join(root, "server", "bundled", name)] = file
+		replace[filepath.Join(root, "server", "wasmbuild", "bundled", name)] = file
 	}
 	overlay, err := json.Marshal(map[string]any{"Replace": replace})
 	if err != nil {

@@ -1,4 +1,11 @@
-package server
+// Package markdown is the one place goldmark is configured: a lesson's
+// page, and a site's introduction, a lesson's notes and a case's prose. A
+// lesson is CommonMark with GitHub tables and strikethrough; raw HTML in a
+// lesson is not passed through (goldmark's safe default). A fenced block whose language is
+// "twice" is replaced, by an AST transformer, with a [Playground] node,
+// which has a renderer of its own; every other fenced block keeps goldmark's
+// built-in rendering.
+package markdown
 
 import (
 	"bytes"
@@ -27,13 +34,6 @@ import (
 	"github.com/twice-lab/twice/runtime/script/lang"
 	"github.com/twice-lab/twice/runtime/script/result"
 )
-
-// This file is the one place goldmark is configured. A lesson is CommonMark
-// with GitHub tables and strikethrough; raw HTML in a lesson is not passed
-// through (goldmark's safe default). A fenced block whose language is
-// "twice" is replaced, by an AST transformer, with a [Playground] node,
-// which has a renderer of its own; every other fenced block keeps goldmark's
-// built-in rendering.
 
 // KindPlayground is the node kind of a twice block.
 var KindPlayground = ast.NewNodeKind("TwicePlayground")
@@ -99,9 +99,9 @@ func (e *BlockError) Error() string {
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
 }
 
-// docState is what the transformer and the renderer of one lesson share,
-// through the parser context.
-type docState struct {
+// Doc is one lesson as RenderLesson renders it: what the transformer and
+// the renderer share, through the parser context, and what the caller reads.
+type Doc struct {
 	file  string // for errors
 	shown string // the file as pages name it (never an absolute path)
 	// deadline, when not zero, is when the render's time is up: blocks
@@ -109,12 +109,12 @@ type docState struct {
 	deadline time.Time
 	slug     string // for embed links
 	title    string
-	root     string // from the lesson page to the site root
-	blocks   []*Playground
-	errs     []error
-	// fatal, when not nil, is why the lesson cannot be shown: its
-	// markdown passed a bound (among errs too).
-	fatal error
+	root     string        // from the lesson page to the site root
+	Blocks   []*Playground // the twice blocks, in order
+	Errs     []error       // each naming the file and line
+	// Fatal, when not nil, is why the lesson cannot be shown: its
+	// markdown passed a bound (among Errs too).
+	Fatal error
 }
 
 var stateKey = parser.NewContextKey()
@@ -124,7 +124,7 @@ var stateKey = parser.NewContextKey()
 type transformer struct{}
 
 func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
-	st, _ := pc.Get(stateKey).(*docState)
+	st, _ := pc.Get(stateKey).(*Doc)
 	if st == nil {
 		return
 	}
@@ -142,10 +142,10 @@ func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Co
 	for _, f := range fences {
 		line := lineOf(src, f.Pos())
 		p := &Playground{
-			Index:  len(st.blocks) + 1,
+			Index:  len(st.Blocks) + 1,
 			Line:   line,
 			Script: string(f.Lines().Value(src)),
-			Label:  fmt.Sprintf("%s, script %d", st.title, len(st.blocks)+1),
+			Label:  fmt.Sprintf("%s, script %d", st.title, len(st.Blocks)+1),
 		}
 		if st.slug != "" {
 			p.Embed = fmt.Sprintf("%sembed/%s/%d/", st.root, st.slug, p.Index)
@@ -165,7 +165,7 @@ func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Co
 		} else {
 			// A block's run has budgets of its own: its time is not the
 			// markdown's.
-			mdbound.Exclude(pc, func() { p.Result = prerender(p.Script, opts.Seed) })
+			mdbound.Exclude(pc, func() { p.Result = Prerender(p.Script, opts.Seed) })
 		}
 		switch e := p.Result.Error; {
 		case be != nil:
@@ -181,15 +181,22 @@ func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Co
 			be = big
 		}
 		if be != nil {
-			st.errs = append(st.errs, be)
+			st.Errs = append(st.Errs, be)
 			shown := *be
 			shown.File = st.shown
 			p.Broken = shown.Error()
 		}
-		st.blocks = append(st.blocks, p)
+		st.Blocks = append(st.Blocks, p)
 		f.Parent().ReplaceChild(f.Parent(), f, p)
 	}
 }
+
+// MaxRenderTime bounds the time a render spends running a lesson
+// folder's blocks: once it has passed, the blocks not yet run fail, each
+// with a message naming its file and line, and twice build fails. For
+// scale: twice build --wasm FILE of the built-in lessons took 20 s on a
+// shared 2-core machine, compression included.
+const MaxRenderTime = 2 * time.Minute
 
 // lateMarkdownTime is the time a lesson's markdown may take once the
 // render's time is up (MaxRenderTime): many times what a lesson takes
@@ -208,7 +215,7 @@ const MaxBlockBytes = 1 << 20
 // MaxBlockBytes, with its Result replaced by that error, or nil.
 func tooLarge(p *Playground, file string) *BlockError {
 	var b bytes.Buffer
-	writePlayground(&b, p)
+	WritePlayground(&b, p)
 	if b.Len() <= MaxBlockBytes {
 		return nil
 	}
@@ -233,18 +240,18 @@ type playgroundRenderer struct{}
 func (playgroundRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(KindPlayground, func(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if entering {
-			writePlayground(w, n.(*Playground))
+			WritePlayground(w, n.(*Playground))
 		}
 		return ast.WalkSkipChildren, nil
 	})
 }
 
-// writePlayground writes the HTML of one block: a <twice-playground>
+// WritePlayground writes the HTML of one block: a <twice-playground>
 // element holding the script and its pre-rendered output as text (what a
 // reader without JavaScript sees), and the pre-rendered Result as JSON for
 // the component's tables. The JSON omits the trace and the worker log,
 // which the widget does not show.
-func writePlayground(w textWriter, p *Playground) {
+func WritePlayground(w TextWriter, p *Playground) {
 	attr := func(name, val string) {
 		w.WriteString(" " + name + `="` + html.EscapeString(val) + `"`)
 	}
@@ -374,7 +381,7 @@ func sameCommands(a, b *lang.Script) bool {
 // browser runs no script (the component draws its own from the JSON): a
 // row per scenario, a column per fix, each cell the effects one live run
 // produced and its verdict, as the transcript's table prints them.
-func writeMatrix(w textWriter, m result.MatrixTable) {
+func writeMatrix(w TextWriter, m result.MatrixTable) {
 	esc := html.EscapeString
 	w.WriteString(`<table class="twice-matrix"><caption>Which fix closes which duplicate, at seed ` + strconv.FormatUint(m.Seed, 10) +
 		": effects per scenario and fix, each cell a live run; one effect per event is right</caption>\n<thead><tr><th scope=\"col\">scenario</th><th scope=\"col\">events</th>")
@@ -396,16 +403,16 @@ func writeMatrix(w textWriter, m result.MatrixTable) {
 	w.WriteString("</tr></tfoot></table>\n")
 }
 
-// textWriter is what writePlayground writes to: a goldmark BufWriter or a
+// TextWriter is what WritePlayground writes to: a goldmark BufWriter or a
 // bytes.Buffer.
-type textWriter interface {
+type TextWriter interface {
 	io.Writer
 	io.StringWriter
 }
 
-// newMarkdown returns the goldmark configuration of every lesson page,
+// New returns the goldmark configuration of every lesson page,
 // bounded as a page is (mdbound.Page).
-func newMarkdown() goldmark.Markdown {
+func New() goldmark.Markdown {
 	return mdbound.New(mdbound.Page,
 		goldmark.WithExtensions(extension.Table, extension.Strikethrough),
 		goldmark.WithParserOptions(
@@ -418,10 +425,10 @@ func newMarkdown() goldmark.Markdown {
 	)
 }
 
-// newPlainMarkdown returns the configuration of a site's introduction, a
+// NewPlain returns the configuration of a site's introduction, a
 // lesson's notes and a case's prose: as lessons (bounded the same way),
 // but a twice block there is plain code.
-func newPlainMarkdown() goldmark.Markdown {
+func NewPlain() goldmark.Markdown {
 	return mdbound.New(mdbound.Page,
 		goldmark.WithExtensions(extension.Table, extension.Strikethrough),
 		goldmark.WithRendererOptions(
@@ -435,8 +442,8 @@ func newPlainMarkdown() goldmark.Markdown {
 // kept on one line. Browsers may break a line after a hyphen, and a flag
 // split as "--" at the end of one line and "fence" at the start of the
 // next reads as two things. The rest of the code still wraps at its spaces,
-// and a word longer than maxFlag may break anywhere, as before, so that
-// nothing pushes a phone's page sideways.
+// and a word longer than maxFlag may break anywhere, so that nothing
+// pushes a phone's page sideways.
 type codeSpanRenderer struct{}
 
 // maxFlag is the longest flag kept whole (about 230 CSS px in the lessons'
@@ -496,13 +503,13 @@ func keepFlags(code string) string {
 	return b.String()
 }
 
-// renderLesson renders one lesson's markdown to HTML, running its blocks.
+// RenderLesson renders one lesson's markdown to HTML, running its blocks.
 // The returned state lists the blocks and any errors, each naming the file
 // and line; a lesson past a bound of a page's markdown (mdbound.Page) or
 // a block past MaxBlockBytes of markup is one of them, and the former
-// gives no HTML (st.fatal).
-func renderLesson(md goldmark.Markdown, l lessons.Lesson, file, shown, root string, deadline time.Time) ([]byte, *docState) {
-	st := &docState{file: file, shown: shown, slug: l.Slug, title: l.Title, root: root, deadline: deadline}
+// gives no HTML (st.Fatal).
+func RenderLesson(md goldmark.Markdown, l lessons.Lesson, file, shown, root string, deadline time.Time) ([]byte, *Doc) {
+	st := &Doc{file: file, shown: shown, slug: l.Slug, title: l.Title, root: root, deadline: deadline}
 	pc := parser.NewContext()
 	pc.Set(stateKey, st)
 	lim := mdbound.Page
@@ -520,8 +527,8 @@ func renderLesson(md goldmark.Markdown, l lessons.Lesson, file, shown, root stri
 		if errors.As(err, &e) {
 			be.Line, be.Msg = e.Line, "refused: "+e.Msg
 		}
-		st.errs = append(st.errs, be)
-		st.fatal = be
+		st.Errs = append(st.Errs, be)
+		st.Fatal = be
 		return nil, st
 	}
 	// A code block that scrolls sideways on a phone must be reachable by
@@ -530,12 +537,12 @@ func renderLesson(md goldmark.Markdown, l lessons.Lesson, file, shown, root stri
 	return bytes.ReplaceAll(buf.Bytes(), []byte("<pre><code"), []byte(`<pre tabindex="0"><code`)), st
 }
 
-// prerender runs a block's script as the page shows it before any
+// Prerender runs a block's script as the page shows it before any
 // WebAssembly loads: its Result, with the load chart drawn (the timeline
 // is drawn only from a live run). A run is a pure function of the script
 // and the seed, so results are kept for the next render: a teacher's edit
 // reruns only the blocks it changed. Callers must not modify the Result.
-func prerender(src string, seed uint64) *result.Result {
+func Prerender(src string, seed uint64) *result.Result {
 	key := strconv.FormatUint(seed, 10) + "\x00" + src
 	prerendered.Lock()
 	res, ok := prerendered.m[key]
