@@ -297,7 +297,7 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 		}
 		// One block pasted with its snippet, one written by hand with no
 		// embed page to name.
-		post("<p>The race:</p>\n" + tag + "\n<p>By hand:</p>\n<twice-playground id=\"mine\"><pre>race read 3</pre></twice-playground>")
+		post(strings.Repeat("<p>A paragraph of the post.</p>\n", 6) + "<p>The race:</p>\n" + tag + "\n<p>By hand:</p>\n<twice-playground id=\"mine\"><pre>race read 3</pre></twice-playground>")
 		nav(blogURL)
 		run(t, ctx, 30*time.Second, chromedp.Poll[bool](`document.querySelectorAll("twice-playground")[1].shadowRoot !== null`))
 		els := `document.querySelectorAll("twice-playground")`
@@ -342,6 +342,11 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 		}
 		if outer != fmt.Sprint(inner) {
 			t.Errorf("the frame is %s px high for a page of %d px", outer, inner)
+		}
+		// The framed block replays its script and seed as a link, and
+		// scrolls nothing of the post: its reader stays at the top.
+		if y := js[float64](t, ctx, `scrollY`); y != 0 {
+			t.Errorf("the post scrolled to %.0f px as its framed block loaded, want 0", y)
 		}
 		// The block written by hand says what is missing and how to fix
 		// it, above its script, in the page.

@@ -151,6 +151,11 @@ func unkept(t *testing.T, ctx context.Context, path, keptSlug, unkeptSlug string
 	if n := js[int](t, ctx, `document.styleSheets.length && document.styleSheets[0].cssRules.length`); n == 0 {
 		t.Errorf("the offline page has no styles")
 	}
+	// Styled as the site's other pages: the page is not drawn inside the
+	// box of the index's offline control.
+	if box := js[string](t, ctx, `(() => { const s = getComputedStyle(document.body); return s.borderTopWidth + " " + s.marginTop; })()`); box != "0px 0px" {
+		t.Errorf("the offline page's body has a border and top margin of %s, want none (the index's offline box)", box)
+	}
 }
 
 // shoot saves a screenshot of the page as name.png in the artifacts

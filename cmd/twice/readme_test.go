@@ -51,6 +51,31 @@ func TestREADMEExamples(t *testing.T) {
 	}
 }
 
+// TestREADMEFrontDoor runs the two scripts README.md's front door shows
+// and requires the last line of each to be the one it says it ends with
+// ("The first ends `...`; the second, `...`.").
+func TestREADMEFrontDoor(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scripts := regexp.MustCompile("(?m)^go run \\./cmd/twice run -c '([^']*)'$").FindAllStringSubmatch(string(data), -1)
+	ends := regexp.MustCompile("The first ends `([^`]*)`;\\s+the\\s+second,\\s+`([^`]*)`").FindStringSubmatch(string(data))
+	if len(scripts) != 2 || ends == nil {
+		t.Fatalf("README.md shows %d scripts to run and says what they end with: %v; want 2 and the sentence", len(scripts), ends != nil)
+	}
+	for i, m := range scripts {
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{"run", "-c", m[1]}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+			t.Fatalf("README.md: twice run -c %q exits %d: %s", m[1], code, stderr.String())
+		}
+		out := strings.Split(strings.TrimRight(stdout.String(), "\n"), "\n")
+		if last := out[len(out)-1]; last != ends[i+1] {
+			t.Errorf("README.md says twice run -c %q ends %q; it ends %q", m[1], ends[i+1], last)
+		}
+	}
+}
+
 // shBlocks returns the contents of the markdown's ```sh fenced blocks.
 func shBlocks(md string) []string {
 	var blocks []string

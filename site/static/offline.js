@@ -110,7 +110,7 @@
 
   // When to register: see above.
   const afterLoad = (f) => (document.readyState === "complete" ? f() : addEventListener("load", f, { once: true }));
-  const box = document.querySelector(".offline");
+  const box = document.querySelector("section.offline");
   const control = box && offlineControl(box);
   if (document.querySelector("twice-playground") === null) {
     afterLoad(register);

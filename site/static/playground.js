@@ -464,7 +464,11 @@ class TwicePlayground extends HTMLElement {
     // A link read, or why it cannot be (unread, error): see links.js.
     const shared = /** @type {any} */ (parseLink(location.hash, this.id, this.views.map((v) => v.key)));
     if (!shared) return;
-    requestAnimationFrame(() => this.scrollIntoView());
+    // In a frame (an embed page on another site's page), scrollIntoView
+    // would scroll the page around it too: the reader of a post with
+    // framed blocks would land on the last of them.
+    if (window.parent === window) requestAnimationFrame(() => this.scrollIntoView());
+    else requestAnimationFrame(() => scrollTo(0, this.getBoundingClientRect().top + scrollY));
     if (shared.unread) {
       this.showError("This link cannot be read: " + shared.error + ". Nothing ran.");
       return;
