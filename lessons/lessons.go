@@ -150,6 +150,7 @@ import (
 
 	"github.com/twice-lab/twice/cases"
 	"github.com/twice-lab/twice/internal/mdbound"
+	"github.com/twice-lab/twice/runtime/script/lang"
 )
 
 // lessonParser reads a lesson's title and blocks: CommonMark, bounded as
@@ -500,9 +501,9 @@ func parseManifest(data []byte) ([]entry, error) {
 		}
 		switch {
 		case !fs.ValidPath(name) || name == ".":
-			return nil, fmt.Errorf("%s:%d: %q is not a file name inside the lesson folder", Manifest, n, name)
+			return nil, fmt.Errorf("%s:%d: %q is not a file name inside the lesson folder", Manifest, n, lang.Short(name))
 		case path.Ext(name) != ".md":
-			return nil, fmt.Errorf("%s:%d: %q is not a markdown file (want a name ending in .md)", Manifest, n, name)
+			return nil, fmt.Errorf("%s:%d: %q is not a markdown file (want a name ending in .md)", Manifest, n, lang.Short(name))
 		}
 		if first, ok := seen[name]; ok {
 			return nil, fmt.Errorf("%s:%d: %s is already listed on line %d", Manifest, n, name, first)

@@ -155,3 +155,41 @@ func TestFolderReadTimeShared(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorsQuoteAWord: an error about what a lesson or a case says
+// quotes at most a word of it, 40 characters. A 900 KB block option, front matter key
+// or section heading made a 900 KB error line (the script's parser
+// already cut a word at 40 characters).
+func TestErrorsQuoteAWord(t *testing.T) {
+	big := strings.Repeat("a", 900_000)
+	c := func(old, new string) []byte {
+		src := "---\nkind: case\n---\n# C\n\n## Evidence\n\n```twice\nadd o && work --job 1\n```\n\n## Fix\n\n```twice\n```\n\n## Checks\n\n```twice name=one effects=1\nadd o && work --job 1\n```\n"
+		return []byte(strings.Replace(src, old, new, 1))
+	}
+	files := map[string][]byte{
+		"key.md":      []byte("---\n" + big + ": 1\n---\n# A\n"),
+		"line.md":     []byte("---\n" + big + "\n---\n# A\n"),
+		"kind.md":     []byte("---\nkind: " + big + "\n---\n# A\n"),
+		"section.md":  c("## Fix", "## "+big),
+		"check.md":    c("effects=1", big+"=1"),
+		"name.md":     c("name=one", "name="+big+"!"),
+		"count.md":    c("effects=1", "effects="+big),
+	}
+	for name, data := range files {
+		start := time.Now()
+		_, _, err := LoadAll(fstest.MapFS{name: {Data: data}})
+		if time.Since(start) > 10*time.Second {
+			t.Errorf("%s: read in %v", name, time.Since(start))
+		}
+		msg := fmt.Sprint(err)
+		if err == nil || !strings.HasPrefix(msg, name+":") || len(msg) > 300 || !strings.Contains(msg, strings.Repeat("a", 40)+"…") {
+			t.Errorf("%s: an error of %d bytes: %.300s", name, len(msg), msg)
+		}
+	}
+	for _, info := range []string{"twice controls=" + big, "twice " + big, "twice seed=" + big, big} {
+		_, err := ParseBlockOptions(info)
+		if msg := fmt.Sprint(err); err == nil || len(msg) > 300 || !strings.Contains(msg, strings.Repeat("a", 40)+"…") {
+			t.Errorf("%.30s: an error of %d bytes: %.300s", info, len(msg), msg)
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/twice-lab/twice/runtime/script/lang"
 )
 
 // A Site is what a folder's optional index file (SiteFile, index.md) says
@@ -85,7 +87,7 @@ func parseSite(data []byte) (*Site, error) {
 		}
 		name := path.Clean(m[1])
 		if !fs.ValidPath(name) || strings.HasPrefix(m[1], "/") {
-			return nil, fmt.Errorf("%s:%d: %q is not a file name inside the lesson folder", SiteFile, n, m[1])
+			return nil, fmt.Errorf("%s:%d: %q is not a file name inside the lesson folder", SiteFile, n, lang.Short(m[1]))
 		}
 		if first, ok := seen[name]; ok {
 			return nil, fmt.Errorf("%s:%d: %s is already listed on line %d", SiteFile, n, name, first)
@@ -138,16 +140,16 @@ func frontMatter(name string, src []byte) (map[string]string, []byte, error) {
 			k, v, ok := strings.Cut(line, ":")
 			k = strings.TrimSpace(k)
 			if !ok || k == "" || strings.ContainsAny(k, " \t") {
-				return nil, src, fmt.Errorf("%s:%d: want key: value in the front matter, got %q", name, i+1, line)
+				return nil, src, fmt.Errorf("%s:%d: want key: value in the front matter, got %q", name, i+1, lang.Short(line))
 			}
 			if _, dup := vals[k]; dup {
 				return nil, src, fmt.Errorf("%s:%d: %s is given twice in the front matter", name, i+1, k)
 			}
 			if k != "time" && k != "notes" && k != "kind" && k != "level" {
-				return nil, src, fmt.Errorf("%s:%d: unknown front matter key %q (known: time, notes, kind, level)", name, i+1, k)
+				return nil, src, fmt.Errorf("%s:%d: unknown front matter key %q (known: time, notes, kind, level)", name, i+1, lang.Short(k))
 			}
 			if k == "kind" && strings.TrimSpace(v) != "lesson" && strings.TrimSpace(v) != "case" {
-				return nil, src, fmt.Errorf("%s:%d: kind: %s: want lesson or case", name, i+1, strings.TrimSpace(v))
+				return nil, src, fmt.Errorf("%s:%d: kind: %s: want lesson or case", name, i+1, lang.Short(strings.TrimSpace(v)))
 			}
 			key = k
 			vals[k] = &strings.Builder{}

@@ -357,18 +357,28 @@ const maxQuoted = 40
 // whole.
 func shortArgs(args []any) []any {
 	for i, a := range args {
-		if s, ok := a.(string); ok && !strings.ContainsAny(s, " \t") && utf8.RuneCountInString(s) > maxQuoted {
-			n := 0
-			for j := range s {
-				if n == maxQuoted {
-					args[i] = s[:j] + "…"
-					break
-				}
-				n++
-			}
+		if s, ok := a.(string); ok && !strings.ContainsAny(s, " \t") {
+			args[i] = Short(s)
 		}
 	}
 	return args
+}
+
+// Short is s as an error message quotes what a reader wrote: whole up
+// to 40 characters, else its first 40 and "…", so that a megabyte
+// written where a word was wanted makes a one-line error.
+func Short(s string) string {
+	if len(s) <= maxQuoted {
+		return s
+	}
+	n := 0
+	for j := range s {
+		if n == maxQuoted {
+			return s[:j] + "…"
+		}
+		n++
+	}
+	return s
 }
 
 type tokKind int
