@@ -72,6 +72,9 @@ func parseSite(data []byte) (*Site, error) {
 		}
 		if m := titleLine.FindStringSubmatch(line); m != nil && s.Title == "" {
 			s.Title = m[1]
+			if err := longLabel(fmt.Sprintf("%s:%d", SiteFile, n), "the site's title", s.Title); err != nil {
+				return nil, err
+			}
 			lines[i] = ""
 			continue
 		}
@@ -125,6 +128,7 @@ func frontMatter(name string, src []byte) (map[string]string, []byte, error) {
 	// Each value is built, not added to: a value of many lines costs its
 	// length, not its length squared.
 	vals := map[string]*strings.Builder{}
+	starts := map[string]int{} // the line each key is on
 	key := ""
 	for i := 1; i < end; i++ {
 		line := strings.TrimRight(lines[i], "\r\n")
@@ -152,6 +156,7 @@ func frontMatter(name string, src []byte) (map[string]string, []byte, error) {
 				return nil, src, fmt.Errorf("%s:%d: kind: %s: want lesson or case", name, i+1, lang.Short(strings.TrimSpace(v)))
 			}
 			key = k
+			starts[k] = i + 1
 			vals[k] = &strings.Builder{}
 			vals[k].WriteString(strings.TrimSpace(v))
 		}
@@ -167,6 +172,11 @@ func frontMatter(name string, src []byte) (map[string]string, []byte, error) {
 	out := make(map[string]string, len(vals))
 	for k, v := range vals {
 		out[k] = strings.TrimSpace(v.String())
+	}
+	for _, k := range []string{"time", "level"} {
+		if err := longLabel(fmt.Sprintf("%s:%d", name, starts[k]), "its "+k, out[k]); err != nil {
+			return nil, src, err
+		}
 	}
 	return out, []byte(b.String()), nil
 }
