@@ -134,13 +134,21 @@ type holding struct {
 	acked       bool
 }
 
+// ownStep reports whether e is a step a worker's execution took itself:
+// on a worker's lane and of a run, but not the service's statements about
+// the run's key (key-check, key-claim), which are drawn on the lane of the
+// request they answer and may come after the worker has given it up.
+func ownStep(e result.Event) bool {
+	return e.Run != "" && e.Kind.Lane() == event.LaneWorker && e.Kind != event.KeyCheck && e.Kind != event.KeyClaim
+}
+
 // holdings returns every execution that claimed a job in res's trace,
 // each held until its ack or, without one, its last step.
 func holdings(res *result.Result) []holding {
 	var hs []holding
 	at := map[string]int{} // run -> index in hs
 	for i, e := range res.Trace {
-		if e.Run == "" || e.Kind.Lane() != event.LaneWorker {
+		if !ownStep(e) {
 			continue
 		}
 		if k, ok := at[e.Run]; ok {
@@ -191,7 +199,7 @@ func judgeLapses(res *result.Result, n int) (bool, string, string) {
 	for _, h := range holdings(res) {
 		var lease *int64
 		for _, e := range res.Trace[h.from : h.to+1] {
-			if e.Run != h.run || e.Kind.Lane() != event.LaneWorker {
+			if e.Run != h.run || !ownStep(e) {
 				continue
 			}
 			if lease != nil && e.AtUS > *lease {

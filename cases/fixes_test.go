@@ -70,9 +70,22 @@ func TestCaseFixes(t *testing.T) {
 		{"a lease of 0, atomic", "service --dedupe claim\nuse --claim atomic --lease 0 --key event", "slow-notification"},
 		{"a lease shorter than the worker's call", "service --dedupe claim\nuse --claim atomic --lease 1 --key event", "slow-notification"},
 		{"a lease a little shorter than the longest call", "service --dedupe claim\nuse --claim atomic --lease 5 --key event --fence", "slow-notification"},
-		{"a lease that lapses after the last of the offers a second apart, before the call is answered", "service --dedupe claim\nuse --claim atomic --lease 5.5 --key event", "slow-notification"},
-		{"a lease a tenth of a second short of the call, with the lock", "service --dedupe claim\nuse --claim lock --lease 5.9 --key event", "slow-notification"},
-		{"a lease as long as the service's answer, but not the worker's own steps around it", "service --dedupe claim\nuse --claim atomic --lease 6 --key event", "slow-notification"},
+		{"a lease that lapses after the last of the offers a second apart, before the call is given up", "service --dedupe claim\nuse --claim atomic --lease 5.5 --key event", "slow-notification"},
+		{"a lease just past the first try's timeout, with the lock", "service --dedupe claim\nuse --claim lock --lease 5.9 --key event", "slow-notification"},
+		{"a lease that outlasts a 6 s answer but not a call given up after two timeouts: it fits one delay only", "service --dedupe claim\nuse --claim atomic --lease 7 --key event", "slow-notification"},
+		{"a lease as long as the two timeouts, but not the worker's own steps around them", "service --dedupe claim\nuse --claim atomic --lease 10 --key event", "slow-notification"},
+		{"a lease as long as the two timeouts, with the lock", "service --dedupe claim\nuse --claim lock --lease 10 --key event", "slow-notification"},
+		{"a heartbeat exactly as slow as a half-second lease", "service --dedupe claim\nuse --claim atomic --lease 0.5 --heartbeat 500 --key event", "slow-notification"},
+		{"a heartbeat on a lock whose lease is 0: the lock lapses before the first beat", "service --dedupe claim\nuse --claim lock --lease 0 --heartbeat 300 --key event", "slow-notification"},
+		{"fencing with a short lease: the stale worker's request goes out first and is accepted", "service --dedupe claim\nuse --claim atomic --lease 1 --fence --key event", "slow-notification"},
+		{"a lock released by whoever holds it, with a lease that lapses mid-call", "service --dedupe claim\nuse --claim lock --lease 1 --release any --key event", "slow-notification"},
+		{"a key per order, with the lock and a long lease", "service --dedupe claim\nuse --claim lock --lease 900 --key order", "publishes"},
+		{"the asynchronous lock held long and beating: the race is before the lease starts", "service --dedupe claim\nuse --claim async-lock --lease 900 --heartbeat 300 --key event", "two-workers,three-workers"},
+		{"the lock with a long lease, the store still looking before it stores", "service --dedupe check\nuse --claim lock --lease 900 --key event", "client-retry"},
+		{"fencing instead of a dedupe: a token orders workers, not a producer's copies or a resend", "service --dedupe off\nuse --claim atomic --key event --fence --lease 900", "killed-before-ack,client-retry,publishes,re-drive"},
+		{"the ledger in the queue's transaction, keyed and claimed", "service --dedupe claim\nuse --claim atomic --key event --effect ledger --key-txn same --lease 900", "killed-before-ack,killed-before-send,client-retry,re-drive"},
+		{"one delivery only, with a long lease and a heartbeat", "service --dedupe claim\nuse --claim lock --key event --lease 900 --heartbeat 300 --max-attempts 1", "killed-before-send"},
+		{"a key kept a day behind a lease of a day: a crash's redelivery comes as the key is forgotten", "service --dedupe claim --key-ttl 86400\nuse --claim lock --key event --lease 86400 --heartbeat 1000 --fence", "killed-before-ack,re-drive"},
 		{"a heartbeat as slow as the lease: each renewal lands just after the lease passed", "service --dedupe claim\nuse --claim atomic --lease 1 --heartbeat 1000 --key event", "slow-notification"},
 		{"a heartbeat as slow as the lock's lease", "service --dedupe claim\nuse --claim lock --lease 2 --heartbeat 2000 --key event", "slow-notification"},
 		{"a heartbeat slower than the lease", "service --dedupe claim\nuse --claim atomic --lease 1 --heartbeat 3000 --key event", "slow-notification"},
@@ -96,7 +109,6 @@ func TestCaseFixes(t *testing.T) {
 		"service --dedupe claim\nuse --claim lock --key event\n",
 		"service --dedupe claim\nuse --claim atomic --key event --lease 900\n",
 		"service --dedupe claim\nuse --claim lock --key event --lease 86400\n",
-		"service --dedupe claim\nuse --claim atomic --key event --lease 7\n",
 		"service --dedupe claim\nuse --claim atomic --key event --lease 1 --heartbeat 999\n",
 		"service --dedupe claim\nuse --claim atomic --key event --fence\n",
 		"service --dedupe claim\nuse --claim atomic --key event --heartbeat 1000\n",
@@ -105,6 +117,11 @@ func TestCaseFixes(t *testing.T) {
 		"# two lines of use add up\nservice --dedupe claim\nuse --claim atomic\nuse --key event\n",
 		"service --dedupe claim && use --claim atomic --key event\n",
 		"service --dedupe claim\nuse --claim atomic --key event --max-attempts 2\n",
+		"service --dedupe claim\nuse --claim atomic --key event --lease 11\n",
+		"service --dedupe claim\nuse --claim lock --key event --lease 0.5 --heartbeat 400\n",
+		"service --dedupe claim\nuse --claim atomic --key event --lease 86400 --heartbeat 60000 --fence\n",
+		"service --dedupe claim\nuse --claim lock --key event --lease 2 --heartbeat 1999 --max-attempts 3\n",
+		"service --dedupe claim\nuse --claim atomic --key event --effect receipt --lease 900 --heartbeat 10000\n",
 	} {
 		if got, lines := failing(t, c, fix); got != "" {
 			t.Errorf("a right fix fails %s:\n%s\n%s", got, fix, lines)
@@ -149,7 +166,7 @@ func fixSpace() []fixParts {
 	}
 	extras := []string{"", " --fence", " --effect ledger", " --effect ledger --key-txn separate", " --max-attempts 1", " --max-attempts 2", " --release any"}
 	for _, claim := range []string{"atomic", "lock"} {
-		for _, lease := range []int{-1, 0, 1, 5, 6, 7, 900, 86400} {
+		for _, lease := range []int{-1, 0, 1, 5, 6, 7, 10, 11, 900, 86400} {
 			for _, hb := range []int{0, 300, 1000, 3000} {
 				for _, extra := range extras {
 					for _, ttl := range []int{0, 60, 86400} {
@@ -187,9 +204,11 @@ func TestCaseFixSpace(t *testing.T) {
 // rightFix says, from the incident's facts, whether a fix is right:
 // ownership taken in one step that one worker wins, before any wait
 // (atomic, or lock), and held while the worker works: its slowest call
-// is answered 6 s after it goes out (a 5 s client timeout, and a retry
-// the service holds until the first answer), so a lease longer than
-// that call and the worker's steps around it (7 s or more), or a
+// is given up after two tries of 5 s each (the client's timeout; the
+// retry is held by the service until the first answer, which may never
+// come in time), so a lease longer than those 10 s and the worker's steps
+// around them (11 s or more; a lease that only outlasts the check's
+// delay is a guess about the service's latency), or a
 // heartbeat more often than the lease that renews what the claim holds,
 // so that the lease never passes while the worker works;
 // the notification sent through the service (a ledger row is not a
@@ -202,7 +221,7 @@ func rightFix(p fixParts, heartbeatRenewsLock bool) bool {
 	if lease < 0 {
 		lease = 30
 	}
-	held := lease >= 7 || p.hb > 0 && p.hb < lease*1000 && (p.claim == "atomic" || heartbeatRenewsLock)
+	held := lease >= 11 || p.hb > 0 && p.hb < lease*1000 && (p.claim == "atomic" || heartbeatRenewsLock)
 	return (p.claim == "atomic" || p.claim == "lock") && held && p.key == "event" && p.dedupe == "claim" && p.ttl == 0 &&
 		!strings.Contains(p.extra, "ledger") && !strings.Contains(p.extra, "--max-attempts 1")
 }

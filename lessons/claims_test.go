@@ -99,6 +99,19 @@ func TestCorrectedClaimsStayOut(t *testing.T) {
 		{"12-check-or-claim.md", "last four lines", "the duplicating ordering starts at step 4, W1's SELECT of the key; the last four lines skip it"},
 		{"13-producer-publishes-twice.md", "the same as in lesson 6", "lesson 6's run id and attempt cannot find a double publish: each job ran once, at attempt 1"},
 		{"15-keys-that-expire.md", "cannot even cover the queue's own redelivery", "a key stored late in the lease can outlive a TTL shorter than the lease until the first redelivery"},
+		{"18-lock-that-lapses.md", "a counter beside it (`INCR`) can", "an INCR sent after the SET NX can give a holder that paused between the two a higher token than its successor's"},
+		{"21-outbox.md", "a republish after a longer outage", "Kafka's idempotent producer drops only its client's resends within one session; a restarted relay's republish is a new session"},
+		{"19-dead-letters.md", "re-drive days later", "lesson 15's re-drive comes two minutes after the work was done"},
+		{"16-which-fix.md", "In the claim race it only narrows: when both", "fencing in the claim race also lets through an older token that reaches the service first"},
+		{"10-fencing.md", "turn away a holder that has been replaced.", "a replaced holder is turned away only when its request comes after its successor's"},
+		{"11-idempotency-keys.md", "so a producer that sends again gets a new one", "Kafka's idempotent producer and SQS FIFO drop some resends; only a resend by the producer's own code is always new"},
+		{"08-outlives-its-lease.md", "is handed to another consumer, its delivery count", "a share group's released record goes to whichever consumer fetches it, perhaps the same one"},
+		{"20-deploy-drain.md", "Each deploy kills every worker that is mid-job", "a deploy the workers drain kills none of them"},
+		{"20-deploy-drain.md", "lesson 2 with no grace at all", "a process that swallowed SIGTERM had a grace and did not use it"},
+		{"01-one-job.md", "A field appears only when it tells something", "the run id, attempt and send number are in every tag"},
+		{"06-redelivery.md", "A queue delivers at least once;", "a queue that acks on hand-out (RabbitMQ's automatic ack, Celery's default) delivers at most once"},
+		{"16-which-fix.md", "cell of the stall row", "the matrix has two stall rows"},
+		{"12-check-or-claim.md", "one level up); and it makes every request", "a lock with a time to live closes the check's race only while it outlasts the effect"},
 	} {
 		if strings.Contains(strings.ToLower(prose(lesson(t, c.file))), strings.ToLower(c.phrase)) {
 			t.Errorf("%s says %q again; it is wrong: %s", c.file, c.phrase, c.why)
@@ -134,6 +147,12 @@ func TestCorrectionsStayIn(t *testing.T) {
 		{"10-fencing.md", "The lessons on idempotency that follow"},
 		{"16-which-fix.md", "That narrows the race, from most races to a handful in a thousand; it does not close it"},
 		{"16-which-fix.md", "at every one of the twenty seeds"},
+		{"18-lock-that-lapses.md", "if it is raised in the same server-side script as the `SET`"},
+		{"21-outbox.md", "Kafka: every republish by a restarted relay, which is a new session"},
+		{"16-which-fix.md", "the older token often reaches the service before the newer one"},
+		{"10-fencing.md", "a replaced holder whose request comes after its successor's"},
+		{"06-redelivery.md", "A queue that never loses a job delivers at least once"},
+		{"12-check-or-claim.md", "and only while the lock outlasts the effect"},
 	} {
 		if !strings.Contains(prose(lesson(t, c.file)), c.phrase) {
 			t.Errorf("%s no longer says %q", c.file, c.phrase)

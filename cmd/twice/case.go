@@ -14,10 +14,14 @@ import (
 )
 
 var caseUsage = `usage: twice case list [--lessons DIR]
+       twice case show [--lessons DIR] NAME
        twice case check [--lessons DIR] NAME --fix FILE
 
 list prints the cases of the lesson folder (the built-in one unless
---lessons names another), one a line. check runs case NAME's checks
+--lessons names another), one a line. show prints case NAME as a
+reader works it: the symptom, the question to answer, how to
+investigate, the run that reproduces it, each hypothesis's experiment,
+the system a fix starts from and the checks. check runs case NAME's checks
 after the fix in FILE (- for standard input; a regular file of at most
 64 KiB, as twice run reads) and prints one line per check, "pass NAME:
 evidence" or "fail NAME: evidence". A fix changes the system only, and
@@ -34,12 +38,12 @@ func cmdCase(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	switch args[0] {
-	case "list", "check":
+	case "list", "show", "check":
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, caseUsage)
 		return 0
 	default:
-		fmt.Fprintf(stderr, "twice case: unknown subcommand %q (want list or check)\n%s", args[0], caseUsage)
+		fmt.Fprintf(stderr, "twice case: unknown subcommand %q (want list, show or check)\n%s", args[0], caseUsage)
 		return 2
 	}
 	sub := args[0]
@@ -63,8 +67,11 @@ func cmdCase(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer closeFolder()
 	all, lerr := lessons.LoadCases(fsys)
-	if sub == "list" {
+	switch sub {
+	case "list":
 		return listCases(all, lerr, pos, where, stdout, stderr)
+	case "show":
+		return showCase(all, lerr, pos, where, stdout, stderr)
 	}
 	return checkCase(all, lerr, pos, where, *fix, stdin, stdout, stderr)
 }
@@ -101,30 +108,79 @@ func listCases(all []cases.Case, lerr error, pos []string, where string, stdout,
 	return 0
 }
 
-// checkCase runs the checks of the case named in pos against the fix in
-// the file fix and prints one line per check; it exits 1 when one fails.
-func checkCase(all []cases.Case, lerr error, pos []string, where, fix string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(pos) != 1 {
-		fmt.Fprint(stderr, "twice case check: want one case NAME\n")
-		return 2
+// showCase prints the case named in pos for a reader at a terminal: what
+// the page shows before its evidence desk, the focus question, the
+// investigation's steps, the scripts to run and the checks.
+func showCase(all []cases.Case, lerr error, pos []string, where string, stdout, stderr io.Writer) int {
+	c, code := oneCase(all, lerr, pos, where, "show", stderr)
+	if c == nil {
+		return code
 	}
-	if fix == "" {
-		fmt.Fprint(stderr, "twice case check: --fix FILE is required (an empty file checks the case with no fix)\n")
-		return 2
+	fmt.Fprintf(stdout, "%s (%s)\n", c.Title, strings.TrimSuffix(strings.TrimPrefix(describe(*c), c.Title+" ("), ")"))
+	for _, sec := range []struct {
+		name string
+		p    cases.Prose
+	}{{"Symptom", c.Symptom}, {"Expected", c.Expected}, {"Actual", c.Actual}, {"Question", c.Question}, {"Investigation", c.Investigation}} {
+		if t := strings.TrimSpace(sec.p.Text); t != "" {
+			fmt.Fprintf(stdout, "\n%s\n%s\n", sec.name, indentLines(t))
+		}
+	}
+	fmt.Fprintf(stdout, "\nReproduce (the evidence's run; twice run FILE)\n%s\n", indentLines(c.Evidence.Script))
+	for _, h := range c.Hypotheses {
+		fmt.Fprintf(stdout, "\nHypothesis: %s\n%s\n", h.Title, indentLines(h.Experiment.Script))
+	}
+	fmt.Fprintf(stdout, "\nThe system a fix starts from (twice case check %s --fix FILE)\n%s\n", c.Slug, indentLines(c.Fix.Script))
+	fmt.Fprintf(stdout, "  (%s)\n\nChecks\n", cases.FixRule())
+	for _, ck := range c.Checks {
+		fmt.Fprintf(stdout, "  %s\n", ck.Name)
+	}
+	return 0
+}
+
+// indentLines indents each line of s by two spaces, and says (none) for
+// nothing.
+func indentLines(s string) string {
+	s = strings.TrimRight(s, "\n")
+	if strings.TrimSpace(s) == "" {
+		return "  (none)"
+	}
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}
+
+// oneCase returns the case named by pos, the one argument of sub, or
+// nil and the exit code, having said why.
+func oneCase(all []cases.Case, lerr error, pos []string, where, sub string, stderr io.Writer) (*cases.Case, int) {
+	if len(pos) != 1 {
+		fmt.Fprintf(stderr, "twice case %s: want one case NAME\n", sub)
+		return nil, 2
 	}
 	c, names := findCase(all, pos[0])
 	if c == nil {
 		if lerr != nil {
-			fmt.Fprintf(stderr, "twice case check: %s: %v\n", where, lerr)
+			fmt.Fprintf(stderr, "twice case %s: %s: %v\n", sub, where, lerr)
 		}
-		fmt.Fprintf(stderr, "twice case check: no case %q in %s (cases: %s)\n", pos[0], where, strings.Join(names, ", "))
+		fmt.Fprintf(stderr, "twice case %s: no case %q in %s (cases: %s)\n", sub, pos[0], where, strings.Join(names, ", "))
+		return nil, 2
+	}
+	return c, 0
+}
+
+// checkCase runs the checks of the case named in pos against the fix in
+// the file fix and prints one line per check; it exits 1 when one fails.
+func checkCase(all []cases.Case, lerr error, pos []string, where, fix string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(pos) == 1 && fix == "" {
+		fmt.Fprint(stderr, "twice case check: --fix FILE is required (an empty file checks the case with no fix)\n")
 		return 2
+	}
+	c, code := oneCase(all, lerr, pos, where, "check", stderr)
+	if c == nil {
+		return code
 	}
 	f, ok := readFix(fix, stdin, stderr)
 	if !ok {
 		return 2
 	}
-	code := 0
+	code = 0
 	for _, r := range c.RunChecks(f, cases.Options{}) {
 		fmt.Fprintln(stdout, r)
 		if !r.Pass {

@@ -8,6 +8,7 @@
 //	twice build -o DIR [--force] [--lessons DIR] [--notes on|off] [--wasm FILE]
 //	twice bundle -o FILE [--goos OS] [--goarch ARCH]
 //	twice case list [--lessons DIR]
+//	twice case show [--lessons DIR] NAME
 //	twice case check [--lessons DIR] NAME --fix FILE
 //
 // Exit codes: 0 success, 1 runtime error, 2 usage or parse error.
@@ -36,6 +37,8 @@ const usage = `usage:
                                          write one binary with the runtime inside
   twice case list [--lessons DIR]
                                          list the cases to solve
+  twice case show [--lessons DIR] NAME
+                                         print a case: its question, how to work it
   twice case check [--lessons DIR] NAME --fix FILE
                                          run a case's checks against a fix
 Run 'twice COMMAND -h' for a command's flags.

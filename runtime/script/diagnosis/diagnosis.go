@@ -617,8 +617,8 @@ func (d *orderEvidence) causeWords(cs []*dupCause) string {
 			var phrases []string
 			for _, o := range cs {
 				if o.kind == PublishTwice {
-					ev := d.event(o.event)
-					phrases = append(phrases, fmt.Sprintf("event %s %s (%s)", o.event, times(len(ev.jobs)), jobsWord(jobStrings(ev.jobs))))
+					copies := d.copies(o.event)
+					phrases = append(phrases, fmt.Sprintf("event %s %s (%s)", o.event, times(len(copies)), jobsWord(jobStrings(copies))))
 				}
 			}
 			parts = append(parts, fmt.Sprintf("the producer published %s: an upstream retry, not the queue; only a key from the event id can see it", prose(phrases)))
@@ -803,7 +803,8 @@ func (d *orderEvidence) notes(causes []*dupCause, held, foreign []receipts.Effec
 			continue
 		}
 		if !saidPublish[ev.event] {
-			published = append(published, fmt.Sprintf("event %s %s (%s)", ev.event, times(len(ev.jobs)), jobsWord(jobStrings(ev.jobs))))
+			copies := d.copies(ev.event)
+			published = append(published, fmt.Sprintf("event %s %s (%s)", ev.event, times(len(copies)), jobsWord(jobStrings(copies))))
 		}
 	}
 	if len(published) > 0 {
@@ -827,6 +828,7 @@ func (d *orderEvidence) notes(causes []*dupCause, held, foreign []receipts.Effec
 		notes = append(notes, staleWords(stale, d))
 	}
 	notes = append(notes, d.staleLanded()...)
+	notes = append(notes, d.sharedTokens()...)
 	for _, ev := range d.evs {
 		runs := map[int64]map[string]bool{} // each job's runs that sent a request
 		for _, rs := range [][]receipts.Effect{ev.landed, ev.replayed, ev.refused} {

@@ -240,6 +240,61 @@ func (d *orderEvidence) staleLanded() []string {
 	return notes
 }
 
+// sharedTokens says, one note per job and token, the requests that
+// landed carrying one fencing token from two or more runs. A run's token
+// is the attempts it read back after its claim; a run that read it back
+// after a later claim had raised it carries that claim's number, not its
+// own, and the service, which refuses only a token older than one it has
+// seen, lets every holder of the one token through. Of the runs that
+// share a token, all but the last to claim read back a later claim's
+// number (attempts only rise, one per claim).
+func (d *orderEvidence) sharedTokens() []string {
+	type jobToken struct {
+		job   int64
+		token int
+	}
+	holders := map[jobToken][]*Record{}
+	var order []jobToken
+	for _, ev := range d.evs {
+		for _, e := range ev.landed {
+			r := d.h.runs[e.Run]
+			if e.Token == 0 || r == nil {
+				continue
+			}
+			k := jobToken{e.Job, e.Token}
+			if slices.Contains(holders[k], r) {
+				continue
+			}
+			if holders[k] == nil {
+				order = append(order, k)
+			}
+			holders[k] = append(holders[k], r)
+		}
+	}
+	var notes []string
+	for _, k := range order {
+		rs := holders[k]
+		if len(rs) < 2 {
+			continue
+		}
+		slices.SortStableFunc(rs, func(a, b *Record) int { return d.h.claimOrder(a.run) - d.h.claimOrder(b.run) })
+		var all, early []string
+		for i, r := range rs {
+			all = append(all, r.worker)
+			if i < len(rs)-1 {
+				early = append(early, r.worker)
+			}
+		}
+		both := "both"
+		if len(all) > 2 {
+			both = "all"
+		}
+		notes = append(notes, fmt.Sprintf("%s %s carried fencing token %d for %s and landed: a token is the attempts a run reads back after its claim, and %s read it back after a later claim had raised it, so %s runs held one token, and the service refuses only an older one",
+			prose(all), both, k.token, d.jobWord(k.job), prose(early), count(len(all))))
+	}
+	return notes
+}
+
 // firstNewerToken returns the first request of e's job, after e, that
 // carried a higher fencing token than e's.
 func (d *orderEvidence) firstNewerToken(e receipts.Effect) (receipts.Effect, bool) {

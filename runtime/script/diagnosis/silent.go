@@ -33,6 +33,23 @@ func (in *Evidence) silentJobs(d *orderEvidence, sent map[int64]bool) []silentJo
 	return js
 }
 
+// copies returns the order's jobs that carry event, in id order: those
+// that sent a request and the silent ones, every copy the producer
+// published.
+func (d *orderEvidence) copies(event string) []int64 {
+	var ids []int64
+	if ev := d.event(event); ev != nil {
+		ids = slices.Clone(ev.jobs)
+	}
+	for _, sj := range d.silent {
+		if sj.event == event && !slices.Contains(ids, sj.job) {
+			ids = append(ids, sj.job)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
 // sayTheSilent adds to s what the order's silent jobs show: that the
 // producer published their event again, and what became of each claim of
 // them. An order that was otherwise delivered once is then a redelivery
@@ -45,9 +62,13 @@ func (d *orderEvidence) sayTheSilent(s *Summary) {
 	var parts []string
 	race := false
 	for _, sj := range d.silent {
-		ids := append(slices.Clone(d.event(sj.event).jobs), sj.job)
-		slices.Sort(ids)
-		all := jobStrings(ids)
+		ev := d.event(sj.event)
+		ids := d.copies(sj.event)
+		published := fmt.Sprintf("the producer published event %s %s (%s), and job %d", sj.event, times(len(ids)), jobsWord(jobStrings(ids)), sj.job)
+		if len(ev.jobs) >= 2 && len(ev.landed) > 0 {
+			// The publish is said already, with every copy (causeWords, notes).
+			published = fmt.Sprintf("job %d, a copy of event %s,", sj.job, sj.event)
+		}
 		var said []string
 		for _, r := range d.h.claims[sj.job] {
 			_, why := d.fate(r)
@@ -60,8 +81,8 @@ func (d *orderEvidence) sayTheSilent(s *Summary) {
 			}
 			said = append(said, why)
 		}
-		parts = append(parts, fmt.Sprintf("the producer published event %s %s (%s), and job %d was delivered %s and sent no request: %s",
-			sj.event, times(len(ids)), jobsWord(all), sj.job, times(len(d.h.claims[sj.job])), strings.Join(said, "; ")))
+		parts = append(parts, fmt.Sprintf("%s was delivered %s and sent no request: %s",
+			published, times(len(d.h.claims[sj.job])), strings.Join(said, "; ")))
 	}
 	switch {
 	case s.Kind == Once && race:
