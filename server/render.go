@@ -849,6 +849,18 @@ func lessonSource(opts Options) (fs.FS, string, func()) {
 	return rootFS{root}, name, func() { root.Close() }
 }
 
+// LessonFolder opens the lesson folder dir on disk as twice serve and
+// twice build read it (see lessonSource), for twice case: no file outside
+// it is read, one that tries is refused in words, and no file is opened
+// in a way that can block.
+func LessonFolder(dir string) (fs.FS, func(), error) {
+	root, err := os.OpenRoot(filepath.Clean(dir))
+	if err != nil {
+		return nil, nil, err
+	}
+	return rootFS{root}, func() { root.Close() }, nil
+}
+
 // rootFS is an os.Root's file system whose errors say, in words, that a
 // file reaching outside the folder was refused. It opens every file with
 // O_NONBLOCK, so that a named pipe swapped in after lessons.ReadFile's
