@@ -3,6 +3,8 @@ package cases
 import (
 	"fmt"
 	"strings"
+
+	"github.com/twice-lab/twice/runtime/script/lang"
 )
 
 // A Case is a puzzle for the reader: an incident to explain and fix,
@@ -157,10 +159,10 @@ func sections(name string, lines []string) (introStart, introEnd int, spans []sp
 				known = known || s == sec
 			}
 			if !known {
-				return 0, 0, nil, nil, fmt.Errorf("%s:%d: unknown section %q of a case (known: %s)", name, i+1, text, strings.Join(Sections, ", "))
+				return 0, 0, nil, nil, fmt.Errorf("%s:%d: unknown section %q of a case (known: %s)", name, i+1, lang.Short(text), strings.Join(Sections, ", "))
 			}
 			if first, ok := seen[sec]; ok {
-				return 0, 0, nil, nil, fmt.Errorf("%s:%d: section %q is already on line %d", name, i+1, text, first)
+				return 0, 0, nil, nil, fmt.Errorf("%s:%d: section %q is already on line %d", name, i+1, lang.Short(text), first)
 			}
 			seen[sec] = i + 1
 			if len(spans) == 0 {
@@ -366,7 +368,7 @@ func (r reader) hypotheses(s span) ([]Hypothesis, error) {
 		}
 		bs := r.blocksIn(h.line, hend)
 		if len(bs) != 1 {
-			return nil, fmt.Errorf("%s:%d: hypothesis %q needs exactly one twice block, its experiment; it has %d", name, h.line, h.title, len(bs))
+			return nil, fmt.Errorf("%s:%d: hypothesis %q needs exactly one twice block, its experiment; it has %d", name, h.line, lang.Short(h.title), len(bs))
 		}
 		hs = append(hs, Hypothesis{
 			Title:      h.title,
@@ -399,13 +401,13 @@ func parseHints(name string, lines []string, start, end int) ([]HintStage, error
 				continue
 			}
 			if len(st.Hints) == 0 || !strings.HasPrefix(line, "  ") {
-				return nil, fmt.Errorf("%s:%d: want the hints of stage %q as a list, broad to narrow, one item each", name, j+1, h.title)
+				return nil, fmt.Errorf("%s:%d: want the hints of stage %q as a list, broad to narrow, one item each", name, j+1, lang.Short(h.title))
 			}
 			last := &st.Hints[len(st.Hints)-1]
 			last.Text += "\n" + strings.TrimSpace(line)
 		}
 		if len(st.Hints) == 0 || len(st.Hints) > MaxHints {
-			return nil, fmt.Errorf("%s:%d: stage %q has %d hints; give it from 1 to %d", name, h.line, h.title, len(st.Hints), MaxHints)
+			return nil, fmt.Errorf("%s:%d: stage %q has %d hints; give it from 1 to %d", name, h.line, lang.Short(h.title), len(st.Hints), MaxHints)
 		}
 		hs = append(hs, st)
 	}

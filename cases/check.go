@@ -41,33 +41,33 @@ func ParseCheck(b Block) (Check, error) {
 	ck := Check{Line: b.Line, Block: b, Seed: DefaultCheckSeed}
 	fields := strings.Fields(b.Info)
 	if len(fields) == 0 || fields[0] != "twice" {
-		return ck, fmt.Errorf("info string %q does not start with \"twice\"", b.Info)
+		return ck, fmt.Errorf("info string %q does not start with \"twice\"", lang.Short(b.Info))
 	}
 	seen := map[string]bool{}
 	for _, f := range fields[1:] {
 		key, val, hasVal := strings.Cut(f, "=")
 		if seen[key] {
-			return ck, fmt.Errorf("check option %q given twice", key)
+			return ck, fmt.Errorf("check option %q given twice", lang.Short(key))
 		}
 		seen[key] = true
 		switch key {
 		case "name":
 			if !validName(val) {
-				return ck, fmt.Errorf("check name=%s: want lower-case letters, digits and dashes", val)
+				return ck, fmt.Errorf("check name=%s: want lower-case letters, digits and dashes", lang.Short(val))
 			}
 			ck.Name = val
 			continue
 		case "seed":
 			n, err := strconv.ParseUint(val, 10, 64)
 			if !hasVal || err != nil {
-				return ck, fmt.Errorf("check option seed=%s: want a whole number from 0 to 18446744073709551615", val)
+				return ck, fmt.Errorf("check option seed=%s: want a whole number from 0 to 18446744073709551615", lang.Short(val))
 			}
 			ck.Seed = n
 			continue
 		}
 		c, ok := condition(key)
 		if !ok {
-			return ck, fmt.Errorf("unknown check option %q (known: name=NAME, seed=N, %s)", key, conditionNames())
+			return ck, fmt.Errorf("unknown check option %q (known: name=NAME, seed=N, %s)", lang.Short(key), conditionNames())
 		}
 		if !c.Number {
 			if hasVal {
@@ -78,7 +78,7 @@ func ParseCheck(b Block) (Check, error) {
 		}
 		n, err := strconv.Atoi(val)
 		if !hasVal || err != nil || n < 0 {
-			return ck, fmt.Errorf("check option %s=%s: want a whole number, 0 or more", key, val)
+			return ck, fmt.Errorf("check option %s=%s: want a whole number, 0 or more", key, lang.Short(val))
 		}
 		ck.Expect = append(ck.Expect, Expectation{What: key, N: n})
 	}

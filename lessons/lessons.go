@@ -121,6 +121,8 @@
 //     refused by name without being opened for reading;
 //   - a file larger than [MaxFileSize] (1 MiB) is refused;
 //   - a lesson with more than [MaxBlocks] (100) twice blocks is refused;
+//   - a lesson whose title, time or level has more than [MaxLabel] (200)
+//     characters is refused, and so is a site whose index.md title has;
 //   - a lesson whose markdown, or the markdown of its notes, passes the
 //     bounds of a page (package internal/mdbound: 5 s, blockquotes and
 //     lists nested 32 deep, 100,000 table cells, 200,000 elements) is
@@ -145,11 +147,13 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
 
 	"github.com/twice-lab/twice/cases"
 	"github.com/twice-lab/twice/internal/mdbound"
+	"github.com/twice-lab/twice/runtime/script/lang"
 )
 
 // lessonParser reads a lesson's title and blocks: CommonMark, bounded as
@@ -310,7 +314,20 @@ const (
 	// cases together: those after it are left out, with one line that
 	// says so.
 	MaxLessons = 200
+	// MaxLabel bounds, in characters, what the index and every page
+	// of the site repeat: a lesson's title, time and level, and the
+	// site's title. The built-in ones are under 60.
+	MaxLabel = 200
 )
+
+// longLabel refuses a label of more than MaxLabel characters, at
+// where (file:line); what names it.
+func longLabel(where, what, v string) error {
+	if n := utf8.RuneCountInString(v); n > MaxLabel {
+		return fmt.Errorf("%s: refused: %s is %d characters long; a title, time or level may have at most %d", where, what, n, MaxLabel)
+	}
+	return nil
+}
 
 // MaxFolderBytes bounds the bytes of a folder's files read, lessons and
 // cases together (the built-in folder's are about 150 KB): the file that
@@ -500,9 +517,9 @@ func parseManifest(data []byte) ([]entry, error) {
 		}
 		switch {
 		case !fs.ValidPath(name) || name == ".":
-			return nil, fmt.Errorf("%s:%d: %q is not a file name inside the lesson folder", Manifest, n, name)
+			return nil, fmt.Errorf("%s:%d: %q is not a file name inside the lesson folder", Manifest, n, lang.Short(name))
 		case path.Ext(name) != ".md":
-			return nil, fmt.Errorf("%s:%d: %q is not a markdown file (want a name ending in .md)", Manifest, n, name)
+			return nil, fmt.Errorf("%s:%d: %q is not a markdown file (want a name ending in .md)", Manifest, n, lang.Short(name))
 		}
 		if first, ok := seen[name]; ok {
 			return nil, fmt.Errorf("%s:%d: %s is already listed on line %d", Manifest, n, name, first)
@@ -588,6 +605,9 @@ func parseLesson(name string, src []byte, lim mdbound.Limits) (Lesson, map[strin
 				l.Title = strings.TrimSpace(string(n.Lines().Value(src)))
 				if l.Title == "" {
 					return ast.WalkStop, fmt.Errorf("%s:%d: the title heading is empty", name, lines.at(n.Pos()))
+				}
+				if err := longLabel(fmt.Sprintf("%s:%d", name, lines.at(n.Pos())), "its title", l.Title); err != nil {
+					return ast.WalkStop, err
 				}
 			}
 			return ast.WalkSkipChildren, nil

@@ -155,3 +155,75 @@ func TestFolderReadTimeShared(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorsQuoteAWord: an error about what a lesson or a case says
+// quotes at most a word of it, 40 characters. A 900 KB block option, front matter key
+// or section heading made a 900 KB error line (the script's parser
+// already cut a word at 40 characters).
+func TestErrorsQuoteAWord(t *testing.T) {
+	big := strings.Repeat("a", 900_000)
+	c := func(old, new string) []byte {
+		src := "---\nkind: case\n---\n# C\n\n## Evidence\n\n```twice\nadd o && work --job 1\n```\n\n## Fix\n\n```twice\n```\n\n## Checks\n\n```twice name=one effects=1\nadd o && work --job 1\n```\n"
+		return []byte(strings.Replace(src, old, new, 1))
+	}
+	files := map[string][]byte{
+		"key.md":     []byte("---\n" + big + ": 1\n---\n# A\n"),
+		"line.md":    []byte("---\n" + big + "\n---\n# A\n"),
+		"kind.md":    []byte("---\nkind: " + big + "\n---\n# A\n"),
+		"section.md": c("## Fix", "## "+big),
+		"check.md":   c("effects=1", big+"=1"),
+		"name.md":    c("name=one", "name="+big+"!"),
+		"count.md":   c("effects=1", "effects="+big),
+	}
+	for name, data := range files {
+		start := time.Now()
+		_, _, err := LoadAll(fstest.MapFS{name: {Data: data}})
+		if time.Since(start) > 10*time.Second {
+			t.Errorf("%s: read in %v", name, time.Since(start))
+		}
+		msg := fmt.Sprint(err)
+		if err == nil || !strings.HasPrefix(msg, name+":") || len(msg) > 300 || !strings.Contains(msg, strings.Repeat("a", 40)+"…") {
+			t.Errorf("%s: an error of %d bytes: %.300s", name, len(msg), msg)
+		}
+	}
+	for _, info := range []string{"twice controls=" + big, "twice " + big, "twice seed=" + big, big} {
+		_, err := ParseBlockOptions(info)
+		if msg := fmt.Sprint(err); err == nil || len(msg) > 300 || !strings.Contains(msg, strings.Repeat("a", 40)+"…") {
+			t.Errorf("%.30s: an error of %d bytes: %.300s", info, len(msg), msg)
+		}
+	}
+}
+
+// TestLabelsBounded: a lesson's title, time and level, and the site's
+// title, are repeated by the index and the pages around them. Sixteen
+// lessons with titles of 1 MB took 46 s and 639 MB to build before the
+// site's bound on pages stopped them; each is refused in one line.
+func TestLabelsBounded(t *testing.T) {
+	big := strings.Repeat("é", MaxLabel+1)
+	fsys := fstest.MapFS{
+		"a.md": {Data: []byte("\n# " + big + "\n")},
+		"b.md": {Data: []byte("---\nkind: lesson\ntime: " + big + "\n---\n# B\n")},
+		"c.md": {Data: []byte("---\nlevel: " + big + "\n---\n# C\n")},
+		"d.md": {Data: []byte("---\nlevel: hard\ntime: " + strings.Repeat("é", MaxLabel) + "\n---\n# " + strings.Repeat("é", MaxLabel) + "\n")},
+	}
+	start := time.Now()
+	ls, err := Load(fsys)
+	if len(ls) != 1 || ls[0].File != "d.md" {
+		t.Errorf("read %d lessons; want d.md alone", len(ls))
+	}
+	want := []string{
+		"a.md:2: refused: its title is 201 characters long; a title, time or level may have at most 200",
+		"b.md:3: refused: its time is 201 characters long; a title, time or level may have at most 200",
+		"c.md:2: refused: its level is 201 characters long; a title, time or level may have at most 200",
+	}
+	if got := fmt.Sprint(err); got != strings.Join(want, "\n") {
+		t.Errorf("errors:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+	_, err = LoadSite(fstest.MapFS{"index.md": {Data: []byte("# " + big + "\n")}})
+	if want := "index.md:1: refused: the site's title is 201 characters long; a title, time or level may have at most 200"; fmt.Sprint(err) != want {
+		t.Errorf("the site: %v\nwant %s", err, want)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("read in %v", d)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/twice-lab/twice/runtime/script/interp"
+	"github.com/twice-lab/twice/runtime/script/lang"
 )
 
 // BlockOptions are the settings of one twice block, written after the word
@@ -48,20 +49,20 @@ func ParseBlockOptions(info string) (BlockOptions, error) {
 	o := BlockOptions{Seed: interp.DefaultSeed, Controls: []string{"claim", "seed"}}
 	fields := strings.Fields(info)
 	if len(fields) == 0 || fields[0] != Language {
-		return o, fmt.Errorf("info string %q does not start with %q", info, Language)
+		return o, fmt.Errorf("info string %q does not start with %q", lang.Short(info), Language)
 	}
 	seen := map[string]bool{}
 	for _, f := range fields[1:] {
 		key, val, hasVal := strings.Cut(f, "=")
 		if seen[key] {
-			return o, fmt.Errorf("block option %q given twice", key)
+			return o, fmt.Errorf("block option %q given twice", lang.Short(key))
 		}
 		seen[key] = true
 		switch key {
 		case "seed":
 			n, err := strconv.ParseUint(val, 10, 64)
 			if !hasVal || err != nil {
-				return o, fmt.Errorf("block option seed=%s: want a whole number from 0 to 18446744073709551615", val)
+				return o, fmt.Errorf("block option seed=%s: want a whole number from 0 to 18446744073709551615", lang.Short(val))
 			}
 			o.Seed = n
 		case "controls":
@@ -71,7 +72,7 @@ func ParseBlockOptions(info string) (BlockOptions, error) {
 			}
 			for c := range strings.SplitSeq(val, ",") {
 				if c != "claim" && c != "seed" {
-					return o, fmt.Errorf("block option controls=%s: want a comma-separated list of claim and seed, or none", val)
+					return o, fmt.Errorf("block option controls=%s: want a comma-separated list of claim and seed, or none", lang.Short(val))
 				}
 				o.Controls = append(o.Controls, c)
 			}
@@ -86,7 +87,7 @@ func ParseBlockOptions(info string) (BlockOptions, error) {
 			}
 			o.Predict = true
 		default:
-			return o, fmt.Errorf("unknown block option %q (known: seed=N, controls=LIST, fails, predict)", f)
+			return o, fmt.Errorf("unknown block option %q (known: seed=N, controls=LIST, fails, predict)", lang.Short(f))
 		}
 	}
 	return o, nil

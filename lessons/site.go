@@ -7,6 +7,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/twice-lab/twice/runtime/script/lang"
 )
 
 // A Site is what a folder's optional index file (SiteFile, index.md) says
@@ -70,6 +72,9 @@ func parseSite(data []byte) (*Site, error) {
 		}
 		if m := titleLine.FindStringSubmatch(line); m != nil && s.Title == "" {
 			s.Title = m[1]
+			if err := longLabel(fmt.Sprintf("%s:%d", SiteFile, n), "the site's title", s.Title); err != nil {
+				return nil, err
+			}
 			lines[i] = ""
 			continue
 		}
@@ -85,7 +90,7 @@ func parseSite(data []byte) (*Site, error) {
 		}
 		name := path.Clean(m[1])
 		if !fs.ValidPath(name) || strings.HasPrefix(m[1], "/") {
-			return nil, fmt.Errorf("%s:%d: %q is not a file name inside the lesson folder", SiteFile, n, m[1])
+			return nil, fmt.Errorf("%s:%d: %q is not a file name inside the lesson folder", SiteFile, n, lang.Short(m[1]))
 		}
 		if first, ok := seen[name]; ok {
 			return nil, fmt.Errorf("%s:%d: %s is already listed on line %d", SiteFile, n, name, first)
@@ -123,6 +128,7 @@ func frontMatter(name string, src []byte) (map[string]string, []byte, error) {
 	// Each value is built, not added to: a value of many lines costs its
 	// length, not its length squared.
 	vals := map[string]*strings.Builder{}
+	starts := map[string]int{} // the line each key is on
 	key := ""
 	for i := 1; i < end; i++ {
 		line := strings.TrimRight(lines[i], "\r\n")
@@ -138,18 +144,19 @@ func frontMatter(name string, src []byte) (map[string]string, []byte, error) {
 			k, v, ok := strings.Cut(line, ":")
 			k = strings.TrimSpace(k)
 			if !ok || k == "" || strings.ContainsAny(k, " \t") {
-				return nil, src, fmt.Errorf("%s:%d: want key: value in the front matter, got %q", name, i+1, line)
+				return nil, src, fmt.Errorf("%s:%d: want key: value in the front matter, got %q", name, i+1, lang.Short(line))
 			}
 			if _, dup := vals[k]; dup {
 				return nil, src, fmt.Errorf("%s:%d: %s is given twice in the front matter", name, i+1, k)
 			}
 			if k != "time" && k != "notes" && k != "kind" && k != "level" {
-				return nil, src, fmt.Errorf("%s:%d: unknown front matter key %q (known: time, notes, kind, level)", name, i+1, k)
+				return nil, src, fmt.Errorf("%s:%d: unknown front matter key %q (known: time, notes, kind, level)", name, i+1, lang.Short(k))
 			}
 			if k == "kind" && strings.TrimSpace(v) != "lesson" && strings.TrimSpace(v) != "case" {
-				return nil, src, fmt.Errorf("%s:%d: kind: %s: want lesson or case", name, i+1, strings.TrimSpace(v))
+				return nil, src, fmt.Errorf("%s:%d: kind: %s: want lesson or case", name, i+1, lang.Short(strings.TrimSpace(v)))
 			}
 			key = k
+			starts[k] = i + 1
 			vals[k] = &strings.Builder{}
 			vals[k].WriteString(strings.TrimSpace(v))
 		}
@@ -165,6 +172,11 @@ func frontMatter(name string, src []byte) (map[string]string, []byte, error) {
 	out := make(map[string]string, len(vals))
 	for k, v := range vals {
 		out[k] = strings.TrimSpace(v.String())
+	}
+	for _, k := range []string{"time", "level"} {
+		if err := longLabel(fmt.Sprintf("%s:%d", name, starts[k]), "its "+k, out[k]); err != nil {
+			return nil, src, err
+		}
 	}
 	return out, []byte(b.String()), nil
 }

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/twice-lab/twice/cases"
 	"github.com/twice-lab/twice/lessons"
+	"github.com/twice-lab/twice/server"
 )
 
 var caseUsage = `usage: twice case list [--lessons DIR]
@@ -244,15 +244,16 @@ func describe(c cases.Case) string {
 	return s + fmt.Sprintf("%d checks)", n)
 }
 
-// caseFolder opens the lesson folder dir, or the built-in one, through an
-// os.Root: nothing outside it is read.
+// caseFolder opens the lesson folder dir, or the built-in one, as twice
+// serve and twice build do (server.LessonFolder): nothing outside it is
+// read, and nothing in it can block.
 func caseFolder(dir string) (fs.FS, string, func(), error) {
 	if dir == "" {
 		return lessons.FS, "the built-in lessons", func() {}, nil
 	}
-	root, err := os.OpenRoot(dir)
+	fsys, done, err := server.LessonFolder(dir)
 	if err != nil {
 		return nil, "", nil, err
 	}
-	return root.FS(), dir, func() { root.Close() }, nil
+	return fsys, dir, done, nil
 }

@@ -15,7 +15,7 @@
 // command's build cache makes rebuilds take a second or two; the first
 // build takes about 40 s. [LoadRuntime] reads a prebuilt module instead
 // (twice serve --wasm FILE, or $TWICE_WASM), with the wasm_exec.js found
-// next to it.
+// next to it, each a regular file of at most [MaxPrebuiltBytes].
 // [BuildBundle] (twice bundle) writes a twice binary that carries the
 // runtime, compiled in with a build tag and a go build overlay, so it needs
 // neither Go nor the source tree; [ObtainRuntime] prefers a --wasm FILE,

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/twice-lab/twice/internal/oneline"
+	"github.com/twice-lab/twice/lessons"
+	"github.com/twice-lab/twice/runtime/bytesize"
 	"github.com/twice-lab/twice/third_party/sqlitewasm"
 )
 
@@ -271,8 +273,13 @@ func whileTicking(progress io.Writer, tick time.Duration, what string, fn func()
 // that the module and the script come from one Go release. The SQLite
 // module is the file named sqlite3.wasm, or the one matching
 // sqlite3.*.wasm, next to the module, else the one this binary carries.
+//
+// Each file is read as a lesson file is: a regular file (a symlink is
+// followed) of at most [MaxPrebuiltBytes]; a device, a named pipe or a
+// folder is refused by name before it is read, so that --wasm /dev/zero
+// or a FIFO can neither fill the memory nor block.
 func LoadRuntime(wasmFile, wasmExec string) (*Runtime, error) {
-	wasm, err := os.ReadFile(wasmFile)
+	wasm, err := readPrebuilt(wasmFile)
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +291,7 @@ func LoadRuntime(wasmFile, wasmExec string) (*Runtime, error) {
 	}
 	var js []byte
 	if wasmExec != "" {
-		js, err = os.ReadFile(wasmExec)
+		js, err = readPrebuilt(wasmExec)
 	} else if _, lerr := exec.LookPath("go"); lerr == nil {
 		var goroot string
 		goroot, err = goEnv(context.Background(), "go", "", "GOROOT")
@@ -299,11 +306,56 @@ func LoadRuntime(wasmFile, wasmExec string) (*Runtime, error) {
 	}
 	rt := &Runtime{Wasm: wasm, WasmExec: js, From: wasmFile}
 	if sq := besides(wasmFile, "sqlite3.wasm", "sqlite3.*.wasm"); sq != "" {
-		if rt.SQLite, err = os.ReadFile(sq); err != nil {
+		if rt.SQLite, err = readPrebuilt(sq); err != nil {
 			return nil, err
 		}
 	}
 	return rt, nil
+}
+
+// MaxPrebuiltBytes is the most bytes LoadRuntime reads of each file of a
+// prebuilt runtime: the Go module is about 11 MB.
+const MaxPrebuiltBytes = 64 << 20
+
+// readPrebuilt reads one file of a prebuilt runtime, or says in one line
+// why not: it is not a regular file, or it is larger than
+// MaxPrebuiltBytes. The opened file is checked again, in case another
+// was swapped in, and opened without blocking where the system can.
+func readPrebuilt(name string) ([]byte, error) {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := prebuiltFile(name, fi); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(name, os.O_RDONLY|lessons.OpenNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if err := prebuiltFile(name, fi); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxPrebuiltBytes+1))
+	if err == nil && len(b) > MaxPrebuiltBytes {
+		err = fmt.Errorf("%s: refused: it has more than the %s a prebuilt runtime's file may have", name, bytesize.Words(MaxPrebuiltBytes))
+	}
+	return b, err
+}
+
+// prebuiltFile refuses a file readPrebuilt does not read.
+func prebuiltFile(name string, fi os.FileInfo) error {
+	if kind := lessons.FileKind(fi.Mode()); kind != "" {
+		return fmt.Errorf("%s: refused: it is %s, not a regular file; a prebuilt runtime is read from regular files", name, kind)
+	}
+	if fi.Size() > MaxPrebuiltBytes {
+		return fmt.Errorf("%s: refused: it is %d bytes, more than the %s a prebuilt runtime's file may have", name, fi.Size(), bytesize.Words(MaxPrebuiltBytes))
+	}
+	return nil
 }
 
 // besides returns the file called name next to file, or the one file

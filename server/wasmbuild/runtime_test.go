@@ -74,3 +74,49 @@ func TestBuildProgress(t *testing.T) {
 		t.Error(err)
 	}
 }
+// TestLoadRuntimeReadsRegularFiles: --wasm /dev/zero read gigabytes
+// until the memory ran out, and a named pipe blocked the command for
+// ever. Each file of a prebuilt runtime is refused in one line unless
+// it is a regular file of at most MaxPrebuiltBytes, read or not.
+func TestLoadRuntimeReadsRegularFiles(t *testing.T) {
+	dir := t.TempDir()
+	wasm := filepath.Join(dir, "twice.wasm")
+	os.WriteFile(wasm, []byte("\x00asm\x01\x00\x00\x00"), 0o644)
+	big := filepath.Join(dir, "big", "twice.wasm")
+	os.Mkdir(filepath.Dir(big), 0o755)
+	os.WriteFile(big, []byte("\x00asm"), 0o644)
+	if err := os.Truncate(big, MaxPrebuiltBytes+1); err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]string{
+		dir:  dir + ": refused: it is a folder, not a regular file; a prebuilt runtime is read from regular files",
+		big:  big + ": refused: it is 67108865 bytes, more than the 64 MB a prebuilt runtime's file may have",
+		wasm: "", // with its wasm_exec.js a device, below
+	}
+	if _, err := os.Stat(os.DevNull); err == nil && filepath.Separator == '/' {
+		cases["/dev/zero"] = "/dev/zero: refused: it is a device, not a regular file; a prebuilt runtime is read from regular files"
+		os.Symlink("/dev/zero", filepath.Join(dir, "wasm_exec.js"))
+		cases[wasm] = filepath.Join(dir, "wasm_exec.js") + ": refused: it is a device, not a regular file; a prebuilt runtime is read from regular files"
+	}
+	if err := exec.Command("mkfifo", filepath.Join(dir, "fifo.wasm")).Run(); err == nil {
+		cases[filepath.Join(dir, "fifo.wasm")] = filepath.Join(dir, "fifo.wasm") + ": refused: it is a named pipe (FIFO), not a regular file; a prebuilt runtime is read from regular files"
+	}
+	for file, want := range cases {
+		if want == "" {
+			continue
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := LoadRuntime(file, "")
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil || err.Error() != want {
+				t.Errorf("LoadRuntime(%s): %v\nwant %s", file, err, want)
+			}
+		case <-time.After(3 * time.Second):
+			t.Fatalf("LoadRuntime(%s) still reading after 3 s", file)
+		}
+	}
+}

@@ -347,28 +347,28 @@ func usageErr(p Pos, format string, args ...any) *Error {
 	return &Error{Kind: "usage", Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, shortArgs(args)...)}
 }
 
-// maxQuoted is how much of a word an error message quotes: a 60 KB word
-// in a script makes a one-line error, not a 60 KB one.
-const maxQuoted = 40
-
-// shortArgs cuts every word of the script among the arguments (a string
-// with no space: the lexer splits words at spaces) that is longer than
-// maxQuoted characters. Lists and nested messages have spaces and stay
-// whole.
+// shortArgs cuts each word of the script among the arguments (a string
+// with no space: the lexer splits at spaces) to Short; a list stays whole.
 func shortArgs(args []any) []any {
 	for i, a := range args {
-		if s, ok := a.(string); ok && !strings.ContainsAny(s, " \t") && utf8.RuneCountInString(s) > maxQuoted {
-			n := 0
-			for j := range s {
-				if n == maxQuoted {
-					args[i] = s[:j] + "…"
-					break
-				}
-				n++
-			}
+		if s, ok := a.(string); ok && !strings.ContainsAny(s, " \t") {
+			args[i] = Short(s)
 		}
 	}
 	return args
+}
+
+// Short is s as an error message quotes what a reader wrote: its first
+// 40 characters and "…" when it has more, so that a megabyte written
+// where a word was wanted makes a one-line error, not a megabyte's.
+func Short(s string) string {
+	n := 0
+	for j := range s {
+		if n++; n > 40 {
+			return s[:j] + "…"
+		}
+	}
+	return s
 }
 
 type tokKind int
