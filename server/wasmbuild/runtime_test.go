@@ -74,6 +74,7 @@ func TestBuildProgress(t *testing.T) {
 		t.Error(err)
 	}
 }
+
 // TestLoadRuntimeReadsRegularFiles: --wasm /dev/zero read gigabytes
 // until the memory ran out, and a named pipe blocked the command for
 // ever. Each file of a prebuilt runtime is refused in one line unless
