@@ -175,7 +175,7 @@ func (c *counting) take(t *testing.T) int {
 func navigate(t *testing.T, ctx context.Context, url string) {
 	t.Helper()
 	run(t, ctx, 30*time.Second, chromedp.Navigate(url))
-	run(t, ctx, 30*time.Second, chromedp.Poll[bool](`document.readyState === "complete" && (document.querySelector("twice-playground") === null || customElements.get("twice-playground") !== undefined)`))
+	run(t, ctx, 30*time.Second, chromedp.Poll[bool](`document.readyState === "complete" && (document.querySelector("twice-playground") === null || window.TwicePlayground?.full === true)`))
 	js[bool](t, ctx, helpers)
 }
 

@@ -1,15 +1,16 @@
 // twice.js loads the <twice-playground> element. It is the one file a page
 // elsewhere names (<script src="https://HOST/assets/twice.js" defer>), at a
 // stable address, so it stays a classic script: it carries the config and
-// imports the element's entry module, playground.js, by its content-hashed
-// name, resolved against this script's own address. The modules (see
-// playground.js) are cached for good; only this small file is revalidated.
+// imports the element's entry module, boot.js, by its content-hashed
+// name, resolved against this script's own address (boot.js loads the
+// rest, playground.js, later). The modules are cached for good; only
+// this small file is revalidated.
 //
 // It also starts the runtime's Web Worker (worker.js), before any module
 // has loaded, when a block is already in view as it runs (it is deferred,
 // so the document is parsed) and the worker is of this page's origin.
 // Started by the element instead, the worker waited for the module graph
-// (playground.js and its imports: round trips, then evaluation), for the
+// (the entry module and its imports: round trips, then evaluation), for the
 // element's definition and for the block's setup (its bar and views)
 // before it was even created, and the module's download, compile, Go's
 // start and the first run all waited behind that. The element adopts this
@@ -28,12 +29,12 @@
   // claims, dedupe modes and key choices ({name, words, alias}) and the
   // claim Compare sets beside the block's own (compareTo); nothing in
   // these files names them.
-  const CONFIG = /*TWICE_CONFIG*/ { entry: "playground.js", frame: "frame.js", worker: "worker.js", wasmExec: "wasm_exec.js", wasm: "twice.wasm", sqlite: "sqlite3.wasm", wasmSize: 0, css: "playground.css", claims: [], dedupes: [], keys: [], compareTo: "" };
+  const CONFIG = /*TWICE_CONFIG*/ { entry: "boot.js", full: "playground.js", frame: "frame.js", worker: "worker.js", wasmExec: "wasm_exec.js", wasm: "twice.wasm", sqlite: "sqlite3.wasm", wasmSize: 0, css: "playground.css", claims: [], dedupes: [], keys: [], compareTo: "" };
 
   const here = document.currentScript ? document.currentScript.src : location.href;
   const asset = (name) => new URL(name, here).href;
 
-  // inViewport is playground.js's test of a block in view, here on the
+  // inViewport is boot.js's test of a block in view, here on the
   // block as the server rendered it (not yet upgraded).
   const inViewport = (el) => {
     const r = el.getBoundingClientRect();
