@@ -114,14 +114,14 @@ function firstStage(el) {
   /** @type {HTMLElement} */ (box.firstChild).append(run, status);
   root.append(link, box);
   el.first = { n, link, box, run, status, heading, out, pending: null };
-  el.setAttribute("state", "prerendered");
+  el.setAttribute("state", el.querySelector("script.twice-result") ? "prerendered" : "idle");
   run.addEventListener("click", () => firstRun(el));
   // The pointer or the focus on Run starts the runtime; reaching anywhere
   // else in the block, or a key, brings the rest.
   run.addEventListener("pointerenter", () => getRuntime(), { once: true });
   run.addEventListener("focusin", () => getRuntime(), { once: true });
   for (const type of ["pointerdown", "keydown", "focusin"]) {
-    el.addEventListener(type, (e) => e.composedPath()[0] !== run && loadFull(), { once: true });
+    el.addEventListener(type, (e) => e.composedPath()[0] !== run && loadFull());
   }
   if (currentRuntime()) return;
   if (n === 1 && inViewport(el)) getRuntime();
@@ -169,9 +169,11 @@ function firstRun(el) {
     },
     () => {} // the rest says why, when it takes the run over
   );
+  // The rest loads once the result is on screen: after the next frame,
+  // in the first idle time (or half a second).
   const after = () => {
     inFlight--;
-    setTimeout(loadFull, 0);
+    requestAnimationFrame(() => ("requestIdleCallback" in window ? requestIdleCallback(() => loadFull(), { timeout: 500 }) : setTimeout(loadFull, 0)));
   };
   inFlight++;
   first.pending.reply.then(after, after);
