@@ -53,8 +53,10 @@
     if (window[key] || typeof Worker !== "function" || new URL(workerURL).origin !== location.origin) return null;
     if (!Array.prototype.some.call(document.querySelectorAll("twice-playground"), inViewport)) return null;
     let worker;
+    const init = { type: "init", wasmExec: asset(CONFIG.wasmExec), wasm: asset(CONFIG.wasm), sqlite: asset(CONFIG.sqlite) };
     try {
-      worker = new Worker(workerURL);
+      // The worker reads init from its name as it starts (see worker.js).
+      worker = new Worker(workerURL, { name: JSON.stringify(init) });
     } catch {
       return null; // the element tries again, and says why
     }
@@ -65,7 +67,7 @@
       e.preventDefault();
       early.said.push({ error: e.message || "" });
     };
-    worker.postMessage({ type: "init", wasmExec: asset(CONFIG.wasmExec), wasm: asset(CONFIG.wasm), sqlite: asset(CONFIG.sqlite) });
+    worker.postMessage(init);
     return early;
   }
 
