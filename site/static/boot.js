@@ -61,6 +61,17 @@ let loading = null;
 /** @type {any} playground.js, once loaded */
 let full = null;
 
+/** @type {(m: any) => void} */
+let fullLoaded = () => {};
+const fullPromise = new Promise((resolve) => (fullLoaded = resolve));
+
+// whenFull resolves once the rest has loaded and every block connected
+// so far is set up in full (a case page waits for it to read a block's
+// Output view); it does not load the rest itself.
+export function whenFull() {
+  return fullPromise;
+}
+
 // loadFull loads playground.js (once) and upgrades every block connected
 // so far; blocks connected later are upgraded as they connect.
 export function loadFull() {
@@ -72,6 +83,7 @@ export function loadFull() {
     }
     // For tests: the rest has loaded, and every block so far is set up.
     /** @type {any} */ (window).TwicePlayground.full = true;
+    fullLoaded(m);
     return m;
   });
   loading.catch((err) => {
