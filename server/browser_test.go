@@ -172,10 +172,14 @@ func (c *counting) take(t *testing.T) int {
 	return n
 }
 
+// navigate opens url and waits until the page has loaded, and its blocks
+// are set up in full: boot.js defines the element with a Run button
+// first and loads the rest after (TwicePlayground.full); frame.js, its
+// fallback, defines no TwicePlayground.
 func navigate(t *testing.T, ctx context.Context, url string) {
 	t.Helper()
 	run(t, ctx, 30*time.Second, chromedp.Navigate(url))
-	run(t, ctx, 30*time.Second, chromedp.Poll[bool](`document.readyState === "complete" && (document.querySelector("twice-playground") === null || customElements.get("twice-playground") !== undefined)`))
+	run(t, ctx, 30*time.Second, chromedp.Poll[bool](`document.readyState === "complete" && (document.querySelector("twice-playground") === null || (customElements.get("twice-playground") !== undefined && (window.TwicePlayground === undefined || window.TwicePlayground.full === true)))`))
 	js[bool](t, ctx, helpers)
 }
 

@@ -162,8 +162,10 @@
 // classic script, since pages elsewhere load it with a plain script tag:
 // it carries the config (the hashed names of the other assets and the
 // runtime's lists; see configure) and imports the hashed entry module,
-// resolved against its own address. The site's pages load the same loader
-// and preload the modules (link rel=modulepreload).
+// resolved against its own address (boot.js, which loads the rest,
+// playground.js, after the first result or when the page is idle). The
+// site's pages load the same loader and preload the entry module and its
+// imports (link rel=modulepreload); the service worker keeps every module.
 //
 // In short: the component loads the runtime into one Web Worker per page
 // when a block is in view, the pointer or the focus reaches a Run button,

@@ -43,6 +43,21 @@ func visibleBrowser(t *testing.T) context.Context {
 // inFrame evaluates expr (awaiting a promise) in the first iframe of the
 // page, in an isolated world: it shares the frame's DOM (shadow roots
 // included), not its script globals.
+// frameFull waits until the frame's page has loaded the rest of the
+// element (boot.js's second stage), as navigate does for a page.
+func frameFull(t *testing.T, ctx context.Context) {
+	t.Helper()
+	for range 300 {
+		// (The frame's script runs in an isolated world: it sees the
+		// page's DOM, not its globals; the full block has its tabs.)
+		if inFrame[bool](t, ctx, `!!document.querySelector("twice-playground")?.shadowRoot?.querySelector("[role=tablist]")`) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("the frame's page never loaded the rest of the element")
+}
+
 func inFrame[T any](t *testing.T, ctx context.Context, expr string) T {
 	t.Helper()
 	var v T
@@ -147,6 +162,7 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 			}
 		}
 		fit("loaded")
+		frameFull(t, ctx)
 
 		// Copy as command inside the frame: the frame has no clipboard
 		// permission, so the fallback shows, and it keeps every line.
@@ -316,6 +332,7 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 		if st := inFrame[string](t, ctx, `document.querySelector("twice-playground").getAttribute("state")`); st != "prerendered" {
 			t.Errorf("the framed block shows %q, want the server's output", st)
 		}
+		frameFull(t, ctx)
 		want := shownText(interp.Run(ls[3].Blocks[0].Script, interp.Options{Seed: interp.DefaultSeed}))
 		if got := inFrame[string](t, ctx, `document.querySelector("twice-playground").shadowRoot.querySelector(".transcript").textContent`); got != want {
 			t.Errorf("the framed block shows:\n%s\nwant the server's output:\n%s", got, want)

@@ -52,8 +52,8 @@ func TestLinkImports(t *testing.T) {
 
 // TestModules checks the modules as served: each imports only hashed
 // modules the site serves, the loader (twice.js, at both names) names
-// the entry module, the service worker keeps every module, and a page
-// with a block preloads them.
+// the entry module and the rest, the service worker keeps every module,
+// and a page with a block preloads the entry module and its imports only.
 func TestModules(t *testing.T) {
 	s := fakeSite(t)
 	var served []string
@@ -69,7 +69,7 @@ func TestModules(t *testing.T) {
 	}
 	sw := string(s.Files["sw.js"].Body)
 	lesson := string(s.Files["lessons/claim-race/index.html"].Body)
-	entry := ""
+	entry, full := "", ""
 	for _, p := range s.Paths() {
 		name := strings.TrimPrefix(p, "assets/")
 		base, _, _ := strings.Cut(name, ".")
@@ -92,16 +92,25 @@ func TestModules(t *testing.T) {
 		if !strings.Contains(sw, `"`+p+`"`) {
 			t.Errorf("sw.js does not keep %s", p)
 		}
-		if !strings.Contains(lesson, `<link rel="modulepreload" href="../../`+p+`">`) {
-			t.Errorf("a lesson page does not preload %s", p)
+		// The first stage (boot.js and its imports) is preloaded; the
+		// rest is not: it loads after the first result.
+		first := base == "boot" || base == "config" || base == "runtime-client"
+		if preloads := strings.Contains(lesson, `<link rel="modulepreload" href="../../`+p+`">`); preloads != first {
+			t.Errorf("a lesson page preloads %s: %v, want %v", p, preloads, first)
 		}
-		if base == "playground" {
+		switch base {
+		case "boot":
 			entry = name
+		case "playground":
+			full = name
 		}
 	}
 	loader := s.Files["assets/twice.js"]
 	if entry == "" || loader == nil || !regexp.MustCompile(`\bentry"?:"`+regexp.QuoteMeta(entry)+`"`).Match(loader.Body) {
 		t.Fatalf("assets/twice.js does not name the entry module %q:\n%s", entry, loader.Body)
+	}
+	if full == "" || !regexp.MustCompile(`\bfull"?:"`+regexp.QuoteMeta(full)+`"`).Match(loader.Body) {
+		t.Fatalf("assets/twice.js does not name the rest of the element %q:\n%s", full, loader.Body)
 	}
 	hashedLoader := regexp.MustCompile(`assets/twice\.[0-9a-f]{10}\.js`).FindString(lesson)
 	if f := s.Files[hashedLoader]; f == nil || !bytes.Equal(f.Body, loader.Body) {

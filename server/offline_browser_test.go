@@ -106,7 +106,7 @@ func goTo(t *testing.T, ctx context.Context, url string) {
 	} else {
 		js[bool](t, ctx, fmt.Sprintf(`location.href = %q, true`, url))
 	}
-	ready := fmt.Sprintf(`performance.timeOrigin !== %v && document.readyState === "complete" && (location.protocol === "chrome-error:" || document.querySelector("twice-playground") === null || customElements.get("twice-playground") !== undefined)`, before)
+	ready := fmt.Sprintf(`performance.timeOrigin !== %v && document.readyState === "complete" && (location.protocol === "chrome-error:" || document.querySelector("twice-playground") === null || (customElements.get("twice-playground") !== undefined && (window.TwicePlayground === undefined || window.TwicePlayground.full === true)))`, before)
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		// Evaluations fail while the page is being replaced: try again.
 		tctx, cancel := context.WithTimeout(ctx, 5*time.Second)

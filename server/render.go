@@ -85,18 +85,24 @@ type assetNames struct {
 	// imports.
 	Case string
 	// Modules are the component's ES modules (see modules), in that
-	// order: the entry module, which Script imports, is the last.
+	// order. The service worker keeps them all.
 	Modules []string
+	// Preload are the entry module (boot.js), which Script imports, and
+	// the modules it imports: what a page with a block preloads. The rest
+	// (playground.js and its imports) loads later (see boot.js).
+	Preload []string
 }
 
 // modules are the component's ES modules in site/static, each after every
-// module it imports, so the entry module (playground.js) comes last. Each
+// module it imports. The entry module, boot.js, defines the element and
+// its Run button; it loads the rest, playground.js (the last), by the
+// hashed name the page's CONFIG gives it (full), not by an import. Each
 // is served under a content-hashed name; before it is hashed, its import
 // specifiers are rewritten to the hashed names of the modules before it
 // (see linkImports), so a change in a module changes the name of every
 // module that imports it, directly or not. twice.js is not among them: it
 // is the classic script that loads the entry module (see newRenderer).
-var modules = []string{"config.js", "links.js", "render.js", "runtime-client.js", "classroom.js", "scheduler.js", "output.js", "timeline.js", "compare.js", "explore.js", "embed.js", "controls.js", "playground.js"}
+var modules = []string{"config.js", "links.js", "render.js", "runtime-client.js", "boot.js", "classroom.js", "scheduler.js", "output.js", "timeline.js", "compare.js", "explore.js", "embed.js", "controls.js", "playground.js"}
 
 // siteRenderer renders sites: the assets once, the pages on each render.
 type siteRenderer struct {
@@ -188,8 +194,11 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 		return nil, err
 	}
 	r.names.Case = addMinified("case.js", caseJS)
-	config, err := r.config(len(opts.Runtime.Wasm)+len(opts.Runtime.SQLiteModule()), hashed[modules[len(modules)-1]])
+	config, err := r.config(len(opts.Runtime.Wasm)+len(opts.Runtime.SQLiteModule()), hashed["boot.js"], hashed[modules[len(modules)-1]])
 	if err != nil {
+		return nil, err
+	}
+	if r.names.Preload, err = r.importedBy(hashed["boot.js"]); err != nil {
 		return nil, err
 	}
 	js, err := configure(static("twice.js"), config)
@@ -232,15 +241,46 @@ func roomSection(url string) string {
 ` + svg + "\n</section>\n"
 }
 
+// importedBy is the module served as assets/name and every module it
+// imports, directly or not, each after those it imports.
+func (r *siteRenderer) importedBy(name string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	var visit func(string) error
+	visit = func(name string) error {
+		if seen[name] {
+			return nil
+		}
+		seen[name] = true
+		f := r.assets["assets/"+name]
+		if f == nil {
+			return fmt.Errorf("site: no module %s", name)
+		}
+		specs, err := moduleSpecifiers(f.Body)
+		if err != nil {
+			return err
+		}
+		for _, spec := range specs {
+			if err := visit(strings.TrimPrefix(spec, "./")); err != nil {
+				return err
+			}
+		}
+		out = append(out, name)
+		return nil
+	}
+	return out, visit(name)
+}
+
 // config is the page's CONFIG, as JSON: the assets' hashed names (entry
-// the module that starts the component, wasmSize the bytes of the two
+// the module that starts the component, full the rest of it, wasmSize the bytes of the two
 // wasm modules together, the Go program and SQLite) and
 // the claims, dedupe modes, key choices and diagnosis kinds of the
 // runtime's lists: the page keeps no copy of its own.
-func (r *siteRenderer) config(wasmSize int, entry string) ([]byte, error) {
+func (r *siteRenderer) config(wasmSize int, entry, full string) ([]byte, error) {
 	choices := result.Choices()
 	return json.Marshal(map[string]any{
 		"entry":    entry,
+		"full":     full,
 		"frame":    r.names.Frame,
 		"worker":   r.names.Worker,
 		"wasmExec": r.names.WasmExec,

@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/twice-lab/twice/lessons"
+	"github.com/twice-lab/twice/runtime/script/interp"
 )
 
 // startWatch is installed in every document before its own scripts run. It
@@ -99,6 +100,8 @@ type startMarks struct {
 // the race lesson, whose first block is in view as it loads: twice.js
 // starts the one worker before the element's modules have been evaluated,
 // the runtime counts that as its creation, and the module is fetched once.
+// Run exists and is pressed before the rest of the element (playground.js)
+// is fetched, which comes after the first result and draws it in full.
 // The site's service worker is registered only once the first Run has its
 // result, and the index's offline control registers it at once when
 // pressed, before the page's load event.
@@ -172,6 +175,19 @@ func TestBrowserEarlyStart(t *testing.T) {
 		}
 		if m.Settled != "ran" && m.Settled != "warmed" {
 			t.Errorf("data-twice-settled = %q, want ran (or warmed)", m.Settled)
+		}
+
+		// Run was there, and pressed, before the rest of the element
+		// (playground.js and the views) was even asked for; the rest came
+		// after the first result and drew that run in full.
+		run(t, ctx, 60*time.Second, chromedp.Poll[bool](`TwicePlayground.full === true`))
+		rest := js[float64](t, ctx, `(() => { const e = performance.getEntriesByType("resource").find((r) => /\/assets\/playground\.[0-9a-f]{10}\.js$/.test(r.name)); return e ? e.startTime : -1; })()`)
+		if rest < press || rest < m.Received {
+			t.Errorf("the rest of the element was fetched at %.0f ms; want it after the press (%.0f ms) and the first result (%.0f ms)", rest, press, m.Received)
+		}
+		want := shownText(interp.Run(race.Blocks[0].Script, interp.Options{Seed: interp.DefaultSeed}))
+		if got := js[string](t, ctx, `tp.state(0) + ": " + tp.q(0, ".out-heading").textContent + "\n" + tp.transcript(0)`); got != "done: Output at seed 1, run in your browser.\n"+want {
+			t.Errorf("after the rest loaded, the block shows\n%s\nwant the first run, live, in full:\n%s", got, want)
 		}
 		if errs := consoleErrors(); len(errs) > 0 {
 			t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))

@@ -11,7 +11,9 @@
 //	static/playground.css    styles inside the component's shadow root
 //	static/twice.js          the loader: a classic script that imports the element
 //	                         (and starts the worker, when a block is in view)
-//	static/playground.js     the <twice-playground> element, the entry module: the
+//	static/boot.js           the entry module: defines the <twice-playground> element
+//	                         with its Run button (a first stage), loads the rest later
+//	static/playground.js     the rest of the element, which upgrades each block: the
 //	                         block's bar, runs and links, coordinating its views
 //	static/output.js         the Output view: transcript, tables, diagnosis, matrix cells
 //	static/timeline.js       the Timeline view: the picture and the step-through
@@ -39,7 +41,7 @@
 // them) and the size of the wasm module, so that the one stable URL
 // assets/twice.js finds the rest. It stays a classic script, for pages
 // elsewhere that load it with a plain script tag, and passes that config
-// (and the runtime's worker, when it started one) to playground.js's
+// (and the runtime's worker, when it started one) to boot.js's
 // start. The modules import each other by their
 // source names ("./links.js"); the server rewrites those to the hashed
 // names it serves.

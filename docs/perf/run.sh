@@ -113,9 +113,10 @@ if ! skip sizes; then
 	br() { brotli -q 11 -c "$1" | wc -c | tr -d ' '; }
 	a="$out/site/assets"
 	# What a page with a block fetches before its first result: the loader,
-	# the modules (scheduler.js and classroom.js are static imports of
-	# playground.js), offline.js, and the worker (wasm_exec.js is inside it).
-	js=("$a"/twice.*.js "$a"/playground.*.js "$a"/runtime-client.*.js "$a"/links.*.js "$a"/render.*.js "$a"/config.*.js "$a"/scheduler.*.js "$a"/classroom.*.js "$a"/offline.*.js "$a"/worker.*.js)
+	# the entry module and its imports (boot.js, runtime-client.js,
+	# config.js; the rest of the element loads after the first result),
+	# offline.js, and the worker (wasm_exec.js is inside it).
+	js=("$a"/twice.*.js "$a"/boot.*.js "$a"/runtime-client.*.js "$a"/config.*.js "$a"/offline.*.js "$a"/worker.*.js)
 	css=("$a"/style.*.css "$a"/playground.*.css)
 	sum() { local f=$1 t=0; shift; for x in "$@"; do t=$((t + $($f "$x"))); done; echo $t; }
 	{

@@ -19,9 +19,10 @@ import { announce, checkedWords, diagnosisPlan, diagnosisSaid, errorText, format
 assert.ok(process.env.TWICE_CHOICES, "run these through go test ./site, which passes the runtime's lists in TWICE_CHOICES");
 Object.assign(CONFIG, JSON.parse(process.env.TWICE_CHOICES));
 
-test("playground.js defines the element once, when the loader starts it", async () => {
-  // The entry module extends HTMLElement as it loads and defines the
-  // element in start(): the few globals that touches are stubbed here.
+test("boot.js defines the element once, when the loader starts it; playground.js adds the helpers", async () => {
+  // The entry module defines the element in start(), and playground.js,
+  // the rest, extends HTMLElement as it loads: the few globals that
+  // touches are stubbed here.
   const defined = [];
   Object.assign(globalThis, {
     window: globalThis,
@@ -30,16 +31,20 @@ test("playground.js defines the element once, when the loader starts it", async 
       get: (name) => (defined.includes(name) ? class {} : undefined),
       define: (name) => defined.push(name),
     },
-    document: { documentElement: { dataset: {} } },
+    document: { documentElement: { dataset: {} }, readyState: "loading" },
+    location: { hash: "" },
+    addEventListener: () => {},
   });
   try {
-    const { start } = await import("../static/playground.js");
+    const { start } = await import("../static/boot.js");
     start(CONFIG);
     start(CONFIG);
     assert.deepEqual(defined, ["twice-playground"], "the element is defined exactly once");
-    assert.equal(globalThis.TwicePlayground.withClaim, withClaim, "window.TwicePlayground exposes the helpers");
+    assert.equal(typeof globalThis.TwicePlayground.timings, "function", "window.TwicePlayground has the runtime's timings from the start");
+    await import("../static/playground.js");
+    assert.equal(globalThis.TwicePlayground.withClaim, withClaim, "window.TwicePlayground exposes the helpers once the rest has loaded");
   } finally {
-    for (const k of ["window", "HTMLElement", "customElements", "document", "TwicePlayground"]) delete globalThis[k];
+    for (const k of ["window", "HTMLElement", "customElements", "document", "location", "addEventListener", "TwicePlayground"]) delete globalThis[k];
   }
 });
 

@@ -12,6 +12,7 @@
 // ordinary <twice-playground> blocks.
 
 import { getRuntime } from "./runtime-client.js";
+import { whenFull } from "./boot.js";
 
 const STAGES = ["reproduce", "edit", "pass", "submit"];
 
@@ -250,7 +251,7 @@ function setupHypothesis(pg, sec) {
       fill();
       return true;
     };
-    if (!watch()) customElements.whenDefined("twice-playground").then(() => setTimeout(watch, 0));
+    if (!watch()) whenFull().then(() => setTimeout(watch, 0));
   }
   const update = () => {
     const r = sec.querySelector("input[type=radio]:checked");
@@ -266,7 +267,8 @@ function setupHypothesis(pg, sec) {
   say();
 }
 
-// The runtime's config comes with the component: wait until it is there.
+// The runtime's config comes with the component, and the blocks' Output
+// views with the rest of it (see boot.js): wait until they are there.
 if (typeof document !== "undefined" && window.customElements) {
-  customElements.whenDefined("twice-playground").then(setup);
+  whenFull().then(setup);
 }

@@ -6,14 +6,14 @@
 // of the event kinds whose steps read and write nothing shared (quiet:
 // the presenter's step-through skips them), the most bytes a script may
 // have (maxScript), and the claim Compare sets beside the block's own
-// (compareTo). start() in
-// playground.js fills CONFIG once, before any block is set up; nothing in
+// (compareTo), and the served name of the rest of the element (full). start() in
+// boot.js fills CONFIG once, before any block is set up; nothing in
 // these modules names a claim of its own.
 //
 // A leaf module: it touches no browser global, so tests import it as is.
 
 /** @type {import("./result-types.js").Config} */
-export const CONFIG = { worker: "worker.js", wasmExec: "wasm_exec.js", wasm: "twice.wasm", sqlite: "sqlite3.wasm", wasmSize: 0, css: "playground.css", claims: [], dedupes: [], keys: [], kinds: [], quiet: [], maxScript: 0, compareTo: "" };
+export const CONFIG = { full: "playground.js", worker: "worker.js", wasmExec: "wasm_exec.js", wasm: "twice.wasm", sqlite: "sqlite3.wasm", wasmSize: 0, css: "playground.css", claims: [], dedupes: [], keys: [], kinds: [], quiet: [], maxScript: 0, compareTo: "" };
 
 // assetURL resolves an asset's name against this module's own address:
 // every asset, the modules included, is served from the same folder.

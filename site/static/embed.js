@@ -41,7 +41,7 @@ export function embedData(url) {
 // Both keep what the block is: the script-tag form carries an id (so
 // links to it work), its controls and its label; the iframe
 // form carries a title of its own and the lines that let the frame
-// take the height its page asks for (see start in playground.js).
+// take the height its page asks for (see embedHeight in boot.js).
 /**
  * @param {string} embed the block's embed page
  * @param {string} script the script the snippets carry

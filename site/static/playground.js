@@ -11,8 +11,11 @@
 // else when a block first scrolls into view or the pointer or the focus
 // reaches a Run button, or on the first Run.
 //
-// It is the entry module: the loader, twice.js, imports it and calls start
-// with the config and the worker it started, if any. The others: config.js (that config), links.js (the
+// It is the rest of the element: the entry module, boot.js, defines the
+// element with a Run button of its own and loads this module after the
+// first result, when a reader reaches into a block, for a link to a run,
+// or when the page is idle; upgrade then turns each block into the one
+// described here, in place. The others: boot.js (the first stage), config.js (the config the loader hands boot.js), links.js (the
 // claim toggle's pick of a script, links to a run, commands), render.js (a Result
 // drawn into the DOM), scheduler.js (Be the scheduler) and
 // runtime-client.js (the worker).
@@ -101,7 +104,8 @@ import {
   replay,
   stoppedAfter,
 } from "./render.js";
-import { adopt, currentRuntime, getRuntime, timings } from "./runtime-client.js";
+import { currentRuntime, getRuntime, timings } from "./runtime-client.js";
+import { inViewport, nextBlock, observer, scriptOf } from "./boot.js";
 import { mountSeat } from "./scheduler.js";
 import { installSwitches, loadPrediction, predictAll, question, savePrediction, verdict } from "./classroom.js";
 import { Output } from "./output.js";
@@ -154,11 +158,8 @@ function claimIn(res) {
 // first block, when it is in view as it is set up, starts it at once
 // rather than when the observer first reports, a frame or more later;
 // on the site's own pages the loader has usually started it long before
-// (see twice.js), and the block finds the runtime there.
-function inViewport(el) {
-  const r = el.getBoundingClientRect();
-  return r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth;
-}
+// (see twice.js), and the block finds the runtime there. (inViewport and
+// the observer are boot.js's, which does the same for the first stage.)
 
 // loadingText says how far the runtime's download is, in bytes over the
 // network: when the responses named a size (wire) smaller than the modules
@@ -172,22 +173,13 @@ export function loadingText(loaded, total, wire) {
   return "Loading the runtime: " + formatBytes(loaded) + " of " + formatBytes(total) + " (WebAssembly, once per page)";
 }
 
-// observer starts the download when a block scrolls into view; start makes
-// it where IntersectionObserver exists.
-let observer = null;
-
 // ---- the element ---------------------------------------------------------
-
-// counter numbers the blocks in the order they are set up.
-let counter = 0;
 
 // readBlock reads what the server (or an embedder) wrote in the element:
 // the script, the pre-rendered Result if any, which controls to show, the
 // lesson's seed and the block's label.
 function readBlock(el, n) {
-  const scriptEl = el.querySelector(".twice-script") || el.querySelector("pre, textarea");
-  const raw = scriptEl ? (scriptEl.value !== undefined && scriptEl.tagName === "TEXTAREA" ? scriptEl.value : scriptEl.textContent) : "";
-  const script = raw.replace(/^\n/, "").trimEnd() + "\n";
+  const script = scriptOf(el);
   const resultEl = el.querySelector("script.twice-result");
   let prerendered = null;
   if (resultEl) {
@@ -239,25 +231,20 @@ class TwicePlayground extends HTMLElement {
   /** @type {{text: string, of?: number}} */ question;
   /** @type {string[] | null} a schedule a link names, for Be the scheduler */ pendingSchedule;
 
-  connectedCallback() {
-    if (this.ui) return;
-    if (!this.querySelector("pre, textarea") && document.readyState === "loading") {
-      // Upgraded before the parser reached the element's content.
-      document.addEventListener("DOMContentLoaded", () => this.connectedCallback(), { once: true });
-      return;
-    }
-    this.setup();
-  }
+  /** @type {any} the first stage's parts (boot.js), until setup */ first;
 
   // setup upgrades the block: it builds the controls and mounts the views
   // in its shadow root, wires them, shows what the server rendered, starts
   // the runtime's download when it is time, and replays a link to a run
-  // of this block.
+  // of this block. A block in its first stage (boot.js) keeps its number,
+  // its shadow root and stylesheet, and a run its Run sent is taken over.
   setup() {
-    const block = readBlock(this, ++counter);
+    const first = this.first;
+    this.first = null;
+    const block = readBlock(this, first ? first.n : nextBlock());
     this.label = block.label;
-    const root = this.attachShadow({ mode: "open" });
-    root.append(h("link", { rel: "stylesheet", href: assetURL(CONFIG.css) }));
+    const root = this.shadowRoot || this.attachShadow({ mode: "open" });
+    root.replaceChildren(first ? first.link : h("link", { rel: "stylesheet", href: assetURL(CONFIG.css) }));
     const ui = (this.ui = /** @type {BarUI} */ ({}));
     controlsBar(ui, block);
     editor(ui, block);
@@ -280,6 +267,7 @@ class TwicePlayground extends HTMLElement {
     this.wireTabs();
     this.showFirst(block);
     this.startRuntime(block.n);
+    if (first && first.pending) this.run(first.pending);
     this.replayLink();
   }
 
@@ -761,7 +749,12 @@ class TwicePlayground extends HTMLElement {
   // block's runs it is; a newer one replaces a queued one) and shows Stop
   // while any is in flight.
   request(rt, script, seed, timeline, key, auto) {
-    const p = rt.run(script, seed, timeline, this, key, auto);
+    return this.track(rt, rt.run(script, seed, timeline, this, key, auto));
+  }
+
+  // track shows Stop while p, a run of this block's on rt, and any other
+  // of its runs are in flight.
+  track(rt, p) {
     this.ui.stop.hidden = false;
     const done = () => {
       const runtime = currentRuntime();
@@ -874,13 +867,16 @@ class TwicePlayground extends HTMLElement {
 
   // ---- the main run ----
 
-  async run() {
+  // run runs the script in the box at the seed in the field; or, given
+  // sent ({script, seed, sent, reply}: a run the first stage's Run sent,
+  // see boot.js), follows that one.
+  async run(sent) {
     const ui = this.ui;
     const seq = ++this.seq;
-    const script = ui.script.value;
-    const seed = ui.seed.value.trim();
-    if (!this.seedOK(seed)) return;
-    if (this.predicting && !this.revealed && this.predicted === undefined && !this.auto) {
+    const script = sent ? sent.script : ui.script.value;
+    const seed = sent ? sent.seed : ui.seed.value.trim();
+    if (!sent && !this.seedOK(seed)) return;
+    if (!sent && this.predicting && !this.revealed && this.predicted === undefined && !this.auto) {
       // Ask first; a second Run goes ahead without a prediction.
       this.predicted = "";
       ui.predictInput.focus();
@@ -896,11 +892,11 @@ class TwicePlayground extends HTMLElement {
     ui.run.textContent = "Run";
     const auto = this.auto === true;
     this.auto = false;
-    const sent = performance.now();
+    const at = sent ? sent.sent : performance.now();
     try {
       // The timeline is drawn only when its tab is open (or opens: see
       // timeline.js), so a first result waits for no SVG.
-      const m = await this.request(rt, script, seed, this.view === "timeline", "main", auto);
+      const m = await (sent ? this.track(rt, sent.reply) : this.request(rt, script, seed, this.view === "timeline", "main", auto));
       if (seq !== this.seq) return;
       const res = JSON.parse(m.json);
       this.timeline.kept = res.timeline ? null : { rt, id: m.id };
@@ -935,7 +931,7 @@ class TwicePlayground extends HTMLElement {
       if (open && open.ran) open.ran();
     } catch (e) {
       if (seq !== this.seq) return;
-      if (e.stopped) this.stopped(script, seed, performance.now() - sent, e.ran);
+      if (e.stopped) this.stopped(script, seed, performance.now() - at, e.ran);
       else if (e.died) this.died(e.message);
       else this.showError(e.message);
     } finally {
@@ -1015,65 +1011,37 @@ class TwicePlayground extends HTMLElement {
 
 }
 
-// start defines the element, once per page, with the config the loader
-// carries (the hashed names of the other assets, the runtime's lists).
-// early is the worker the loader started, or null (see twice.js): it
-// becomes the page's runtime before any block is set up.
-export function start(config, early) {
-  if (window.customElements === undefined || customElements.get("twice-playground")) {
-    if (early) early.worker.terminate(); // a second loader's: the first one's element runs the page
-    return;
-  }
-  Object.assign(CONFIG, config);
-  adopt(early);
-  if ("IntersectionObserver" in window) {
-    observer = new IntersectionObserver((entries) => {
-      if (entries.some((e) => e.isIntersecting)) {
-        observer.disconnect();
-        getRuntime();
-      }
-    });
-  }
-
-  // An embed page of the site, shown in a frame, tells the page around it
-  // how tall it is whenever that changes, so that the iframe snippet can
-  // fit the frame to it (no scrolling inside the frame). A page that loads
-  // this script through the script tag is never an embed page.
-  if (document.documentElement && document.documentElement.dataset && document.documentElement.dataset.twicePage === "embed" && window.parent !== window && "ResizeObserver" in window) {
-    let last = 0;
-    new ResizeObserver(() => {
-      const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
-      if (height === last) return;
-      last = height;
-      window.parent.postMessage({ type: "twice:height", height }, "*");
-    }).observe(document.documentElement);
-  }
-
-  // Exposed for tests and for pages that build scripts themselves.
-  /** @type {any} */ (window).TwicePlayground = {
-    withClaim,
-    parseLink,
-    linkHash,
-    shellQuote,
-    commandFor,
-    renderExplorations,
-    announce,
-    diagnosisPlan,
-    embedIframe,
-    minFontSize,
-    replay,
-    seedOf,
-    formatMS,
-    formatBytes,
-    matrixCellText,
-    matrixCellLabel,
-    groupDigits,
-    nearestStep,
-    config: CONFIG,
-    // timings: the runtime's start-up phases (see worker.js), in ms since
-    // this page's navigation started, and how the module came (info), once
-    // it has loaded; for measurements.
-    timings,
-  };
-  customElements.define("twice-playground", TwicePlayground);
+// upgrade turns el, a <twice-playground> that boot.js defined (in its
+// first stage, or connected after this module loaded), into the block
+// described above, in place: the same element, with this class's methods.
+export function upgrade(el) {
+  Object.setPrototypeOf(el, TwicePlayground.prototype);
+  el.setup();
 }
+
+// Exposed for tests and for pages that build scripts themselves.
+Object.assign(/** @type {any} */ (window).TwicePlayground || {}, {
+  withClaim,
+  parseLink,
+  linkHash,
+  shellQuote,
+  commandFor,
+  renderExplorations,
+  announce,
+  diagnosisPlan,
+  embedIframe,
+  minFontSize,
+  replay,
+  seedOf,
+  formatMS,
+  formatBytes,
+  matrixCellText,
+  matrixCellLabel,
+  groupDigits,
+  nearestStep,
+  config: CONFIG,
+  // timings: the runtime's start-up phases (see worker.js), in ms since
+  // this page's navigation started, and how the module came (info), once
+  // it has loaded; for measurements.
+  timings,
+});

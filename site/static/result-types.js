@@ -424,7 +424,8 @@
  * (result.ChoiceLists) and the claim Compare sets beside the block's own.
  *
  * @typedef {object} Config
- * @property {string} [entry] the entry module's served name
+ * @property {string} [entry] the entry module's served name (boot.js)
+ * @property {string} [full] the rest of the element's served name (playground.js), which the entry loads later
  * @property {string} [frame] frame.js's served name
  * @property {string} worker
  * @property {string} wasmExec

@@ -1,15 +1,16 @@
 // twice.js loads the <twice-playground> element. It is the one file a page
 // elsewhere names (<script src="https://HOST/assets/twice.js" defer>), at a
 // stable address, so it stays a classic script: it carries the config and
-// imports the element's entry module, playground.js, by its content-hashed
-// name, resolved against this script's own address. The modules (see
-// playground.js) are cached for good; only this small file is revalidated.
+// imports the element's entry module, boot.js, by its content-hashed
+// name, resolved against this script's own address (boot.js loads the
+// rest, playground.js, later). The modules are cached for good; only
+// this small file is revalidated.
 //
 // It also starts the runtime's Web Worker (worker.js), before any module
 // has loaded, when a block is already in view as it runs (it is deferred,
 // so the document is parsed) and the worker is of this page's origin:
 // the module's download, compile, Go's start and the first run then wait
-// for none of the module graph (playground.js and its imports), the
+// for none of the module graph (boot.js and its imports), the
 // element's definition or the block's setup. The element adopts this
 // worker (runtime-client.js): one worker and one download per page, and
 // a block still loads nothing before one is in view. For a block below
@@ -26,12 +27,12 @@
   // claims, dedupe modes and key choices ({name, words, alias}) and the
   // claim Compare sets beside the block's own (compareTo); nothing in
   // these files names them.
-  const CONFIG = /*TWICE_CONFIG*/ { entry: "playground.js", frame: "frame.js", worker: "worker.js", wasmExec: "wasm_exec.js", wasm: "twice.wasm", sqlite: "sqlite3.wasm", wasmSize: 0, css: "playground.css", claims: [], dedupes: [], keys: [], compareTo: "" };
+  const CONFIG = /*TWICE_CONFIG*/ { entry: "boot.js", full: "playground.js", frame: "frame.js", worker: "worker.js", wasmExec: "wasm_exec.js", wasm: "twice.wasm", sqlite: "sqlite3.wasm", wasmSize: 0, css: "playground.css", claims: [], dedupes: [], keys: [], compareTo: "" };
 
   const here = document.currentScript ? document.currentScript.src : location.href;
   const asset = (name) => new URL(name, here).href;
 
-  // inViewport is playground.js's test of a block in view, here on the
+  // inViewport is boot.js's test of a block in view, here on the
   // block as the server rendered it (not yet upgraded).
   const inViewport = (el) => {
     const r = el.getBoundingClientRect();
@@ -50,8 +51,10 @@
     if (window[key] || typeof Worker !== "function" || new URL(workerURL).origin !== location.origin) return null;
     if (!Array.prototype.some.call(document.querySelectorAll("twice-playground"), inViewport)) return null;
     let worker;
+    const init = { type: "init", wasmExec: asset(CONFIG.wasmExec), wasm: asset(CONFIG.wasm), sqlite: asset(CONFIG.sqlite) };
     try {
-      worker = new Worker(workerURL);
+      // The worker reads init from its name as it starts (see worker.js).
+      worker = new Worker(workerURL, { name: JSON.stringify(init) });
     } catch {
       return null; // the element tries again, and says why
     }
@@ -62,7 +65,7 @@
       e.preventDefault();
       early.said.push({ error: e.message || "" });
     };
-    worker.postMessage({ type: "init", wasmExec: asset(CONFIG.wasmExec), wasm: asset(CONFIG.wasm), sqlite: asset(CONFIG.sqlite) });
+    worker.postMessage(init);
     return early;
   }
 
