@@ -59,7 +59,7 @@ func TestREADMEFrontDoor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scripts := regexp.MustCompile("(?m)^go run \\./cmd/twice run -c '([^']*)'$").FindAllStringSubmatch(string(data), -1)
+	scripts := regexp.MustCompile(`(?m)^go run \./cmd/twice run -c '([^']*)'$`).FindAllStringSubmatch(string(data), -1)
 	ends := regexp.MustCompile("The first ends `([^`]*)`;\\s+the\\s+second,\\s+`([^`]*)`").FindStringSubmatch(string(data))
 	if len(scripts) != 2 || ends == nil {
 		t.Fatalf("README.md shows %d scripts to run and says what they end with: %v; want 2 and the sentence", len(scripts), ends != nil)
