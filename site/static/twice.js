@@ -7,8 +7,8 @@
 // this small file is revalidated.
 //
 // It also starts the runtime's Web Worker (worker.js), before any module
-// has loaded, when a block is in view as the page is parsed (see below)
-// and the worker is of this page's origin:
+// has loaded, when a block is already in view as it runs (it is deferred,
+// so the document is parsed) and the worker is of this page's origin:
 // the module's download, compile, Go's start and the first run then wait
 // for none of the module graph (boot.js and its imports), the
 // element's definition or the block's setup. The element adopts this
@@ -45,14 +45,10 @@
   // fatal, an error event), kept to be replayed in order. Or null, when
   // it is not the time or the place (see above). At most one per page,
   // should two loaders run.
-  function sameOrigin() {
-    return new URL(asset(CONFIG.worker)).origin === location.origin;
-  }
-
   function startEarly() {
     const key = "__twicePlaygroundEarly";
     const workerURL = asset(CONFIG.worker);
-    if (window[key] || typeof Worker !== "function" || !sameOrigin()) return null;
+    if (window[key] || typeof Worker !== "function" || new URL(workerURL).origin !== location.origin) return null;
     if (!Array.prototype.some.call(document.querySelectorAll("twice-playground"), inViewport)) return null;
     let worker;
     const init = { type: "init", wasmExec: asset(CONFIG.wasmExec), wasm: asset(CONFIG.wasm), sqlite: asset(CONFIG.sqlite) };
@@ -73,57 +69,14 @@
     return early;
   }
 
-  // The site's own pages load this script async from their head, so it
-  // may run while the page is still being parsed: then the worker starts
-  // as soon as a block in view has been parsed (watched as the parser adds
-  // to the page), and the element is defined only once the whole page is
-  // (its blocks' content is read as each connects). A page that loads it
-  // deferred gets both at once, as before.
-  let early = null;
-  let tried = false;
-  const tryEarly = () => {
-    if (!tried) early = startEarly();
-    tried = tried || early !== null;
-  };
-  const entry = import(asset(CONFIG.entry));
-  const begin = () => {
-    tryEarly();
-    tried = true;
-    entry.then(
-      (m) => m.start(CONFIG, early),
-      (err) => {
-        if (early) early.worker.terminate(); // no element will ever adopt it
-        fallBack(err);
-      }
-    );
-  };
-  if (document.readyState === "loading") {
-    const blocks = document.getElementsByTagName("twice-playground");
-    // Watched until the worker starts, or the first block is found below
-    // the fold (the others are further down), or the page is parsed.
-    const watch = new MutationObserver(() => {
-      if (blocks.length === 0 || !stylesIn()) return;
-      tryEarly();
-      if (tried || blocks[0].getBoundingClientRect().top >= innerHeight) watch.disconnect();
-    });
-    if (sameOrigin()) watch.observe(document, { childList: true, subtree: true });
-    document.addEventListener(
-      "DOMContentLoaded",
-      () => {
-        watch.disconnect();
-        begin();
-      },
-      { once: true }
-    );
-  } else {
-    begin();
-  }
-
-  // stylesIn says whether the page's style sheets have loaded, without
-  // which where a block sits (in view or not) is not yet known.
-  function stylesIn() {
-    return Array.prototype.every.call(document.querySelectorAll('link[rel="stylesheet"]'), (l) => l.sheet !== null);
-  }
+  const early = startEarly();
+  import(asset(CONFIG.entry)).then(
+    (m) => m.start(CONFIG, early),
+    (err) => {
+      if (early) early.worker.terminate(); // no element will ever adopt it
+      fallBack(err);
+    }
+  );
 
   // fallBack loads frame.js, a classic script (which a page of another
   // origin may load from a host that sends no CORS header, as it did this
