@@ -116,7 +116,7 @@ self.onmessage = async (e) => {
       loading.then(
         () => {
           self.postMessage({ type: "ready", marks, info });
-          setTimeout(warm, 0, 0);
+          setTimeout(warm, WARM_AFTER, 0);
         },
         (err) => self.postMessage({ type: "fatal", message: "cannot load the runtime: " + message(err) })
       );
@@ -215,10 +215,18 @@ async function check(m) {
 // last piece is done (or one fails: the next real run reports it), it says
 // "warmed"; when a real run comes first, it stops there and says nothing,
 // and that run's answer is what the page waits for instead.
+//
+// A piece cannot be interrupted, and a run asked for meanwhile waits for
+// it. So the warm-up begins WARM_AFTER ms after "ready", not at once: a
+// Run pressed as the page loads is usually sent just then (the page's
+// thread was busy setting up the block), and it goes first. The first
+// piece, the one a reader's early Run is likeliest to meet, draws no
+// timeline (a first Run asks for none either); the last one does.
+const WARM_AFTER = 150;
 const warmups = [
-  "reset\nadd order-1\nwork --job 1 --trace\njobs\neffects\ncat worker.log\n",
-  "race read 20\neffects\n",
-  "race atomic 20\neffects\n",
+  { script: "reset\nadd order-1\nwork --job 1 --trace\njobs\neffects\ncat worker.log\n", timeline: false },
+  { script: "race read 20\neffects\n", timeline: false },
+  { script: "race atomic 20\neffects\n", timeline: true },
 ];
 
 function warm(i) {
@@ -228,7 +236,7 @@ function warm(i) {
     return;
   }
   try {
-    self.twiceRun(warmups[i], { seed: "", timeline: true });
+    self.twiceRun(warmups[i].script, { seed: "", timeline: warmups[i].timeline });
   } catch {
     self.postMessage({ type: "warmed" });
     return; // the next real run reports it
