@@ -2,6 +2,7 @@ package diagnosis
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 
 	"github.com/twice-lab/twice/runtime/receipts"
@@ -221,23 +222,35 @@ func staleWords(stale []receipts.Effect, d *orderEvidence) string {
 // stale run that writes before its successor gets through.
 func (d *orderEvidence) staleLanded() []string {
 	var notes []string
-	for _, ev := range d.evs {
-		for _, e := range ev.landed {
-			r := d.h.runs[e.Run]
-			if e.Token == 0 || r == nil {
-				continue
-			}
-			n := d.h.nextClaim(r)
-			if n == nil || n.claimedAt > e.At {
-				continue
-			}
-			if f, ok := d.firstNewerToken(e); ok {
-				notes = append(notes, fmt.Sprintf("%s's request for job %d carried fencing token %d after %s had claimed the job, and landed: the service refuses a token only once a newer one has reached it, and the first, %s's token %d, came %s later",
-					e.Worker, e.Job, e.Token, n.worker, f.Worker, f.Token, RoundGap(f.At-e.At)))
-			}
+	for e, r := range d.fencedLanded() {
+		n := d.h.nextClaim(r)
+		if n == nil || n.claimedAt > e.At {
+			continue
+		}
+		if f, ok := d.firstNewerToken(e); ok {
+			notes = append(notes, fmt.Sprintf("%s's request for job %d carried fencing token %d after %s had claimed the job, and landed: the service refuses a token only once a newer one has reached it, and the first, %s's token %d, came %s later",
+				e.Worker, e.Job, e.Token, n.worker, f.Worker, f.Token, RoundGap(f.At-e.At)))
 		}
 	}
 	return notes
+}
+
+// fencedLanded yields, in the order of the evidence, each request that
+// landed carrying a fencing token, with the run that sent it.
+func (d *orderEvidence) fencedLanded() iter.Seq2[receipts.Effect, *Record] {
+	return func(yield func(receipts.Effect, *Record) bool) {
+		for _, ev := range d.evs {
+			for _, e := range ev.landed {
+				r := d.h.runs[e.Run]
+				if e.Token == 0 || r == nil {
+					continue
+				}
+				if !yield(e, r) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // sharedTokens says, one note per job and token, the requests that
@@ -255,21 +268,15 @@ func (d *orderEvidence) sharedTokens() []string {
 	}
 	holders := map[jobToken][]*Record{}
 	var order []jobToken
-	for _, ev := range d.evs {
-		for _, e := range ev.landed {
-			r := d.h.runs[e.Run]
-			if e.Token == 0 || r == nil {
-				continue
-			}
-			k := jobToken{e.Job, e.Token}
-			if slices.Contains(holders[k], r) {
-				continue
-			}
-			if holders[k] == nil {
-				order = append(order, k)
-			}
-			holders[k] = append(holders[k], r)
+	for e, r := range d.fencedLanded() {
+		k := jobToken{e.Job, e.Token}
+		if slices.Contains(holders[k], r) {
+			continue
 		}
+		if holders[k] == nil {
+			order = append(order, k)
+		}
+		holders[k] = append(holders[k], r)
 	}
 	var notes []string
 	for _, k := range order {
