@@ -1,12 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"io"
-	"os"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -29,34 +24,9 @@ func TestBrowserServeIndexWithin2s(t *testing.T) {
 	// The browser is up before serve starts: its own start is not counted.
 	ctx, _ := browsertest.Start(t, path, browsertest.Options(path, t.TempDir(), 1280, 900))
 
-	pr, pw := io.Pipe()
-	var stderr strings.Builder
-	done := make(chan int, 1)
-	go func() {
-		done <- run([]string{"serve", "--addr", "127.0.0.1:0", "--wasm", fakeWasm(t)}, nil, pw, &stderr)
-		pw.Close()
-	}()
-	sc := bufio.NewScanner(pr)
-	var url string
-	for sc.Scan() {
-		if _, rest, ok := strings.Cut(sc.Text(), "serving the lessons at "); ok {
-			url, _, _ = strings.Cut(rest, " ")
-			break
-		}
-	}
-	printed := time.Now()
-	go io.Copy(io.Discard, pr)
-	if url == "" {
-		t.Fatalf("twice serve printed no URL; stderr %q", stderr.String())
-	}
-	defer func() {
-		syscall.Kill(os.Getpid(), syscall.SIGINT)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Error("twice serve did not stop on an interrupt")
-		}
-	}()
+	s := startServe(t, "--addr", "127.0.0.1:0", "--wasm", fakeWasm(t))
+	url, printed := s.url, s.printed
+	defer s.stop(t)
 
 	tctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()

@@ -104,6 +104,55 @@ func TestServeBuildUsage(t *testing.T) {
 	}
 }
 
+// served is twice serve run in the test's process, as a user starts it.
+type served struct {
+	url     string         // the URL it printed
+	printed time.Time      // when it printed it
+	before  []string       // the lines it printed before the URL
+	stderr  *lockedBuilder // its log
+	done    chan int       // its exit code
+}
+
+// startServe runs twice serve with args and returns once it has printed
+// the URL it serves at; it fails the test if serve ends without one.
+func startServe(t *testing.T, args ...string) *served {
+	t.Helper()
+	pr, pw := io.Pipe()
+	s := &served{stderr: &lockedBuilder{}, done: make(chan int, 1)}
+	go func() {
+		s.done <- run(append([]string{"serve"}, args...), nil, pw, s.stderr)
+		pw.Close()
+	}()
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		if _, rest, ok := strings.Cut(sc.Text(), "serving the lessons at "); ok {
+			s.url, _, _ = strings.Cut(rest, " ")
+			break
+		}
+		s.before = append(s.before, sc.Text())
+	}
+	s.printed = time.Now()
+	go io.Copy(io.Discard, pr)
+	if s.url == "" {
+		t.Fatalf("twice serve %s printed no URL; stderr %q", strings.Join(args, " "), s.stderr.String())
+	}
+	return s
+}
+
+// stop interrupts serve, as Ctrl-C does, and returns its exit code; it
+// fails the test if serve has not ended 10 s later.
+func (s *served) stop(t *testing.T) int {
+	t.Helper()
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	select {
+	case code := <-s.done:
+		return code
+	case <-time.After(10 * time.Second):
+		t.Fatal("twice serve did not stop on an interrupt")
+		return -1
+	}
+}
+
 // TestServeCommand starts twice serve, fetches a page from the URL it
 // prints, and stops it with an interrupt, as a user does.
 func TestServeCommand(t *testing.T) {
@@ -114,27 +163,8 @@ func TestServeCommand(t *testing.T) {
 		{"127.0.0.1:0", false},
 		{"0.0.0.0:0", true},
 	} {
-		pr, pw := io.Pipe()
-		var stderr strings.Builder
-		done := make(chan int, 1)
-		go func() {
-			done <- run([]string{"serve", "--addr", tc.addr, "--wasm", fakeWasm(t)}, nil, pw, &stderr)
-			pw.Close()
-		}()
-		sc := bufio.NewScanner(pr)
-		var url string
-		var before []string
-		for sc.Scan() {
-			if _, rest, ok := strings.Cut(sc.Text(), "serving the lessons at "); ok {
-				url, _, _ = strings.Cut(rest, " ")
-				break
-			}
-			before = append(before, sc.Text())
-		}
-		go io.Copy(io.Discard, pr)
-		if url == "" {
-			t.Fatalf("twice serve --addr %s printed no URL; stderr %q", tc.addr, stderr.String())
-		}
+		s := startServe(t, "--addr", tc.addr, "--wasm", fakeWasm(t))
+		url, before, stderr := s.url, s.before, s.stderr
 		// On every interface, it names the addresses other machines can
 		// open, each of them serving, and draws a QR code of the first.
 		var lan []string
@@ -165,14 +195,8 @@ func TestServeCommand(t *testing.T) {
 		if code := getUntilReady(t, url+"lessons/claim-race/"); code != 200 {
 			t.Errorf("GET %s: %d", url, code)
 		}
-		syscall.Kill(os.Getpid(), syscall.SIGINT)
-		select {
-		case code := <-done:
-			if code != 0 {
-				t.Errorf("twice serve exited %d after an interrupt; stderr %q", code, stderr.String())
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("twice serve did not stop on an interrupt")
+		if code := s.stop(t); code != 0 {
+			t.Errorf("twice serve exited %d after an interrupt; stderr %q", code, stderr.String())
 		}
 		if got := strings.Contains(stderr.String(), "warning: listening on"); got != tc.warn {
 			t.Errorf("--addr %s: warning printed = %v, want %v (stderr %q)", tc.addr, got, tc.warn, stderr.String())
@@ -192,26 +216,8 @@ func TestServeIndexFirst(t *testing.T) {
 	slow := fmt.Sprintf("# Slow\n\n```twice\n# %d\nrace read 10000\n```\n\n```twice\n# %d\nrace atomic 10000\n```\n\n```twice\n# %d\nrace read 10000\n```\n", now, now, now)
 	os.WriteFile(filepath.Join(dir, "a.md"), []byte(fmt.Sprintf("# Quick\n\n```twice\n# %d\nrace read 3\n```\n", now)), 0o644)
 	os.WriteFile(filepath.Join(dir, "b.md"), []byte(slow), 0o644)
-	pr, pw := io.Pipe()
-	var stderr strings.Builder
-	done := make(chan int, 1)
-	go func() {
-		done <- run([]string{"serve", "--addr", "127.0.0.1:0", "--lessons", dir, "--wasm", fakeWasm(t)}, nil, pw, &stderr)
-		pw.Close()
-	}()
-	sc := bufio.NewScanner(pr)
-	var url string
-	for sc.Scan() {
-		if _, rest, ok := strings.Cut(sc.Text(), "serving the lessons at "); ok {
-			url, _, _ = strings.Cut(rest, " ")
-			break
-		}
-	}
-	printed := time.Now()
-	go io.Copy(io.Discard, pr)
-	if url == "" {
-		t.Fatalf("twice serve printed no URL; stderr %q", stderr.String())
-	}
+	s := startServe(t, "--addr", "127.0.0.1:0", "--lessons", dir, "--wasm", fakeWasm(t))
+	url, printed := s.url, s.printed
 	resp, err := http.Get(url)
 	if err != nil {
 		t.Fatal(err)
@@ -227,14 +233,8 @@ func TestServeIndexFirst(t *testing.T) {
 			t.Errorf("GET %s: %d", url+page, code)
 		}
 	}
-	syscall.Kill(os.Getpid(), syscall.SIGINT)
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("twice serve exited %d after an interrupt; stderr %q", code, stderr.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("twice serve did not stop on an interrupt")
+	if code := s.stop(t); code != 0 {
+		t.Errorf("twice serve exited %d after an interrupt; stderr %q", code, s.stderr.String())
 	}
 }
 
@@ -292,38 +292,16 @@ func hostileFolder(t *testing.T) string {
 func TestServeBuildHostileFolder(t *testing.T) {
 	dir := hostileFolder(t)
 	wasm := fakeWasm(t)
-	pr, pw := io.Pipe()
-	stderr := &lockedBuilder{}
-	done := make(chan int, 1)
 	start := time.Now()
-	go func() {
-		done <- run([]string{"serve", "--addr", "127.0.0.1:0", "--lessons", dir, "--wasm", wasm}, nil, pw, stderr)
-		pw.Close()
-	}()
-	sc := bufio.NewScanner(pr)
-	var url string
-	for sc.Scan() {
-		if _, rest, ok := strings.Cut(sc.Text(), "serving the lessons at "); ok {
-			url, _, _ = strings.Cut(rest, " ")
-			break
-		}
-	}
-	go io.Copy(io.Discard, pr)
-	if url == "" {
-		t.Fatalf("no URL; stderr %q", stderr.String())
-	}
-	if took := time.Since(start); took > 5*time.Second {
+	s := startServe(t, "--addr", "127.0.0.1:0", "--lessons", dir, "--wasm", wasm)
+	stderr := s.stderr
+	if took := s.printed.Sub(start); took > 5*time.Second {
 		t.Errorf("twice serve listened after %v, want within 5 s", took)
 	}
-	if code := getUntilReady(t, url+"lessons/a/"); code != 200 {
+	if code := getUntilReady(t, s.url+"lessons/a/"); code != 200 {
 		t.Errorf("the good lesson: %d", code)
 	}
-	syscall.Kill(os.Getpid(), syscall.SIGINT)
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("twice serve did not stop on an interrupt")
-	}
+	s.stop(t)
 	for _, name := range []string{"b.md: refused: it is a named pipe", "c.md: refused: 52428800 bytes", "d.md:", "10000 twice blocks"} {
 		if !strings.Contains(stderr.String(), name) {
 			t.Errorf("twice serve's log does not say %q:\n%s", name, stderr.String())
