@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 
 	"github.com/twice-lab/twice/lessons"
 	"github.com/twice-lab/twice/runtime/script/lang"
@@ -21,24 +20,11 @@ import (
 func readScriptFile(name string, stdin io.Reader) ([]byte, error) {
 	var r io.Reader = stdin
 	if name != "-" {
-		fi, err := os.Stat(name)
-		if err != nil {
-			return nil, err
-		}
-		if err := regular(name, fi); err != nil {
-			return nil, err
-		}
-		f, err := os.OpenFile(name, os.O_RDONLY|openNonblock, 0)
+		f, err := lessons.OpenRegular(name, func(fi fs.FileInfo) error { return regular(name, fi) })
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
-		if fi, err = f.Stat(); err != nil {
-			return nil, err
-		}
-		if err := regular(name, fi); err != nil {
-			return nil, err
-		}
 		r = f
 	}
 	return io.ReadAll(io.LimitReader(r, lang.MaxScriptBytes+1))

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -322,24 +323,11 @@ const MaxPrebuiltBytes = 64 << 20
 // MaxPrebuiltBytes. The opened file is checked again, in case another
 // was swapped in, and opened without blocking where the system can.
 func readPrebuilt(name string) ([]byte, error) {
-	fi, err := os.Stat(name)
-	if err != nil {
-		return nil, err
-	}
-	if err := prebuiltFile(name, fi); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(name, os.O_RDONLY|lessons.OpenNonblock, 0)
+	f, err := lessons.OpenRegular(name, func(fi fs.FileInfo) error { return prebuiltFile(name, fi) })
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err = f.Stat(); err != nil {
-		return nil, err
-	}
-	if err := prebuiltFile(name, fi); err != nil {
-		return nil, err
-	}
 	b, err := io.ReadAll(io.LimitReader(f, MaxPrebuiltBytes+1))
 	if err == nil && len(b) > MaxPrebuiltBytes {
 		err = fmt.Errorf("%s: refused: it has more than the %s a prebuilt runtime's file may have", name, bytesize.Words(MaxPrebuiltBytes))
@@ -348,7 +336,7 @@ func readPrebuilt(name string) ([]byte, error) {
 }
 
 // prebuiltFile refuses a file readPrebuilt does not read.
-func prebuiltFile(name string, fi os.FileInfo) error {
+func prebuiltFile(name string, fi fs.FileInfo) error {
 	if kind := lessons.FileKind(fi.Mode()); kind != "" {
 		return fmt.Errorf("%s: refused: it is %s, not a regular file; a prebuilt runtime is read from regular files", name, kind)
 	}
