@@ -5,7 +5,7 @@ import (
 	"runtime"
 	"testing"
 
-	"golang.org/x/tools/txtar"
+	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // ScenarioNames are the goldens of the four scenarios of a job that

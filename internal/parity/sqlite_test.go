@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
+	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/twice-lab/twice/internal/wasmsqlite"
 	"github.com/twice-lab/twice/lessons"

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
+	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/twice-lab/twice/lessons"
 	"github.com/twice-lab/twice/runtime/script/interp"

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
+	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/twice-lab/twice/runtime/script/lang"
 	"github.com/twice-lab/twice/runtime/script/result"

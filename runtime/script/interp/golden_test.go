@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"golang.org/x/tools/txtar"
+	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/twice-lab/twice/runtime/script/result"
 )

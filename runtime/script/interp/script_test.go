@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
+	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/twice-lab/twice/runtime/event"
 	"github.com/twice-lab/twice/runtime/queue"
