@@ -51,9 +51,17 @@ func convert(t *testing.T, src string, lim Limits) (*Error, time.Duration) {
 // time can tell, the bound is short, so the test takes about that long
 // whatever the machine.
 func TestHostileMarkdownStops(t *testing.T) {
-	lim := Limits{Time: 5 * time.Second, Nesting: 32, TableCells: 100_000, Nodes: 200_000, Bytes: 1 << 20}
+	// The bounds that count are met whatever the machine's speed: their
+	// clock never moves, so time cannot come first however loaded the
+	// machine is.
+	frozen := time.Unix(0, 0)
+	lim := Limits{Time: 5 * time.Second, Nesting: 32, TableCells: 100_000, Nodes: 200_000, Bytes: 1 << 20,
+		Clock: func() time.Time { return frozen }}
 	// Where only time can tell, no other bound may come first, however
-	// fast the machine: the elements are not counted.
+	// fast the machine: the elements are not counted, and the clock moves
+	// a millisecond at each read, so the bound of 100 ms is met after a
+	// number of reads (the guard reads it every 16 calls into a parser),
+	// never at a speed.
 	quick := lim
 	quick.Time = 100 * time.Millisecond
 	quick.Nodes = 0
@@ -90,6 +98,8 @@ func TestHostileMarkdownStops(t *testing.T) {
 		l := lim
 		if c.want == slow {
 			l = quick
+			var ticks time.Duration
+			l.Clock = func() time.Time { ticks += time.Millisecond; return frozen.Add(ticks) }
 		}
 		e, took := convert(t, c.src, l)
 		if e == nil || !strings.HasPrefix(e.Msg, c.want) || e.Line != c.line {
@@ -126,20 +136,38 @@ func TestLessonsPassUnchanged(t *testing.T) {
 	}
 }
 
-// Exclude keeps work that is not markdown's out of the time bound.
+// Exclude keeps work that is not markdown's out of the time bound: a
+// transformer that takes 200 ms of a fake clock under Exclude leaves a
+// page under a bound of 50 ms, and the same 200 ms outside it does not.
 func TestExclude(t *testing.T) {
-	lim := Limits{Time: 50 * time.Millisecond}
-	md := goldmark.New(goldmark.WithParser(Parser(parser.WithASTTransformers(util.Prioritized(slowTransformer(200*time.Millisecond), 100)))))
-	pc := parser.NewContext()
-	if err := Convert(md, []byte(strings.Repeat("*a* ", 2000)), &bytes.Buffer{}, pc, lim); err != nil {
-		t.Errorf("work run under Exclude counted against the bound: %v", err)
+	for _, aside := range []bool{true, false} {
+		var now time.Time
+		lim := Limits{Time: 50 * time.Millisecond, Clock: func() time.Time { return now }}
+		slow := slowTransformer{d: 200 * time.Millisecond, now: &now, aside: aside}
+		md := goldmark.New(goldmark.WithParser(Parser(parser.WithASTTransformers(util.Prioritized(slow, 100)))))
+		err := Convert(md, []byte(strings.Repeat("*a* ", 20_000)), &bytes.Buffer{}, parser.NewContext(), lim)
+		if aside && err != nil {
+			t.Errorf("work run under Exclude counted against the bound: %v", err)
+		}
+		if !aside && err == nil {
+			t.Errorf("200 ms of a 50 ms bound taken outside Exclude did not stop the page")
+		}
 	}
 }
 
-// slowTransformer is a document transformer that takes d outside the
-// markdown's time, as a twice block's run does.
-type slowTransformer time.Duration
+// slowTransformer is a document transformer that moves a fake clock on
+// by d, under Exclude (as a twice block's run does) when aside.
+type slowTransformer struct {
+	d     time.Duration
+	now   *time.Time
+	aside bool
+}
 
-func (d slowTransformer) Transform(_ *ast.Document, _ text.Reader, pc parser.Context) {
-	Exclude(pc, func() { time.Sleep(time.Duration(d)) })
+func (s slowTransformer) Transform(_ *ast.Document, _ text.Reader, pc parser.Context) {
+	move := func() { *s.now = s.now.Add(s.d) }
+	if s.aside {
+		Exclude(pc, move)
+	} else {
+		move()
+	}
 }
