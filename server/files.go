@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/andybalholm/brotli"
 )
@@ -242,6 +243,10 @@ var smallForms = struct {
 
 const smallFormsMax = 64 << 20
 
+// compressions counts the bodies compressed (a form found cached is not),
+// for the tests that hold a render's work to a count rather than a time.
+var compressions atomic.Int64
+
 // get returns the enc form of body, computing and caching it if needed.
 func (c *compressor) get(key, enc string, body []byte) []byte {
 	if b := c.lookup(key, enc); b != nil {
@@ -255,6 +260,7 @@ func (c *compressor) get(key, enc string, body []byte) []byte {
 			return b
 		}
 	}
+	compressions.Add(1)
 	var buf bytes.Buffer
 	var w io.WriteCloser
 	if enc == "br" {
