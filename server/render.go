@@ -479,6 +479,7 @@ func (r *siteRenderer) render(fsys fs.FS, name string, publish func(*Site)) *Sit
 		Content: template.HTML(`<h1>Not found</h1>
 <p>There is no page at this address. The lessons start at the <a href="/">index</a>.</p>`),
 	}), 404)
+	add(PlayPage, r.playPage(), 200)
 	p, err := r.plan(fsys, name)
 	if err != nil {
 		s.Err = err
@@ -504,6 +505,26 @@ func (r *siteRenderer) render(fsys fs.FS, name string, publish func(*Site)) *Sit
 	add("sw.js", r.serviceWorker(s, r.offlinePage(p.refs, p.siteTitle)), 200)
 	s.Err = errors.Join(p.errs...)
 	return s
+}
+
+// PlayPage is the embed page of no lesson: one block that runs the
+// script and seed its link carries (#block-1?seed=N&script=...), under
+// the label its ?label= gives. A <twice-playground> on a page of another
+// origin, whose site's host sends no CORS header, is shown in a frame of
+// it when it names no embed page of its own (frame.js).
+const PlayPage = "embed/play/index.html"
+
+// playScript is what the play page's block holds before a link fills it.
+const playScript = "race read 20\n"
+
+// playPage renders PlayPage: its block pre-rendered at the default seed,
+// claim and seed controls, and no lesson to link to.
+func (r *siteRenderer) playPage() []byte {
+	var buf bytes.Buffer
+	opts, _ := lessons.ParseBlockOptions("twice") // the defaults
+	markdown.WritePlayground(&buf, &markdown.Playground{Index: 1, Script: playScript, Options: opts,
+		Result: markdown.Prerender(playScript, opts.Seed), Label: "a twice playground"})
+	return r.page(pageData{Kind: "embed", Title: "A twice playground", Root: "../../", Script: true, Content: template.HTML(buf.String())})
 }
 
 // A plan is what a render knows before it runs any block: the folder's

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -54,6 +55,14 @@ func TestBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("built the bundle and the runtime in %v", time.Since(start).Round(time.Millisecond))
+	// docs/EMBED.md's size of the bundle is this one's, measured.
+	if st, err := os.Stat(bin); err != nil {
+		t.Error(err)
+	} else if doc, err := os.ReadFile("../../docs/EMBED.md"); err != nil {
+		t.Error(err)
+	} else if want := fmt.Sprintf("WebAssembly runtime inside (about %d MB)", (st.Size()+500_000)/1_000_000); !strings.Contains(string(doc), want) {
+		t.Errorf("docs/EMBED.md does not say %q: the bundle is %d bytes", want, st.Size())
+	}
 
 	// The clock for serving starts now.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

@@ -1,6 +1,7 @@
 package codesize
 
 import (
+	"flag"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -15,10 +16,13 @@ import (
 
 const module = "github.com/twice-lab/twice/"
 
+var update = flag.Bool("update", false, "rewrite docs/MANUAL.md's picture of the imports")
+
 // TestManualImports holds the picture of who imports whom in
 // docs/MANUAL.md ("How it is built") to the code: each package of the
 // module, and the module's packages its non-test files import, under any
-// build tag. On a change, the test prints the block to paste.
+// build tag. On a change, go test ./internal/codesize -run Imports -update
+// rewrites the block.
 func TestManualImports(t *testing.T) {
 	root := filepath.Join("..", "..")
 	want := importsBlock(t, root)
@@ -32,8 +36,15 @@ func TestManualImports(t *testing.T) {
 	if !ok || !ok2 {
 		t.Fatalf("docs/MANUAL.md has no block between %q and %q", open, end)
 	}
+	if got != want && *update {
+		fixed := strings.Replace(string(data), open+got+end, open+want+end, 1)
+		if err := os.WriteFile(filepath.Join(root, "docs", "MANUAL.md"), []byte(fixed), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
 	if got != want {
-		t.Errorf("docs/MANUAL.md's picture of the imports is stale; the code's is:\n%s", want)
+		t.Errorf("docs/MANUAL.md's picture of the imports is stale (go test ./internal/codesize -run Imports -update); the code's is:\n%s", want)
 	}
 }
 

@@ -4,15 +4,20 @@
 // module scripts, and the runtime's wasm, in CORS mode: from a twice site
 // whose host sends no Access-Control-Allow-Origin header (a plain static
 // host) they refuse them. A classic script and a frame need no such
-// header, so this file defines <twice-playground> as a frame of the
-// block's embed page (its from attribute, a page of the twice site),
-// carrying the script and seed the element holds as a link to that run:
-// the block runs there, on the twice site's own origin, with the output
-// the server rendered shown at once when the script is the lesson's. The
-// frame takes the height its page posts ({type: "twice:height"}), as the
-// iframe snippet does. An element that names no embed page cannot be
-// framed: it says in the page what is missing and how to fix it, above
-// its script.
+// header, so this file defines <twice-playground> as a frame of a page of
+// the twice site, carrying the script and seed the element holds as a link
+// to that run, and its label: the block runs there, on the twice site's
+// own origin. The page is the block's embed page when it names one (its
+// from attribute), where the output the server rendered shows at once
+// when the script is the lesson's; otherwise the site's play page
+// (embed/play/), which runs any script its link carries. The frame takes
+// the height its page posts ({type: "twice:height"}), as the iframe
+// snippet does.
+//
+// What the page's author can fix (the header) is said on the console,
+// not to the page's readers. A block that cannot be framed (the site does
+// not answer, or the page is the site's own) shows its script, quietly
+// noted, and the console says why.
 //
 // twice.js passes why the import failed (data-error) and the entry
 // module's address (data-entry), which this file asks for again without
@@ -36,18 +41,17 @@
         () => "network"
       );
 
-  // explain says, for the author of the page, why a block cannot run
-  // here and what fixes it.
+  // explain says, for the author of the page (on the console), why the
+  // blocks are framed or cannot run, and what fixes it.
   function explain(c) {
     if (c === "cors") {
       return (
-        "This block cannot run here: " + site + " sends twice's scripts without an Access-Control-Allow-Origin header, and a page on another origin needs it (browsers refuse module scripts and the runtime's download without it). " +
-        "Fix it on " + site + " by sending Access-Control-Allow-Origin: * with /assets/ and /embed/, or embed the block with an iframe: its lesson's \"Embed this block\" has the snippet. " +
-        "A block pasted with that section's script tag names its embed page (from=\"...\") and is shown in a frame of it instead."
+        site + " sends twice's scripts without an Access-Control-Allow-Origin header, which a page on another origin needs (browsers refuse module scripts and the runtime's download without it), " +
+        "so each block is shown in a frame of a page of " + site + ". Send Access-Control-Allow-Origin: * with /assets/ and /embed/ there to make the blocks part of this page."
       );
     }
-    if (c === "network") return "This block cannot run here: " + site + " did not answer for twice's scripts. Check that the address in the script tag is the published site's.";
-    return "This block cannot run: its scripts did not load (" + (me.dataset.error || "no reason given") + "). Reload the page.";
+    if (c === "network") return site + " did not answer for twice's scripts, so the blocks cannot run. Check that the address in the script tag is the published site's.";
+    return "the blocks' scripts did not load (" + (me.dataset.error || "no reason given") + "). Reload the page.";
   }
 
   // The frames made, so that a height posted by one reaches it alone.
@@ -57,11 +61,15 @@
     for (const f of frames) if (f.contentWindow === e.source) f.height = String(Math.ceil(e.data.height));
   });
 
-  // framePage returns the URL of the embed page an element names, with the
-  // link to its script and seed, or null when it names none of this site.
-  function framePage(el) {
+  // The site's play page: embed/play/ beside the assets/ folder the
+  // loader came from.
+  const playPage = new URL("../embed/play/", me.src);
+
+  // embedPage returns the embed page an element names (from), with the
+  // number of its block, or null when it names none of this site.
+  function embedPage(el) {
     const from = el.getAttribute("from");
-    if (!from || !crossOrigin) return null;
+    if (!from) return null;
     let u;
     try {
       u = new URL(from, location.href);
@@ -69,12 +77,23 @@
       return null;
     }
     const m = embedPath.exec(u.pathname);
-    if (u.origin !== site || !m) return null;
+    return u.origin === site && m ? { url: u, block: m[1] } : null;
+  }
+
+  // framePage returns the URL of the page that runs an element's block:
+  // its embed page, or the play page, with the link to its script and
+  // seed and its label; null on the site's own origin.
+  function framePage(el) {
+    if (!crossOrigin) return null;
+    const named = embedPage(el);
+    const u = new URL(named ? named.url.href : playPage.href);
+    const label = el.getAttribute("label");
+    if (label) u.searchParams.set("label", label);
     const pre = el.querySelector("pre");
     const link = new URLSearchParams();
     if (el.getAttribute("seed")) link.set("seed", el.getAttribute("seed"));
     link.set("script", pre ? pre.textContent.replace(/^\n/, "") : "");
-    u.hash = "block-" + m[1] + "?" + link;
+    u.hash = "block-" + (named ? named.block : "1") + "?" + link;
     return u.href;
   }
 
@@ -97,21 +116,18 @@
         this.setAttribute("state", "framed");
         return;
       }
+      // The script stays readable; a quiet line says it does not run.
       const note = document.createElement("p");
-      note.setAttribute("role", "alert");
-      note.style.borderLeft = "3px solid #a40e26";
-      note.style.padding = "0.4rem 0.6rem";
-      note.style.margin = "0 0 0.5rem";
-      note.textContent = "This block cannot run here.";
+      note.style.font = "0.85em system-ui, sans-serif";
+      note.style.opacity = "0.75";
+      note.style.margin = "0 0 0.3rem";
+      note.textContent = "This twice block cannot run on this page.";
       root.append(note, document.createElement("slot"));
       this.setAttribute("state", "unavailable");
-      cause.then((c) => (note.textContent = explain(c)));
     }
   }
   customElements.define("twice-playground", FramedPlayground);
   cause.then((c) => {
-    if (c === "cors" && document.querySelector("twice-playground[from]")) {
-      console.warn("twice: " + site + " sends no Access-Control-Allow-Origin header, so the blocks that name their embed page are shown in frames of it; send Access-Control-Allow-Origin: * with /assets/ and /embed/ there to make them part of this page.");
-    }
+    if (document.querySelector("twice-playground")) console.warn("twice: " + explain(c));
   });
 })();

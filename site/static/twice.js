@@ -69,6 +69,22 @@
     return early;
   }
 
+  // An embed page framed for a block on another page takes that block's
+  // label (?label=, which frame.js passes): the frame's heading, title
+  // and the block's name for a screen reader say the author's words, not
+  // those of the page the frame borrowed.
+  function takeLabel() {
+    if (document.documentElement.dataset.twicePage !== "embed") return;
+    const label = new URLSearchParams(location.search).get("label");
+    if (!label) return;
+    const title = document.querySelector(".embed-title");
+    if (title) title.textContent = label;
+    document.title = label + " · twice";
+    const el = document.querySelector("twice-playground");
+    if (el) el.setAttribute("label", label);
+  }
+
+  takeLabel();
   const early = startEarly();
   import(asset(CONFIG.entry)).then(
     (m) => m.start(CONFIG, early),
