@@ -50,6 +50,11 @@ func TestBrowserSingleFile(t *testing.T) {
 	if size > MaxSingleFile {
 		t.Errorf("the single file is %d bytes, more than %d", size, MaxSingleFile)
 	}
+	if doc, err := os.ReadFile("../docs/EMBED.md"); err != nil {
+		t.Error(err)
+	} else if want := "HTML file of about " + megabytes(size) + " MB"; !strings.Contains(string(doc), want) {
+		t.Errorf("docs/EMBED.md does not say %q", want)
+	}
 	var mu sync.Mutex
 	var requests []string
 	chromedp.Listen(ctx, func(ev any) {
