@@ -329,6 +329,10 @@ type Site struct {
 	// Versions, under Options.Live, holds the version of each index and
 	// lesson page by its path; not part of an export.
 	Versions map[string]string
+	// names are the served names of the site's assets, and config the
+	// component's config (SingleFile reads them).
+	names  assetNames
+	config []byte
 }
 
 // Paths returns the site's paths in sorted order.

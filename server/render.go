@@ -115,6 +115,8 @@ type siteRenderer struct {
 	comp     *compressor
 	assets   map[string]*File
 	names    assetNames
+	// configJSON is the component's config as twice.js carries it.
+	configJSON []byte
 	// dir is the lesson folder as errors name it; error pages show only
 	// its last element when it is absolute.
 	dir string
@@ -201,6 +203,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	if r.names.Preload, err = r.importedBy(hashed["boot.js"]); err != nil {
 		return nil, err
 	}
+	r.configJSON = config
 	js, err := configure(static("twice.js"), config)
 	if err != nil {
 		return nil, err
@@ -467,7 +470,7 @@ func (r *siteRenderer) page(d pageData) []byte {
 // page is the rendering page meanwhile (see renderingSite). The site it
 // returns has the index of the whole render.
 func (r *siteRenderer) render(fsys fs.FS, name string, publish func(*Site)) *Site {
-	s := &Site{Files: maps.Clone(r.assets), Versions: map[string]string{}}
+	s := &Site{Files: maps.Clone(r.assets), Versions: map[string]string{}, names: r.names, config: r.configJSON}
 	add := func(p string, body []byte, status int) *File {
 		f := newFile(p, body, status, false)
 		r.comp.compress(f)

@@ -32,8 +32,8 @@ export default [
   {
     // Classic scripts, run by a plain script tag: the loader that pages
     // elsewhere name, what it loads when it cannot import the modules,
-    // and the service worker's registration.
-    files: ["static/twice.js", "static/frame.js", "static/offline.js"],
+    // the service worker's registration, and the one-file build's loader.
+    files: ["static/twice.js", "static/frame.js", "static/offline.js", "static/single.js"],
     languageOptions: { sourceType: "script" },
   },
   {

@@ -5,7 +5,7 @@
 //
 //	twice run [--seed N] [--json] [--timeline FILE] [--chart FILE] (-c SCRIPT | FILE | -)
 //	twice serve [--addr HOST:PORT] [--lessons DIR] [--notes on|off] [--wasm FILE]
-//	twice build -o DIR [--force] [--lessons DIR] [--notes on|off] [--wasm FILE]
+//	twice build (-o DIR [--force] | --single-file FILE) [--lessons DIR] [--notes on|off] [--wasm FILE]
 //	twice bundle -o FILE [--goos OS] [--goarch ARCH]
 //	twice case list [--lessons DIR]
 //	twice case show [--lessons DIR] NAME
@@ -31,8 +31,8 @@ const usage = `usage:
                                          run a script, print its transcript
   twice serve [--addr HOST:PORT] [--lessons DIR] [--notes on|off] [--wasm FILE]
                                          serve the lessons and the playground
-  twice build -o DIR [--force] [--lessons DIR] [--notes on|off] [--wasm FILE]
-                                         write the site as static files
+  twice build (-o DIR [--force] | --single-file FILE) [--lessons DIR] [--notes on|off] [--wasm FILE]
+                                         write the site as static files, or as one HTML file
   twice bundle -o FILE [--goos OS] [--goarch ARCH]
                                          write one binary with the runtime inside
   twice case list [--lessons DIR]

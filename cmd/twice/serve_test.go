@@ -84,7 +84,7 @@ func TestServeBuildUsage(t *testing.T) {
 		want int
 		msg  string
 	}{
-		{[]string{"build"}, 2, "-o DIR is required"},
+		{[]string{"build"}, 2, "-o DIR or --single-file FILE is required"},
 		{[]string{"build", "-o", t.TempDir(), "extra"}, 2, "unexpected argument"},
 		{[]string{"build", "-o", t.TempDir(), "--lessons", "/does/not/exist"}, 2, "not a folder"},
 		{[]string{"build", "-o", t.TempDir(), "--wasm", "/does/not/exist.wasm"}, 1, "exist.wasm"},

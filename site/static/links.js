@@ -83,6 +83,19 @@ const MAX_SCHEDULE = 200;
 // gave in Be the scheduler. Query-style parameters in the fragment keep
 // the link readable, never reach a server, and work on any static host.
 export function linkHash(id, r) {
+  return (r.route || "") + runHash(id, r);
+}
+
+// routeOf returns the route a fragment starts with, in the single-file
+// build's pages ("#/lessons/claim-race/" of
+// "#/lessons/claim-race/#block-1?seed=1&..."), or "".
+export function routeOf(hash) {
+  const m = /^#\/[^#]*/.exec(hash);
+  return m ? m[0] : "";
+}
+
+// runHash is linkHash without the route.
+function runHash(id, r) {
   const p = new URLSearchParams({ seed: String(r.seed), script: r.script });
   if (r.claim) p.set("claim", r.claim);
   if (r.view && r.view !== "output") p.set("view", r.view);
@@ -134,6 +147,9 @@ export function maxLink() {
  * @returns {Link | null}
  */
 export function parseLink(hash, id, views = VIEWS) {
+  // A single-file page's link carries its route first.
+  const route = routeOf(hash);
+  if (route && hash.indexOf("#", 1) === route.length) hash = hash.slice(route.length);
   const prefix = "#" + id + "?";
   if (!id || !hash.startsWith(prefix)) return null;
   if (hash.length > maxLink()) {

@@ -88,7 +88,7 @@
 // pre-rendered output the block shows before Run.
 
 import { CONFIG, assetURL } from "./config.js";
-import { MAX_SEED, commandFor, embedIframe, linkHash, parseLink, seedOf, shellQuote, toggleClaims, withClaim } from "./links.js";
+import { MAX_SEED, commandFor, embedIframe, linkHash, parseLink, routeOf, seedOf, shellQuote, toggleClaims, withClaim } from "./links.js";
 import {
   announce,
   diagnosisPlan,
@@ -962,6 +962,7 @@ class TwicePlayground extends HTMLElement {
   // workers or schedule the reader is at).
   linkTo(view, schedule) {
     return linkHash(this.id, {
+      route: routeOf(location.hash),
       seed: this.ran ? this.ran.seed : this.defaultSeed,
       script: this.ran ? this.ran.script : this.ui.script.value,
       claim: this.ran ? claimIn(this.result) : "",

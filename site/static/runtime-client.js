@@ -69,7 +69,8 @@ export class Runtime {
     let worker;
     if (early) {
       worker = early.worker;
-    } else if (new URL(workerURL).origin === location.origin) {
+    } else if (workerURL.startsWith("blob:") || new URL(workerURL).origin === location.origin) {
+      // A blob: URL is the page's own (the single-file build's worker).
       worker = new Worker(workerURL);
     } else {
       // A page on another origin cannot start our worker by URL; a tiny
@@ -84,6 +85,16 @@ export class Runtime {
       this.onError(e.message);
     };
     if (!early) {
+      // The single-file build keeps the modules in the page: its loader
+      // (single.js) decompresses them into bytes, handed over as copies.
+      const inline = /** @type {any} */ (globalThis).__twiceInline;
+      if (inline) {
+        inline.then(
+          (b) => worker.postMessage({ type: "init", wasmExec: "", wasm: b.wasm.slice(0), sqlite: b.sqlite.slice(0) }),
+          (/** @type {any} */ e) => this.onError("the runtime in this file could not be unpacked: " + (e && e.message ? e.message : e))
+        );
+        return;
+      }
       worker.postMessage({ type: "init", wasmExec: assetURL(CONFIG.wasmExec), wasm: assetURL(CONFIG.wasm), sqlite: assetURL(CONFIG.sqlite) });
       return;
     }

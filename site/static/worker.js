@@ -272,13 +272,15 @@ async function load(m) {
   // alone, it fetches wasm_exec.js itself, after sending the modules'
   // requests. Both modules download and compile at once.
   const urls = m.sqlite ? [m.wasm, m.sqlite] : [m.wasm];
-  const fetching = urls.map((u) => fetch(u));
+  // The single-file build hands the modules' bytes themselves (an
+  // ArrayBuffer): a page opened from file:// can fetch nothing.
+  const fetching = urls.map((u) => (typeof u === "string" ? fetch(u) : Promise.resolve(new Response(u, { headers: { "Content-Type": "application/wasm" } }))));
   fetching.forEach((f) => f.catch(() => {})); // a failure is reported below, or importScripts' instead
   if (typeof self.Go !== "function") importScripts(m.wasmExec);
   mark("wasmExec");
   const resps = await Promise.all(fetching);
   resps.forEach((r, i) => {
-    if (!r.ok) throw new Error(urls[i] + ": HTTP " + r.status);
+    if (!r.ok) throw new Error(String(urls[i]) + ": HTTP " + r.status);
   });
   mark("fetch");
   const wire = resps.every((r) => Number(r.headers.get("Content-Length")) > 0) ? resps.reduce((n, r) => n + Number(r.headers.get("Content-Length")), 0) : 0;
