@@ -100,7 +100,8 @@ func TestBrowserEnginesReaderPath(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			served := httptest.NewServer(srv)
+			site := newCuttable(srv)
+			served := httptest.NewServer(site)
 			defer served.Close()
 			page := served.URL + "/lessons/" + race.Slug + "/"
 			shot := func(name string) {
@@ -166,6 +167,37 @@ func TestBrowserEnginesReaderPath(t *testing.T) {
 			}
 			engineEval[bool](t, p, `(tp.el(0).scrollIntoView(), true)`)
 			shot(fmt.Sprintf("link-%d", engineEval[int](t, p, `window.innerWidth`)))
+
+			// Offline: the service worker kept the lesson and the runtime
+			// after the first visit; with the server cut off, the lesson
+			// loads again and its block runs.
+			engineGoto(t, p, page)
+			kept := func(what string) string {
+				return `(async () => { if (!window.caches) return false; for (const k of await caches.keys()) for (const r of await (await caches.open(k)).keys()) if (` + what + `) return true; return false; })()`
+			}
+			ready := `(async () => {
+  for (let i = 0; i < 900; i++) {
+    const ok = navigator.serviceWorker && navigator.serviceWorker.controller !== null &&
+      await ` + kept(`r.url === location.origin + location.pathname`) + ` &&
+      await ` + kept(`r.url.endsWith(".wasm") && r.url.includes("/assets/twice.")`) + ` &&
+      await ` + kept(`r.url.endsWith(".wasm") && r.url.includes("/assets/sqlite3.")`) + `;
+    if (ok) return "kept";
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return "not kept: controller " + (navigator.serviceWorker ? String(navigator.serviceWorker.controller !== null) : "none");
+})()`
+			if got := engineEval[string](t, p, ready); got != "kept" {
+				t.Fatalf("%s kept nothing for offline after 90 s: %s", e.Name, got)
+			}
+			site.cut.Store(true)
+			engineGoto(t, p, page+"?offline")
+			if s := engineEval[string](t, p, `tp.settle(0, () => tp.q(0, "button.run").click())`); s != "done" {
+				t.Fatalf("offline, Run ended in state %q", s)
+			}
+			if got := engineEval[string](t, p, `tp.transcript(0)`); got != shownText(native) {
+				t.Errorf("offline transcript:\n%s\nwant (native):\n%s", got, shownText(native))
+			}
+			t.Logf("%s: offline, the lesson loaded and ran (%d requests reached the cut-off server)", e.Name, site.missed.Load())
 		})
 	}
 }
