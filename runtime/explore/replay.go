@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/twice-lab/twice/runtime/event"
@@ -70,6 +71,15 @@ type Replay struct {
 	Left []int
 	// Done says every worker has finished.
 	Done bool
+	// Programs has each worker's program, in worker order, with the line
+	// it runs next and how it ended (see Program).
+	Programs []Program
+	// Keys are the keys stored so far, in the order they were.
+	Keys []KeyRow
+	// Through is an ordering that runs every worker to its end from the
+	// start, one step each in turn: a whole race to play where none
+	// duplicates.
+	Through []string
 }
 
 // ScheduleError is a schedule's step that cannot run: At is its place in
@@ -91,6 +101,14 @@ func (e *ScheduleError) Error() string { return fmt.Sprintf("step %d: %s", e.At,
 func RunSchedule(claim queue.Claim, workers int, svc Service, flags Flags, schedule []int) (*Replay, error) {
 	rep := &Replay{}
 	err := withExplorer(claim, workers, svc, flags, nil, func(x *explorer, start state) error {
+		progs, places, err := x.programs(start)
+		if err != nil {
+			return err
+		}
+		if rep.Through, err = x.through(start); err != nil {
+			return err
+		}
+		last, lost := make([]int, workers), make([]bool, workers)
 		x.onEffect = func(i int) {
 			rep.Effects = append(rep.Effects, Landed{Worker: runOf(i), Step: len(rep.Steps) + 1})
 		}
@@ -101,12 +119,17 @@ func RunSchedule(claim queue.Claim, workers int, svc Service, flags Flags, sched
 			if stop = x.playable(s, i, at+1); stop != nil {
 				break
 			}
+			last[i] = slices.Index(places[i], placeOf(s.ws[i]))
 			next, what, err := x.step(s, i)
 			if err != nil {
 				return err
 			}
 			label, said, _ := strings.Cut(what, ": ")
 			p := x.did
+			lost[i] = lost[i] || stops(p.Did)
+			if p.Stored && p.Key != "" {
+				rep.Keys = append(rep.Keys, KeyRow{Key: p.Key, Worker: runOf(i), Step: len(rep.Steps) + 1})
+			}
 			p.Worker, p.Label, p.Said = runOf(i), label, said
 			s = next
 			// The search keeps the row's run only where a step reads it
@@ -124,15 +147,15 @@ func RunSchedule(claim queue.Claim, workers int, svc Service, flags Flags, sched
 			rep.Steps = append(rep.Steps, p)
 		}
 		x.onEffect = nil
+		placeAll(progs, places, s, last, lost)
+		rep.Programs = progs
+		// The row names the run that wrote it last, written before an
+		// open ledger transaction is begun again (a write after it would
+		// wait for that transaction).
+		x.lastRun = lastRun
 		if err := x.restore(s); err != nil {
 			return err
 		}
-		if lastRun != "" && !x.trackRun() {
-			if err := x.shell.Set(x.id, s.status, s.attempts, lastRun); err != nil {
-				return err
-			}
-		}
-		var err error
 		if rep.Jobs, err = x.shell.List(); err != nil {
 			return err
 		}
