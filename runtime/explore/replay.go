@@ -27,6 +27,9 @@ type Played struct {
 	Key     string // the key the request carried, or the ledger's
 	Stored  bool   // the key was stored at this step
 	Row     queue.Row
+	// Line is the index, in the worker's Program, of the line this step
+	// ran: -1 for a step off the program (a branch).
+	Line int
 }
 
 // Did is what a replayed step did that a run's evidence keeps.
@@ -130,7 +133,7 @@ func RunSchedule(claim queue.Claim, workers int, svc Service, flags Flags, sched
 			if p.Stored && p.Key != "" {
 				rep.Keys = append(rep.Keys, KeyRow{Key: p.Key, Worker: runOf(i), Step: len(rep.Steps) + 1})
 			}
-			p.Worker, p.Label, p.Said = runOf(i), label, said
+			p.Worker, p.Label, p.Said, p.Line = runOf(i), label, said, last[i]
 			s = next
 			// The search keeps the row's run only where a step reads it
 			// back; the reader's tables show it always: the run that

@@ -268,6 +268,7 @@
  * @property {string} worker
  * @property {string} label
  * @property {string} said
+ * @property {number} line the index of the line of the worker's program it ran, -1 off it
  */
 
 /**

@@ -62,7 +62,7 @@ func (in *interp) schedule(c lang.Command) error {
 		sc.Tables.Keys = append(sc.Tables.Keys, result.ScheduleKey{Key: k.Key, Worker: k.Worker, Step: k.Step})
 	}
 	for _, st := range play.Steps {
-		sc.Steps = append(sc.Steps, result.ScheduleStep{Worker: st.Worker, Label: st.Label, Said: st.Said})
+		sc.Steps = append(sc.Steps, result.ScheduleStep{Worker: st.Worker, Label: st.Label, Said: st.Said, Line: st.Line})
 	}
 	for _, n := range play.Next {
 		sc.Next = append(sc.Next, result.ScheduleNext{Worker: n.Worker, Label: n.Label})

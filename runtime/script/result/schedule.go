@@ -46,11 +46,15 @@ type ScheduleProgram struct {
 }
 
 // ScheduleStep is one step a schedule took: the worker, the step's label
-// (its SQL, an await, the receipt, the ack) and what it saw.
+// (its SQL, an await, the receipt, the ack), what it saw and the line of
+// the worker's program it ran.
 type ScheduleStep struct {
 	Worker string `json:"worker"`
 	Label  string `json:"label"`
 	Said   string `json:"said"`
+	// Line is the index of the line of the worker's program (Programs)
+	// this step ran, -1 for a step off it (a branch).
+	Line int `json:"line"`
 }
 
 // ScheduleNext is a worker's next step: its label, "" when it has none.
@@ -94,6 +98,7 @@ func (e *jsonEnc) schedule(s *Schedule) {
 		e.strField("worker", st.Worker)
 		e.strField("label", st.Label)
 		e.strField("said", st.Said)
+		e.intField("line", st.Line)
 		e.byte('}')
 	})
 	e.key("next")

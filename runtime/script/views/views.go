@@ -386,7 +386,8 @@ func schedulerView(s *lang.Script) result.SchedulerView {
 	}
 	a := r.race
 	// One race, in the order the reader picks: no count, no timing.
-	a.All, a.N, a.Delay = false, lang.DefaultRaces, 0
+	// A block that plays a schedule is scheduled afresh: the reader's.
+	a.All, a.N, a.Delay, a.Schedule = false, lang.DefaultRaces, 0, nil
 	v.Script += lang.Command{Kind: lang.CmdRace, Race: a}.String() + "\n"
 	v.Note = "This block's race, one atomic step at a time: you pick which worker goes next."
 	if len(races) > 1 {

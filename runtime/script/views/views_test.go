@@ -54,6 +54,8 @@ func TestSchedulerViewIsTheFirstRace(t *testing.T) {
 		{"race atomic 5 --workers 3 --delay 40\nrace read 5\n", "race atomic --workers 3\n", "atomic", 3},
 		{"service --dedupe claim\nrace read 20 --key job --fence\n", "service --dedupe claim\nrace read --fence --key job\n", "read", 2},
 		{"add o\nwork --job 1\nwork --job 1 --worker W2\n", "", "", 0},
+		// A block that plays one schedule is the reader's to schedule afresh.
+		{"race read --schedule W1,W2,W1,W2\n", "race read\n", "read", 2},
 	} {
 		s, err := lang.Parse(c.src)
 		if err != nil {
