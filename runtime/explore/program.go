@@ -3,6 +3,8 @@ package explore
 import (
 	"fmt"
 	"slices"
+
+	"github.com/twice-lab/twice/runtime/queue"
 )
 
 // Program is one worker's program as a board draws it: the lines of the
@@ -123,4 +125,22 @@ func placeAll(progs []Program, places [][]place, s state, last []int, lost []boo
 			p.At = slices.Index(places[i], placeOf(w))
 		}
 	}
+}
+
+// Shared names the tables the workers of a race share, as a board draws
+// them: the job's row always, the locks table for a claim that takes a
+// lock, the service's key table where its key steps take part, and the
+// ledger's processed_keys.
+func Shared(claim queue.Claim, svc Service, flags Flags) []string {
+	tables := []string{"jobs"}
+	if claim.Locks() {
+		tables = append(tables, "locks")
+	}
+	switch {
+	case flags.Ledger:
+		tables = append(tables, "processed_keys")
+	case svc.active():
+		tables = append(tables, "keys")
+	}
+	return tables
 }

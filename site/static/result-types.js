@@ -248,6 +248,8 @@
  * @property {ScheduleProgram[]} programs one per worker: its whole program and the line it runs next
  * @property {string[]} ordering workers' names: the shortest duplicating ordering, or where none
  *   duplicates one that runs every worker to its end
+ * @property {string[]} shared the tables the workers share: "jobs", and "locks", "keys" (the
+ *   receipts service's) or "processed_keys" where the race has them
  */
 
 /**

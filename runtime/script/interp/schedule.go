@@ -48,6 +48,7 @@ func (in *interp) schedule(c lang.Command) error {
 		Tables:    result.ScheduleTables{Jobs: []result.Job{}, Locks: []result.LockRow{}, Effects: []result.ScheduleEffect{}, Keys: []result.ScheduleKey{}},
 		Orderings: all.Orderings.String(), Duplicating: all.Duplicating.String(), Shortest: len(all.Shortest),
 		Programs: []result.ScheduleProgram{}, Ordering: []string{},
+		Shared: explore.Shared(r.Claim, svc, flags),
 	}
 	for _, p := range play.Programs {
 		sc.Programs = append(sc.Programs, result.ScheduleProgram{Worker: p.Worker, Lines: append([]string{}, p.Lines...), At: p.At, Ended: p.Ended})

@@ -31,6 +31,10 @@ type Schedule struct {
 	// duplicates one that runs every worker to its end, a step each in
 	// turn. Each entry is a worker's name.
 	Ordering []string `json:"ordering"`
+	// Shared names the tables the workers share (explore.Shared): jobs,
+	// and locks, keys (the receipts service's) or processed_keys where
+	// the race has them.
+	Shared []string `json:"shared"`
 }
 
 // ScheduleProgram is one worker's program (explore.Program): Lines, the
@@ -146,5 +150,7 @@ func (e *jsonEnc) schedule(s *Schedule) {
 	})
 	e.key("ordering")
 	jsonList(e, s.Ordering, (*jsonEnc).str)
+	e.key("shared")
+	jsonList(e, s.Shared, (*jsonEnc).str)
 	e.byte('}')
 }
