@@ -253,8 +253,7 @@ func TestBrowserBoard(t *testing.T) {
 // TestBrowserBoardLessons reads the board where the lessons use it:
 // lesson 4's race opens on the board in place of a static table and
 // plays the explorer's shortest duplicating ordering by itself into two
-// effects (without animation for a reader who asks for reduced motion);
-// the case page's lock trace interleaves the two workers' steps.
+// effects (without animation for a reader who asks for reduced motion).
 func TestBrowserBoardLessons(t *testing.T) {
 	hs := httptest.NewServer(browserSite(t))
 	defer hs.Close()
@@ -288,8 +287,19 @@ func TestBrowserBoardLessons(t *testing.T) {
 		t.Errorf("with reduced motion the board's lines still move: transition %s", d)
 	}
 	setMedia(t, ctx, "prefers-reduced-motion", "")
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
 
-	// The case's lock trace: W1's check, then W2's, before either sets.
+// TestBrowserCaseLockTrace reads the case page's lock trace: the two
+// workers' steps interleaved in the order they ran, W1's check, then
+// W2's, before either sets.
+func TestBrowserCaseLockTrace(t *testing.T) {
+	hs := httptest.NewServer(browserSite(t))
+	defer hs.Close()
+	ctx, consoleErrors := browser(t, 1280, 900)
+
 	navigate(t, ctx, hs.URL+"/cases/two-workers-completed/")
 	trace := js[string](t, ctx, `document.querySelector(".desk-locks code").textContent`)
 	var who []string
@@ -302,6 +312,38 @@ func TestBrowserBoardLessons(t *testing.T) {
 	}
 	if len(who) < 4 || who[0] == who[1] {
 		t.Errorf("the lock trace does not interleave the workers:\n%s", trace)
+	}
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// TestBrowserSchedulerEffectColumns plays the async-lock race to two
+// effects by keyboard: the effects table has the same columns before the
+// first step as after the last.
+func TestBrowserSchedulerEffectColumns(t *testing.T) {
+	hs := httptest.NewServer(browserSite(t))
+	defer hs.Close()
+	ctx, consoleErrors := browser(t, 1280, 900)
+	navigate(t, ctx, hs.URL+"/lessons/lock-that-awaits/")
+	js[bool](t, ctx, exploreHelpers+"; localStorage.clear(), true")
+	n := seatBlock(t, ctx, "race async-lock 1\n")
+	if s := js[string](t, ctx, fmt.Sprintf(`tp.panel(%d, ".seat-panel", () => tp.tab(%d, "scheduler"))`, n, n)); s != "done" {
+		t.Fatalf("the scheduler ended in %q", s)
+	}
+	heads := func() string {
+		return strings.Join(js[[]string](t, ctx, fmt.Sprintf(`[...tp.q(%d, "table.seat-effects thead tr").cells].map((c) => c.textContent)`, n)), ",")
+	}
+	before := heads()
+	js[bool](t, ctx, fmt.Sprintf(`tp.q(%d, ".seat-play").focus(), true`, n))
+	for _, s := range interp.Run("race async-lock --all\n", interp.Options{Seed: interp.DefaultSeed}).Explorations[0].Shortest {
+		seatKey(t, ctx, n, strings.TrimPrefix(s.Worker, "W"))
+	}
+	if rows := js[int](t, ctx, fmt.Sprintf(`tp.table(%d, "table.seat-effects").length`, n)); rows != 2 {
+		t.Fatalf("%d effects after the shortest ordering", rows)
+	}
+	if after := heads(); after != before {
+		t.Errorf("the effects table's columns were %q before the first step and are %q after the last", before, after)
 	}
 	if errs := consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
