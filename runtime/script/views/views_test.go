@@ -197,3 +197,15 @@ func TestViewsAreLinear(t *testing.T) {
 		t.Errorf("the views of 150 distinct races allocate %.0f times, of 300 %.0f times: %.1fx for twice the races", a, b, b/a)
 	}
 }
+
+// A block that plays a schedule has nothing to compare: the schedule
+// names its own claim's steps, which another claim does not have.
+func TestCompareViewRefusesASchedule(t *testing.T) {
+	s, err := lang.Parse("race read --schedule W1,W2,W1,W1,W2,W2\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := Of(s).Compare; len(v.Sides) != 0 || v.Note == "" {
+		t.Errorf("Compare of a schedule: %d sides, note %q", len(v.Sides), v.Note)
+	}
+}
