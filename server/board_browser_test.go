@@ -92,6 +92,17 @@ func TestBrowserBoardScreenshots(t *testing.T) {
 			js[bool](t, ctx, fmt.Sprintf(`tp.el(%d).scrollIntoView(), true`, m))
 			noSideScroll(t, ctx, w.width)
 			boardShot(t, ctx, m, fmt.Sprintf("board-async-lock-%s-%s", w.name, scheme))
+
+			// Three workers under the lock claim, two of them stopped.
+			view, _ := json.Marshal(interp.Run("race lock 1 --workers 3 --heartbeat 100\n", interp.Options{Seed: interp.DefaultSeed}).Views.Scheduler)
+			js[string](t, ctx, fmt.Sprintf(`tp.panel(%d, ".seat-panel", () => tp.el(%d).ui.seat.open(%s))`, m, m, view))
+			js[bool](t, ctx, fmt.Sprintf(`tp.q(%d, ".seat-play").focus(), true`, m))
+			for _, k := range []string{"1", "2", "3", "1"} {
+				seatKey(t, ctx, m, k)
+			}
+			js[bool](t, ctx, fmt.Sprintf(`tp.el(%d).scrollIntoView(), true`, m))
+			noSideScroll(t, ctx, w.width)
+			boardShot(t, ctx, m, fmt.Sprintf("board-lock-3-workers-%s-%s", w.name, scheme))
 		}
 		setMedia(t, ctx, "prefers-color-scheme", "")
 		if errs := consoleErrors(); len(errs) > 0 {

@@ -519,12 +519,16 @@ export class Seat {
     );
     const last = s.steps[s.steps.length - 1];
     const lastLine = last && last.worker === n.worker ? last.line : -1;
+    // The line whose step stopped the worker: its own last step's.
+    const mine = s.steps.filter((st) => st.worker === n.worker);
+    const failed = p.ended === "stopped" && mine.length ? mine[mine.length - 1].line : -1;
     const lines = p.lines.map((line, k) => {
       const cur = k === p.at;
+      const cls = (ran.has(k) ? " ran" : "") + (cur ? " current" : "") + (k === lastLine ? " last" : "") + (k === failed ? " failed" : "");
       return h(
         "li",
-        { class: "board-line" + (ran.has(k) ? " ran" : "") + (cur ? " current" : "") + (k === lastLine ? " last" : ""), "aria-current": cur ? "step" : null },
-        h("span", { class: "board-pc", "aria-hidden": "true", text: cur ? "▶" : ran.has(k) ? "✓" : "" }),
+        { class: "board-line" + cls, "aria-current": cur ? "step" : null },
+        h("span", { class: "board-pc", "aria-hidden": "true", text: cur ? "▶" : k === failed ? "✗" : ran.has(k) ? "✓" : "" }),
         h("code", { text: line }),
         ran.has(k) ? h("span", { class: "board-said", text: ran.get(k) }) : null
       );
