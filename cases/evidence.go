@@ -15,6 +15,10 @@ import (
 type Evidence struct {
 	Log   []EvidenceLine
 	Locks []LockTrace
+	// LockSteps are the steps of every LockTrace in the order they ran,
+	// the workers interleaved, each with its instant: where another
+	// worker came between one worker's check and its set.
+	LockSteps []EvidenceLine
 	// Counts are, in order: the queue's message ids (rows of the jobs
 	// table), deliveries (the jobs' attempts, summed), effects that
 	// landed, and the producer's publishes (jobs enqueued by add).
@@ -71,6 +75,7 @@ func EvidenceOf(res *result.Result) Evidence {
 			ev.Locks = append(ev.Locks, LockTrace{Worker: e.Proc})
 		}
 		ev.Locks[i].Steps = append(ev.Locks[i].Steps, e.Step)
+		ev.LockSteps = append(ev.LockSteps, EvidenceLine{AtUS: e.AtUS, Worker: e.Proc, Text: e.Step})
 		if e.Kind == event.Claim || e.Kind == event.ClaimFailed {
 			took[e.Proc] = true
 		}

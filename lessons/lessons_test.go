@@ -398,6 +398,8 @@ func TestParseBlockOptions(t *testing.T) {
 		controls string
 		fails    bool
 		predict  bool
+		view     string
+		play     bool
 		err      string
 	}{
 		{info: "twice", seed: interp.DefaultSeed, controls: "claim,seed"},
@@ -413,6 +415,11 @@ func TestParseBlockOptions(t *testing.T) {
 		{info: "twice what", err: "unknown block option"},
 		{info: "twice predict seed=3", seed: 3, controls: "claim,seed", predict: true},
 		{info: "twice predict=yes", err: "takes no value"},
+		{info: "twice view=scheduler play controls=none", seed: interp.DefaultSeed, view: "scheduler", play: true},
+		{info: "twice view=scheduler", seed: interp.DefaultSeed, controls: "claim,seed", view: "scheduler"},
+		{info: "twice view=output", err: "view=output"},
+		{info: "twice play", err: "needs view=scheduler"},
+		{info: "twice view=scheduler play=yes", err: "takes no value"},
 	} {
 		o, err := ParseBlockOptions(tc.info)
 		if tc.err != "" {
@@ -425,7 +432,7 @@ func TestParseBlockOptions(t *testing.T) {
 			t.Errorf("ParseBlockOptions(%q): %v", tc.info, err)
 			continue
 		}
-		if o.Seed != tc.seed || strings.Join(o.Controls, ",") != tc.controls || o.Fails != tc.fails || o.Predict != tc.predict {
+		if o.Seed != tc.seed || strings.Join(o.Controls, ",") != tc.controls || o.Fails != tc.fails || o.Predict != tc.predict || o.View != tc.view || o.Play != tc.play {
 			t.Errorf("ParseBlockOptions(%q) = %+v", tc.info, o)
 		}
 	}

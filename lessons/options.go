@@ -29,11 +29,19 @@ import (
 // page hides the pre-rendered output until Run (for a reader without
 // JavaScript it is folded, one click away) and shows the prediction beside
 // the result.
+//
+// view=scheduler opens the block on its Be the scheduler board instead of
+// its Output (the server's output is still there, one tab away, and is
+// what a reader without JavaScript reads). play, with it, plays the
+// runtime's ordering on the board as it opens: the shortest that gives
+// two effects, or where none does one that runs every worker to its end.
 type BlockOptions struct {
 	Seed     uint64
 	Controls []string
 	Fails    bool
 	Predict  bool
+	View     string
+	Play     bool
 }
 
 // Options parses the block's info string; see [ParseBlockOptions].
@@ -86,9 +94,22 @@ func ParseBlockOptions(info string) (BlockOptions, error) {
 				return o, fmt.Errorf("block option predict takes no value")
 			}
 			o.Predict = true
+		case "view":
+			if val != "scheduler" {
+				return o, fmt.Errorf("block option view=%s: want view=scheduler", lang.Short(val))
+			}
+			o.View = val
+		case "play":
+			if hasVal {
+				return o, fmt.Errorf("block option play takes no value")
+			}
+			o.Play = true
 		default:
-			return o, fmt.Errorf("unknown block option %q (known: seed=N, controls=LIST, fails, predict)", lang.Short(f))
+			return o, fmt.Errorf("unknown block option %q (known: seed=N, controls=LIST, fails, predict, view=scheduler, play)", lang.Short(f))
 		}
+	}
+	if o.Play && o.View == "" {
+		return o, fmt.Errorf("block option play needs view=scheduler")
 	}
 	return o, nil
 }

@@ -179,7 +179,7 @@ func (r *siteRenderer) renderCase(c cases.Case, file, shown string, deadline tim
 }
 
 // caseEvidence runs the case's evidence and fills the desk from it: the
-// log lines interleaved, each worker's lock trace, the counts, and the
+// log lines interleaved, the workers' lock steps interleaved, the counts, and the
 // run's script and output.
 func (r *siteRenderer) caseEvidence(p *casePage, c cases.Case, deadline time.Time, fail func(int, string, ...any)) {
 	p.Script = c.Evidence.Script
@@ -206,11 +206,10 @@ func (r *siteRenderer) caseEvidence(p *casePage, c cases.Case, deadline time.Tim
 	for _, l := range ev.Log {
 		fmt.Fprintf(&log, "%s  %-6s %s\n", cases.FormatAt(l.AtUS), l.Worker, l.Text)
 	}
-	for _, l := range ev.Locks {
-		fmt.Fprintf(&locks, "%s\n", l.Worker)
-		for i, st := range l.Steps {
-			fmt.Fprintf(&locks, "  %d. %s\n", i+1, st)
-		}
+	// The lock trace is the workers' steps in the order they ran, as the
+	// log is: one worker's check, then the other's, before either sets.
+	for _, l := range ev.LockSteps {
+		fmt.Fprintf(&locks, "%s  %-6s %s\n", cases.FormatAt(l.AtUS), l.Worker, l.Text)
 	}
 	p.Log, p.Locks, p.Counts, p.Output = log.String(), locks.String(), ev.Counts, res.Text()
 }

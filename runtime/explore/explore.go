@@ -422,6 +422,9 @@ type explorer struct {
 	onEffect func(i int)
 	// did is what the last step did, as a replay records it.
 	did Played
+	// lastRun, when set, is the run restore writes in the row where the
+	// search keeps none (a replay's tables name the run that wrote it).
+	lastRun string
 	// busyChecked counts, when not nil, the blocked steps tried on
 	// SQLite to check that it answers SQLITE_BUSY (a test's, not the
 	// search's: the search never tries a blocked step).
@@ -641,8 +644,9 @@ func (x *explorer) restore(s state) error {
 			}
 		}
 	}
-	run := ""
+	run := x.lastRun
 	if x.trackRun() {
+		run = ""
 		for i, w := range s.ws {
 			if w.holds {
 				run = runOf(i)

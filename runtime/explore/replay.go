@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/twice-lab/twice/runtime/event"
@@ -26,6 +27,9 @@ type Played struct {
 	Key     string // the key the request carried, or the ledger's
 	Stored  bool   // the key was stored at this step
 	Row     queue.Row
+	// Line is the index, in the worker's Program, of the line this step
+	// ran: -1 for a step off the program (a branch).
+	Line int
 }
 
 // Did is what a replayed step did that a run's evidence keeps.
@@ -70,6 +74,15 @@ type Replay struct {
 	Left []int
 	// Done says every worker has finished.
 	Done bool
+	// Programs has each worker's program, in worker order, with the line
+	// it runs next and how it ended (see Program).
+	Programs []Program
+	// Keys are the keys stored so far, in the order they were.
+	Keys []KeyRow
+	// Through is an ordering that runs every worker to its end from the
+	// start, one step each in turn: a whole race to play where none
+	// duplicates.
+	Through []string
 }
 
 // ScheduleError is a schedule's step that cannot run: At is its place in
@@ -91,6 +104,14 @@ func (e *ScheduleError) Error() string { return fmt.Sprintf("step %d: %s", e.At,
 func RunSchedule(claim queue.Claim, workers int, svc Service, flags Flags, schedule []int) (*Replay, error) {
 	rep := &Replay{}
 	err := withExplorer(claim, workers, svc, flags, nil, func(x *explorer, start state) error {
+		progs, places, err := x.programs(start)
+		if err != nil {
+			return err
+		}
+		if rep.Through, err = x.through(start); err != nil {
+			return err
+		}
+		last, lost := make([]int, workers), make([]bool, workers)
 		x.onEffect = func(i int) {
 			rep.Effects = append(rep.Effects, Landed{Worker: runOf(i), Step: len(rep.Steps) + 1})
 		}
@@ -101,13 +122,18 @@ func RunSchedule(claim queue.Claim, workers int, svc Service, flags Flags, sched
 			if stop = x.playable(s, i, at+1); stop != nil {
 				break
 			}
+			last[i] = slices.Index(places[i], placeOf(s.ws[i]))
 			next, what, err := x.step(s, i)
 			if err != nil {
 				return err
 			}
 			label, said, _ := strings.Cut(what, ": ")
 			p := x.did
-			p.Worker, p.Label, p.Said = runOf(i), label, said
+			lost[i] = lost[i] || stops(p.Did)
+			if p.Stored && p.Key != "" {
+				rep.Keys = append(rep.Keys, KeyRow{Key: p.Key, Worker: runOf(i), Step: len(rep.Steps) + 1})
+			}
+			p.Worker, p.Label, p.Said, p.Line = runOf(i), label, said, last[i]
 			s = next
 			// The search keeps the row's run only where a step reads it
 			// back; the reader's tables show it always: the run that
@@ -124,15 +150,15 @@ func RunSchedule(claim queue.Claim, workers int, svc Service, flags Flags, sched
 			rep.Steps = append(rep.Steps, p)
 		}
 		x.onEffect = nil
+		placeAll(progs, places, s, last, lost)
+		rep.Programs = progs
+		// The row names the run that wrote it last, written before an
+		// open ledger transaction is begun again (a write after it would
+		// wait for that transaction).
+		x.lastRun = lastRun
 		if err := x.restore(s); err != nil {
 			return err
 		}
-		if lastRun != "" && !x.trackRun() {
-			if err := x.shell.Set(x.id, s.status, s.attempts, lastRun); err != nil {
-				return err
-			}
-		}
-		var err error
 		if rep.Jobs, err = x.shell.List(); err != nil {
 			return err
 		}

@@ -285,6 +285,12 @@ func WritePlayground(w TextWriter, p *Playground) {
 	if p.Options.Predict {
 		attr("predict", "")
 	}
+	if p.Options.View != "" {
+		attr("view", p.Options.View)
+	}
+	if p.Options.Play {
+		attr("play", "")
+	}
 	w.WriteString(">\n<p class=\"twice-label\">Script</p>\n<pre class=\"twice-script\"><code>")
 	w.WriteString(html.EscapeString(p.Script))
 	w.WriteString("</code></pre>\n")

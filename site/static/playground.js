@@ -425,6 +425,7 @@ class TwicePlayground extends HTMLElement {
     const from = this.getAttribute("from");
     if (!pre && from) this.fetchPrerendered(from, block.script, block.defaultSeed);
     this.timeline.render();
+    if (this.getAttribute("view") === "scheduler") this.openBoard();
     // A reload or a return to the page keeps the cell its history entry had open.
     if (pre && (pre.matrices || []).length && history.state) this.output.fromHistory(history.state);
   }
@@ -1002,12 +1003,34 @@ class TwicePlayground extends HTMLElement {
   }
 
   // seat opens Be the scheduler on the race the runtime says this block
-  // has (views.scheduler), replaying a linked schedule once.
+  // has (views.scheduler), replaying a linked schedule once, or playing
+  // the runtime's ordering once where the block asks (openBoard).
   async seat() {
     const schedule = this.pendingSchedule;
     this.pendingSchedule = null;
+    const autoplay = this.autoplay && !schedule;
+    this.autoplay = false;
     const views = await this.viewsFor(this.ui.script.value);
-    this.ui.seat.open(views && views.scheduler, schedule);
+    this.ui.seat.open(views && views.scheduler, schedule, autoplay);
+  }
+
+  // openBoard opens a block with view=scheduler on its board, filled
+  // (a run of the race) once the block comes into view; with play, the
+  // board then plays the runtime's ordering.
+  openBoard() {
+    this.selectTab("scheduler");
+    const fill = () => {
+      if (this.view !== "scheduler") return;
+      this.autoplay = this.hasAttribute("play");
+      this.seat();
+    };
+    if (typeof IntersectionObserver === "undefined") return fill();
+    const io = new IntersectionObserver((es) => {
+      if (!es.some((e) => e.isIntersecting)) return;
+      io.disconnect();
+      fill();
+    });
+    io.observe(this);
   }
 
 }

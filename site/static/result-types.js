@@ -245,6 +245,24 @@
  * @property {string} orderings a decimal string
  * @property {string} duplicating a decimal string
  * @property {number} shortest steps of the shortest duplicating ordering, 0 for none
+ * @property {ScheduleProgram[]} programs one per worker: its whole program and the line it runs next
+ * @property {string[]} ordering workers' names: the shortest duplicating ordering, or where none
+ *   duplicates one that runs every worker to its end
+ * @property {string[]} shared the tables the workers share: "jobs", and "locks", "keys" (the
+ *   receipts service's) or "processed_keys" where the race has them
+ */
+
+/**
+ * ScheduleProgram is one worker's program: the lines of the steps it runs
+ * alone (the explorer's own steps), the index of its next line
+ * (lines.length once it has finished, -1 when its next step is a branch
+ * off the program, which next names), and how it ended.
+ *
+ * @typedef {object} ScheduleProgram
+ * @property {string} worker
+ * @property {string[]} lines
+ * @property {number} at
+ * @property {"" | "finished" | "stopped"} ended
  */
 
 /**
@@ -252,6 +270,7 @@
  * @property {string} worker
  * @property {string} label
  * @property {string} said
+ * @property {number} line the index of the line of the worker's program it ran, -1 off it
  */
 
 /**
@@ -265,6 +284,14 @@
  * @property {Job[]} jobs
  * @property {LockRow[]} locks
  * @property {ScheduleEffect[]} effects the effects that landed
+ * @property {ScheduleKey[]} keys the keys stored: the service's, or with the ledger processed_keys
+ */
+
+/**
+ * @typedef {object} ScheduleKey
+ * @property {string} key
+ * @property {string} worker
+ * @property {number} step
  */
 
 /**

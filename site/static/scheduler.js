@@ -24,6 +24,7 @@
 // progress store) touch no browser global, so tests import them as is.
 
 import { h, fillTable, groupDigits } from "./render.js";
+import { Player } from "./player.js";
 
 /** @typedef {import("./result-types.js").Schedule} Schedule */
 /** @typedef {import("./result-types.js").SchedulerView} SchedulerView */
@@ -106,15 +107,18 @@ export function progressLines(p) {
   return lines;
 }
 
-// The tables of a schedule's state, with the columns shown and their
-// headings; a column the rows do not have is left out, and the rows'
-// other columns follow.
-/** @type {["jobs" | "locks" | "effects", string, string[]][]} */
-const TABLES = [
-  ["jobs", "Jobs", ["id", "order", "status", "attempts", "run"]],
-  ["locks", "Locks", ["job", "owner"]],
-  ["effects", "Effects", ["order", "job", "run", "attempt", "worker"]],
-];
+// The shared tables a board draws, by the name the runtime gives them
+// (Schedule.shared), each with its caption and its columns: the columns
+// stay the same through a game, whatever the rows hold. effects is the
+// table below the board.
+/** @type {Record<string, {name: string, cols: string[], rows: (s: Schedule) => any[]}>} */
+const SHARED = {
+  jobs: { name: "jobs", cols: ["id", "status", "attempts", "run"], rows: (s) => s.tables.jobs || [] },
+  locks: { name: "locks", cols: ["job", "owner"], rows: (s) => s.tables.locks || [] },
+  keys: { name: "the service's keys", cols: ["key", "worker", "step"], rows: (s) => s.tables.keys || [] },
+  processed_keys: { name: "processed_keys", cols: ["key", "worker", "step"], rows: (s) => s.tables.keys || [] },
+  effects: { name: "Effects", cols: ["worker", "step"], rows: (s) => s.tables.effects || [] },
+};
 
 // twoForOneJob reports whether a schedule's effects table holds two
 // effects for its job: the race has one job, and the table lists the
@@ -134,19 +138,50 @@ function cell(v) {
   return String(v);
 }
 
-// fillState fills a table with rows (objects) under the preferred columns.
-function fillState(table, caption, preferred, rows) {
-  const first = rows[0] || {};
-  let cols = preferred.filter((c) => rows.length === 0 || c in first);
-  if (rows.length) cols = cols.concat(Object.keys(first).filter((k) => !preferred.includes(k) && !/_us$/.test(k) && typeof first[k] !== "boolean" && typeof first[k] !== "object"));
-  const numeric = cols.map((c) => typeof first[c] === "number");
-  fillTable(
-    table,
-    caption,
-    cols,
-    rows.map((r) => cols.map((c) => cell(r[c]))),
-    numeric
-  );
+// fillShared fills one shared table of the board with its fixed columns,
+// marking the cells that changed since before (the same table one step
+// earlier, or null).
+function fillShared(table, caption, cols, rows, before) {
+  const numeric = cols.map((c) => rows.length > 0 && typeof rows[0][c] === "number");
+  const text = rows.map((r) => cols.map((c) => cell(r[c])));
+  const was = before ? before.map((r) => cols.map((c) => cell(r[c]))) : null;
+  fillTable(table, caption, cols, text, numeric, (ri) => {
+    if (!was) return null;
+    if (!was[ri]) return { row: true, cells: cols.map((_, i) => i) };
+    return { row: false, cells: text[ri].map((v, i) => (v !== was[ri][i] ? i : -1)).filter((i) => i >= 0) };
+  });
+}
+
+// programOf is worker i's program in a schedule: the runtime's lines (the
+// explorer's own steps), or, from a runtime that sends none, the next
+// step alone.
+/**
+ * @param {Schedule} s
+ * @param {number} i
+ * @returns {import("./result-types.js").ScheduleProgram}
+ */
+export function programOf(s, i) {
+  const p = (s.programs || [])[i];
+  if (p) return p;
+  const next = s.next[i];
+  return { worker: next.worker, lines: next.label ? [next.label] : [], at: next.label ? 0 : 1, ended: next.label ? "" : "finished" };
+}
+
+// linesRun says, for worker w of a schedule, what each line of its
+// program saw when it ran (by line index), from the steps taken.
+export function linesRun(s, w) {
+  /** @type {Map<number, string>} */
+  const seen = new Map();
+  for (const st of s.steps) if (st.worker === w && st.line >= 0) seen.set(st.line, st.said || "done");
+  return seen;
+}
+
+// tapeFor is what the player plays after a schedule: the tape it had, if
+// the schedule is a step of it, else the schedule itself (the reader's
+// own steps, as a history that a slider scrubs).
+export function tapeFor(tape, schedule) {
+  const onTape = schedule.length <= tape.length && schedule.every((w, i) => tape[i] === w);
+  return onTape ? tape : schedule.slice();
 }
 
 // seats are the views of this page: the progress is the page's, so a
@@ -164,6 +199,13 @@ function progressChanged(store, page) {
 // Seat is the view: one per block. o carries the block's label, play
 // (script) → Promise of a Result, copy(button, text), link(schedule) → the
 // URL of this schedule, and page, the key progress is kept under.
+//
+// The view is a board: a column per worker holding that worker's whole
+// program (Schedule.programs, the explorer's steps), a mark on the line
+// it runs next, the shared rows between the columns, and the effects
+// below. A player (player.js) plays the runtime's ordering (the shortest
+// that duplicates, else one that runs every worker to its end) or scrubs
+// the reader's own steps.
 export class Seat {
   constructor(o) {
     this.o = o;
@@ -176,6 +218,8 @@ export class Seat {
     }
     this.cache = new Map();
     this.schedule = [];
+    // The ordering the player plays, and the steps it scrubs.
+    this.tape = [];
     // The race played: null until open, which comes before any step.
     /** @type {SchedulerView} */
     this.view = /** @type {any} */ (null);
@@ -183,19 +227,20 @@ export class Seat {
     const of = (what) => what + ", " + o.label;
     this.goal = h("p", { class: "seat-goal" });
     this.note = h("p", { class: "note seat-note" });
-    this.workers = h("div", { class: "seat-workers" });
+    this.shared = h("div", { class: "board-shared", role: "region", "aria-label": of("Shared rows") });
+    this.workers = h("div", { class: "seat-workers board" });
+    this.effectsTable = h("table", { class: "seat-effects" });
+    this.verdict = h("p", { class: "board-verdict", "aria-hidden": "true" });
+    this.effects = h("div", { class: "board-effects" }, h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": of("Effects after your steps") }, this.effectsTable), this.verdict);
     this.undo = h("button", { type: "button", class: "small seat-undo", text: "Undo", "aria-keyshortcuts": "Backspace" });
     this.restart = h("button", { type: "button", class: "small seat-restart", text: "Restart" });
     this.copyLink = h("button", { type: "button", class: "small seat-copy", text: "Copy link to this schedule" });
+    this.player = new Player({ steps: 0, label: of("the race"), onStep: (i) => this.go(this.tape.slice(0, i), null, true) });
+    this.tapeName = h("span", { class: "board-tape" });
     this.status = h("p", { class: "seat-status", role: "status", "aria-live": "polite", "aria-atomic": "true" });
     this.outcome = h("p", { class: "seat-outcome", hidden: true });
     this.steps = h("ol", { class: "seat-steps" });
-    this.stepsBox = h("div", { class: "seat-steps-box" }, h("p", { class: "seat-steps-title", text: "Steps so far" }), this.steps);
-    this.tables = {};
-    const wraps = TABLES.map(([key, name]) => {
-      this.tables[key] = h("table", { class: "seat-" + key });
-      return h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": of(name + " after your steps") }, this.tables[key]);
-    });
+    this.stepsBox = h("details", { class: "seat-steps-box" }, h("summary", { class: "seat-steps-title", text: "Steps so far" }), this.steps);
     this.progress = h("ul", { class: "seat-progress-list" });
     this.clear = h("button", { type: "button", class: "small seat-clear", text: "Clear my progress" });
     this.progressBox = h("div", { class: "seat-progress", hidden: true }, h("p", { class: "seat-progress-title", text: "Your progress on this page" }), this.progress, this.clear);
@@ -208,22 +253,27 @@ export class Seat {
         role: "group",
         "aria-label": of("Be the scheduler. Keys 1 to 9 give the next step to that worker; Backspace undoes"),
       },
+      h("div", { class: "board-bar" }, this.player.element, this.tapeName),
       this.workers,
-      h("div", { class: "seat-controls" }, this.undo, this.restart, this.copyLink, h("span", { class: "seat-hint", text: "or keys 1–9, Backspace" })),
+      this.effects,
+      h("div", { class: "seat-controls" }, this.undo, this.restart, this.copyLink, h("span", { class: "seat-hint", text: "Click a column, or keys 1–9; Backspace undoes" })),
       this.status,
       this.outcome,
-      h("div", { class: "seat-state" }, this.stepsBox, h("div", { class: "tables seat-tables" }, ...wraps))
+      this.stepsBox
     );
-    this.panel = h(
-      "section",
-      { class: "panel seat-panel" },
-      this.note,
-      this.goal,
-      this.play,
-      this.progressBox
-    );
+    this.panel = h("section", { class: "panel seat-panel" }, this.note, this.goal, this.play, this.progressBox);
+    this.listen(o);
+    this.showProgress();
+  }
+
+  // listen wires the buttons and the keys.
+  listen(o) {
     this.undo.addEventListener("click", () => this.back());
-    this.restart.addEventListener("click", () => this.go([], "Restarted: no step taken yet."));
+    this.restart.addEventListener("click", () => {
+      this.player.pause();
+      this.tape = [];
+      this.go([], "Restarted: no step taken yet.");
+    });
     this.copyLink.addEventListener("click", () => o.copy(this.copyLink, o.link(this.schedule)));
     this.clear.addEventListener("click", () => {
       clearProgress(o.store, o.page);
@@ -234,13 +284,14 @@ export class Seat {
       if (e.altKey || e.ctrlKey || e.metaKey) return;
       if (/^[1-9]$/.test(e.key)) {
         e.preventDefault();
+        this.player.pause();
         this.pick(Number(e.key) - 1);
       } else if (e.key === "Backspace") {
         e.preventDefault();
+        this.player.pause();
         this.back();
       }
     });
-    this.showProgress();
   }
 
   // open shows the view for a block's views.scheduler; a schedule (from a
@@ -248,9 +299,15 @@ export class Seat {
   /**
    * @param {SchedulerView | null} view
    * @param {string[] | null} [schedule]
+   * @param {boolean} [autoplay] play the runtime's ordering once shown
    */
-  open(view, schedule) {
+  open(view, schedule, autoplay) {
     const same = this.view && view && this.view.script === view.script;
+    if (!same) {
+      // Another race (the claim toggle): its programs replace these.
+      this.player.pause();
+      this.tape = [];
+    }
     // Without a race the view plays nothing: go and the rest run on a race.
     this.view = /** @type {SchedulerView} */ (view);
     this.note.textContent = (view && view.note) || "";
@@ -269,9 +326,11 @@ export class Seat {
       h("strong", { text: "Goal: make two effects land for one job." }),
       document.createTextNode(" You are the scheduler: " + view.workers + " workers race with claim=" + view.claim + ", and you pick which one takes its next step.")
     );
-    if (schedule) this.go(schedule, "");
-    else if (!same || !(this.state || this.busy)) this.go([], "");
+    let shown = null;
+    if (schedule) shown = this.go(schedule, "");
+    else if (!same || !(this.state || this.busy)) shown = this.go([], "");
     else if (!this.busy) this.panel.dataset.state = "done";
+    if (autoplay && shown) shown.then(() => this.player.play());
   }
 
   // pick gives the next step to worker i (0-based), if it has one; the
@@ -287,17 +346,20 @@ export class Seat {
       this.say(s.next[i].worker + " cannot go now: " + s.next[i].label + ".");
       return Promise.resolve();
     }
+    this.player.pause();
     return this.go(this.schedule.concat(s.next[i].worker), null);
   }
 
   back() {
+    this.player.pause();
     if (this.busy || this.schedule.length === 0) return Promise.resolve();
     return this.go(this.schedule.slice(0, -1), "Undone: back to step " + (this.schedule.length - 1) + ".");
   }
 
   // go plays schedule and shows where it leaves the race; said, when not
-  // null, is what the status region says instead of the step taken.
-  async go(schedule, said) {
+  // null, is what the status region says instead of the step taken;
+  // played says the player asked for it (Play, or its slider).
+  async go(schedule, said, played) {
     const seq = ++this.seq;
     const script = seatScript(this.view, schedule);
     this.busy = true;
@@ -319,6 +381,9 @@ export class Seat {
         return;
       }
       this.schedule = schedule;
+      if (!played) this.tape = tapeFor(this.tape.length ? this.tape : res.schedule.ordering || [], schedule);
+      this.player.setSteps(this.tape.length);
+      this.player.set(schedule.length);
       this.show(res.schedule, said);
       this.panel.dataset.state = "done";
     } catch (e) {
@@ -338,8 +403,8 @@ export class Seat {
     this.status.textContent = text;
   }
 
-  // show draws a schedule's state: the workers' buttons, the steps, the
-  // tables and, at the end, the outcome.
+  // show draws a schedule's state: the board (the workers' programs and
+  // the shared rows), the effects, the steps and, at the end, the outcome.
   /**
    * @param {Schedule} s
    * @param {string | null} said
@@ -348,26 +413,9 @@ export class Seat {
     const root = /** @type {Document | ShadowRoot} */ (this.panel.getRootNode());
     const focused = root.activeElement;
     const hadFocus = focused && this.workers.contains(focused);
+    const before = this.state && this.state.claim === s.claim && this.state.steps.length === s.steps.length - 1 ? this.state : null;
     this.state = s;
-    this.workers.replaceChildren(
-      ...s.next.map((n, i) => {
-        const b = h(
-          "button",
-          {
-            type: "button",
-            class: "seat-worker",
-            "data-worker": n.worker,
-            "aria-keyshortcuts": i < 9 ? String(i + 1) : null,
-            disabled: n.label && !waits(n) ? null : true,
-          },
-          h("span", { class: "seat-key", "aria-hidden": "true", text: i < 9 ? String(i + 1) : "" }),
-          h("span", { class: "seat-who", text: n.worker }),
-          h("span", { class: "seat-next", text: n.label ? n.label : "done" })
-        );
-        b.addEventListener("click", () => this.pick(i));
-        return b;
-      })
-    );
+    this.drawBoard(s, before);
     // A button that went away (its worker is done) gives the focus back
     // to the view, so that the keys keep working.
     if (hadFocus && !this.workers.contains(root.activeElement)) {
@@ -376,12 +424,14 @@ export class Seat {
     }
     this.steps.replaceChildren(...s.steps.map((st) => h("li", null, h("span", { class: "seat-who", text: st.worker }), document.createTextNode(" " + st.label + (st.said ? ": " + st.said : "")))));
     this.stepsBox.hidden = s.steps.length === 0;
-    for (const [key, name, preferred] of TABLES) {
-      const rows = (s.tables && s.tables[key]) || [];
-      fillState(this.tables[key], name + (s.steps.length ? " after step " + s.steps.length : " before any step"), preferred, rows);
-    }
+    const eff = SHARED.effects;
+    fillShared(this.effectsTable, eff.name + (s.steps.length ? " after step " + s.steps.length : " before any step"), eff.cols, eff.rows(s), before && eff.rows(before));
+    const n = eff.rows(s).length;
+    this.verdict.textContent = n === 0 ? "No effect yet" : n === 1 ? "One effect" : n + " effects for one job";
+    this.effects.dataset.effects = String(n);
     this.undo.disabled = s.steps.length === 0;
     this.restart.disabled = s.steps.length === 0;
+    this.tapeName.textContent = this.tapeWords(s);
     const last = s.steps[s.steps.length - 1];
     let text = said;
     if (text === null || text === "") text = last ? "Step " + s.steps.length + ": " + last.worker + " " + last.label + (last.said ? ": " + last.said : "") + "." : "No step taken yet: pick a worker.";
@@ -397,6 +447,108 @@ export class Seat {
     const tell = ended && (!this.ended || this.ended.text !== ended.text || said !== null);
     this.ended = ended;
     this.status.replaceChildren(text, ...(tell ? [h("span", { class: "sr", text: " " + ended.text })] : []));
+  }
+
+  // tapeWords says what the player plays.
+  /** @param {Schedule} s */
+  tapeWords(s) {
+    const ordering = s.ordering || [];
+    if (this.tape !== ordering && this.tape.join() !== ordering.join()) return "Plays your " + this.tape.length + " steps";
+    if (Number(s.shortest) > 0) return "Plays the shortest ordering that gives two effects: " + ordering.length + " steps";
+    return "Plays one whole ordering: " + ordering.length + " steps";
+  }
+
+  // drawBoard draws the workers' columns and the shared rows: with two
+  // workers the rows stand between the columns, with more above them.
+  /**
+   * @param {Schedule} s
+   * @param {Schedule | null} before
+   */
+  drawBoard(s, before) {
+    const cols = s.next.map((_, i) => this.column(s, i));
+    this.drawShared(s, before);
+    this.workers.dataset.workers = String(cols.length);
+    if (cols.length === 2) this.workers.replaceChildren(cols[0], this.shared, cols[1]);
+    else this.workers.replaceChildren(this.shared, ...cols);
+  }
+
+  // drawShared fills the shared rows: one small table per shared table,
+  // the cells a step changed marked.
+  /**
+   * @param {Schedule} s
+   * @param {Schedule | null} before
+   */
+  drawShared(s, before) {
+    const names = s.shared && s.shared.length ? s.shared : ["jobs"];
+    const tables = names.filter((k) => SHARED[k]).map((k) => {
+      const t = SHARED[k];
+      const table = h("table", { class: "seat-" + (k === "processed_keys" ? "keys" : k) });
+      fillShared(table, t.name, t.cols, t.rows(s), before && t.rows(before));
+      return table;
+    });
+    this.shared.replaceChildren(h("p", { class: "board-shared-title", text: "Shared rows" }), ...tables);
+  }
+
+  // column is worker i's column: a button that gives it its next step,
+  // and its program as a list, the line it runs next marked
+  // aria-current="step", the lines it ran with what they saw.
+  /**
+   * @param {Schedule} s
+   * @param {number} i
+   */
+  column(s, i) {
+    const n = s.next[i];
+    const p = programOf(s, i);
+    const ran = linesRun(s, n.worker);
+    const wait = n.label && waits(n);
+    const state = p.ended || (wait ? "waits" : "ready");
+    const stateWords = { finished: "finished", stopped: "stopped", waits: "waits", ready: "next step ▸" }[state];
+    const button = h(
+      "button",
+      {
+        type: "button",
+        class: "seat-worker",
+        "data-worker": n.worker,
+        "aria-keyshortcuts": i < 9 ? String(i + 1) : null,
+        "aria-label": n.label ? "Step " + n.worker + ": " + n.label : n.worker + ", " + stateWords,
+        disabled: n.label && !wait ? null : true,
+      },
+      h("span", { class: "seat-key", "aria-hidden": "true", text: i < 9 ? String(i + 1) : "" }),
+      h("span", { class: "seat-who", text: n.worker }),
+      h("span", { class: "board-state", text: stateWords })
+    );
+    const last = s.steps[s.steps.length - 1];
+    const lastLine = last && last.worker === n.worker ? last.line : -1;
+    // The line whose step stopped the worker: its own last step's.
+    const mine = s.steps.filter((st) => st.worker === n.worker);
+    const failed = p.ended === "stopped" && mine.length ? mine[mine.length - 1].line : -1;
+    const lines = p.lines.map((line, k) => {
+      const cur = k === p.at;
+      const cls = (ran.has(k) ? " ran" : "") + (cur ? " current" : "") + (k === lastLine ? " last" : "") + (k === failed ? " failed" : "");
+      return h(
+        "li",
+        { class: "board-line" + cls, "aria-current": cur ? "step" : null },
+        h("span", { class: "board-pc", "aria-hidden": "true", text: cur ? "▶" : k === failed ? "✗" : ran.has(k) ? "✓" : "" }),
+        h("code", { text: line }),
+        ran.has(k) ? h("span", { class: "board-said", text: ran.get(k) }) : null
+      );
+    });
+    const list = h("ol", { class: "board-program", "aria-label": n.worker + "'s program" }, ...lines);
+    const col = h("section", { class: "board-col", "data-worker": n.worker, "data-state": state, "aria-label": n.worker }, button, list);
+    if (p.at < 0 && n.label) col.append(h("p", { class: "board-branch", "aria-current": "step" }, h("span", { class: "board-pc", "aria-hidden": "true", text: "↳" }), h("code", { text: n.label })));
+    if (p.ended) col.append(h("p", { class: "board-end", text: this.endWords(s, n.worker, p.ended) }));
+    col.addEventListener("click", (e) => {
+      if (!(e.target instanceof Element) || !e.target.closest("a, summary")) this.pick(i);
+    });
+    return col;
+  }
+
+  // endWords says how worker w ended: what its last step saw.
+  endWords(s, w, ended) {
+    const mine = s.steps.filter((st) => st.worker === w);
+    const last = mine[mine.length - 1];
+    const why = last ? last.label + (last.said ? ": " + last.said : "") : "";
+    return (ended === "stopped" ? "Stopped at " : "Finished: ") + why;
   }
 
   // reachedAt is the step at which two effects first stood for one job,

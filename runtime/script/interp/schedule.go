@@ -45,11 +45,25 @@ func (in *interp) schedule(c lang.Command) error {
 	sc := &result.Schedule{
 		Claim: r.Claim.String(), Workers: r.Workers,
 		Steps: []result.ScheduleStep{}, Next: []result.ScheduleNext{},
-		Tables:    result.ScheduleTables{Jobs: []result.Job{}, Locks: []result.LockRow{}, Effects: []result.ScheduleEffect{}},
+		Tables:    result.ScheduleTables{Jobs: []result.Job{}, Locks: []result.LockRow{}, Effects: []result.ScheduleEffect{}, Keys: []result.ScheduleKey{}},
 		Orderings: all.Orderings.String(), Duplicating: all.Duplicating.String(), Shortest: len(all.Shortest),
+		Programs: []result.ScheduleProgram{}, Ordering: []string{},
+		Shared: explore.Shared(r.Claim, svc, flags),
+	}
+	for _, p := range play.Programs {
+		sc.Programs = append(sc.Programs, result.ScheduleProgram{Worker: p.Worker, Lines: append([]string{}, p.Lines...), At: p.At, Ended: p.Ended})
+	}
+	for _, st := range all.Shortest {
+		sc.Ordering = append(sc.Ordering, st.Worker)
+	}
+	if len(sc.Ordering) == 0 {
+		sc.Ordering = append(sc.Ordering, play.Through...)
+	}
+	for _, k := range play.Keys {
+		sc.Tables.Keys = append(sc.Tables.Keys, result.ScheduleKey{Key: k.Key, Worker: k.Worker, Step: k.Step})
 	}
 	for _, st := range play.Steps {
-		sc.Steps = append(sc.Steps, result.ScheduleStep{Worker: st.Worker, Label: st.Label, Said: st.Said})
+		sc.Steps = append(sc.Steps, result.ScheduleStep{Worker: st.Worker, Label: st.Label, Said: st.Said, Line: st.Line})
 	}
 	for _, n := range play.Next {
 		sc.Next = append(sc.Next, result.ScheduleNext{Worker: n.Worker, Label: n.Label})

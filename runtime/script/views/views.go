@@ -264,11 +264,12 @@ func ClaimsJSON(src string) string {
 
 func compareView(s *lang.Script) result.CompareView {
 	v := result.CompareView{Claim: s.Claim().String()}
-	takes, matrix := false, false
+	takes, matrix, scheduled := false, false, false
 	walk(s, func(c lang.Command, _ receipts.Dedupe) {
 		switch c.Kind {
 		case lang.CmdRace, lang.CmdWork, lang.CmdLoad:
 			takes = true
+			scheduled = scheduled || c.Kind == lang.CmdRace && c.Race.Schedule != nil
 		case lang.CmdMatrix:
 			matrix = true
 		}
@@ -278,6 +279,12 @@ func compareView(s *lang.Script) result.CompareView {
 		if matrix {
 			v.Note = "The matrix runs the atomic claim as a column of its own: its cells are the comparison."
 		}
+		return v
+	}
+	if scheduled {
+		// A schedule names the steps of its own claim's program: another
+		// claim's workers have other steps.
+		v.Note = "This block plays a schedule of its claim's own steps; another claim has other steps, so there is nothing to compare."
 		return v
 	}
 	own := claimsOf(s)
@@ -386,7 +393,8 @@ func schedulerView(s *lang.Script) result.SchedulerView {
 	}
 	a := r.race
 	// One race, in the order the reader picks: no count, no timing.
-	a.All, a.N, a.Delay = false, lang.DefaultRaces, 0
+	// A block that plays a schedule is scheduled afresh: the reader's.
+	a.All, a.N, a.Delay, a.Schedule = false, lang.DefaultRaces, 0, nil
 	v.Script += lang.Command{Kind: lang.CmdRace, Race: a}.String() + "\n"
 	v.Note = "This block's race, one atomic step at a time: you pick which worker goes next."
 	if len(races) > 1 {

@@ -54,6 +54,8 @@ func TestSchedulerViewIsTheFirstRace(t *testing.T) {
 		{"race atomic 5 --workers 3 --delay 40\nrace read 5\n", "race atomic --workers 3\n", "atomic", 3},
 		{"service --dedupe claim\nrace read 20 --key job --fence\n", "service --dedupe claim\nrace read --fence --key job\n", "read", 2},
 		{"add o\nwork --job 1\nwork --job 1 --worker W2\n", "", "", 0},
+		// A block that plays one schedule is the reader's to schedule afresh.
+		{"race read --schedule W1,W2,W1,W2\n", "race read\n", "read", 2},
 	} {
 		s, err := lang.Parse(c.src)
 		if err != nil {
@@ -193,5 +195,17 @@ func TestViewsAreLinear(t *testing.T) {
 	a, b := allocs(150), allocs(300)
 	if b > 2.5*a {
 		t.Errorf("the views of 150 distinct races allocate %.0f times, of 300 %.0f times: %.1fx for twice the races", a, b, b/a)
+	}
+}
+
+// A block that plays a schedule has nothing to compare: the schedule
+// names its own claim's steps, which another claim does not have.
+func TestCompareViewRefusesASchedule(t *testing.T) {
+	s, err := lang.Parse("race read --schedule W1,W2,W1,W1,W2,W2\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := Of(s).Compare; len(v.Sides) != 0 || v.Note == "" {
+		t.Errorf("Compare of a schedule: %d sides, note %q", len(v.Sides), v.Note)
 	}
 }
