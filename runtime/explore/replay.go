@@ -45,6 +45,7 @@ const (
 	DidAckRefused            // the fenced ack changed no row
 	DidLedger                // COMMIT made a ledger row visible: the effect
 	DidKeyHit                // the ledger's key was taken: no row
+	DidBusy                  // the statement failed with SQLITE_BUSY: the worker died
 )
 
 // Landed is one effect of a replayed ordering: the worker whose step

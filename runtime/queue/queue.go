@@ -181,6 +181,8 @@ type DB struct {
 	// locked says a claim step may have written the locks table since it
 	// was last emptied.
 	locked bool
+	// version counts committed writes (see DB.Version).
+	version uint64
 }
 
 // Work returns the SQLite work done on the database since Get or Open: the
@@ -324,6 +326,8 @@ type Conn struct {
 	// SQLite's busy handler would sleep. When it is nil, the write returns
 	// the error (SQLITE_BUSY).
 	Wait func() error
+	// txWrote says the open transaction has changed a row.
+	txWrote bool
 }
 
 // done counts the work of statement s into the database's total and
@@ -380,7 +384,9 @@ func (c *Conn) exec(sql string, bind func(sqldb.Stmt)) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return c.c.Changes(), nil
+	n := c.c.Changes()
+	c.noteWrite(sql, n)
+	return n, nil
 }
 
 // query runs a statement that returns rows: bind, when not nil, binds its
