@@ -789,6 +789,13 @@ func (x *explorer) restore(s state) error {
 	if !x.flags.Ledger {
 		return nil
 	}
+	return x.restoreLedger(s)
+}
+
+// restoreLedger puts back the ledger's committed keys, and the open
+// ledger transaction with what it has written, on its worker's own
+// connection.
+func (x *explorer) restoreLedger(s state) error {
 	if err := x.shell.SetKeys(s.keys); err != nil {
 		return err
 	}

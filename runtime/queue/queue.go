@@ -328,6 +328,8 @@ type Conn struct {
 	Wait func() error
 	// txWrote says the open transaction has changed a row.
 	txWrote bool
+	// Waits counts the times the statement now running has called Wait.
+	Waits int
 }
 
 // done counts the work of statement s into the database's total and
@@ -372,7 +374,9 @@ func (c *Conn) exec(sql string, bind func(sqldb.Stmt)) (int64, error) {
 		bind(s)
 	}
 	err = s.Exec()
+	c.Waits = 0
 	for err != nil && c.Wait != nil && errors.Is(err, sqldb.ErrBusy) {
+		c.Waits++
 		if werr := c.Wait(); werr != nil {
 			err = werr
 			break

@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/twice-lab/twice/runtime/named"
@@ -88,7 +89,7 @@ func (c *Conn) Version() uint64 { return c.db.version }
 // autocommit, at COMMIT in a transaction.
 func (c *Conn) noteWrite(sql string, changed int64) {
 	switch sql {
-	case stmtBegin, stmtBeginDeferred:
+	case stmtBegin:
 		c.txWrote = false
 	case stmtCommit:
 		if c.txWrote {
@@ -108,10 +109,96 @@ func (c *Conn) noteWrite(sql string, changed int64) {
 	}
 }
 
-// stmtBeginDeferred opens a transaction that takes no lock until its
-// first read (a snapshot) or write (the write lock).
-const stmtBeginDeferred = `BEGIN`
-
 // Wrote reports whether the connection's open transaction has changed a
 // row.
 func (c *Conn) Wrote() bool { return c.txWrote }
+
+// BusyError is SQLITE_BUSY with the reason SQLite refused the statement:
+// errors.Is(err, ErrBusy) holds for it, and it prints as SQLite does.
+type BusyError struct{ Why string }
+
+func (e *BusyError) Error() string { return BusyText }
+
+// Is makes a BusyError match ErrBusy.
+func (e *BusyError) Is(target error) bool { return target == ErrBusy }
+
+// ClaimTx is one worker's transaction around its claim's steps, in mode
+// Txn, on its connection: what SQLite does before each statement
+// (Before), BEGIN IMMEDIATE (Open) and COMMIT (Close).
+type ClaimTx struct {
+	Txn  Txn
+	conn *Conn
+	snap int64 // the version the deferred transaction's snapshot was taken at, or -1
+}
+
+// ClaimTx starts a claim's transaction in mode t on the connection.
+func (c *Conn) ClaimTx(t Txn) *ClaimTx { return &ClaimTx{Txn: t, conn: c, snap: -1} }
+
+// Open takes the write lock of an immediate transaction (BEGIN
+// IMMEDIATE; the connection's Wait is its busy handler); for another mode
+// it does nothing. It reports whether it ran a statement.
+func (t *ClaimTx) Open() (bool, error) {
+	if t.Txn != TxnImmediate {
+		return false, nil
+	}
+	return true, busyWhy(t.conn.Begin(), t.conn.lockedWhy())
+}
+
+// lockedWhy says why a write that found the lock held failed: with a busy
+// handler, the handler says why it gave up instead.
+func (c *Conn) lockedWhy() string {
+	why := "another connection's transaction holds the write lock"
+	if c.Wait == nil {
+		why += ", and there is no busy timeout"
+	}
+	return why
+}
+
+// Before does what SQLite does before the claim's step st in a deferred
+// transaction: the first read takes a snapshot; the first write takes
+// the write lock, which fails at once from a snapshot (SQLite calls no
+// busy handler for that upgrade, since waiting cannot make the snapshot
+// current) or from one a commit has passed (SQLITE_BUSY_SNAPSHOT). The
+// error, if any, is a *BusyError.
+func (t *ClaimTx) Before(st Step) error {
+	c := t.conn
+	if t.Txn != TxnDeferred || c.InTx() || !st.Shared() {
+		return nil
+	}
+	if !st.Writes() {
+		if t.snap < 0 {
+			t.snap = int64(c.Version())
+		}
+		return nil
+	}
+	if t.snap < 0 {
+		return busyWhy(c.Begin(), c.lockedWhy())
+	}
+	if uint64(t.snap) != c.Version() {
+		return &BusyError{"another connection committed since this transaction's snapshot: SQLITE_BUSY_SNAPSHOT"}
+	}
+	wait := c.Wait
+	c.Wait = nil // no busy handler for the upgrade
+	err := c.Begin()
+	c.Wait = wait
+	return busyWhy(err, "another connection holds the write lock, and a read snapshot cannot wait for it")
+}
+
+// Close commits the transaction, if the mode opened one; it reports
+// whether it ran a statement.
+func (t *ClaimTx) Close() (bool, error) {
+	if !t.conn.InTx() {
+		return t.Txn.Open(), nil // a deferred transaction that only read
+	}
+	return true, t.conn.Commit()
+}
+
+// busyWhy gives an SQLITE_BUSY error its reason.
+func busyWhy(err error, why string) error {
+	if errors.Is(err, ErrBusy) {
+		if _, ok := err.(*BusyError); !ok {
+			return &BusyError{why}
+		}
+	}
+	return err
+}
