@@ -34,6 +34,7 @@ type worker struct {
 	ok        bool  // finished its work and acked
 	err       error // a runtime error that stops the script
 	died      bool  // a statement failed with SQLITE_BUSY and the worker died of it
+	claimTx   bool  // the worker is inside its claim's transaction
 	// waitFrom is when the write now waiting for the lock first found it
 	// held (see busyWait).
 	waitFrom sim.Time
@@ -52,7 +53,14 @@ type workerData struct {
 // that wrote the job row carries the row as it now stands.
 func (w *worker) step(p *sim.Proc, cost sim.Time, kind event.Kind, wrote bool, format string, args ...any) {
 	var job *result.Job
-	if wrote {
+	switch {
+	case wrote && w.claimTx && w.conn.InTx() && w.in.k.Tracing():
+		// The claim's own transaction: its write is visible to its
+		// connection only, until COMMIT.
+		if r, err := w.conn.Read(w.args.Job); err == nil {
+			job = &result.Job{ID: w.args.Job, Order: r.Order, Event: r.Event, Status: r.Status, Attempts: r.Attempts, Run: r.Run, LeaseUS: r.Lease}
+		}
+	case wrote:
 		job = w.in.observe(w.args.Job)
 	}
 	p.Kernel().Record(w.args.Worker, kind, workerData{run: w.run, job: job}, format, args...)
@@ -213,7 +221,9 @@ func (w *worker) claimInTxn(p *sim.Proc) (queue.Row, bool) {
 	} else if ran {
 		w.step(p, w.stmt(), event.Begin, false, "BEGIN IMMEDIATE, for the claim: the database's write lock is mine")
 	}
+	w.claimTx = true
 	row, ok := w.claim(p, tx)
+	w.claimTx = false
 	if w.err != nil || w.died {
 		return row, ok
 	}
