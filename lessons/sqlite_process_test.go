@@ -79,6 +79,15 @@ func claimerScript(dir, role string, txn queue.Txn, busy bool) string {
 // leaves WAL out (RATIONALE.md, "A SQLite built for the lab"), so the
 // system's SQLite plays the queue's database; without one the test skips.
 func TestRealProcessesAgreeWithTheLab(t *testing.T) {
+	p := prose(lesson(t, "05-atomic-claim.md"))
+	for _, claim := range []string{
+		"`BEGIN IMMEDIATE` takes the write lock before the `SELECT`",
+		"SQLite refuses with `database is locked` at once, busy timeout or not",
+	} {
+		if !strings.Contains(p, claim) {
+			t.Errorf("05-atomic-claim.md no longer says %q, which this test checks", claim)
+		}
+	}
 	if testing.Short() {
 		t.Skip("starts 12 processes")
 	}
