@@ -640,11 +640,11 @@ func (x *explorer) busyFate(s state, i int) string {
 	}
 	switch {
 	case x.locked(s, i) && w.snap:
-		return "another connection holds the write lock, and a read snapshot cannot wait for it (no busy handler)"
+		return "another connection holds the write lock, and a read snapshot cannot wait for it"
 	case x.locked(s, i) && x.flags.NoBusy:
 		return "another connection holds the write lock, and there is no busy timeout"
 	case w.snap && w.stale:
-		return "another connection committed since this transaction's snapshot (SQLITE_BUSY_SNAPSHOT)"
+		return "another connection committed since this transaction's snapshot: SQLITE_BUSY_SNAPSHOT"
 	}
 	return ""
 }

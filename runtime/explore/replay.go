@@ -205,8 +205,10 @@ func (x *explorer) nextLabel(s state, i int) string {
 		l = "the service INSERTs the key"
 	case pcAck:
 		l = fmt.Sprintf("ack: UPDATE job %d SET status = 'done'", x.id)
-	case pcBegin, pcKeyBegin:
+	case pcBegin, pcKeyBegin, pcTxBegin:
 		l = "BEGIN IMMEDIATE"
+	case pcTxEnd:
+		l = "COMMIT, of the claim"
 	case pcKey, pcKeyInsert:
 		l = fmt.Sprintf("INSERT INTO processed_keys %s ON CONFLICT DO NOTHING", eventID)
 	case pcRow:
