@@ -20,12 +20,13 @@ type Fix struct {
 }
 
 // FixUseFlags are the flags of use a fix may set: how a worker claims a
-// job, how long it holds it and how it lets go of its lock, which key its
+// job (and in which transaction, with what busy timeout), how long it
+// holds it and how it lets go of its lock, which key its
 // request carries, where its effect lands, and how many deliveries the
 // queue makes before it gives a job up. The other flags of use (--delay, --timeout,
 // --processing, --stall, --trace, the --crash-before flags) set up what a
 // check runs, not the system under test, and a check sets them itself.
-var FixUseFlags = []string{"claim", "lease", "heartbeat", "fence", "key", "effect", "key-txn", "release", "max-attempts"}
+var FixUseFlags = []string{"claim", "lease", "heartbeat", "fence", "key", "effect", "key-txn", "release", "max-attempts", "txn", "busy-timeout"}
 
 // FixRule says in words what a fix may hold, as a refused fix's error
 // ends.

@@ -95,6 +95,7 @@ func TestCaseFixes(t *testing.T) {
 		{"a key forgotten after a day", "service --dedupe claim --key-ttl 86400\nuse --claim atomic --key event", "re-drive"},
 		{"a key forgotten before the lease lapses", "service --dedupe claim --key-ttl 10\nuse --claim atomic --key event", "killed-before-ack,re-drive"},
 		{"the read claim", "service --dedupe claim\nuse --claim read --key event", "two-workers,three-workers"},
+		{"the read claim in autocommit with no busy timeout: the loser usually dies, but not in every ordering", "service --dedupe claim\nuse --claim read --key event --busy-timeout 0", "two-workers,three-workers"},
 		{"the asynchronous lock, deduplicated", "service --dedupe claim\nuse --claim async-lock --key event", "two-workers,three-workers"},
 		{"the asynchronous lock, fenced", "service --dedupe claim\nuse --claim async-lock --key event --fence", "two-workers,three-workers"},
 		{"no fix at all", "", "two-workers,three-workers,killed-before-ack,client-retry,publishes,re-drive"},
@@ -122,6 +123,12 @@ func TestCaseFixes(t *testing.T) {
 		"service --dedupe claim\nuse --claim atomic --key event --lease 86400 --heartbeat 60000 --fence\n",
 		"service --dedupe claim\nuse --claim lock --key event --lease 2 --heartbeat 1999 --max-attempts 3\n",
 		"service --dedupe claim\nuse --claim atomic --key event --effect receipt --lease 900 --heartbeat 10000\n",
+		// The read claim's two statements made one transaction: BEGIN
+		// IMMEDIATE serialises them, and so does a deferred BEGIN, whose
+		// loser dies of SQLITE_BUSY and leaves the job to the winner.
+		"service --dedupe claim\nuse --claim read --key event --txn immediate\n",
+		"service --dedupe claim\nuse --claim read --key event --txn deferred\n",
+		"service --dedupe claim\nuse --claim async-lock --key event --txn immediate\n",
 	} {
 		if got, lines := failing(t, c, fix); got != "" {
 			t.Errorf("a right fix fails %s:\n%s\n%s", got, fix, lines)

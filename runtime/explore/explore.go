@@ -124,6 +124,38 @@
 // transaction has written; the transaction is put back, before a step,
 // by replaying its writes on its worker's connection.
 //
+// # Transactions and the busy timeout
+//
+// A race's claim may run in a transaction of its own ([Flags].Txn, the
+// modes of queue.Txn), and its workers' connections may have no busy
+// timeout ([Flags].NoBusy). The search then applies SQLite's rules in WAL
+// mode:
+//
+//	immediate:  BEGIN IMMEDIATE is a step before the claim's first; it
+//	            takes the write lock, so another worker's BEGIN waits
+//	deferred:   the claim's first read takes a snapshot (no lock); its
+//	            first write takes the write lock, on SQLite, as BEGIN
+//	            IMMEDIATE would at that moment
+//	both:       COMMIT is a step after the claim's last, won or lost; a
+//	            claim holding the write lock is put back before a step, as
+//	            the ledger's transaction is, by replaying its writes
+//	busy:       a write that finds another worker's transaction holding
+//	            the write lock waits (no step) with a busy timeout; fails
+//	            without one; and fails from a read snapshot in any case,
+//	            since SQLite calls no busy handler for that upgrade; a
+//	            write from a snapshot that a commit has passed since fails
+//	            too (SQLITE_BUSY_SNAPSHOT)
+//
+// A worker whose statement fails so dies of the error, as one that does
+// not catch it does, and its transaction goes with its connection:
+// [Report].Busy counts the orderings where one does. Where the failure is
+// a lock another holds, the search asks SQLite to take the lock and
+// requires SQLITE_BUSY. Autocommit statements are atomic steps here, so
+// two never overlap and a busy timeout changes nothing for them: only a
+// timed race, where statements take time, shows two autocommit writes
+// meeting. The brute-force model of the tests applies the same rules with
+// no SQL, and must agree on every count.
+//
 // # The states table
 //
 // [States] says how many states a race --all will explore before it
@@ -199,6 +231,9 @@ type Report struct {
 	Orderings   Count
 	Duplicating Count
 	Overlap     Count
+	// Busy counts the orderings in which a worker's statement failed with
+	// SQLITE_BUSY ("database is locked") and the worker died of it.
+	Busy Count
 	// States is how many distinct states the search executed steps from.
 	States int
 	// Statements counts the SQL statements the search ran.
@@ -244,6 +279,13 @@ type Flags struct {
 	// SeparateKey, with Ledger: the key is claimed in a transaction of its
 	// own, committed before the effect's (--key-txn separate).
 	SeparateKey bool
+	// Txn is the transaction the claim's steps run in (see "Transactions
+	// and the busy timeout" in the package doc).
+	Txn queue.Txn
+	// NoBusy: the workers' connections have no busy timeout, so a write
+	// that finds the write lock held fails at once (SQLITE_BUSY) and the
+	// worker dies, instead of waiting.
+	NoBusy bool
 }
 
 // worker program counters.
@@ -265,7 +307,9 @@ const (
 	pcKeyInsert        // ledger, separate key: INSERT the key next
 	pcKeyCommit        // ledger, separate key: COMMIT the key alone next
 	pcRelease          // after the ack, the claim's release step number cs next
-	pcDone             // finished (acked, or found the job taken, or lost it)
+	pcTxBegin          // claim in a transaction: BEGIN IMMEDIATE next
+	pcTxEnd            // claim in a transaction: COMMIT next, after cs of its steps
+	pcDone             // finished (acked, or found the job taken, or lost it, or died)
 )
 
 // inTx reports whether a worker at pc has a transaction open.
@@ -283,6 +327,12 @@ func inTx(pc uint8) bool {
 // on it); lock says the job's lock row is this worker's (kept for a claim
 // that takes a lock); keyIn and row say what the worker's open ledger
 // transaction has written.
+//
+// A worker whose claim runs in a transaction (Flags.Txn) also keeps: snap,
+// it holds a read snapshot and no lock (deferred, after its first read);
+// stale, another connection has committed a write since that snapshot;
+// wlock, its claim's transaction holds the write lock; won, at its
+// COMMIT, its claim took the job.
 type wstate struct {
 	pc      uint8
 	cs      uint8
@@ -291,22 +341,37 @@ type wstate struct {
 	keyIn   bool
 	row     bool
 	lock    bool
+	snap    bool
+	stale   bool
+	wlock   bool
+	won     bool
 }
 
 // flags are the worker's yes-or-no facts, in the order key prints them.
-func (w wstate) flags() [4]bool { return [4]bool{w.holds, w.keyIn, w.row, w.lock} }
+func (w wstate) flags() [8]bool {
+	return [8]bool{w.holds, w.keyIn, w.row, w.lock, w.snap, w.stale, w.wlock, w.won}
+}
 
 // owns reports whether the worker is between a successful claim and its
 // ack: it believes the job is its own.
-func (w wstate) owns() bool { return w.pc != pcClaim && w.pc != pcRelease && w.pc != pcDone }
+func (w wstate) owns() bool {
+	switch w.pc {
+	case pcClaim, pcTxBegin, pcRelease, pcDone:
+		return false
+	case pcTxEnd:
+		return w.won
+	}
+	return true
+}
 
 // state is what the future of a race depends on. The row's run column is
 // kept as the workers' holds flags, and only when a step reads it.
 type state struct {
 	status   string
 	attempts int
-	effects  int // effects recorded, counted up to 2: beyond that nothing changes
-	high     int // fence: the highest token the service has seen
+	effects  int  // effects recorded, counted up to 2: beyond that nothing changes
+	busy     bool // a worker died of SQLITE_BUSY
+	high     int  // fence: the highest token the service has seen
 	ws       []wstate
 	keys     []string // the stored keys, sorted: the service's (see the package doc for run keys), or the ledger's committed ones
 }
@@ -316,6 +381,9 @@ type state struct {
 func (s state) key() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s/%d/%d/%s/", s.status, s.attempts, s.effects, strings.Join(s.keys, ","))
+	if s.busy {
+		b.WriteString("B/")
+	}
 	if s.high > 0 {
 		fmt.Fprintf(&b, "h%d/", s.high)
 	}
@@ -331,7 +399,7 @@ func (s state) key() string {
 		}
 		for j, on := range w.flags() {
 			if on {
-				b.WriteByte("HKRL"[j])
+				b.WriteByte("HKRLSTWO"[j])
 			}
 		}
 		b.WriteByte(' ')
@@ -383,10 +451,11 @@ func (s state) done() bool {
 	return true
 }
 
-// holder returns the worker with a transaction open, or -1.
+// holder returns the worker whose transaction holds the write lock: a
+// ledger's, or a claim's; or -1.
 func (s state) holder() int {
 	for i, w := range s.ws {
-		if inTx(w.pc) {
+		if inTx(w.pc) || w.wlock {
 			return i
 		}
 	}
@@ -396,8 +465,9 @@ func (s state) holder() int {
 type result struct {
 	// total counts the complete orderings from a state, dup those that
 	// end with two effects, overlap those that pass a state where two
-	// workers own the job at once.
-	total, dup, overlap Count
+	// workers own the job at once, busy those in which a worker dies of
+	// SQLITE_BUSY.
+	total, dup, overlap, busy Count
 	// toTwice is the fewest steps from this state to a second effect, or
 	// -1 when no ordering gets there.
 	toTwice int
@@ -460,7 +530,7 @@ func exploreRace(claim queue.Claim, workers int, svc Service, flags Flags, busyC
 		}
 		rep = &Report{
 			Claim: claim, Workers: workers, Service: svc, Flags: flags,
-			Orderings: r.total, Duplicating: r.dup, Overlap: r.overlap,
+			Orderings: r.total, Duplicating: r.dup, Overlap: r.overlap, Busy: r.busy,
 			States: len(x.memo),
 		}
 		if r.toTwice >= 0 {
@@ -525,7 +595,13 @@ func withExplorer(claim queue.Claim, workers int, svc Service, flags Flags, busy
 	if x.id, err = x.shell.Add(order, eventID); err != nil {
 		return err
 	}
-	return f(x, state{status: "queued", ws: make([]wstate, workers)})
+	start := state{status: "queued", ws: make([]wstate, workers)}
+	if flags.Txn == queue.TxnImmediate {
+		for i := range start.ws {
+			start.ws[i].pc = pcTxBegin
+		}
+	}
+	return f(x, start)
 }
 
 // blocked reports whether worker i cannot take its next step in s: it is a
@@ -534,17 +610,46 @@ func withExplorer(claim queue.Claim, workers int, svc Service, flags Flags, busy
 // SQLITE_BUSY, and the worker waits; waiting changes nothing, so it is no
 // step of an ordering.
 func (x *explorer) blocked(s state, i int) bool {
+	return x.locked(s, i) && x.busyFate(s, i) == ""
+}
+
+// locked reports whether worker i's next step is a write that needs the
+// write lock another worker's transaction holds.
+func (x *explorer) locked(s state, i int) bool {
 	h := s.holder()
-	if h < 0 || h == i {
-		return false
-	}
-	switch w := s.ws[i]; w.pc {
-	case pcRenew, pcAck, pcBegin, pcKeyBegin, pcRelease:
+	return h >= 0 && h != i && x.writesNext(s.ws[i])
+}
+
+// writesNext reports whether the worker's next step writes, or takes the
+// write lock, without holding it already.
+func (x *explorer) writesNext(w wstate) bool {
+	switch w.pc {
+	case pcRenew, pcAck, pcBegin, pcKeyBegin, pcRelease, pcTxBegin:
 		return true
 	case pcClaim:
-		return x.steps[w.cs].Writes()
+		return !w.wlock && x.steps[w.cs].Writes()
 	}
 	return false
+}
+
+// busyFate says why worker i's next step fails with SQLITE_BUSY, or ""
+// when it does not: its write finds the lock held and it has no busy
+// timeout, or holds a read snapshot (the busy handler is not called for
+// the upgrade); or its snapshot is stale.
+func (x *explorer) busyFate(s state, i int) string {
+	w := s.ws[i]
+	if !x.writesNext(w) {
+		return ""
+	}
+	switch {
+	case x.locked(s, i) && w.snap:
+		return "another connection holds the write lock, and a read snapshot cannot wait for it"
+	case x.locked(s, i) && x.flags.NoBusy:
+		return "another connection holds the write lock, and there is no busy timeout"
+	case w.snap && w.stale:
+		return "another connection committed since this transaction's snapshot: SQLITE_BUSY_SNAPSHOT"
+	}
+	return ""
 }
 
 // count returns the number of complete orderings from s, and how many of
@@ -555,6 +660,9 @@ func (x *explorer) count(s state) (result, error) {
 		if s.twice() {
 			r.dup = CountOf(1)
 			r.toTwice = 0
+		}
+		if s.busy {
+			r.busy = CountOf(1)
 		}
 		return r, nil
 	}
@@ -605,7 +713,7 @@ func (x *explorer) count(s state) (result, error) {
 			return r, err
 		}
 		ok := true
-		for _, f := range [...]struct{ sum, add *Count }{{&r.total, &c.total}, {&r.dup, &c.dup}, {&r.overlap, &c.overlap}} {
+		for _, f := range [...]struct{ sum, add *Count }{{&r.total, &c.total}, {&r.dup, &c.dup}, {&r.overlap, &c.overlap}, {&r.busy, &c.busy}} {
 			n, ok1 := f.add.mul(many[j])
 			var ok2 bool
 			*f.sum, ok2 = f.sum.add(n)
@@ -637,7 +745,7 @@ func (x *explorer) trackRun() bool { return x.flags.Heartbeat || x.flags.Fence }
 // service's keys, and with the ledger the committed keys and the open
 // transaction with what it has written, on its worker's own connection.
 func (x *explorer) restore(s state) error {
-	if x.flags.Ledger {
+	if x.flags.Ledger || x.flags.Txn.Open() {
 		for _, c := range x.conns {
 			if err := c.Rollback(); err != nil {
 				return err
@@ -679,9 +787,19 @@ func (x *explorer) restore(s state) error {
 		}
 		x.stmts += 1 + len(rows)
 	}
+	if h := s.holder(); h >= 0 && s.ws[h].wlock {
+		return x.replayClaim(h, s.ws[h])
+	}
 	if !x.flags.Ledger {
 		return nil
 	}
+	return x.restoreLedger(s)
+}
+
+// restoreLedger puts back the ledger's committed keys, and the open
+// ledger transaction with what it has written, on its worker's own
+// connection.
+func (x *explorer) restoreLedger(s state) error {
 	if err := x.shell.SetKeys(s.keys); err != nil {
 		return err
 	}
@@ -716,6 +834,26 @@ func (x *explorer) restore(s state) error {
 	return nil
 }
 
+// replayClaim puts back worker h's open claim transaction: BEGIN
+// IMMEDIATE on its connection, then the writes of the steps it has run.
+func (x *explorer) replayClaim(h int, w wstate) error {
+	c := x.conns[h]
+	if err := c.Begin(); err != nil {
+		return err
+	}
+	x.stmts++
+	for _, st := range x.steps[:w.cs] {
+		if !st.Writes() {
+			continue
+		}
+		if _, err := c.RunStep(st, queue.Values{Job: x.id, Run: runOf(h), Until: lockUntil}); err != nil {
+			return err
+		}
+		x.stmts++
+	}
+	return nil
+}
+
 // The job every explored race works.
 const (
 	order   = "order-77"
@@ -730,7 +868,7 @@ func (x *explorer) shortest(s state) ([]Step, error) {
 		var bestNext state
 		var bestWhat string
 		for i := range s.ws {
-			if s.ws[i].pc == pcDone {
+			if s.ws[i].pc == pcDone || x.blocked(s, i) {
 				continue
 			}
 			next, what, err := x.step(s, i)

@@ -82,9 +82,26 @@ const bruteMax = 40_000_000
 // of its own. It returns the orderings, those that end with two effects,
 // and those that pass a moment where two workers own the job at once.
 func brute(claim queue.Claim, workers int, svc Service, flags Flags) (total, dup, overlap int64) {
+	total, dup, overlap, _ = bruteBusy(claim, workers, svc, flags)
+	return total, dup, overlap
+}
+
+// bruteBusy is brute, and also counts the orderings in which a worker
+// dies of SQLITE_BUSY. With the claim in a transaction (flags.Txn) it
+// keeps, apart from the committed row and lock, the claim transaction's
+// own view of them, which only its worker sees until COMMIT; a count of
+// committed writes, and for each worker the count its read snapshot was
+// taken at; and it applies SQLite's rules in WAL mode: a write that finds
+// the write lock held waits with a busy timeout, fails without one, and
+// fails from a read snapshot in any case; a write from a snapshot that a
+// commit has passed fails too.
+func bruteBusy(claim queue.Claim, workers int, svc Service, flags Flags) (total, dup, overlap, busy int64) {
 	type w struct {
 		pc, cs, attempt int
 		keyIn, row      bool
+		snap            int  // the committed-writes count its snapshot was taken at, -1 for none
+		wlock, won      bool // its claim's transaction holds the write lock; its claim took
+		wrote           bool // its claim's transaction changed a row
 	}
 	type st struct {
 		status        string
@@ -94,6 +111,12 @@ func brute(claim queue.Claim, workers int, svc Service, flags Flags) (total, dup
 		keys          map[string]bool // the service's stored keys
 		ledgerKey     bool            // the event's key committed in processed_keys
 		holder        int             // the worker with a ledger transaction open, -1 for none
+		writer        int             // the worker whose claim transaction holds the write lock, -1 for none
+		// the writer's uncommitted view of the row and the lock
+		pstatus              string
+		pattempts, prun, plk int
+		ver                  int  // committed writes so far
+		died                 bool // a worker died of SQLITE_BUSY
 	}
 	var steps []queue.Step
 	for _, s := range claim.Steps() {
@@ -104,45 +127,56 @@ func brute(claim queue.Claim, workers int, svc Service, flags Flags) (total, dup
 	release := claim.Release()
 	// model runs a claim or release step of worker i: what it does to n,
 	// and whether the claim goes on after it.
-	model := func(s queue.Step, n *st, i int) bool {
+	// model runs a claim or release step of worker i: what it does to n,
+	// whether the claim goes on after it, and whether it changed a row.
+	model := func(s queue.Step, n *st, i int) (goOn, changed bool) {
 		take := func() { n.status, n.attempts, n.run = "running", n.attempts+1, i }
 		switch s.Model {
 		case queue.ModelNone:
 		case queue.ModelReadJob:
-			return n.status == "queued"
+			return n.status == "queued", false
 		case queue.ModelTakeJob:
 			take()
+			return true, true
 		case queue.ModelTakeUndone:
 			if n.status == "done" {
-				return false
+				return false, false
 			}
 			take()
+			return true, true
 		case queue.ModelClaimJob:
 			if n.status != "queued" {
-				return false
+				return false, false
 			}
 			take()
+			return true, true
 		case queue.ModelReadLock:
-			return n.lock < 0
+			return n.lock < 0, false
 		case queue.ModelSetLock:
 			n.lock = i
+			return true, true
 		case queue.ModelTryLock:
 			if n.lock >= 0 {
-				return false
+				return false, false
 			}
 			n.lock = i
+			return true, true
 		case queue.ModelReleaseLock:
 			if n.lock == i {
 				n.lock = -1
+				return true, true
 			}
 		case queue.ModelReleaseAnyLock:
-			n.lock = -1
+			if n.lock >= 0 {
+				n.lock = -1
+				return true, true
+			}
 		case queue.ModelRenewLock:
-			return n.lock == i
+			return n.lock == i, n.lock == i
 		default:
 			panic(fmt.Sprintf("brute: no model for step %q", s.Label))
 		}
-		return true
+		return true, false
 	}
 	acked := func(me *w) {
 		me.pc, me.cs = pcDone, 0
@@ -181,9 +215,14 @@ func brute(claim queue.Claim, workers int, svc Service, flags Flags) (total, dup
 		}
 	}
 	writes := func(me w) bool {
-		return me.pc == pcRenew || me.pc == pcAck || me.pc == pcBegin || me.pc == pcKeyBegin || me.pc == pcRelease || me.pc == pcClaim && steps[me.cs].Writes()
+		return me.pc == pcRenew || me.pc == pcAck || me.pc == pcBegin || me.pc == pcKeyBegin || me.pc == pcRelease || me.pc == pcTxBegin || me.pc == pcClaim && !me.wlock && steps[me.cs].Writes()
 	}
-	owns := func(me w) bool { return me.pc != pcClaim && me.pc != pcRelease && me.pc != pcDone }
+	owns := func(me w) bool {
+		if me.pc == pcTxEnd {
+			return me.won
+		}
+		return me.pc != pcClaim && me.pc != pcTxBegin && me.pc != pcRelease && me.pc != pcDone
+	}
 	var rec func(s st, ws []w, over bool)
 	rec = func(s st, ws []w, over bool) {
 		owners := 0
@@ -195,27 +234,95 @@ func brute(claim queue.Claim, workers int, svc Service, flags Flags) (total, dup
 		over = over || owners >= 2
 		moved := false
 		for i := range ws {
-			if ws[i].pc == pcDone || s.holder >= 0 && s.holder != i && writes(ws[i]) {
+			if ws[i].pc == pcDone {
 				continue
+			}
+			locked := s.holder >= 0 && s.holder != i || s.writer >= 0 && s.writer != i
+			snap := ws[i].snap >= 0
+			die := false
+			if writes(ws[i]) {
+				switch {
+				case locked && (snap || flags.NoBusy):
+					die = true
+				case locked:
+					continue // it waits for the lock: no step
+				case snap && ws[i].snap != s.ver:
+					die = true
+				}
 			}
 			moved = true
 			n := s
 			n.keys = maps.Clone(s.keys)
 			next := append([]w(nil), ws...)
 			me := &next[i]
+			if die {
+				*me = w{pc: pcDone, snap: -1}
+				n.died = true
+				rec(n, next, over)
+				continue
+			}
+			// commit counts a write committed outside a transaction.
+			commit := func(changed bool) {
+				if changed {
+					n.ver++
+				}
+			}
 			switch me.pc {
+			case pcTxBegin:
+				me.wlock, me.pc = true, pcClaim
+				n.writer = i
+				n.pstatus, n.pattempts, n.prun, n.plk = n.status, n.attempts, n.run, n.lock
 			case pcClaim:
+				st := steps[me.cs]
+				if flags.Txn == queue.TxnDeferred && !me.wlock {
+					switch {
+					case st.Writes():
+						me.wlock, me.snap = true, -1
+						n.writer = i
+						n.pstatus, n.pattempts, n.prun, n.plk = n.status, n.attempts, n.run, n.lock
+					case st.Shared() && me.snap < 0:
+						me.snap = n.ver
+					}
+				}
+				var goOn, changed bool
+				if me.wlock {
+					// The transaction's own view of the row and the lock.
+					v := n
+					v.status, v.attempts, v.run, v.lock = n.pstatus, n.pattempts, n.prun, n.plk
+					goOn, changed = model(st, &v, i)
+					n.pstatus, n.pattempts, n.prun, n.plk = v.status, v.attempts, v.run, v.lock
+					me.wrote = me.wrote || changed
+				} else {
+					goOn, changed = model(st, &n, i)
+					commit(changed)
+				}
 				switch {
-				case !model(steps[me.cs], &n, i):
+				case !goOn && flags.Txn.Open():
+					me.pc = pcTxEnd
+				case !goOn:
 					me.pc, me.cs = pcDone, 0
 				case me.cs+1 < len(steps):
 					me.cs++
+				case flags.Txn.Open():
+					me.pc, me.won = pcTxEnd, true
 				default:
 					me.cs = 0
 					claimed(me)
 				}
+			case pcTxEnd:
+				if me.wlock {
+					n.status, n.attempts, n.run, n.lock = n.pstatus, n.pattempts, n.prun, n.plk
+					n.writer = -1
+					commit(me.wrote)
+				}
+				won := me.won
+				*me = w{pc: pcDone, snap: -1}
+				if won {
+					claimed(me)
+				}
 			case pcRelease:
-				model(release[me.cs], &n, i)
+				_, changed := model(release[me.cs], &n, i)
+				commit(changed)
 				if me.cs++; me.cs == len(release) {
 					me.pc, me.cs = pcDone, 0
 				}
@@ -226,11 +333,15 @@ func brute(claim queue.Claim, workers int, svc Service, flags Flags) (total, dup
 					me.pc = pcRenew
 				}
 			case pcRenew:
+				renewed := s.run == i && s.status == "running"
+				commit(renewed)
 				holds := true
 				for _, st := range claim.Renew() {
-					holds = holds && model(st, &n, i)
+					goOn, changed := model(st, &n, i)
+					holds = holds && goOn
+					commit(changed)
 				}
-				if s.run == i && s.status == "running" && holds {
+				if renewed && holds {
 					me.pc = effect
 				} else {
 					me.pc, me.attempt = pcDone, 0
@@ -282,6 +393,7 @@ func brute(claim queue.Claim, workers int, svc Service, flags Flags) (total, dup
 				me.pc = pcDone
 				if !flags.Fence || s.run == i {
 					n.status = "done"
+					commit(true)
 					acked(me)
 				}
 			case pcBegin:
@@ -298,6 +410,7 @@ func brute(claim queue.Claim, workers int, svc Service, flags Flags) (total, dup
 				me.pc = pcKeyCommit
 			case pcKeyCommit:
 				n.holder = -1
+				commit(me.keyIn)
 				if me.keyIn {
 					n.ledgerKey, me.keyIn = true, false
 					work(me)
@@ -325,11 +438,12 @@ func brute(claim queue.Claim, workers int, svc Service, flags Flags) (total, dup
 					n.effects++
 				}
 				n.holder = -1
-				*me = w{}
+				commit(true)
+				*me = w{snap: -1}
 				acked(me)
 			case pcRollback:
 				n.holder = -1
-				*me = w{pc: pcDone}
+				*me = w{pc: pcDone, snap: -1}
 			}
 			rec(n, next, over)
 		}
@@ -346,10 +460,20 @@ func brute(claim queue.Claim, workers int, svc Service, flags Flags) (total, dup
 			if over {
 				overlap++
 			}
+			if s.died {
+				busy++
+			}
 		}
 	}
-	rec(st{status: "queued", run: -1, lock: -1, holder: -1, keys: map[string]bool{}}, make([]w, workers), false)
-	return total, dup, overlap
+	start := make([]w, workers)
+	for i := range start {
+		start[i].snap = -1
+		if flags.Txn == queue.TxnImmediate {
+			start[i].pc = pcTxBegin
+		}
+	}
+	rec(st{status: "queued", run: -1, lock: -1, holder: -1, writer: -1, keys: map[string]bool{}}, start, false)
+	return total, dup, overlap, busy
 }
 
 // BEGIN IMMEDIATE serialises: the search takes a write by a worker while

@@ -49,6 +49,7 @@ const (
 	DidAckRefused            // the fenced ack changed no row
 	DidLedger                // COMMIT made a ledger row visible: the effect
 	DidKeyHit                // the ledger's key was taken: no row
+	DidBusy                  // the statement failed with SQLITE_BUSY: the worker died
 )
 
 // Landed is one effect of a replayed ordering: the worker whose step
@@ -230,8 +231,10 @@ func (x *explorer) nextLabel(s state, i int) string {
 		l = "the service INSERTs the key"
 	case pcAck:
 		l = fmt.Sprintf("ack: UPDATE job %d SET status = 'done'", x.id)
-	case pcBegin, pcKeyBegin:
+	case pcBegin, pcKeyBegin, pcTxBegin:
 		l = "BEGIN IMMEDIATE"
+	case pcTxEnd:
+		l = "COMMIT, of the claim"
 	case pcKey, pcKeyInsert:
 		l = fmt.Sprintf("INSERT INTO processed_keys %s ON CONFLICT DO NOTHING", eventID)
 	case pcRow:

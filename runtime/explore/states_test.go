@@ -84,7 +84,7 @@ func TestStatesFileErrors(t *testing.T) {
 	}
 	rows := map[statesKey]statesRow{}
 	bad := parseStates("read check attempt heartbeat,fence,ledger,separate-key 1 2 3 4 5 many many\ngone off same - 1 2 3 4 5 6 7\n", rows)
-	k := statesKey{"read", receipts.DedupeCheck, keyTry, Flags{true, true, true, true}}
+	k := statesKey{"read", receipts.DedupeCheck, keyTry, Flags{Heartbeat: true, Fence: true, Ledger: true, SeparateKey: true}}
 	if bad != 0 || len(rows) != 1 || rows[k] != (statesRow{1, 2, 3, 4, 5, ManyStates, ManyStates}) {
 		t.Errorf("parse: %v, line %d", rows, bad)
 	}

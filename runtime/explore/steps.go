@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -54,6 +55,8 @@ var phases = [pcDone]func(m *move) (string, error){
 	pcKeyInsert: (*move).keyInsert,
 	pcKeyCommit: (*move).keyCommit,
 	pcRelease:   (*move).releaseStep,
+	pcTxBegin:   (*move).txBegin,
+	pcTxEnd:     (*move).txEnd,
 }
 
 // step executes worker i's next step from state s on SQLite and returns the
@@ -67,12 +70,103 @@ func (x *explorer) step(s state, i int) (state, string, error) {
 	next.ws = slices.Clone(s.ws)
 	m := &move{x: x, s: s, next: &next, w: &next.ws[i], i: i, conn: x.conns[i], run: runOf(i)}
 	m.did.Kind = pcKinds[s.ws[i].pc]
+	if why := x.busyFate(s, i); why != "" {
+		what, err := m.die(why)
+		if err != nil {
+			return s, "", err
+		}
+		x.did = m.did
+		return x.observe(next, what)
+	}
+	v0 := x.db.Version()
 	what, err := phases[s.ws[i].pc](m)
 	if err != nil {
 		return s, "", err
 	}
+	// A commit makes every other open snapshot stale.
+	if x.db.Version() != v0 {
+		for j := range next.ws {
+			if j != i && next.ws[j].snap {
+				next.ws[j].stale = true
+			}
+		}
+	}
 	x.did = m.did
 	return x.observe(next, what)
+}
+
+// die is a step that SQLite refuses with SQLITE_BUSY, for the reason
+// why: the worker dies of the error, as a worker that does not catch it
+// does, and its transaction, if any, goes with its connection. Where the
+// reason is a lock another connection holds, SQLite is asked to take the
+// lock and must refuse.
+func (m *move) die(why string) (string, error) {
+	x, w := m.x, m.w
+	if x.locked(m.s, m.i) {
+		err := m.conn.Begin()
+		x.stmts++
+		if !errors.Is(err, queue.ErrBusy) {
+			return "", fmt.Errorf("explore: %s's write should find the database locked, but SQLite answered %v", m.run, err)
+		}
+	}
+	name := m.nextName()
+	*w = wstate{pc: pcDone}
+	m.next.busy = true
+	m.note(DidBusy, event.Busy, 0, "")
+	return fmt.Sprintf("%s: SQLITE_BUSY, database is locked (%s): the worker dies", name, why), nil
+}
+
+// nextName names the worker's next step, as its line would.
+func (m *move) nextName() string {
+	x, w := m.x, m.w
+	switch w.pc {
+	case pcClaim:
+		return x.steps[w.cs].Name(x.id, m.run)
+	case pcRelease:
+		return x.release[w.cs].Name(x.id, m.run)
+	case pcRenew:
+		return fmt.Sprintf("UPDATE job %d SET lease WHERE run %s", x.id, m.run)
+	case pcAck:
+		return fmt.Sprintf("UPDATE job %d: done", x.id)
+	}
+	return "BEGIN IMMEDIATE"
+}
+
+// txBegin opens the claim's transaction with BEGIN IMMEDIATE: the write
+// lock is the worker's before its first read.
+func (m *move) txBegin() (string, error) {
+	if err := m.conn.Begin(); err != nil {
+		return "", err
+	}
+	m.x.stmts++
+	m.w.pc, m.w.wlock = pcClaim, true
+	m.did.Kind = event.Begin
+	return "BEGIN IMMEDIATE, for the claim: the database's write lock is mine", nil
+}
+
+// txEnd commits the claim's transaction: what it wrote becomes visible
+// to every connection, and the lock and the snapshot go.
+func (m *move) txEnd() (string, error) {
+	x, w := m.x, m.w
+	if w.wlock {
+		if err := m.conn.Commit(); err != nil {
+			return "", err
+		}
+		x.stmts++
+	}
+	won, wrote := w.won, w.wlock
+	w.snap, w.stale, w.wlock, w.won, w.cs = false, false, false, false, 0
+	m.did.Kind = event.Commit
+	switch {
+	case won:
+		w.pc = x.afterClaim()
+		return "COMMIT: the claim is visible, the job is mine", nil
+	case wrote:
+		w.pc = pcDone
+		return "COMMIT: the claim took nothing", nil
+	}
+	w.pc = pcDone
+	return "COMMIT: nothing written", nil
 }
 
 // pcKinds is the trace's kind of a step by the worker's place, where the
@@ -83,7 +177,7 @@ var pcKinds = [pcDone]event.Kind{
 	pcAck: event.Ack, pcBegin: event.Begin, pcKey: event.Key, pcRow: event.Ledger,
 	pcAckTx: event.Ack, pcCommit: event.Commit, pcRollback: event.Rollback,
 	pcKeyBegin: event.Begin, pcKeyInsert: event.Key, pcKeyCommit: event.Commit,
-	pcRelease: event.Lock,
+	pcRelease: event.Lock, pcTxBegin: event.Begin, pcTxEnd: event.Commit,
 }
 
 // afterClaim is where a worker goes once the job is its own.
@@ -144,6 +238,20 @@ func (m *move) landed() int {
 func (m *move) claimStep() (string, error) {
 	x, w := m.x, m.w
 	st := x.steps[w.cs]
+	// In a deferred transaction the first read takes a snapshot, and the
+	// first write the write lock (busyFate has said it can).
+	if x.flags.Txn == queue.TxnDeferred && !w.wlock {
+		switch {
+		case st.Writes():
+			if err := m.conn.Begin(); err != nil {
+				return "", err
+			}
+			x.stmts++
+			w.wlock, w.snap, w.stale = true, false, false
+		case st.Shared() && !w.snap:
+			w.snap, w.stale = true, false
+		}
+	}
 	o, err := m.conn.RunStep(st, queue.Values{Job: x.id, Run: m.run, Now: 0, Until: lockUntil})
 	if st.Shared() {
 		x.stmts++
@@ -153,6 +261,9 @@ func (m *move) claimStep() (string, error) {
 	}
 	mine := st.Decide(o, 0)
 	switch {
+	case !mine && x.flags.Txn.Open():
+		w.pc, w.cs = pcTxEnd, w.cs+1
+		m.note(DidLose, event.ClaimFailed, 0, "")
 	case !mine:
 		w.pc, w.cs = pcDone, 0
 		m.note(DidLose, event.ClaimFailed, 0, "")
@@ -161,6 +272,9 @@ func (m *move) claimStep() (string, error) {
 		m.note(DidStep, stepKind(st), 0, "")
 	default:
 		w.pc, w.cs = x.afterClaim(), 0
+		if x.flags.Txn.Open() {
+			w.pc, w.cs, w.won = pcTxEnd, uint8(len(x.steps)), true
+		}
 		m.note(DidClaim, event.Claim, 0, "")
 	}
 	return st.Line(x.id, m.run, o, mine), nil

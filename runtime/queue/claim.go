@@ -7,6 +7,36 @@ import (
 	"github.com/twice-lab/twice/runtime/named"
 )
 
+// Adding a claim: a claim is a value of [Claim], declared once in claimList
+// (runtime/queue/claim.go) with its name, its words and its steps: each a
+// statement with the values it binds, what it reads, the condition that
+// decides whether the claim goes on, what it does to the tables in the
+// terms of the explorer's brute-force model, and its label in an
+// ordering; or a clock read, or an await of a latency. The parser, the
+// worker (interp's worker.claim runs the steps), the explorer and its model, the
+// schedule, the views (Compare flips every claim), the docs and the
+// browser (the server passes result.Choices to
+// the page in twice.js's config) read the list; none has a case per claim.
+//
+//  1. runtime/queue/claim.go: a constant before numClaims and its entry in
+//     claimList, built from the steps there or new ones beside them (a new
+//     statement is a Step with its SQL; a new kind of effect on the
+//     tables, a Model value and its case in the brute-force model of
+//     runtime/explore's tests).
+//  2. Tests: goldens for race CLAIM, race CLAIM --all and work --claim
+//     CLAIM (go test ./runtime/script/interp -run Golden -update also
+//     rewrites err-bad-claim, which lists the claims); go test
+//     ./runtime/script/lang -run CommandReference -update rewrites
+//     docs/COMMANDS.md, and go test ./cmd/twice -run README -update the
+//     synopses of docs/MANUAL.md's command table.
+//     TestCountsMatchBruteForce, TestEveryClaimRuns and the queue's
+//     TestEveryClaimOnSQLite take every claim of the list as it is.
+//  3. go generate ./runtime/explore adds the claim's rows to the states
+//     table, runtime/explore/states.txt, by exploring its races, and
+//     leaves the other claims' lines as they are (TestStatesTable fails
+//     until they are there). Then RATIONALE.md's claim details, and a
+//     lesson.
+
 // Claim is how a worker takes a job: one of the values in [Claims], each
 // declared once in claimList with its name, what it does in words, and
 // its steps ([Claim.Steps]). Nothing else in twice lists the claims or

@@ -181,6 +181,8 @@ type DB struct {
 	// locked says a claim step may have written the locks table since it
 	// was last emptied.
 	locked bool
+	// version counts committed writes (see DB.Version).
+	version uint64
 }
 
 // Work returns the SQLite work done on the database since Get or Open: the
@@ -324,6 +326,10 @@ type Conn struct {
 	// SQLite's busy handler would sleep. When it is nil, the write returns
 	// the error (SQLITE_BUSY).
 	Wait func() error
+	// txWrote says the open transaction has changed a row.
+	txWrote bool
+	// Waits counts the times the statement now running has called Wait.
+	Waits int
 }
 
 // done counts the work of statement s into the database's total and
@@ -368,7 +374,9 @@ func (c *Conn) exec(sql string, bind func(sqldb.Stmt)) (int64, error) {
 		bind(s)
 	}
 	err = s.Exec()
+	c.Waits = 0
 	for err != nil && c.Wait != nil && errors.Is(err, sqldb.ErrBusy) {
+		c.Waits++
 		if werr := c.Wait(); werr != nil {
 			err = werr
 			break
@@ -380,7 +388,9 @@ func (c *Conn) exec(sql string, bind func(sqldb.Stmt)) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return c.c.Changes(), nil
+	n := c.c.Changes()
+	c.noteWrite(sql, n)
+	return n, nil
 }
 
 // query runs a statement that returns rows: bind, when not nil, binds its

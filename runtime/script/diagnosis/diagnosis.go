@@ -145,6 +145,11 @@ type dupCause struct {
 	// early says a's lease had run out by the time its claim was written
 	// (a lease shorter than the claim's own statements).
 	early bool
+	// gap, for a client retry, is from the run's first effect to its last.
+	gap sim.Time
+	// before, for a re-drive, is why the job had left a before it: the
+	// cause at the claim right after a's, when that claim was no re-drive.
+	before *dupCause
 }
 
 // diagnose fills in the counts of s from the order's recorded requests, and
@@ -179,6 +184,12 @@ func (in *Evidence) diagnose(s *Summary, reqs []receipts.Effect, attempts map[in
 	s.Span = FormatGap(gap)
 
 	d := &orderEvidence{h: in.History, order: s.Order, evs: byEvent(reqs), attempts: attempts, answers: answers, gap: gap}
+	// The runs' spread is every request's, replayed and refused ones
+	// included: a run whose request the service answered from its key
+	// ran all the same.
+	if len(reqs) > 1 {
+		d.spread = reqs[len(reqs)-1].At - reqs[0].At
+	}
 	d.silent = in.silentJobs(d, jobs)
 	d.multiJob = len(jobs)+len(d.silent) > 1
 	if len(landed) <= 1 {
@@ -201,6 +212,7 @@ type orderEvidence struct {
 	attempts map[int64]int
 	answers  map[string]receipts.Effect
 	gap      sim.Time                  // first to last effect
+	spread   sim.Time                  // first to last request, effect or not
 	byName   map[string]*eventEvidence // evs by event id, made on first use
 }
 
@@ -404,7 +416,7 @@ func (d *orderEvidence) several(s *Summary, landed []receipts.Effect) (Kind, str
 	if s.Runs == 1 {
 		return kind, fmt.Sprintf("one run, its sends %s apart: %s", RoundGap(d.gap), strings.Join(parts, "; "))
 	}
-	return kind, fmt.Sprintf("%d runs %s apart: %s", s.Runs, RoundGap(d.gap), strings.Join(parts, "; "))
+	return kind, fmt.Sprintf("%d runs %s apart: %s", s.Runs, RoundGap(max(d.gap, d.spread)), strings.Join(parts, "; "))
 }
 
 // kindOf is the kind of an order with two effects or more: the one kind
@@ -558,8 +570,9 @@ func (d *orderEvidence) causes() []*dupCause {
 		var jobs []int64
 		runs := map[int64][]string{}
 		sends := map[string]int{}
-		firstAt := map[string]sim.Time{}
+		firstAt, lastAt := map[string]sim.Time{}, map[string]sim.Time{}
 		for _, e := range ev.landed {
+			lastAt[e.Run] = e.At
 			if !slices.Contains(jobs, e.Job) {
 				jobs = append(jobs, e.Job)
 			}
@@ -579,11 +592,15 @@ func (d *orderEvidence) causes() []*dupCause {
 			})
 			for k, r := range rs {
 				for range sends[r] - 1 {
-					add(dupCause{kind: ClientRetry, event: ev.event, job: j, run: r})
+					add(dupCause{kind: ClientRetry, event: ev.event, job: j, run: r, gap: lastAt[r] - firstAt[r]})
 				}
 				if k > 0 {
 					c := d.h.pairCause(rs[k-1], r, firstAt[rs[k-1]])
 					c.event, c.job = ev.event, j
+					if b := c.before; b != nil {
+						b.event, b.job = ev.event, j
+						add(*b)
+					}
 					add(c)
 				}
 			}
@@ -630,11 +647,15 @@ func (d *orderEvidence) causeWords(cs []*dupCause) string {
 			var phrases []string
 			for _, o := range cs {
 				if o.kind == ClientRetry {
+					apart := ""
+					if o.gap != max(d.gap, d.spread) {
+						apart = ", " + RoundGap(o.gap) + " apart"
+					}
 					switch {
 					case d.multiJob:
-						phrases = append(phrases, fmt.Sprintf("one run of job %d sent %s", o.job, times(o.n+1)))
+						phrases = append(phrases, fmt.Sprintf("one run of job %d sent %s%s", o.job, times(o.n+1), apart))
 					default:
-						phrases = append(phrases, fmt.Sprintf("one run sent %s", times(o.n+1)))
+						phrases = append(phrases, fmt.Sprintf("one run sent %s%s", times(o.n+1), apart))
 					}
 				}
 			}
@@ -642,7 +663,7 @@ func (d *orderEvidence) causeWords(cs []*dupCause) string {
 				phrases = nil
 				for _, o := range cs {
 					if o.kind == ClientRetry {
-						phrases = append(phrases, fmt.Sprintf("run %s of job %d sent %s", o.run, o.job, times(o.n+1)))
+						phrases = append(phrases, fmt.Sprintf("run %s of job %d sent %s, %s apart", o.run, o.job, times(o.n+1), RoundGap(o.gap)))
 					}
 				}
 			}
@@ -713,6 +734,11 @@ func pairWords(c *dupCause, job string) string {
 		}
 		return fmt.Sprintf("redeliver put %s back while %s was still working on it, and %s ran it again: a re-drive or manual replay", job, a, b)
 	case ClaimRace:
+		if c.sentFirst && c.a.was(PhaseKilled) && c.a.claimedAt < c.b.claimedAt {
+			// a's claim was not raced: it did its work and died, and b
+			// took the job over a lease that was still live.
+			return fmt.Sprintf("%s sent its receipt and was killed before its ack, and %s claimed %s while %s's lease was still live: a claim that ignores a live lease (a claim race)", a, b, job, a)
+		}
 		if len(c.between) > 0 {
 			return fmt.Sprintf("%s claimed %s while %s's lease was still live, and %s did the work again: two workers claimed one delivery (a claim race)", c.between[0].worker, job, a, b)
 		}
@@ -814,6 +840,7 @@ func (d *orderEvidence) notes(causes []*dupCause, held, foreign []receipts.Effec
 	// race; the rest of the replays together.
 	races, held := d.replayedRaces(held)
 	if len(held) > 0 {
+		notes = append(notes, d.whyRan(held)...)
 		notes = append(notes, fmt.Sprintf("%s carried %s, already stored, and got the first answer back: the service's dedupe held", d.laterRequests(held), keysOf(held)))
 	}
 	notes = append(notes, races...)
@@ -886,6 +913,12 @@ func (d *orderEvidence) noRequest(j int64, sent map[string]bool) string {
 			_, why := d.fate(r)
 			parts = append(parts, d.redriveWords(r)+", and "+why)
 			said[r.run] = true
+		case d.h.nextClaim(r) != nil && d.h.nextClaim(r).redriven:
+			// A re-drive took the job from r while r held it: the
+			// re-drive, and what it left r to do, are its story.
+			_, why := d.fate(r)
+			parts = append(parts, d.redriveWords(d.h.nextClaim(r))+", and "+why)
+			said[r.run] = true
 		}
 	}
 	switch {
@@ -947,8 +980,7 @@ func (d *orderEvidence) keyMissed(landed []receipts.Effect) string {
 }
 
 // eventKeyMissed sets each effect of ev after its first against the
-// earlier ones, and the first that tells something decides for the
-// event: it returns how many later effects arrived with the dedupe off,
+// earlier ones, and each that tells something is told: it returns how many later effects arrived with the dedupe off,
 // whether the keys differed, and says any other reason through why. What
 // that needs of the earlier effects (whether one carried a key, how many
 // carried each key, whether one was stored) is counted as it goes, so
@@ -969,9 +1001,9 @@ func eventKeyMissed(ev *eventEvidence, why func(string)) (off int, differs bool)
 			first := ev.landed[0]
 			switch {
 			case e.Dedupe == receipts.DedupeOff:
-				return 1, false
+				off++
 			case e.Key == "" || first.Key != e.Key:
-				return 0, true
+				differs = true
 			case !stored[e.Key]:
 				why(fmt.Sprintf("the earlier request with key %s arrived while the service's dedupe was off, so the key was never stored and the later one found nothing", e.Key))
 			case e.KeyState == "expired":
@@ -989,21 +1021,23 @@ func eventKeyMissed(ev *eventEvidence, why func(string)) (off int, differs bool)
 			case i > earlier[e.Key]:
 				// The first request's key was this one, and the
 				// dedupe held it; a later one carried another.
-				return 0, true
+				differs = true
 			default:
 				// The dedupe held this one: the next effect decides.
 				keyed = true
 				earlier[e.Key]++
 				continue
 			}
-			return 0, false // the first effect that tells decides for the event
+			// Every later effect is told, not only the first: an event
+			// may have a retry that check-then-act let through and a
+			// redelivery whose key differs.
 		}
 		keyed = keyed || e.Key != ""
 		earlier[e.Key]++
 		stored[e.Key] = stored[e.Key] || e.Dedupe != receipts.DedupeOff
 		checkedEarlier[e.Key] = checkedEarlier[e.Key] || e.Dedupe == receipts.DedupeCheck
 	}
-	return 0, false
+	return off, differs
 }
 
 // keyCounts lists the keys of rs in order of first use, each once, with
@@ -1148,6 +1182,15 @@ func (h *History) pairCause(ra, rb string, sentAt sim.Time) dupCause {
 			// Put back by hand: whatever a was doing, the queue did
 			// not hand the job out again on its own.
 			c.kind = Redriven
+			if !next.redriven {
+				// The job had left a before the re-drive, for a
+				// reason of its own: that is a cause too (a claim
+				// race is said with its loser's fate).
+				if first := h.pairCause(ra, next.run, sentAt); first.kind != ClaimRace {
+					first.run = "before " + ra // its own cause, never counted with another
+					c.before = &first
+				}
+			}
 			return c
 		}
 	}
@@ -1248,4 +1291,39 @@ func FormatGap(d sim.Time) string {
 		return fmt.Sprintf("%d.%d ms", d/sim.Millisecond, d%sim.Millisecond/100)
 	}
 	return fmt.Sprintf("%d ms", d/sim.Millisecond)
+}
+
+// whyRan says, for each run whose requests the service answered from a
+// stored key, why it held the job at all, when the run before it on the
+// job sent a request: the cause pairCause reads, with the gap from that
+// run's first request to this run's.
+func (d *orderEvidence) whyRan(held []receipts.Effect) []string {
+	var says []string
+	seen := map[string]bool{}
+	for _, e := range held {
+		r := d.h.runs[e.Run]
+		if r == nil || seen[e.Run] || r.prev == nil || r.prev.job != r.job {
+			continue
+		}
+		seen[e.Run] = true
+		var sent *receipts.Effect
+		for _, ev := range d.evs {
+			for i, l := range ev.landed {
+				if l.Run == r.prev.run && sent == nil {
+					sent = &ev.landed[i]
+				}
+			}
+		}
+		if sent == nil {
+			continue
+		}
+		c := d.h.pairCause(r.prev.run, r.run, sent.At)
+		if c.a == nil || c.kind == Unknown || c.kind == ClaimRace {
+			continue // a race is said with the replayed races
+		}
+		if w := pairWords(&c, d.jobWord(r.job)); w != "" {
+			says = append(says, fmt.Sprintf("%s (its request came %s after %s's first)", w, RoundGap(e.At-sent.At), r.prev.worker))
+		}
+	}
+	return says
 }

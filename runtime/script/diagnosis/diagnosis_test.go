@@ -96,7 +96,7 @@ func TestDiagnoseSwallowedBesideTwoEvents(t *testing.T) {
 		t.Fatalf("%d summaries, want 1", len(sums))
 	}
 	s := sums[0]
-	want := "3 runs 0.5 ms apart: two events for the order (ev-1 and ev-2, jobs 1 and 2), each delivered and done once: two effects may be right; if they are one event, the producer should have sent one event id; a request for another event, ev-3, carried the same key order-77 and got the first answer back: the key is too coarse, and a legitimate event was swallowed"
+	want := "3 runs 8.0 ms apart: two events for the order (ev-1 and ev-2, jobs 1 and 2), each delivered and done once: two effects may be right; if they are one event, the producer should have sent one event id; a request for another event, ev-3, carried the same key order-77 and got the first answer back: the key is too coarse, and a legitimate event was swallowed"
 	if s.Kind != Swallowed || s.Diagnosis != want || s.Effects != 2 || s.Replayed != 1 {
 		t.Errorf("got %s, %d effect(s), %d replayed: %s\nwant swallowed, 2 effects, 1 replayed: %s", s.Kind, s.Effects, s.Replayed, s.Diagnosis, want)
 	}

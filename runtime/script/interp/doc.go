@@ -115,12 +115,11 @@
 // trace, each step one step's time after the last. effects, jobs and the
 // diagnosis after it describe that race.
 //
-// matrix runs every scenario of lang.Scenarios against every fix of
-// lang.Fixes (the table is the language's, in lang/matrix.go, so the
-// parser can count a matrix's races). A cell is a live run:
-// lang.CellScript writes the fix into the scenario's script (a claim,
-// flags added to every work and race line that lacks them, service lines
-// first), Run runs it like any other script at each of lang.MatrixSeeds
+// matrix runs every scenario of package matrix against every fix (the
+// parser counts a matrix's races from the same table). A cell is a live
+// run: matrix.CellScript writes the fix into the scenario's script (a
+// claim, flags added to every work and race line that lacks them, service
+// lines first), Run runs it like any other script at each of matrix.Seeds
 // seeds, and runCell (matrix.go) counts the
 // trials (races, or runs) that did not end with one effect per event: a
 // cell is closed only when none did, and narrows when it fails less often
@@ -159,14 +158,7 @@
 //
 // # Adding a scenario or a fix to the matrix
 //
-// One entry in lang.Scenarios (a script that duplicates without a fix,
-// and how many events it carries: one effect each is right) or in
-// lang.Fixes (a claim to use instead of read, flags for every work and
-// race line, service lines to run first). The scripts must parse with
-// the fix written in: TestMatrixCellsAreLiveRuns runs every cell again
-// from its script and requires every scenario to duplicate without a fix.
-// Then go test ./runtime/script/interp -run Golden -update rewrites
-// matrix.txtar; review the diff, and the prose of the which-fix lesson.
+// See package matrix.
 //
 // # Adding an event kind or a diagnosis
 //
@@ -186,33 +178,6 @@
 //
 // # Adding a claim
 //
-// A claim is a value of [queue.Claim], declared once in claimList
-// (runtime/queue/claim.go) with its name, its words and its steps: each a
-// statement with the values it binds, what it reads, the condition that
-// decides whether the claim goes on, what it does to the tables in the
-// terms of the explorer's brute-force model, and its label in an
-// ordering; or a clock read, or an await of a latency. The parser, the
-// worker (worker.claim runs the steps), the explorer and its model, the
-// schedule, the views (Compare flips every claim), the docs and the
-// browser (the server passes result.Choices to
-// the page in twice.js's config) read the list; none has a case per claim.
-//
-//  1. runtime/queue/claim.go: a constant before numClaims and its entry in
-//     claimList, built from the steps there or new ones beside them (a new
-//     statement is a Step with its SQL; a new kind of effect on the
-//     tables, a Model value and its case in the brute-force model of
-//     runtime/explore's tests).
-//  2. Tests: goldens for race CLAIM, race CLAIM --all and work --claim
-//     CLAIM (go test ./runtime/script/interp -run Golden -update also
-//     rewrites err-bad-claim, which lists the claims); go test
-//     ./runtime/script/lang -run CommandReference -update rewrites
-//     docs/COMMANDS.md, and go test ./cmd/twice -run README -update the
-//     synopses of docs/MANUAL.md's command table.
-//     TestCountsMatchBruteForce, TestEveryClaimRuns and the queue's
-//     TestEveryClaimOnSQLite take every claim of the list as it is.
-//  3. go generate ./runtime/explore adds the claim's rows to the states
-//     table, runtime/explore/states.txt, by exploring its races, and
-//     leaves the other claims' lines as they are (TestStatesTable fails
-//     until they are there). Then RATIONALE.md's claim details, and a
-//     lesson.
+// See package queue: a claim is declared once, in its list, and every
+// package reads it from there.
 package interp

@@ -180,7 +180,7 @@ func (c *loadConsumers) execute(p *sim.Proc, conn *queue.Conn, name string, id i
 	k := p.Kernel()
 	args := lang.WorkArgs{
 		Job: id, Worker: name, Lease: c.lease, Claim: c.l.Claim, Timeout: lang.DefaultTimeout,
-		Processing: sample(c.l.Processing, k), Heartbeat: c.l.Heartbeat,
+		Processing: sample(c.l.Processing, k), Heartbeat: c.l.Heartbeat, BusyTimeout: lang.DefaultBusyTimeout,
 	}
 	if c.l.Stall > 0 && k.Between(1, stallOneIn) == 1 {
 		args.Stall = c.l.Stall

@@ -4,26 +4,26 @@ import (
 	"fmt"
 
 	"github.com/twice-lab/twice/runtime/event"
-	"github.com/twice-lab/twice/runtime/script/lang"
+	"github.com/twice-lab/twice/runtime/script/matrix"
 	"github.com/twice-lab/twice/runtime/script/result"
 )
 
-// runCell runs one cell at lang.MatrixSeeds seeds from seed on and counts
+// runCell runs one cell at matrix.Seeds seeds from seed on and counts
 // what it produced: the effects and verdict at the first seed, and over
 // all the seeds how many trials (races, or runs of a one-run scenario)
 // did not end with one effect per event. Its verdict is closed only when
 // none did. Every run spends from what is left of the budget of the run
 // that made the matrix (m); a nil meter runs each alone, with the full
 // budget.
-func runCell(s lang.Scenario, f lang.Fix, seed uint64, m *meter) (result.MatrixCell, error) {
+func runCell(s matrix.Scenario, f matrix.Fix, seed uint64, m *meter) (result.MatrixCell, error) {
 	c := result.MatrixCell{Fix: f.ID, Events: s.Events}
 	if f.Pending {
 		c.Verdict = result.VerdictPending
 		return c, nil
 	}
-	c.Script = lang.CellScript(s, f)
+	c.Script = matrix.CellScript(s, f)
 	worst := ""
-	for i := range uint64(lang.MatrixSeeds) {
+	for i := range uint64(matrix.Seeds) {
 		effects, verdict, trials, failed, err := runCellOnce(s, c.Script, seed+i, m)
 		if err != nil {
 			return c, fmt.Errorf("matrix cell %s × %s at seed %d: %v", s.ID, f.ID, seed+i, err)
@@ -49,7 +49,7 @@ func runCell(s lang.Scenario, f lang.Fix, seed uint64, m *meter) (result.MatrixC
 // races of a race scenario), its verdict, and how many trials it made and
 // how many of them failed. The run spends from m's budget, as runCell
 // says; its output is its own (the cell keeps none of it).
-func runCellOnce(s lang.Scenario, src string, seed uint64, m *meter) (effects int, verdict string, trials, failed int, err error) {
+func runCellOnce(s matrix.Scenario, src string, seed uint64, m *meter) (effects int, verdict string, trials, failed int, err error) {
 	var b Budget
 	if m != nil {
 		left := m.spent()
@@ -108,13 +108,13 @@ func runCellOnce(s lang.Scenario, src string, seed uint64, m *meter) (effects in
 // matrix runs every scenario against every fix at seed, records the table
 // in the Result and prints it.
 func (in *interp) matrix(seed uint64) error {
-	m := result.MatrixTable{Seed: seed, Seeds: lang.MatrixSeeds}
-	for _, f := range lang.Fixes {
-		m.Fixes = append(m.Fixes, result.MatrixFix{ID: f.ID, Title: f.Title, Change: lang.FixChange(f), Pending: f.Pending})
+	m := result.MatrixTable{Seed: seed, Seeds: matrix.Seeds}
+	for _, f := range matrix.Fixes {
+		m.Fixes = append(m.Fixes, result.MatrixFix{ID: f.ID, Title: f.Title, Change: matrix.FixChange(f), Pending: f.Pending})
 	}
-	for _, s := range lang.Scenarios {
+	for _, s := range matrix.Scenarios {
 		row := result.MatrixRow{ID: s.ID, Title: s.Title, Events: s.Events}
-		for i, f := range lang.Fixes {
+		for i, f := range matrix.Fixes {
 			c, err := runCell(s, f, seed, in.m)
 			if err != nil {
 				return err

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/twice-lab/twice/runtime/script/lang"
+	"github.com/twice-lab/twice/runtime/script/matrix"
 	"github.com/twice-lab/twice/runtime/script/result"
 )
 
@@ -20,19 +21,19 @@ func TestMatrixCellsAreLiveRuns(t *testing.T) {
 		t.Fatalf("%d matrices, want 1", len(res.Matrices))
 	}
 	m := res.Matrices[0]
-	if m.Seed != 3 || len(m.Scenarios) != len(lang.Scenarios) || len(m.Fixes) != len(lang.Fixes) {
+	if m.Seed != 3 || len(m.Scenarios) != len(matrix.Scenarios) || len(m.Fixes) != len(matrix.Fixes) {
 		t.Fatalf("matrix seed %d, %d scenarios, %d fixes", m.Seed, len(m.Scenarios), len(m.Fixes))
 	}
 	for si, row := range m.Scenarios {
 		for fi, c := range row.Cells {
-			f := lang.Fixes[fi]
+			f := matrix.Fixes[fi]
 			if f.Pending {
 				if c.Verdict != result.VerdictPending || c.Script != "" {
 					t.Errorf("%s × %s: pending fix has verdict %q, script %q", row.ID, f.ID, c.Verdict, c.Script)
 				}
 				continue
 			}
-			if want := lang.CellScript(lang.Scenarios[si], f); c.Script != want {
+			if want := matrix.CellScript(matrix.Scenarios[si], f); c.Script != want {
 				t.Errorf("%s × %s: script %q, want %q", row.ID, f.ID, c.Script, want)
 			}
 			// -short runs a third of the cells again, every row and
@@ -40,8 +41,8 @@ func TestMatrixCellsAreLiveRuns(t *testing.T) {
 			if !testing.Short() || (si+fi)%3 == 0 {
 				checkCellAgain(t, si, fi, c)
 			}
-			if want := lang.MatrixSeeds * max(1, strings.Count(c.Script, "race ")*lang.MatrixRaceN); c.Trials != want {
-				t.Errorf("%s × %s: %d trials, want %d over %d seeds", row.ID, f.ID, c.Trials, want, lang.MatrixSeeds)
+			if want := matrix.Seeds * max(1, strings.Count(c.Script, "race ")*matrix.RaceN); c.Trials != want {
+				t.Errorf("%s × %s: %d trials, want %d over %d seeds", row.ID, f.ID, c.Trials, want, matrix.Seeds)
 			}
 			if (c.Verdict == result.VerdictClosed) != (c.Failed == 0) || c.Label != c.Text() {
 				t.Errorf("%s × %s: verdict %s with %d failed trials, label %q", row.ID, f.ID, c.Verdict, c.Failed, c.Label)
@@ -83,7 +84,7 @@ var (
 // count the matrix gave.
 func checkCellAgain(t *testing.T, si, fi int, c result.MatrixCell) {
 	t.Helper()
-	row, f := lang.Scenarios[si], lang.Fixes[fi]
+	row, f := matrix.Scenarios[si], matrix.Fixes[fi]
 	again, err := runCell(row, f, 3, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -98,20 +99,20 @@ func checkCellAgain(t *testing.T, si, fi int, c result.MatrixCell) {
 }
 
 func TestCellScript(t *testing.T) {
-	stall := lang.Scenarios[3]
-	hb := lang.Fixes[2]
-	got := lang.CellScript(stall, hb)
+	stall := matrix.Scenarios[3]
+	hb := matrix.Fixes[2]
+	got := matrix.CellScript(stall, hb)
 	if strings.Count(got, "--heartbeat") != 2 {
 		t.Errorf("heartbeat added twice to a line that had it, or not at all:\n%s", got)
 	}
 	if !strings.Contains(got, "--stall 2500 &\n") {
 		t.Errorf("the background '&' must stay at the end of its line:\n%s", got)
 	}
-	atomic := lang.CellScript(lang.Scenarios[0], lang.Fixes[1])
-	if atomic != "race atomic "+strconv.Itoa(lang.MatrixRaceN)+"\n" {
+	atomic := matrix.CellScript(matrix.Scenarios[0], matrix.Fixes[1])
+	if atomic != "race atomic "+strconv.Itoa(matrix.RaceN)+"\n" {
 		t.Errorf("atomic claim race = %q", atomic)
 	}
-	if _, err := lang.Parse(lang.CellScript(lang.Scenarios[1], lang.Fixes[1])); err != nil {
+	if _, err := lang.Parse(matrix.CellScript(matrix.Scenarios[1], matrix.Fixes[1])); err != nil {
 		t.Error(err)
 	}
 }
@@ -159,9 +160,9 @@ func TestMatrixFixesThatHold(t *testing.T) {
 		t.Skip("runs every cell at 40 seeds")
 	}
 	failed := map[string]int{}
-	for _, seed := range []uint64{1, 1 + lang.MatrixSeeds} {
-		for si, s := range lang.Scenarios {
-			for _, f := range lang.Fixes {
+	for _, seed := range []uint64{1, 1 + matrix.Seeds} {
+		for si, s := range matrix.Scenarios {
+			for _, f := range matrix.Fixes {
 				if f.Pending {
 					continue
 				}

@@ -3,6 +3,7 @@ package interp
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/twice-lab/twice/runtime/event"
@@ -157,6 +158,12 @@ type interp struct {
 	// redriveBase is each re-driven job's attempts at its last re-drive,
 	// from which the retry limit counts (lifecycle.go).
 	redriveBase map[int64]int
+	// wBy is the worker whose claim's write was last in progress, and
+	// wUntil when that write ends: a write from a worker with no busy
+	// timeout meanwhile fails (SQLITE_BUSY). With a busy timeout it would
+	// wait out less than a statement's time, which the lab leaves out.
+	wBy    string
+	wUntil sim.Time
 }
 
 // progressed tells Options.Progress that done of a command's of races or
@@ -643,17 +650,23 @@ func (in *interp) race(r lang.RaceArgs) error {
 		}
 		in.k.Record("shell", event.Add, in.observe(id), "race %d of %d: add %s (event %s): job %d", i+1, r.N, RaceOrder, ev, id)
 		gate := in.k.Now() + raceGate
+		var racers []*worker
 		for n := range r.Workers {
 			w := &worker{in: in, gate: gate, args: lang.WorkArgs{
 				Job: id, Worker: fmt.Sprintf("W%d", n+1), Lease: lang.DefaultLease, Claim: r.Claim, Timeout: lang.DefaultTimeout, Key: r.Key,
 				Effect: r.Effect, KeyTxn: keyTxn, Heartbeat: r.Heartbeat, Fence: r.Fence, Delay: r.Delay,
+				Txn: r.Txn, BusyTimeout: r.BusyTimeout,
 			}}
 			if err := in.spawn(w, in.k.Now()); err != nil {
 				return err
 			}
+			racers = append(racers, w)
 		}
 		if err := in.runKernel(); err != nil {
 			return err
+		}
+		if slices.ContainsFunc(racers, func(w *worker) bool { return w.died }) {
+			tally.Busy++
 		}
 		n, err := in.landed()
 		if err != nil {
@@ -665,14 +678,10 @@ func (in *interp) race(r lang.RaceArgs) error {
 		}
 		in.progressed(i+1, r.N, "races")
 	}
-	in.res.Races = append(in.res.Races, tally)
 	in.quiet = false
-	label := views.RaceLabel(r.Claim, dedupe, r.Key)
-	if r.Workers == lang.DefaultWorkers {
-		in.print("%s: two effects in %d of %d races", label, tally.Duplicates, r.N)
-	} else {
-		in.print("%s, %d workers: two or more effects in %d of %d races", label, r.Workers, tally.Duplicates, r.N)
-	}
+	line := views.RaceTallyLine(r, dedupe, &tally)
+	in.res.Races = append(in.res.Races, tally)
+	in.print("%s", line)
 	return nil
 }
 
@@ -680,55 +689,16 @@ func (in *interp) race(r lang.RaceArgs) error {
 // database of its own and leaves the script's tables as they were.
 func (in *interp) explore(r lang.RaceArgs) error {
 	dedupe, _ := in.svc.Dedupe()
-	flags := r.ExploreFlags()
-	rep, err := explore.ExploreRace(r.Claim, r.Workers, explore.Service{Dedupe: dedupe, Key: r.Key}, flags)
+	rep, err := explore.ExploreRace(r.Claim, r.Workers, explore.Service{Dedupe: dedupe, Key: r.Key}, r.ExploreFlags())
 	if err != nil {
 		return err
 	}
-	x := result.Exploration{
-		Claim: r.Claim.String(), Workers: r.Workers, Dedupe: dedupe.String(), Key: r.Key.String(),
-		Orderings: rep.Orderings.String(), Duplicating: rep.Duplicating.String(), Overlap: rep.Overlap.String(),
-		States: rep.States, Method: explore.Method, Shortest: []result.ExploreStep{},
-		HeartbeatMS: int(r.Heartbeat / sim.Millisecond), Fence: r.Fence,
-	}
-	if r.Effect != lang.EffectReceipt {
-		x.Effect = r.Effect
-	}
-	if r.KeyTxn == lang.KeyTxnSeparate {
-		x.KeyTxn = r.KeyTxn
-	}
-	for _, s := range rep.Shortest {
-		x.Shortest = append(x.Shortest, result.ExploreStep{Worker: s.Worker, What: s.What})
-	}
+	x, lines := views.Exploration(r, dedupe, rep)
 	in.res.Explorations = append(in.res.Explorations, x)
-	label := views.RaceLabel(r.Claim, dedupe, r.Key) + views.FlagsLabel(r)
 	in.k.Record("shell", event.Race, nil, "race %s --all --workers %d%s: %s of %s interleavings duplicate", r.Claim, r.Workers, views.FlagsLabel(r), x.Duplicating, x.Orderings)
-
-	in.print("%s: two effects in %s of %s interleavings of %d workers", label, x.Duplicating, x.Orderings, r.Workers)
-	if flags.Heartbeat {
-		in.print("  each worker renews its lease once, between its claim and its effect: timing is ignored, --heartbeat's period with it")
+	for _, l := range lines {
+		in.print("%s", l)
 	}
-	// Two owners at once is what a lock promises never happens, so a lock
-	// claim's count is printed, zero included. For a claim with no lock
-	// the duplicating count already tells its story (and two effects need
-	// not overlap: a stale read can take a job its first owner has
-	// acked), so the count is in the Result only.
-	if r.Claim.Locks() {
-		who := "two workers"
-		if r.Workers == 2 {
-			who = "both workers"
-		}
-		in.print("  %s owned the job at once (each between its claim and its ack) in %s of %s interleavings", who, x.Overlap, x.Orderings)
-	}
-	if len(x.Shortest) == 0 {
-		in.print("  every interleaving checked, none gives two effects (exact count over %d states)", x.States)
-		return nil
-	}
-	in.print("  every interleaving checked (exact count over %d states); the shortest that gives two effects:", x.States)
-	for i, s := range x.Shortest {
-		in.print("  %d. %s %s", i+1, s.Worker, s.What)
-	}
-	in.print("  replay it: %s", views.ReplayLine(r, dedupe, x.Shortest))
 	return nil
 }
 

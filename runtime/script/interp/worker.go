@@ -33,6 +33,11 @@ type worker struct {
 	awaiting  bool  // its request has been handled and it waits for the answer
 	ok        bool  // finished its work and acked
 	err       error // a runtime error that stops the script
+	died      bool  // a statement failed with SQLITE_BUSY and the worker died of it
+	claimTx   bool  // the worker is inside its claim's transaction
+	// waitFrom is when the write now waiting for the lock first found it
+	// held (see busyWait).
+	waitFrom sim.Time
 
 	life lifecycle // a deploy's signals (lifecycle.go)
 }
@@ -48,7 +53,14 @@ type workerData struct {
 // that wrote the job row carries the row as it now stands.
 func (w *worker) step(p *sim.Proc, cost sim.Time, kind event.Kind, wrote bool, format string, args ...any) {
 	var job *result.Job
-	if wrote {
+	switch {
+	case wrote && w.claimTx && w.conn.InTx() && w.in.k.Tracing():
+		// The claim's own transaction: its write is visible to its
+		// connection only, until COMMIT.
+		if r, err := w.conn.Read(w.args.Job); err == nil {
+			job = &result.Job{ID: w.args.Job, Order: r.Order, Event: r.Event, Status: r.Status, Attempts: r.Attempts, Run: r.Run, LeaseUS: r.Lease}
+		}
+	case wrote:
 		job = w.in.observe(w.args.Job)
 	}
 	p.Kernel().Record(w.args.Worker, kind, workerData{run: w.run, job: job}, format, args...)
@@ -94,17 +106,12 @@ func (w *worker) body(p *sim.Proc) {
 // execute is one execution of the job, from the claim to the ack.
 func (w *worker) execute(p *sim.Proc) {
 	a := w.args
-	// A write that finds another connection's transaction open waits a
-	// statement's time and tries again, as SQLite's busy handler would.
-	w.conn.Wait = func() error {
-		w.step(p, w.stmt(), event.Busy, false, "database is locked by another connection's transaction: waiting")
-		return nil
-	}
+	w.conn.Wait = w.busyWait(p)
 	if w.stopsOnTerm() {
 		return
 	}
-	row, claimed := w.claim(p)
-	if w.err != nil {
+	row, claimed := w.claimInTxn(p)
+	if w.err != nil || w.died {
 		return
 	}
 	if !claimed {
@@ -182,13 +189,60 @@ func (w *worker) release(p *sim.Proc) {
 	}
 }
 
+// busyWait is the connection's busy handler: a write that finds another
+// connection's transaction open waits a statement's time and tries again,
+// as SQLite's busy handler sleeps, until the busy timeout has passed
+// since it first found the lock held. With no busy timeout, none.
+func (w *worker) busyWait(p *sim.Proc) func() error {
+	if w.args.BusyTimeout == 0 {
+		return nil
+	}
+	return func() error {
+		if w.conn.Waits == 1 {
+			w.waitFrom = p.Now()
+		}
+		if p.Now()-w.waitFrom >= w.args.BusyTimeout {
+			return &queue.BusyError{Why: fmt.Sprintf("another connection's transaction held the write lock past the busy timeout of %d ms", w.args.BusyTimeout/sim.Millisecond)}
+		}
+		w.step(p, w.stmt(), event.Busy, false, "database is locked by another connection's transaction: waiting")
+		return nil
+	}
+}
+
+// claimInTxn takes the job as claim does, inside the transaction the
+// worker's --txn names (queue.ClaimTx): BEGIN IMMEDIATE before the first
+// step, or the write lock at the first write, and COMMIT after the last,
+// whether the claim took the job or not.
+func (w *worker) claimInTxn(p *sim.Proc) (queue.Row, bool) {
+	tx := w.conn.ClaimTx(w.args.Txn)
+	if ran, err := tx.Open(); err != nil {
+		w.failAt("BEGIN IMMEDIATE", err)
+		return queue.Row{}, false
+	} else if ran {
+		w.step(p, w.stmt(), event.Begin, false, "BEGIN IMMEDIATE, for the claim: the database's write lock is mine")
+	}
+	w.claimTx = true
+	row, ok := w.claim(p, tx)
+	w.claimTx = false
+	if w.err != nil || w.died {
+		return row, ok
+	}
+	if ran, err := tx.Close(); err != nil {
+		w.fail(err)
+		return row, false
+	} else if ran {
+		w.step(p, w.stmt(), event.Commit, ok, "COMMIT, of the claim")
+	}
+	return row, ok
+}
+
 // claim takes the job by running its claim's steps in order, each one
 // atomic step, and reports whether it did, with the job row as last read
 // when it did not. A step's condition is decided at the worker's next step
 // that is not a clock read (the read claim's SELECT is judged with the
 // instant read after it), or after the last. A worker that lost at a step
 // that did not read the job reads it once more, to say why.
-func (w *worker) claim(p *sim.Proc) (queue.Row, bool) {
+func (w *worker) claim(p *sim.Proc, tx *queue.ClaimTx) (queue.Row, bool) {
 	k := p.Kernel()
 	a := w.args
 	v := queue.Values{Job: a.Job, Run: w.run}
@@ -225,10 +279,21 @@ func (w *worker) claim(p *sim.Proc) (queue.Row, bool) {
 			p.Sleep(k.Between(sim.Time(st.Await[0]), sim.Time(st.Await[1])))
 			continue
 		}
-		o, err := w.conn.RunStep(st, v)
+		err := tx.Before(st)
+		if by := w.in.wBy; err == nil && a.BusyTimeout == 0 && st.Writes() && !w.conn.InTx() && by != a.Worker && w.in.wUntil > p.Now() {
+			err = &queue.BusyError{Why: by + "'s write is in progress, and there is no busy timeout"}
+		}
+		var o queue.Outcome
+		if err == nil {
+			o, err = w.conn.RunStep(st, v)
+		}
 		if err != nil {
-			w.fail(err)
+			w.failAt(st.Name(a.Job, w.run), err)
 			return row, false
+		}
+		cost := w.stmt()
+		if st.Writes() {
+			w.in.wBy, w.in.wUntil = a.Worker, p.Now()+cost
 		}
 		out, pending = o, i
 		if st.Reads == queue.ReadsJob {
@@ -240,7 +305,7 @@ func (w *worker) claim(p *sim.Proc) (queue.Row, bool) {
 			w.claimed(p, v.Until)
 		}
 		kind, wrote := stepEvent(st, mine)
-		w.step(p, w.stmt(), kind, wrote, "%s", st.TraceLine(a.Job, w.run, o))
+		w.step(p, cost, kind, wrote, "%s", st.TraceLine(a.Job, w.run, o))
 	}
 	if lost() {
 		return w.whyLost(p, row, read)
@@ -558,7 +623,27 @@ func (w *worker) ack(p *sim.Proc) {
 	w.say(event.Say, "ack refused: job %d belongs to run %s", a.Job, row.Run)
 }
 
-func (w *worker) fail(err error) {
+func (w *worker) fail(err error) { w.failAt("a write", err) }
+
+// failAt is fail for an error of the statement what. SQLITE_BUSY kills
+// the worker, as one that does not catch it dies, and its open
+// transaction goes with its connection; the job stays as it was, for
+// another delivery. Any other error stops the script.
+func (w *worker) failAt(what string, err error) {
+	if errors.Is(err, queue.ErrBusy) {
+		why := "another connection's transaction holds the write lock, and there is no busy timeout"
+		var b *queue.BusyError
+		if errors.As(err, &b) {
+			why = b.Why
+		}
+		w.died = true
+		if err := w.conn.Rollback(); err != nil {
+			w.err = err
+			return
+		}
+		w.say(event.Kill, "%s: %s (%s): the worker dies of the error; job %d stays as it was, for another delivery", what, queue.BusyText, why, w.args.Job)
+		return
+	}
 	if errors.Is(err, queue.ErrNoJob) {
 		err = fmt.Errorf("work: job %d does not exist", w.args.Job)
 	}

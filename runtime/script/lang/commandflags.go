@@ -72,7 +72,7 @@ var redeliverFlags = []flagSpec{
 }
 
 // defaultRace is what a race is before its flags.
-var defaultRace = RaceArgs{N: DefaultRaces, Workers: DefaultWorkers, Effect: EffectReceipt, KeyTxn: KeyTxnSame}
+var defaultRace = RaceArgs{N: DefaultRaces, Workers: DefaultWorkers, Effect: EffectReceipt, KeyTxn: KeyTxnSame, BusyTimeout: DefaultBusyTimeout}
 
 // raceFlags is race's flag table.
 var raceFlags = []flagSpec{
@@ -95,6 +95,8 @@ var raceFlags = []flagSpec{
 	msFlag("heartbeat", 1, func(c *Command) *sim.Time { return &c.Race.Heartbeat }),
 	boolFlag("fence", func(c *Command) *bool { return &c.Race.Fence }),
 	msFlag("delay", 0, func(c *Command) *sim.Time { return &c.Race.Delay }),
+	txnFlag(func(c *Command) *queue.Txn { return &c.Race.Txn }),
+	msFlag("busy-timeout", 0, func(c *Command) *sim.Time { return &c.Race.BusyTimeout }),
 }
 
 // finishRace reads race's claim and count, and refuses the flags that
@@ -180,6 +182,8 @@ var defaultWork = WorkArgs{
 	Effect:  EffectReceipt,
 	KeyTxn:  KeyTxnSame,
 	Release: ReleaseOwner,
+
+	BusyTimeout: DefaultBusyTimeout,
 }
 
 // workFlags is work's flag table.
@@ -219,6 +223,8 @@ var workFlags = []flagSpec{
 		c.Work.MaxAttempts = int(n)
 		return err
 	}},
+	txnFlag(func(c *Command) *queue.Txn { return &c.Work.Txn }),
+	msFlag("busy-timeout", 0, func(c *Command) *sim.Time { return &c.Work.BusyTimeout }),
 }
 
 // finishWork refuses a flag about the ledger's transaction without the

@@ -31,9 +31,8 @@
 // "usage", "limit" or, when the interpreter places a failure of its own
 // at a command, "runtime".
 //
-// The matrix command's table lives here too (matrix.go): its scenarios
-// are scripts and its fixes are changes written into a script
-// ([CellScript]), so the parser can count what a matrix will run.
+// The matrix command's table is package matrix's: the parser counts what
+// a matrix will run from it.
 //
 // # Adding a flag
 //

@@ -239,6 +239,14 @@ func claimFlag(at func(c *Command) *queue.Claim) flagSpec {
 	}}
 }
 
+// txnFlag is --txn, one of queue.Txns.
+func txnFlag(at func(c *Command) *queue.Txn) flagSpec {
+	return flagSpec{name: "txn", arg: queue.TxnNames("|"), set: func(c *Command, v token) (err *Error) {
+		*at(c), err = parseTxn(v)
+		return err
+	}}
+}
+
 // effectFlag is --effect, receipt or ledger.
 func effectFlag(at func(c *Command) *string) flagSpec {
 	return flagSpec{name: "effect", arg: effectList, set: func(c *Command, v token) *Error {

@@ -109,8 +109,8 @@ func (c Command) formatRace() string {
 	if r.Workers != DefaultWorkers {
 		s += " --workers " + strconv.Itoa(r.Workers)
 	}
-	def := RaceArgs{Effect: EffectReceipt, KeyTxn: KeyTxnSame}
-	for _, name := range []string{"effect", "key-txn", "heartbeat", "fence", "delay", "key"} {
+	def := RaceArgs{Effect: EffectReceipt, KeyTxn: KeyTxnSame, BusyTimeout: DefaultBusyTimeout}
+	for _, name := range []string{"effect", "key-txn", "heartbeat", "fence", "delay", "key", "txn", "busy-timeout"} {
 		t := raceFlagText(r, name)
 		differs := t != raceFlagText(def, name)
 		if name == "key-txn" {
@@ -242,6 +242,10 @@ func workFlagText(w WorkArgs, name string) string {
 			return ""
 		}
 		return "--max-attempts " + strconv.Itoa(w.MaxAttempts)
+	case "txn":
+		return "--txn " + w.Txn.String()
+	case "busy-timeout":
+		return ms(w.BusyTimeout)
 	}
 	return ""
 }
@@ -252,7 +256,7 @@ func raceFlagText(r RaceArgs, name string) string {
 	if name == "claim" {
 		return r.Claim.String()
 	}
-	return workFlagText(WorkArgs{Claim: r.Claim, Key: r.Key, Effect: r.Effect, KeyTxn: r.KeyTxn, Heartbeat: r.Heartbeat, Fence: r.Fence, Delay: r.Delay}, name)
+	return workFlagText(r.work(), name)
 }
 
 // FormatSeconds prints µs as decimal seconds: 2000000 -> "2", 1500 -> "0.0015".

@@ -8,6 +8,7 @@ import (
 
 	"github.com/twice-lab/twice/runtime/explore"
 	"github.com/twice-lab/twice/runtime/receipts"
+	"github.com/twice-lab/twice/runtime/script/matrix"
 	"github.com/twice-lab/twice/runtime/sim"
 )
 
@@ -233,11 +234,11 @@ func (k *costing) work(cmd Command) *Error {
 // matrix counts a matrix: each cell is a run of its own (its own workers
 // and databases); the claim race's cells are most of the work.
 func (k *costing) matrix(cmd Command) *Error {
-	k.c.Races += MatrixRaces()
+	k.c.Races += matrix.Races()
 	if k.c.Races > MaxRaces {
-		return limitErr(cmd.Pos, "this matrix brings the script to %d races (a matrix runs %d); the limit is %d races per script", k.c.Races, MatrixRaces(), MaxRaces)
+		return limitErr(cmd.Pos, "this matrix brings the script to %d races (a matrix runs %d); the limit is %d races per script", k.c.Races, matrix.Races(), MaxRaces)
 	}
-	k.c.Steps += MatrixRaces()*2*stepsPerRun + len(Scenarios)*len(Fixes)*MatrixSeeds*3*stepsPerRun
+	k.c.Steps += matrix.Races()*2*stepsPerRun + len(matrix.Scenarios)*len(matrix.Fixes)*matrix.Seeds*3*stepsPerRun
 	return nil
 }
 

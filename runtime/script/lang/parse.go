@@ -11,6 +11,7 @@ import (
 	"github.com/twice-lab/twice/runtime/named"
 	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/receipts"
+	"github.com/twice-lab/twice/runtime/script/matrix"
 	"github.com/twice-lab/twice/runtime/sim"
 )
 
@@ -20,10 +21,14 @@ const (
 	DefaultLease   = 30 * sim.Second
 	DefaultClaim   = queue.ClaimRead
 	DefaultTimeout = 5000 * sim.Millisecond
-	DefaultRaces   = 20
-	DefaultWorkers = 2
-	MinWorkers     = explore.MinWorkers
-	MaxWorkers     = explore.MaxWorkers
+	// DefaultBusyTimeout is how long a worker's connection waits for a
+	// write lock another connection holds before SQLite answers
+	// SQLITE_BUSY (work --busy-timeout; 0 is none).
+	DefaultBusyTimeout = 5000 * sim.Millisecond
+	DefaultRaces       = 20
+	DefaultWorkers     = 2
+	MinWorkers         = explore.MinWorkers
+	MaxWorkers         = explore.MaxWorkers
 	// DefaultLoadClaim is load's claim: a consumer that polls uses the
 	// atomic claim unless told otherwise.
 	DefaultLoadClaim = queue.ClaimAtomic
@@ -168,10 +173,10 @@ type UseArgs struct {
 // worker. A race takes those it has (--claim, --key, --effect, --key-txn,
 // --heartbeat, --fence, and --delay unless it is race --all, which
 // models no timing).
-var UseFlags = []string{"lease", "claim", "trace", "delay", "timeout", "crash-before-effect", "crash-before-ack", "processing", "heartbeat", "stall", "fence", "effect", "key-txn", "crash-before-commit", "key", "release", "max-attempts"}
+var UseFlags = []string{"lease", "claim", "trace", "delay", "timeout", "crash-before-effect", "crash-before-ack", "processing", "heartbeat", "stall", "fence", "effect", "key-txn", "crash-before-commit", "key", "release", "max-attempts", "txn", "busy-timeout"}
 
 // raceUseFlags are the flags of UseFlags a race takes.
-var raceUseFlags = map[string]bool{"claim": true, "key": true, "effect": true, "key-txn": true, "heartbeat": true, "fence": true, "delay": true}
+var raceUseFlags = map[string]bool{"claim": true, "key": true, "effect": true, "key-txn": true, "heartbeat": true, "fence": true, "delay": true, "txn": true, "busy-timeout": true}
 
 // AddArgs are the arguments of add: Times jobs for Order, all carrying
 // the producer's event id Event ("" for a new one, made when add runs).
@@ -235,6 +240,12 @@ type WorkArgs struct {
 	// that makes the job's attempt since its last re-drive greater than
 	// it moves the job to the dead-letter queue instead of running it.
 	MaxAttempts int
+	// Txn is the transaction the claim's statements run in (autocommit,
+	// deferred, immediate), and BusyTimeout how long a statement that
+	// finds the write lock held waits for it: 0, not at all (see
+	// queue.Txn).
+	Txn         queue.Txn
+	BusyTimeout sim.Time
 	// Used lists the flags a use before the command set (written in the
 	// use, not on the command); Pinned, the flags written on the command
 	// at their default value while a use sets them. Format writes the
@@ -278,6 +289,9 @@ type RaceArgs struct {
 	Fence     bool
 	Delay     sim.Time     // how long the receipts service takes to answer
 	Key       receipts.Key // the workers' Idempotency-Key
+	// Txn and BusyTimeout are as for WorkArgs.
+	Txn         queue.Txn
+	BusyTimeout sim.Time
 	// Schedule, when not nil, is the one ordering to run instead of
 	// races (--schedule W1,W2,...): each entry the index of the worker,
 	// from 0, that takes its next step.
@@ -291,7 +305,7 @@ type RaceArgs struct {
 // ExploreFlags are the worker flags of a race --all, as package explore
 // takes them.
 func (r RaceArgs) ExploreFlags() explore.Flags {
-	return explore.Flags{Heartbeat: r.Heartbeat > 0, Fence: r.Fence, Ledger: r.Effect == EffectLedger, SeparateKey: r.KeyTxn == KeyTxnSeparate}
+	return explore.Flags{Heartbeat: r.Heartbeat > 0, Fence: r.Fence, Ledger: r.Effect == EffectLedger, SeparateKey: r.KeyTxn == KeyTxnSeparate, Txn: r.Txn, NoBusy: r.BusyTimeout == 0}
 }
 
 // LoadArgs are the arguments of load: N jobs worked by K workers, with
@@ -321,7 +335,7 @@ func (s *Script) Races() int {
 		case CmdRace:
 			n += c.Race.N
 		case CmdMatrix:
-			n += MatrixRaces()
+			n += matrix.Races()
 		}
 	}
 	return n
@@ -755,6 +769,13 @@ func checkID(t token, what string) *Error {
 }
 
 // parseClaim reads one of queue.Claims by name.
+func parseTxn(t token) (queue.Txn, *Error) {
+	if x, ok := queue.ParseTxn(t.text); ok {
+		return x, nil
+	}
+	return 0, usageErr(t.pos, "unknown transaction mode %q (want %s)", t.text, queue.TxnNames(", "))
+}
+
 func parseClaim(t token) (queue.Claim, *Error) {
 	if c, ok := queue.ParseClaim(t.text); ok {
 		return c, nil
@@ -1006,14 +1027,14 @@ func applyUse(cmds []Command, in *UseArgs) *Error {
 					continue
 				}
 				if r.given[name] {
-					if raceFlagText(*r, name) == raceFlagText(RaceArgs{Effect: EffectReceipt, KeyTxn: KeyTxnSame}, name) {
+					if raceFlagText(*r, name) == raceFlagText(RaceArgs{Effect: EffectReceipt, KeyTxn: KeyTxnSame, BusyTimeout: DefaultBusyTimeout}, name) {
 						r.Pinned = append(r.Pinned, name)
 					}
 					continue
 				}
-				w := WorkArgs{Claim: r.Claim, Key: r.Key, Effect: r.Effect, KeyTxn: r.KeyTxn, Heartbeat: r.Heartbeat, Fence: r.Fence, Delay: r.Delay}
+				w := r.work()
 				setWorkFlag(&w, in.Flags, name)
-				r.Claim, r.Key, r.Effect, r.KeyTxn, r.Heartbeat, r.Fence, r.Delay = w.Claim, w.Key, w.Effect, w.KeyTxn, w.Heartbeat, w.Fence, w.Delay
+				r.Claim, r.Key, r.Effect, r.KeyTxn, r.Heartbeat, r.Fence, r.Delay, r.Txn, r.BusyTimeout = w.Claim, w.Key, w.Effect, w.KeyTxn, w.Heartbeat, w.Fence, w.Delay, w.Txn, w.BusyTimeout
 				r.Used = append(r.Used, name)
 			}
 			r.given = nil
@@ -1069,5 +1090,14 @@ func setWorkFlag(w *WorkArgs, from WorkArgs, name string) {
 		w.Release = from.Release
 	case "max-attempts":
 		w.MaxAttempts = from.MaxAttempts
+	case "txn":
+		w.Txn = from.Txn
+	case "busy-timeout":
+		w.BusyTimeout = from.BusyTimeout
 	}
+}
+
+// work is the race's worker flags as work's.
+func (r RaceArgs) work() WorkArgs {
+	return WorkArgs{Claim: r.Claim, Key: r.Key, Effect: r.Effect, KeyTxn: r.KeyTxn, Heartbeat: r.Heartbeat, Fence: r.Fence, Delay: r.Delay, Txn: r.Txn, BusyTimeout: r.BusyTimeout}
 }

@@ -253,7 +253,21 @@ func (e *jsonEnc) race(r RaceTally) {
 	e.strField("key", r.Key)
 	e.strField("dedupe", r.Dedupe)
 	e.intField("effects", r.Effects)
+	e.busy(r.Txn, r.NoBusy)
+	if r.Busy != 0 {
+		e.intField("busy", r.Busy)
+	}
 	e.byte('}')
+}
+
+// busy writes a race's transaction mode and no_busy, each where set.
+func (e *jsonEnc) busy(txn string, noBusy bool) {
+	if txn != "" {
+		e.strField("txn", txn)
+	}
+	if noBusy {
+		e.boolField("no_busy", noBusy)
+	}
 }
 
 func (e *jsonEnc) lockRow(l LockRow) {
@@ -411,6 +425,10 @@ func (e *jsonEnc) exploration(x Exploration) {
 	}
 	if x.KeyTxn != "" {
 		e.strField("key_txn", x.KeyTxn)
+	}
+	e.busy(x.Txn, x.NoBusy)
+	if x.Busy != "" {
+		e.strField("busy", x.Busy)
 	}
 	e.strField("orderings", x.Orderings)
 	e.strField("duplicating", x.Duplicating)

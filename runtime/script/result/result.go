@@ -145,6 +145,12 @@ type RaceTally struct {
 	// Effects counts the effects that landed over all the races
 	// (receipts and ledger rows); one per race is right.
 	Effects int `json:"effects"`
+	// Txn is the claim's transaction mode, absent for autocommit;
+	// NoBusy says the workers had no busy timeout; Busy counts the races
+	// in which a worker died of SQLITE_BUSY (given with either).
+	Txn    string `json:"txn,omitempty"`
+	NoBusy bool   `json:"no_busy,omitempty"`
+	Busy   int    `json:"busy,omitempty"`
 }
 
 // MatrixTable is what one matrix command found: every duplicate scenario run
@@ -279,6 +285,13 @@ type Exploration struct {
 	Fence       bool   `json:"fence,omitempty"`
 	Effect      string `json:"effect,omitempty"`
 	KeyTxn      string `json:"key_txn,omitempty"` // "separate" when the ledger's key has a transaction of its own
+	// Txn is the claim's transaction mode, absent for autocommit, and
+	// NoBusy says the workers' connections have no busy timeout.
+	Txn    string `json:"txn,omitempty"`
+	NoBusy bool   `json:"no_busy,omitempty"`
+	// Busy counts, as a decimal string, the orderings in which a worker
+	// died of SQLITE_BUSY ("database is locked").
+	Busy string `json:"busy,omitempty"`
 	// Orderings and Duplicating are decimal strings: with many workers
 	// they exceed what a JavaScript number holds exactly.
 	Orderings   string `json:"orderings"`

@@ -27,8 +27,8 @@ func RaceLabel(claim queue.Claim, dedupe receipts.Dedupe, key receipts.Key) stri
 }
 
 // FlagsLabel names the worker flags of a race --all after its claim:
-// ", effect=ledger, key-txn=separate, heartbeat=300ms, fence", or "" with
-// none.
+// ", effect=ledger, key-txn=separate, heartbeat=300ms, fence,
+// txn=deferred, busy-timeout=0ms", or "" with none.
 func FlagsLabel(r lang.RaceArgs) string {
 	s := ""
 	if r.Effect != lang.EffectReceipt {
@@ -42,6 +42,19 @@ func FlagsLabel(r lang.RaceArgs) string {
 	}
 	if r.Fence {
 		s += ", fence"
+	}
+	return s + TxnLabel(r)
+}
+
+// TxnLabel names a race's transaction mode and busy timeout where they
+// are not the defaults: ", txn=deferred, busy-timeout=0ms", or "".
+func TxnLabel(r lang.RaceArgs) string {
+	s := ""
+	if r.Txn != queue.TxnAutocommit {
+		s += ", txn=" + r.Txn.String()
+	}
+	if r.BusyTimeout != lang.DefaultBusyTimeout {
+		s += fmt.Sprintf(", busy-timeout=%dms", r.BusyTimeout/sim.Millisecond)
 	}
 	return s
 }

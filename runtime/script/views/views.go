@@ -205,7 +205,7 @@ func (w *workRaces) merge(claim queue.Claim, dedupe receipts.Dedupe, key receipt
 	}
 	m := w.by[claim]
 	if m == nil {
-		m = &raceShape{race: lang.RaceArgs{Claim: claim, Workers: lang.DefaultWorkers, Effect: lang.EffectReceipt, Key: receipts.KeyNone}}
+		m = &raceShape{race: lang.RaceArgs{Claim: claim, Workers: lang.DefaultWorkers, Effect: lang.EffectReceipt, Key: receipts.KeyNone, BusyTimeout: lang.DefaultBusyTimeout}}
 		w.by[claim] = m
 		w.claims = append(w.claims, claim)
 	}

@@ -1,15 +1,26 @@
-package lang
+// Package matrix is the matrix command's table: every duplicate scenario
+// the lab knows, as a script, and every fix, as a change written into a
+// script (CellScript). Each cell of the matrix is a live run of its
+// scenario's script with the fix written in, run like any other script
+// (package interp runs the cells), its effects counted from the Result.
+// The parser reads the table too, to count what a matrix will run.
+//
+// # Adding a scenario or a fix
+//
+// One entry in Scenarios (a script that duplicates without a fix, and
+// how many events it carries: one effect each is right) or in Fixes (a
+// claim to use instead of read, flags for every work and race line,
+// service lines to run first). The scripts must parse with the fix
+// written in: interp's TestMatrixCellsAreLiveRuns runs every cell again
+// from its script and requires every scenario to duplicate without a
+// fix. Then go test ./runtime/script/interp -run Golden -update rewrites
+// matrix.txtar; review the diff, and the prose of the which-fix lesson.
+package matrix
 
 import (
 	"strconv"
 	"strings"
 )
-
-// The matrix: every duplicate scenario the lab knows, run against every
-// fix. Each cell is a live run: the scenario's script with the fix's
-// change written into it, run like any other script, its effects
-// counted from the Result. A new scenario or a new fix is one entry in
-// one of the two tables below.
 
 // Scenario is one way a job ends up with two effects, as a script.
 type Scenario struct {
@@ -34,19 +45,19 @@ type Fix struct {
 	Pending bool
 }
 
-// MatrixRaceN is how many races the claim-race scenario runs at each
+// RaceN is how many races the claim-race scenario runs at each
 // seed.
-const MatrixRaceN = 50
+const RaceN = 50
 
-// MatrixSeeds is how many seeds every cell is run at, from the matrix's
+// Seeds is how many seeds every cell is run at, from the matrix's
 // own seed on: a fix closes a scenario only if it closes it at each of
 // them.
-const MatrixSeeds = 20
+const Seeds = 20
 
 // Scenarios are the matrix's rows, in order.
 var Scenarios = []Scenario{
-	{ID: "claim-race", Title: "claim race", Events: MatrixRaceN,
-		Script: "race read " + strconv.Itoa(MatrixRaceN) + "\n"},
+	{ID: "claim-race", Title: "claim race", Events: RaceN,
+		Script: "race read " + strconv.Itoa(RaceN) + "\n"},
 	{ID: "lost-ack", Title: "lost ack, lease expires", Events: 1,
 		Script: "reset\nadd order-77\nwork --job 1 --worker W1 --lease 1 --crash-before-ack\nsleep 2\nwork --job 1 --worker W2\n"},
 	{ID: "slow", Title: "slow processing", Events: 1,
@@ -75,9 +86,9 @@ var Fixes = []Fix{
 	{ID: "ledger", Title: "key and effect in one transaction", Flags: []string{"--effect", "ledger"}},
 }
 
-// MatrixRaces is how many races one matrix command runs, for the limit on
+// Races is how many races one matrix command runs, for the limit on
 // races per script.
-func MatrixRaces() int { return MatrixRaceN * MatrixSeeds * len(Fixes) }
+func Races() int { return RaceN * Seeds * len(Fixes) }
 
 // CellScript writes fix f into scenario s's script.
 func CellScript(s Scenario, f Fix) string {
