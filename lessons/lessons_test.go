@@ -413,6 +413,10 @@ func TestParseBlockOptions(t *testing.T) {
 		{info: "twice what", err: "unknown block option"},
 		{info: "twice predict seed=3", seed: 3, controls: "claim,seed", predict: true},
 		{info: "twice predict=yes", err: "takes no value"},
+		{info: "twice view=compare compare=read,atomic", seed: interp.DefaultSeed, controls: "claim,seed"},
+		{info: "twice view=nowhere", err: "view=nowhere"},
+		{info: "twice compare=read,read", err: "compare=read,read"},
+		{info: "twice compare=read,foo", err: "compare=read,foo"},
 	} {
 		o, err := ParseBlockOptions(tc.info)
 		if tc.err != "" {

@@ -2,9 +2,11 @@ package lessons
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/script/interp"
 	"github.com/twice-lab/twice/runtime/script/lang"
 )
@@ -29,12 +31,25 @@ import (
 // page hides the pre-rendered output until Run (for a reader without
 // JavaScript it is folded, one click away) and shows the prediction beside
 // the result.
+//
+// view=NAME opens the block on another of its views than Output: one of
+// Views (compare opens it on the two claims side by side). The output
+// stays rendered in the page, for a reader without JavaScript.
+//
+// compare=A,B is the pair of claims the Compare view opens on (the
+// default: the block's own claim beside atomic).
 type BlockOptions struct {
 	Seed     uint64
 	Controls []string
 	Fails    bool
 	Predict  bool
+	View     string
+	Compare  []string
 }
+
+// Views are the views a block may open on (view=NAME), as the page names
+// them.
+var Views = []string{"output", "timeline", "compare", "interleavings", "scheduler"}
 
 // Options parses the block's info string; see [ParseBlockOptions].
 func (b Block) Options() (BlockOptions, error) {
@@ -81,14 +96,31 @@ func ParseBlockOptions(info string) (BlockOptions, error) {
 				return o, fmt.Errorf("block option fails takes no value")
 			}
 			o.Fails = true
+		case "view":
+			if !hasVal || !slices.Contains(Views, val) {
+				return o, fmt.Errorf("block option view=%s: want one of %s", lang.Short(val), strings.Join(Views, ", "))
+			}
+			o.View = val
+		case "compare":
+			pair := strings.Split(val, ",")
+			if !hasVal || len(pair) != 2 || pair[0] == pair[1] || !isClaim(pair[0]) || !isClaim(pair[1]) {
+				return o, fmt.Errorf("block option compare=%s: want two different claims, like compare=read,atomic", lang.Short(val))
+			}
+			o.Compare = pair
 		case "predict":
 			if hasVal {
 				return o, fmt.Errorf("block option predict takes no value")
 			}
 			o.Predict = true
 		default:
-			return o, fmt.Errorf("unknown block option %q (known: seed=N, controls=LIST, fails, predict)", lang.Short(f))
+			return o, fmt.Errorf("unknown block option %q (known: seed=N, controls=LIST, fails, predict, view=NAME, compare=A,B)", lang.Short(f))
 		}
 	}
 	return o, nil
+}
+
+// isClaim reports whether name is one of the runtime's claims.
+func isClaim(name string) bool {
+	_, ok := queue.ParseClaim(name)
+	return ok
 }
