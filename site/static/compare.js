@@ -89,7 +89,11 @@ export class Compare {
     const script = this.block.ui.script.value;
     const seed = this.block.ui.seed.value.trim();
     const key = script + "\u0000" + seed + "\u0000" + (this.picked || []).join(" ");
-    if (!force && key === this.key) return;
+    if (!force && key === this.key) {
+      // Shown already (the block opened on it, or the reader came back).
+      if (!ui.cmpPanel.dataset.state) ui.cmpPanel.dataset.state = "done";
+      return;
+    }
     if (!this.block.seedOK(seed)) return;
     this.key = key;
     const seq = ++this.seq;

@@ -289,19 +289,22 @@ export class StepAxis {
       const k = steps.lanes.indexOf(st.lane);
       if (st.mark === "effect" || st.mark === "duplicate") effects++;
       const did = markWords(st, effects);
-      const name = "Step " + (c + 1) + " of " + this.cols.length + ": " + st.lane + " " + st.what + (did ? "; " + did : "");
+      // The name starts with what the mark shows (its label), then says
+      // the step in full.
+      const name = st.label + ": step " + (c + 1) + " of " + this.cols.length + ", " + st.lane + " " + st.what + (did ? "; " + did : "");
       kids.push(s("text", { class: "sx-num", x: x + this.col / 2, y: 32, "text-anchor": "middle", text: String(c + 1) }));
       const mark = s(
         "g",
         { class: "sx-step sx-l" + (k % 4) + (st.fold ? " sx-fold" : "") + (st.mark ? " sx-" + st.mark : ""), tabindex: -1, role: "button", "aria-label": name, "data-step": i },
         s("title", { text: name }),
         s("rect", { class: "sx-chip", x: x + 7, y: y + 9, width: this.col - 14, height: 24, rx: 5 }),
-        s("text", { class: "sx-label", x: x + this.col / 2, y: y + 26, "text-anchor": "middle", text: st.label }),
-        st.mark ? s("text", { class: "sx-mark", x: x + this.col / 2, y: y + 48, "text-anchor": "middle", text: MARK_WORDS[st.mark] || st.mark }) : null
+        s("text", { class: "sx-label", x: x + this.col / 2, y: y + 26, "text-anchor": "middle", text: st.label })
       );
       mark.addEventListener("click", () => this.pick(i));
       this.marks.push(mark);
       kids.push(mark);
+      // What the step did, under it: its mark's name says it too.
+      if (st.mark) kids.push(s("text", { class: "sx-mark sx-" + st.mark, x: x + this.col / 2, y: y + 48, "text-anchor": "middle", "aria-hidden": "true", text: MARK_WORDS[st.mark] || st.mark }));
     }
   }
 
