@@ -42,6 +42,8 @@
 //	                (the default), or none
 //	fails           the script is meant to stop with an error, to show one
 //	predict         ask for a prediction before showing the output
+//	view=NAME       open on that view (output, timeline, compare, interleavings, scheduler)
+//	compare=A,B     the pair of claims Compare opens on
 //
 // For example ```twice controls=seed hides the claim toggle, which is right
 // for a block that compares both claims on purpose: the toggle rewrites the

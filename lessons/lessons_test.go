@@ -417,9 +417,13 @@ func TestParseBlockOptions(t *testing.T) {
 		{info: "twice predict=yes", err: "takes no value"},
 		{info: "twice view=scheduler play controls=none", seed: interp.DefaultSeed, view: "scheduler", play: true},
 		{info: "twice view=scheduler", seed: interp.DefaultSeed, controls: "claim,seed", view: "scheduler"},
-		{info: "twice view=output", err: "view=output"},
 		{info: "twice play", err: "needs view=scheduler"},
+		{info: "twice view=timeline play", err: "needs view=scheduler"},
 		{info: "twice view=scheduler play=yes", err: "takes no value"},
+		{info: "twice view=compare compare=read,atomic", seed: interp.DefaultSeed, controls: "claim,seed", view: "compare"},
+		{info: "twice view=nowhere", err: "view=nowhere"},
+		{info: "twice compare=read,read", err: "compare=read,read"},
+		{info: "twice compare=read,foo", err: "compare=read,foo"},
 	} {
 		o, err := ParseBlockOptions(tc.info)
 		if tc.err != "" {

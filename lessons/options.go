@@ -2,9 +2,11 @@ package lessons
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/script/interp"
 	"github.com/twice-lab/twice/runtime/script/lang"
 )
@@ -30,11 +32,17 @@ import (
 // JavaScript it is folded, one click away) and shows the prediction beside
 // the result.
 //
-// view=scheduler opens the block on its Be the scheduler board instead of
-// its Output (the server's output is still there, one tab away, and is
-// what a reader without JavaScript reads). play, with it, plays the
-// runtime's ordering on the board as it opens: the shortest that gives
-// two effects, or where none does one that runs every worker to its end.
+// view=NAME opens the block on another of its views than Output: one of
+// Views (compare opens it on the two claims side by side, scheduler on its
+// Be the scheduler board). The output stays rendered in the page, one tab
+// away, for a reader without JavaScript.
+//
+// play, with view=scheduler, plays the runtime's ordering on the board as
+// it opens: the shortest that gives two effects, or where none does one
+// that runs every worker to its end.
+//
+// compare=A,B is the pair of claims the Compare view opens on (the
+// default: the block's own claim beside atomic).
 type BlockOptions struct {
 	Seed     uint64
 	Controls []string
@@ -42,7 +50,12 @@ type BlockOptions struct {
 	Predict  bool
 	View     string
 	Play     bool
+	Compare  []string
 }
+
+// Views are the views a block may open on (view=NAME), as the page names
+// them.
+var Views = []string{"output", "timeline", "compare", "interleavings", "scheduler"}
 
 // Options parses the block's info string; see [ParseBlockOptions].
 func (b Block) Options() (BlockOptions, error) {
@@ -89,27 +102,39 @@ func ParseBlockOptions(info string) (BlockOptions, error) {
 				return o, fmt.Errorf("block option fails takes no value")
 			}
 			o.Fails = true
+		case "view":
+			if !hasVal || !slices.Contains(Views, val) {
+				return o, fmt.Errorf("block option view=%s: want one of %s", lang.Short(val), strings.Join(Views, ", "))
+			}
+			o.View = val
+		case "compare":
+			pair := strings.Split(val, ",")
+			if !hasVal || len(pair) != 2 || pair[0] == pair[1] || !isClaim(pair[0]) || !isClaim(pair[1]) {
+				return o, fmt.Errorf("block option compare=%s: want two different claims, like compare=read,atomic", lang.Short(val))
+			}
+			o.Compare = pair
 		case "predict":
 			if hasVal {
 				return o, fmt.Errorf("block option predict takes no value")
 			}
 			o.Predict = true
-		case "view":
-			if val != "scheduler" {
-				return o, fmt.Errorf("block option view=%s: want view=scheduler", lang.Short(val))
-			}
-			o.View = val
 		case "play":
 			if hasVal {
 				return o, fmt.Errorf("block option play takes no value")
 			}
 			o.Play = true
 		default:
-			return o, fmt.Errorf("unknown block option %q (known: seed=N, controls=LIST, fails, predict, view=scheduler, play)", lang.Short(f))
+			return o, fmt.Errorf("unknown block option %q (known: seed=N, controls=LIST, fails, predict, view=NAME, play, compare=A,B)", lang.Short(f))
 		}
 	}
-	if o.Play && o.View == "" {
+	if o.Play && o.View != "scheduler" {
 		return o, fmt.Errorf("block option play needs view=scheduler")
 	}
 	return o, nil
+}
+
+// isClaim reports whether name is one of the runtime's claims.
+func isClaim(name string) bool {
+	_, ok := queue.ParseClaim(name)
+	return ok
 }

@@ -244,12 +244,19 @@ func TestBrowserPresenter(t *testing.T) {
 	// The timeline of a run, and the step-through.
 	js[bool](t, ctx, `tp.q(0, "#tab-timeline").click(), true`)
 	run(t, ctx, 120*time.Second, chromedp.Poll[bool](`tp.state(0) === "done" && tp.q(0, ".tl-img").complete && tp.q(0, ".tl-img").naturalWidth > 0`))
+	// A race opens on its step axis; its text is checked below, the time
+	// picture's on the time scale.
+	js[bool](t, ctx, timeScale(0))
 	scale := js[float64](t, ctx, `(() => { const img = tp.q(0, ".tl-img"); const res = tp.el(0).result; return TwicePlayground.minFontSize(res.timeline.svg) * img.getBoundingClientRect().width / res.timeline.width; })()`)
 	if scale < 16 {
 		t.Errorf("the timeline's smallest text is drawn at %.1f px, want at least 16", scale)
 	}
 	if small := js[[]string](t, ctx, smallText); len(small) > 0 {
 		t.Errorf("text under 16 px on the timeline view:\n%s", strings.Join(small, "\n"))
+	}
+	js[bool](t, ctx, `Array.from(tp.el(0).shadowRoot.querySelectorAll(".sx-scale")).find((b) => b.textContent === "Steps").click(), true`)
+	if small := js[[]string](t, ctx, smallText); len(small) > 0 {
+		t.Errorf("text under 16 px on the timeline's step axis:\n%s", strings.Join(small, "\n"))
 	}
 	presenterSteps(t, ctx, 0, "lesson 4")
 	js[bool](t, ctx, `tp.q(0, ".every-step input").click(); tp.el(0).timeline.goStep(0); tp.q(0, ".step-btn.next").click(), true`)

@@ -502,6 +502,11 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 				t.Fatalf("run: %s", s)
 			}
 			js[bool](t, ctx, `tp.tab(0, "timeline")`)
+			// The race opens on its step axis, drawn at its own size.
+			if px := js[float64](t, ctx, `Math.min(...Array.from(tp.el(0).shadowRoot.querySelectorAll(".sx-fig text")).map((e) => parseFloat(getComputedStyle(e).fontSize)))`); px < 12 {
+				t.Errorf("at %d px the step axis's smallest text is %.1f CSS px, want at least 12", w, px)
+			}
+			js[bool](t, ctx, timeScale(0))
 			px := js[float64](t, ctx, `(() => { const img = tp.q(0, ".tl-img"); const svg = decodeURIComponent(img.getAttribute("src").split(",")[1]); return img.getBoundingClientRect().width / Number(img.getAttribute("width")) * TwicePlayground.minFontSize(svg); })()`)
 			if px < 12 {
 				t.Errorf("at %d px the timeline's smallest text is %.1f CSS px, want at least 12", w, px)

@@ -194,7 +194,9 @@ func TestBrowserExplore(t *testing.T) {
 	nav(exported.URL + "/lessons/claim-race/?shared" + link) // back to the timeline the steps below read
 	run(t, ctx, 60*time.Second, chromedp.Poll[bool](`tp.state(0) === "done"`))
 
-	// The timeline: the runtime's SVG, the duplicate highlighted.
+	// The timeline on its time scale: the runtime's SVG, the duplicate
+	// highlighted.
+	js[bool](t, ctx, timeScale(0))
 	if n := js[int](t, ctx, `tp.dups(0)`); n < 1 {
 		t.Errorf("the read race's timeline has %d elements of class dup", n)
 	}

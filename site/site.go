@@ -27,6 +27,7 @@
 //	static/classroom.js      predict-then-run and the presenter view
 //	static/scheduler.js      the Be the scheduler view: the reader picks each worker's next step
 //	static/player.js         a play control: Play / Pause, speed and a slider over n steps
+//	static/stepaxis.js       a run drawn on its step axis (inline SVG), for Timeline and Compare
 //	static/config.js         the config the loader hands the modules
 //	static/worker.js         the Web Worker that loads and calls the wasm module
 //	static/reload.js         under twice serve only: reloads a page its server rendered anew

@@ -285,11 +285,14 @@ func WritePlayground(w TextWriter, p *Playground) {
 	if p.Options.Predict {
 		attr("predict", "")
 	}
-	if p.Options.View != "" {
+	if p.Options.View != "" && p.Options.View != "output" {
 		attr("view", p.Options.View)
 	}
 	if p.Options.Play {
 		attr("play", "")
+	}
+	if len(p.Options.Compare) == 2 {
+		attr("compare", strings.Join(p.Options.Compare, ","))
 	}
 	w.WriteString(">\n<p class=\"twice-label\">Script</p>\n<pre class=\"twice-script\"><code>")
 	w.WriteString(html.EscapeString(p.Script))

@@ -56,6 +56,8 @@ export class Output {
     ui.error = h("p", { class: "error", role: "alert", hidden: true });
     ui.transcript = h("pre", { class: "transcript", tabindex: "0", "aria-label": of("Transcript") });
     ui.tally = h("p", { class: "tally", hidden: true });
+    // Which race the tables show, where the transcript's lines are another's.
+    ui.raceNote = h("p", { class: "note race-note", hidden: true });
     ui.chartImg = h("img", { alt: "" });
     // The chart fits a phone's width (one row per lease), so it needs no
     // box that scrolls.
@@ -85,6 +87,7 @@ export class Output {
       ui.transcript,
       ui.textCopy,
       ui.tally,
+      ui.raceNote,
       ui.chart,
       ui.matrix,
       ui.cellBox,
@@ -139,6 +142,9 @@ export class Output {
     this.ui.tables.hidden = false;
     if (!(res.matrices || []).length) this.closeCell(true);
     renderOutput(this.ui, res, heading, this.block.label, (script, seed, what, button) => this.openCell({ script, seed: String(seed), what }, button));
+    const race = res.race || "";
+    this.ui.raceNote.hidden = !race || / 1 of 1$/.test(race);
+    this.ui.raceNote.textContent = "The worker lines above are race 1's, as the original printed them; the tables, the diagnosis and the timeline show " + race + ".";
   }
 
   /**
@@ -151,7 +157,7 @@ export class Output {
     const ui = this.ui;
     ui.out.classList.add("empty");
     ui.heading.textContent = heading;
-    for (const el of [ui.error, ui.transcript, ui.tally, ui.chart, ui.matrix, ui.tables, ui.share, ui.copyBox]) el.hidden = true;
+    for (const el of [ui.error, ui.transcript, ui.tally, ui.raceNote, ui.chart, ui.matrix, ui.tables, ui.share, ui.copyBox]) el.hidden = true;
     ui.transcript.textContent = "";
   }
 

@@ -145,6 +145,7 @@ function claimIn(res) {
  * @property {boolean} busy a run of the block's script is under way
  * @property {{script: HTMLTextAreaElement, seed: HTMLInputElement, status: HTMLElement}} ui the script box, the seed and the status region
  * @property {(name: string) => boolean} hasAttribute
+ * @property {(name: string) => string | null} getAttribute
  * @property {() => Promise<void>} run runs the script in the box, as Run does
  * @property {(rt: any) => void} attach follows the runtime's loading in the block
  * @property {(rt: any, script: string, seed: string, timeline: boolean, key: string, auto?: boolean) => Promise<{json: string, ms: number, id: number}>} request sends one run of the block's to the runtime
@@ -415,6 +416,9 @@ class TwicePlayground extends HTMLElement {
     this.selectTab("output");
     this.fit();
     this.showOwn();
+    // A block may open on another view (the block option view=NAME).
+    const first = this.getAttribute("view");
+    if (first && first !== "output" && this.viewOf(first)) this.select(first);
     this.question = question(pre);
     const kept = loadPrediction(this.id);
     if (kept) ui.predictInput.value = kept.value;

@@ -36,6 +36,7 @@
  * @property {Schedule} [schedule] the ordering the last race --schedule ran
  * @property {Views} views what each view of the block shows for this script
  * @property {Outcome} outcome what the run ended with, counted one way for every view
+ * @property {string} [race] the race the trace, the tables and the diagnosis show ("race 20 of 20"), absent with no timed race
  * @property {TraceEvent[] | null} trace the atomic steps of the simulated processes
  * @property {Timeline} [timeline] the run drawn as SVG, when asked for and a worker ran
  * @property {Chart} [chart] the load runs drawn as SVG
@@ -400,6 +401,34 @@
  * @property {number} height
  * @property {number[] | null} event_x each trace event's x, in SVG units
  * @property {number} first_duplicate the trace index of the first duplicate, -1 for none
+ * @property {Steps} [steps] the run on the step axis, absent when no worker ran
+ */
+
+/**
+ * @typedef {object} Steps
+ * @property {string[]} lanes the workers, in lane order
+ * @property {Step[]} steps one per step of a worker, in the trace's order
+ * @property {Span[]} spans each worker inside the side effect: claim to ack, indices into steps
+ * @property {number} both_free the step at which a second worker read the job queued, -1 for none
+ * @property {string} scale the axis the view opens on: "steps" or "time"
+ */
+
+/**
+ * @typedef {object} Step
+ * @property {number} event the step's index in Result.trace
+ * @property {string} lane
+ * @property {string} label the short name (SELECT, UPDATE, POST, ack)
+ * @property {string} what the step in words
+ * @property {string} said what it saw
+ * @property {boolean} fold not a step of an ordering: drawn only on asking for every step
+ * @property {string} mark "effect", "duplicate", "refused", "replayed", "lost" or ""
+ */
+
+/**
+ * @typedef {object} Span
+ * @property {string} lane
+ * @property {number} from
+ * @property {number} to
  */
 
 /**

@@ -1,6 +1,9 @@
 // @ts-check
 // timeline.js is the Timeline view of a block (Result.views.timeline): the
-// run drawn as SVG by the runtime, with a cursor, and a step-through of
+// run on its step axis (stepaxis.js: one column per step that reads or
+// writes shared state, as the runtime lays it out), played with Play,
+// a speed and a slider (player.js); or, on the time scale, the run drawn
+// as SVG by the runtime on wall-clock time, with a cursor; and a step-through of
 // the run's event trace (Back and Next, Left/Right/Home/End in the step
 // area, a click on the picture) showing the tables as they stood after
 // each step; for a load, which traces nothing, the load chart. What the
@@ -15,6 +18,8 @@
 import { h, minFontSize, nearestStep, renderStep, timelineAlt } from "./render.js";
 import { currentRuntime } from "./runtime-client.js";
 import { quietStep } from "./classroom.js";
+import { Player } from "./player.js";
+import { StepAxis, visible } from "./stepaxis.js";
 
 /** @typedef {import("./result-types.js").Result} Result */
 /** @typedef {import("./playground.js").Block} Block */
@@ -41,6 +46,19 @@ export class Timeline {
     this.tlSrc = "";
     this.dupShown = false;
     this.drawing = false;
+    // scale is the axis the reader picked ("steps" or "time"), or "" for
+    // the one the runtime opens the run on; every shows the folded steps.
+    this.scale = "";
+    this.every = false;
+    this.axisShown = false;
+    this.axis = new StepAxis({
+      label: of("The race step by step"),
+      onPick: (i) => {
+        const tl = this.block.result && this.block.result.timeline;
+        if (tl && tl.steps) this.goStep(tl.steps.steps[i].event);
+      },
+    });
+    this.player = new Player({ steps: 0, label: "the race, step by step", onStep: (i) => this.playTo(i) });
     this.panel = this.build(of);
     this.wire();
   }
@@ -77,8 +95,67 @@ export class Timeline {
     // A load traces nothing: the tab shows its chart, per lease.
     ui.tlChartImg = h("img", { alt: "" });
     ui.tlChart = h("figure", { class: "load-chart", hidden: true }, ui.tlChartImg);
-    ui.tlPanel = h("section", { class: "panel tl-panel" }, ui.tlNote, ui.tlFig, ui.tlChart, this.stepper(of));
+    ui.tlPanel = h("section", { class: "panel tl-panel" }, ui.tlNote, this.steps(of), ui.tlFig, ui.tlChart, this.stepper(of));
     return ui.tlPanel;
+  }
+
+  /**
+   * steps builds the run on its step axis: the scale's switch, the
+   * folded steps' checkbox, the picture and the player.
+   *
+   * @param {(what: string) => string} of
+   * @returns {HTMLElement}
+   */
+  steps(of) {
+    const ui = this.ui;
+    ui.race = h("p", { class: "race-name" });
+    ui.scaleSteps = h("button", { type: "button", class: "small sx-scale", "aria-pressed": "true", text: "Steps" });
+    ui.scaleTime = h("button", { type: "button", class: "small sx-scale", "aria-pressed": "false", text: "Time" });
+    ui.every = h("input", { type: "checkbox" });
+    ui.everyCount = h("span");
+    ui.everyLabel = h("label", { class: "sx-every" }, ui.every, document.createTextNode(" Show every step"), ui.everyCount);
+    ui.scaleBar = h(
+      "div",
+      { class: "sx-bar", hidden: true },
+      h("span", { role: "group", "aria-label": of("Timeline scale"), class: "sx-scales" }, h("span", { class: "sx-scale-name", text: "Scale:" }), ui.scaleSteps, ui.scaleTime),
+      ui.everyLabel
+    );
+    ui.sxLegend = h("figcaption", { class: "tl-legend sx-legend" });
+    ui.sxFig = h("figure", { class: "sx-fig", hidden: true }, this.axis.element, this.player.element, ui.sxLegend);
+    ui.scaleSteps.addEventListener("click", () => this.pickScale("steps"));
+    ui.scaleTime.addEventListener("click", () => this.pickScale("time"));
+    ui.every.addEventListener("change", () => {
+      this.every = ui.every.checked;
+      this.render();
+    });
+    return h("div", { class: "sx-wrap" }, ui.race, ui.scaleBar, ui.sxFig);
+  }
+
+  /**
+   * pickScale shows the run on the axis the reader picked.
+   *
+   * @param {string} scale "steps" or "time"
+   */
+  pickScale(scale) {
+    this.player.pause();
+    this.scale = scale;
+    this.render();
+    this.shown();
+  }
+
+  /**
+   * playTo shows step i of the player: i steps of the axis taken (0:
+   * before the first).
+   *
+   * @param {number} i
+   */
+  playTo(i) {
+    const tl = this.block.result && this.block.result.timeline;
+    if (!tl || !tl.steps) return;
+    const cols = this.axis.cols;
+    if (i === 0) this.goStep(cols.length ? tl.steps.steps[cols[0]].event - 1 : 0);
+    else this.goStep(tl.steps.steps[cols[Math.min(i, cols.length) - 1]].event);
+    this.axis.inView();
   }
 
   /**
@@ -198,7 +275,11 @@ export class Timeline {
       ui.tlChartImg.height = chart.height;
       ui.tlChartImg.alt = this.output.chartImg.alt;
     }
+    ui.race.textContent = res && res.race ? "Showing " + res.race + "." : "";
+    ui.race.hidden = !(res && res.race);
     if (!this.block.live || !res) {
+      ui.scaleBar.hidden = true;
+      ui.sxFig.hidden = true;
       // A load's chart is here already; a traced run needs a live one.
       const live = view && !view.trace ? "" : "The timeline and the step-through come from a run in your browser: press Run.";
       ui.tlNote.textContent = (view && view.note ? view.note + " " : "") + live;
@@ -214,11 +295,42 @@ export class Timeline {
     }
     ui.tlNote.textContent = notes.join(" ");
     ui.tlNote.hidden = notes.length === 0;
+    this.drawSteps(res);
     ui.stepper.hidden = trace.length === 0;
     this.dupShown = false;
     if (trace.length) this.goStep(this.step);
     else ui.tlCursor.hidden = true;
     this.showDuplicate();
+  }
+
+  /**
+   * drawSteps draws the run on its step axis when it has one, and shows
+   * the scale picked: the step axis, or the time picture.
+   *
+   * @param {Result} res
+   */
+  drawSteps(res) {
+    const ui = this.ui;
+    const tl = res.timeline;
+    const steps = tl && tl.steps;
+    const scale = steps ? this.scale || steps.scale : "time";
+    ui.scaleBar.hidden = !steps;
+    ui.sxFig.hidden = !steps || scale !== "steps";
+    if (steps) ui.tlFig.hidden = ui.tlFig.hidden || scale !== "time";
+    ui.scaleSteps.setAttribute("aria-pressed", String(scale === "steps"));
+    ui.scaleTime.setAttribute("aria-pressed", String(scale === "time"));
+    ui.everyLabel.hidden = scale !== "steps";
+    this.axisShown = !ui.sxFig.hidden;
+    if (!steps) return;
+    const folded = steps.steps.length - visible(steps, false).length;
+    ui.everyCount.textContent = " (" + folded + " more)";
+    ui.every.checked = this.every;
+    this.axis.draw(steps, { every: this.every });
+    this.player.setSteps(this.axis.cols.length);
+    ui.sxLegend.textContent =
+      "One column per step that reads or writes shared state, in the order the steps ran. " +
+      "Shaded: a worker inside the side effect, from its claim to its ack. " +
+      (this.every ? "Dashed: steps that touch nothing shared." : "Steps that touch nothing shared are folded.");
   }
 
   /**
@@ -312,7 +424,11 @@ export class Timeline {
   shown() {
     const ui = this.ui;
     if (this.tlSrc && ui.tlImg.getAttribute("src") !== this.tlSrc) ui.tlImg.src = this.tlSrc;
-    this.showDuplicate();
+    if (this.axisShown) {
+      this.axis.refit();
+      this.axis.inView();
+    }
+    else this.showDuplicate();
   }
 
   // showDuplicate scrolls a picture wider than its box (a phone) so that
@@ -331,6 +447,22 @@ export class Timeline {
   }
 
   /**
+   * follow moves the step axis and the player to trace step k: the last
+   * step drawn at or before it.
+   *
+   * @param {number} k
+   */
+  follow(k) {
+    const tl = this.block.result && this.block.result.timeline;
+    const steps = tl && tl.steps;
+    if (!steps || !this.axisShown) return;
+    let at = -1;
+    for (const [i, st] of steps.steps.entries()) if (st.event <= k) at = i;
+    this.axis.show(at);
+    this.player.set(this.axis.current + 1);
+  }
+
+  /**
    * goStep shows step k of the trace (clamped to it) and keeps the link to
    * the run pointing at it.
    *
@@ -343,6 +475,7 @@ export class Timeline {
     k = Math.max(0, Math.min(trace.length - 1, k));
     this.step = k;
     renderStep(this.ui, res, k);
+    this.follow(k);
     if (this.block.view === "timeline") this.block.updateLink();
   }
 }

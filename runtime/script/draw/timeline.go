@@ -166,7 +166,7 @@ func Timeline(r *result.Result) *result.Timeline {
 	s.p(`<desc id="tl-desc">%d lanes; %d effect(s), %d duplicate(s)</desc>`, len(s.lanes), effects, s.dups)
 	s.p(`</svg>`)
 
-	t := &result.Timeline{SVG: s.b.String(), Width: tlWidth, Height: height, FirstDuplicate: s.firstDup}
+	t := &result.Timeline{SVG: s.b.String(), Width: tlWidth, Height: height, FirstDuplicate: s.firstDup, Steps: steps(r, s.lanes[:len(s.lanes)-1])}
 	for _, e := range r.Trace {
 		t.EventX = append(t.EventX, s.ax.x(e.AtUS))
 	}

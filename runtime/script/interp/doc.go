@@ -101,7 +101,8 @@
 // start the workers and release them all at one instant (plus a small
 // drawn skew), run to the end, count a duplicate if more than one effect
 // landed (receipts not refused or replayed, and ledger rows). Only the
-// first race prints its lines and is traced. race --all does not sample:
+// first race prints its lines; only the last is traced (Result.Race
+// names it), the race the tables end on. race --all does not sample:
 // package explore counts every ordering of the workers' steps on a
 // database of its own, with the steps its worker flags add (a heartbeat's
 // renewal, the fence's token and fenced ack, the ledger's transactions);

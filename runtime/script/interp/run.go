@@ -637,8 +637,11 @@ func (in *interp) race(r lang.RaceArgs) error {
 		keyTxn = lang.KeyTxnSame
 	}
 	for i := range r.N {
+		// The transcript prints the first race's worker lines; the trace
+		// holds the last race, the one the tables end on, so that the
+		// timeline, the tables and the diagnosis show one race.
 		in.quiet = i > 0
-		in.k.SetTracing(i == 0)
+		in.k.SetTracing(i == r.N-1)
 		in.k.Record("shell", event.Reset, nil, "race %d of %d: reset", i+1, r.N)
 		if err := in.reset(); err != nil {
 			return err
@@ -678,6 +681,7 @@ func (in *interp) race(r lang.RaceArgs) error {
 		}
 		in.progressed(i+1, r.N, "races")
 	}
+	in.res.Race = fmt.Sprintf("race %d of %d", r.N, r.N)
 	in.quiet = false
 	line := views.RaceTallyLine(r, dedupe, &tally)
 	in.res.Races = append(in.res.Races, tally)

@@ -64,6 +64,9 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 	e.views(&r.Views)
 	e.key("outcome")
 	e.outcome(r.Outcome)
+	if r.Race != "" {
+		e.strField("race", r.Race)
+	}
 	e.key("trace")
 	jsonList(&e, r.Trace, (*jsonEnc).event)
 	if t := r.Timeline; t != nil {
@@ -115,6 +118,39 @@ func (e *jsonEnc) timeline(t *Timeline) {
 	e.key("event_x")
 	jsonList(e, t.EventX, (*jsonEnc).num)
 	e.intField("first_duplicate", t.FirstDuplicate)
+	if t.Steps != nil {
+		e.key("steps")
+		e.steps(t.Steps)
+	}
+	e.byte('}')
+}
+
+func (e *jsonEnc) steps(s *Steps) {
+	e.byte('{')
+	e.key("lanes")
+	jsonList(e, s.Lanes, (*jsonEnc).str)
+	e.key("steps")
+	jsonList(e, s.Steps, func(e *jsonEnc, st Step) {
+		e.byte('{')
+		e.intField("event", st.Event)
+		e.strField("lane", st.Lane)
+		e.strField("label", st.Label)
+		e.strField("what", st.What)
+		e.strField("said", st.Said)
+		e.boolField("fold", st.Fold)
+		e.strField("mark", st.Mark)
+		e.byte('}')
+	})
+	e.key("spans")
+	jsonList(e, s.Spans, func(e *jsonEnc, sp *Span) {
+		e.byte('{')
+		e.strField("lane", sp.Lane)
+		e.intField("from", sp.From)
+		e.intField("to", sp.To)
+		e.byte('}')
+	})
+	e.intField("both_free", s.BothFree)
+	e.strField("scale", s.Scale)
 	e.byte('}')
 }
 

@@ -55,8 +55,13 @@ type Result struct {
 	Views Views `json:"views"`
 	// Outcome counts what the run ended with, as every view counts it.
 	Outcome Outcome `json:"outcome"`
+	// Race names the race of the last timed race command that the trace,
+	// the tables and the diagnosis show ("race 20 of 20"), or "" when the
+	// script runs no timed race. The transcript's worker lines are the
+	// first race's: a reader is told where the two differ.
+	Race string `json:"race,omitempty"`
 	// Trace lists the atomic steps of the simulated processes. A race
-	// command traces its first race only (the one whose lines it prints).
+	// command traces its last race only (the one its tables end on).
 	Trace []Event `json:"trace"`
 	// Timeline is the run drawn as SVG, when Options.Timeline asked for it
 	// and a worker ran.

@@ -430,7 +430,7 @@ func timelineView(s *lang.Script) result.TimelineView {
 	var notes []string
 	var v result.TimelineView
 	if timed > 0 {
-		notes = append(notes, "A race command is drawn and stepped through for its first race, the one whose lines the transcript prints.")
+		notes = append(notes, "A race command is drawn for its last race, the one its tables end on; the transcript's worker lines are its first race's.")
 	}
 	if all > 0 {
 		notes = append(notes, "race --all explores orderings, not timings: see Every ordering.")
