@@ -398,6 +398,8 @@ func TestParseBlockOptions(t *testing.T) {
 		controls string
 		fails    bool
 		predict  bool
+		scale    string
+		sliders  string
 		err      string
 	}{
 		{info: "twice", seed: interp.DefaultSeed, controls: "claim,seed"},
@@ -412,7 +414,15 @@ func TestParseBlockOptions(t *testing.T) {
 		{info: "twice fails=yes", err: "takes no value"},
 		{info: "twice what", err: "unknown block option"},
 		{info: "twice predict seed=3", seed: 3, controls: "claim,seed", predict: true},
-		{info: "twice predict=yes", err: "takes no value"},
+		{info: "twice predict=yes", err: "predict=yes"},
+		{info: "twice predict=0-20", seed: interp.DefaultSeed, controls: "claim,seed", predict: true, scale: "0-20"},
+		{info: "twice predict=1,2", seed: interp.DefaultSeed, controls: "claim,seed", predict: true, scale: "1,2"},
+		{info: "twice predict=5-5", err: "A < B"},
+		{info: "twice predict=1", err: "two values"},
+		{info: "twice predict=1,1", err: "different"},
+		{info: "twice sliders=lease,p95", seed: interp.DefaultSeed, controls: "claim,seed", sliders: "lease,p95"},
+		{info: "twice sliders=lease,lease", err: "sliders="},
+		{info: "twice sliders=speed", err: "sliders=speed"},
 	} {
 		o, err := ParseBlockOptions(tc.info)
 		if tc.err != "" {
@@ -425,7 +435,7 @@ func TestParseBlockOptions(t *testing.T) {
 			t.Errorf("ParseBlockOptions(%q): %v", tc.info, err)
 			continue
 		}
-		if o.Seed != tc.seed || strings.Join(o.Controls, ",") != tc.controls || o.Fails != tc.fails || o.Predict != tc.predict {
+		if o.Seed != tc.seed || strings.Join(o.Controls, ",") != tc.controls || o.Fails != tc.fails || o.Predict != tc.predict || o.Scale != tc.scale || strings.Join(o.Sliders, ",") != tc.sliders {
 			t.Errorf("ParseBlockOptions(%q) = %+v", tc.info, o)
 		}
 	}

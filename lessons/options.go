@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,13 +28,60 @@ import (
 //
 // predict asks the reader for a prediction before showing the output: the
 // page hides the pre-rendered output until Run (for a reader without
-// JavaScript it is folded, one click away) and shows the prediction beside
-// the result.
+// JavaScript it is folded, one click away), and with it the prose after
+// the block up to a reveal marker (see server/markdown), and shows the
+// prediction beside the result on one scale. Bare, the reader answers
+// with a slider from 0 to the count the question is about (the races,
+// the jobs, the orderings); predict=A-B is a slider from A to B, and
+// predict=A,B,C a choice among those whole numbers.
+//
+// sliders=LIST shows a slider for each named number of the script:
+// lease (seconds), processing (ms, a fixed time), p95 (ms, of a
+// processing distribution), heartbeat (ms), stall (ms) and workers.
+// Dragging one rewrites that flag everywhere in the script and runs it.
 type BlockOptions struct {
 	Seed     uint64
 	Controls []string
 	Fails    bool
 	Predict  bool
+	// Scale is predict's value: "" for the count's own scale, "A-B" or
+	// "A,B,...".
+	Scale   string
+	Sliders []string
+}
+
+// SliderNames are the numbers a block's sliders= may name, in the order
+// the page shows them.
+var SliderNames = []string{"lease", "processing", "p95", "heartbeat", "stall", "workers"}
+
+// parseScale checks predict's value: A-B with A < B, or a list of at
+// least two different whole numbers, each at most maxScale.
+func parseScale(v string) error {
+	const maxScale = 1_000_000
+	num := func(s string) (int, bool) {
+		n, err := strconv.Atoi(s)
+		return n, err == nil && n >= 0 && n <= maxScale
+	}
+	if a, b, ok := strings.Cut(v, "-"); ok {
+		x, ok1 := num(a)
+		y, ok2 := num(b)
+		if ok1 && ok2 && x < y {
+			return nil
+		}
+		return fmt.Errorf("block option predict=%s: want A-B, two whole numbers with A < B", lang.Short(v))
+	}
+	seen := map[int]bool{}
+	for c := range strings.SplitSeq(v, ",") {
+		n, ok := num(c)
+		if !ok || seen[n] {
+			return fmt.Errorf("block option predict=%s: want a range A-B or a comma-separated list of different whole numbers", lang.Short(v))
+		}
+		seen[n] = true
+	}
+	if len(seen) < 2 {
+		return fmt.Errorf("block option predict=%s: a choice needs two values or more", lang.Short(v))
+	}
+	return nil
 }
 
 // Options parses the block's info string; see [ParseBlockOptions].
@@ -83,11 +131,21 @@ func ParseBlockOptions(info string) (BlockOptions, error) {
 			o.Fails = true
 		case "predict":
 			if hasVal {
-				return o, fmt.Errorf("block option predict takes no value")
+				if err := parseScale(val); err != nil {
+					return o, err
+				}
+				o.Scale = val
 			}
 			o.Predict = true
+		case "sliders":
+			for c := range strings.SplitSeq(val, ",") {
+				if !slices.Contains(SliderNames, c) || slices.Contains(o.Sliders, c) {
+					return o, fmt.Errorf("block option sliders=%s: want a comma-separated list of %s", lang.Short(val), strings.Join(SliderNames, ", "))
+				}
+				o.Sliders = append(o.Sliders, c)
+			}
 		default:
-			return o, fmt.Errorf("unknown block option %q (known: seed=N, controls=LIST, fails, predict)", lang.Short(f))
+			return o, fmt.Errorf("unknown block option %q (known: seed=N, controls=LIST, fails, predict[=SCALE], sliders=LIST)", lang.Short(f))
 		}
 	}
 	return o, nil

@@ -107,13 +107,15 @@ import {
 import { currentRuntime, getRuntime, timings } from "./runtime-client.js";
 import { inViewport, nextBlock, observer, scriptOf } from "./boot.js";
 import { mountSeat } from "./scheduler.js";
-import { installSwitches, loadPrediction, predictAll, question, savePrediction, verdict } from "./classroom.js";
+import { installSwitches, loadPrediction, predicts, question, savePrediction } from "./classroom.js";
+import { Predict } from "./predict.js";
+import { Sliders } from "./sliders.js";
 import { Output } from "./output.js";
 import { Timeline } from "./timeline.js";
 import { Compare } from "./compare.js";
 import { Explore } from "./explore.js";
 import { embedData, embedSnippets } from "./embed.js";
-import { controlsBar, editor, predictForm } from "./controls.js";
+import { controlsBar, editor } from "./controls.js";
 
 /** @typedef {import("./controls.js").BarUI} BarUI */
 
@@ -228,7 +230,9 @@ class TwicePlayground extends HTMLElement {
   /** @type {boolean} */ predicting;
   /** @type {boolean} */ revealed;
   /** @type {string | undefined} the reader's prediction; "" for none */ predicted;
-  /** @type {{text: string, of?: number}} */ question;
+  /** @type {{kind: string, text: string, of?: number}} */ question;
+  /** @type {Predict} the form that asks, and the guess beside the result */ predict;
+  /** @type {Sliders | null} the sliders of the script's numbers, if any */ sliders;
   /** @type {string[] | null} a schedule a link names, for Be the scheduler */ pendingSchedule;
 
   /** @type {any} the first stage's parts (boot.js), until setup */ first;
@@ -248,8 +252,10 @@ class TwicePlayground extends HTMLElement {
     const ui = (this.ui = /** @type {BarUI} */ ({}));
     controlsBar(ui, block);
     editor(ui, block);
-    predictForm(ui);
-    this.box = h("div", { class: "box" }, ui.bar, ui.script, ui.loading, ui.predictForm);
+    this.predict = new Predict(this);
+    this.sliders = this.hasAttribute("sliders") ? new Sliders(this) : null;
+    this.box = h("div", { class: "box" }, ui.bar, ui.script, ui.loading, this.predict.form);
+    if (this.sliders) this.box.insertBefore(this.sliders.box, ui.script);
     this.mountViews();
     const embed = this.getAttribute("embed");
     const o = { seed: block.defaultSeed, controls: this.getAttribute("controls"), label: this.getAttribute("label"), id: this.id };
@@ -285,7 +291,7 @@ class TwicePlayground extends HTMLElement {
     ui.tabs = {};
     this.views = [];
     this.box.append(ui.tablist);
-    this.output = new Output(this, of, ui.yours);
+    this.output = new Output(this, of, this.predict.yours);
     this.timeline = new Timeline(this, of, this.output);
     this.compare = new Compare(this);
     this.explore = new Explore(this);
@@ -374,9 +380,9 @@ class TwicePlayground extends HTMLElement {
       this.select("interleavings", true);
       this.explore.explore(true, true);
     });
-    ui.predictForm.addEventListener("submit", (e) => {
+    this.predict.form.addEventListener("submit", (e) => {
       e.preventDefault();
-      this.predicted = ui.predictInput.value.trim();
+      this.predicted = this.predict.value();
       savePrediction(this.id, this.predicted, ui.script.value);
       this.run();
     });
@@ -406,7 +412,6 @@ class TwicePlayground extends HTMLElement {
   // embed page holds), the claim and workers of the script, the
   // prediction asked for, and the matrix cell the history entry had open.
   showFirst(block) {
-    const ui = this.ui;
     const pre = block.prerendered;
     // Until a Result says the script's claim (none came with the page,
     // or the script did not parse), the default claim is checked.
@@ -417,8 +422,8 @@ class TwicePlayground extends HTMLElement {
     this.showOwn();
     this.question = question(pre);
     const kept = loadPrediction(this.id);
-    if (kept) ui.predictInput.value = kept.value;
-    this.setPredicting(this.hasAttribute("predict") || predictAll());
+    this.predict.ask(this.question, kept ? kept.value : "");
+    this.setPredicting(predicts(this));
     if (block.n === 1) installSwitches();
     // A block pasted into a page elsewhere with the script tag names the
     // embed page it came from: its pre-rendered output is read from there.
@@ -514,15 +519,11 @@ class TwicePlayground extends HTMLElement {
   // until a run of the reader's shows a result, the output and the other
   // views are hidden and the block asks for a prediction.
   setPredicting(on) {
-    const ui = this.ui;
     this.predicting = on;
     const ask = on && !this.revealed;
     this.box.classList.toggle("predicting", ask);
-    ui.predictForm.hidden = !ask;
-    ui.predictQ.textContent = this.question.text;
-    if (this.question.of) ui.predictInput.max = String(this.question.of);
-    else ui.predictInput.removeAttribute("max");
-    if (!on) ui.yours.hidden = true;
+    this.predict.showAsking(ask);
+    if (!on) this.predict.hideResult();
   }
 
   // showOwn shows what the server rendered for the lesson's own script, or,
@@ -564,7 +565,8 @@ class TwicePlayground extends HTMLElement {
     this.selectTab("output");
     this.revealed = false;
     this.predicted = undefined; // asks again
-    ui.yours.hidden = true;
+    this.predict.hideResult();
+    if (this.sliders) this.sliders.read();
     this.setPredicting(this.predicting);
     ui.status.textContent = "Reset to the lesson's script" + (this.defaultSeed ? " and seed " + this.defaultSeed : "") + ".";
   }
@@ -879,8 +881,8 @@ class TwicePlayground extends HTMLElement {
     if (!sent && this.predicting && !this.revealed && this.predicted === undefined && !this.auto) {
       // Ask first; a second Run goes ahead without a prediction.
       this.predicted = "";
-      ui.predictInput.focus();
-      ui.status.textContent = "Predict first: type your answer and press Enter. Run again runs without one.";
+      this.predict.focus();
+      ui.status.textContent = "Predict first: pick your answer and press Predict and run. Run again runs without one.";
       return;
     }
     const rt = getRuntime();
@@ -914,8 +916,7 @@ class TwicePlayground extends HTMLElement {
       if (this.predicting && !this.revealed) {
         this.revealed = true;
         this.setPredicting(true);
-        ui.yours.textContent = verdict(this.question, this.predicted || "", res);
-        ui.yours.hidden = false;
+        this.predict.showResult(this.question, this.predicted || "", res);
       }
       this.timeline.step = this.timeline.pendingStep > 0 ? this.timeline.pendingStep : 0;
       this.timeline.pendingStep = 0;
@@ -939,6 +940,7 @@ class TwicePlayground extends HTMLElement {
         ui.run.removeAttribute("aria-busy");
         ui.ran.hidden = true;
         this.busy = false;
+        if (this.sliders) this.sliders.ran();
       }
     }
   }
