@@ -1,98 +1,88 @@
 // @ts-check
 // sliders.js is a block's numbers you can drag: for each number its
 // sliders attribute names (the server writes it from the block option
-// sliders=LIST), a slider above the script. Dragging one rewrites that
-// flag's value in the script, everywhere it is written, so the script in
-// the editor always says what ran, and runs it: the output and the load
-// chart are redrawn as the slider moves. A run under way is not stopped;
-// the newest value waits for it, so a drag costs at most one run behind.
-// A slider shows only for a flag the script already has (a list of
-// leases has no slider: it is a sweep already), and follows the script
-// when the reader edits it by hand.
+// sliders=LIST), a slider above the script. Where the script writes each
+// number is the runtime's to say (the Result's views.numbers: its value,
+// its floor, and the spans of the script's text that write it), so the
+// page never reads the language: dragging puts the new value in those
+// spans, everywhere the number is written, so the script in the editor
+// always says what ran, and runs it; the output and the load chart are
+// redrawn as the slider moves. A run under way is not stopped; the
+// newest value waits for it, so a drag costs at most one run behind. A
+// slider shows only for a number the script writes (a list of leases has
+// none: it is a sweep already); while the reader's own edits are not yet
+// run, the sliders hide, and come back with that run's Result.
 
 import { h } from "./render.js";
 
+/** @typedef {import("./result-types.js").NumberView} NumberView */
+
 /**
- * Spec says how one named number is read from and written into a
- * script: the flag, the part of its value that is the number (for p95, the
- * p95= inside a distribution), its range and unit.
+ * Spec is how a slider shows one named number: its label, range and
+ * unit. Times are in ms (the lease too), workers a count.
  *
  * @typedef {object} Spec
  * @property {string} label
- * @property {string} flag
- * @property {RegExp} part matches the flag's value; group 1 is the number, or the whole value is
  * @property {number} min
  * @property {number} max
  * @property {number} step
  * @property {(n: number) => string} say the number in words, with its unit
+ * @property {(n: number) => string} text the number as the script writes it
  */
 
-const ms = (/** @type {number} */ n) => (n >= 1000 ? (n / 1000).toFixed(n % 1000 === 0 ? 0 : n % 100 === 0 ? 1 : 2) + " s" : n + " ms");
+const ms = (/** @type {number} */ n) => (n >= 1000 ? String(n / 1000) + " s" : n + " ms");
+const whole = (/** @type {number} */ n) => String(n);
 
 /** @type {Record<string, Spec>} */
 export const SPECS = {
-  lease: { label: "Lease", flag: "--lease", part: /^(\d+(?:\.\d+)?)$/, min: 0.5, max: 10, step: 0.5, say: (n) => n + " s" },
-  processing: { label: "Processing", flag: "--processing", part: /^(\d+)$/, min: 100, max: 10000, step: 100, say: ms },
-  p95: { label: "p95 of processing", flag: "--processing", part: /p95=(\d+)/, min: 500, max: 12000, step: 100, say: ms },
-  heartbeat: { label: "Heartbeat every", flag: "--heartbeat", part: /^(\d+)$/, min: 100, max: 3000, step: 100, say: ms },
-  stall: { label: "Stall", flag: "--stall", part: /^(\d+)$/, min: 100, max: 15000, step: 100, say: ms },
-  workers: { label: "Workers", flag: "--workers", part: /^(\d+)$/, min: 1, max: 8, step: 1, say: (n) => String(n) },
+  lease: { label: "Lease", min: 500, max: 10000, step: 500, say: ms, text: (n) => String(n / 1000) },
+  processing: { label: "Processing", min: 100, max: 10000, step: 100, say: ms, text: whole },
+  p95: { label: "p95 of processing", min: 500, max: 12000, step: 100, say: ms, text: whole },
+  heartbeat: { label: "Heartbeat every", min: 100, max: 3000, step: 100, say: ms, text: whole },
+  stall: { label: "Stall", min: 100, max: 15000, step: 100, say: ms, text: whole },
+  workers: { label: "Workers", min: 1, max: 8, step: 1, say: whole, text: whole },
 };
 
-// flagRE finds a flag and its value on a line: --flag VALUE or --flag=VALUE.
-const flagRE = (/** @type {string} */ flag) => new RegExp("(^|\\s)" + flag.replace(/-/g, "\\-") + "(=|\\s+)(\\S+)", "g");
-
 /**
- * readNumber is the number spec names in script, or null when the script
- * has no such flag (or its value is not one number of that kind). A p95
- * slider's floor is the distribution's p50 plus a step: p95 is above p50.
+ * withNumber puts value into text at every span of number n, and returns
+ * the new text and every number of numbers with its spans moved to match
+ * (n's value set too). Spans never overlap; nothing is read but lengths.
  *
- * @param {string} script
- * @param {Spec} spec
- * @returns {{value: number, min: number} | null}
+ * @param {string} text
+ * @param {NumberView[]} numbers
+ * @param {string} name
+ * @param {number} value
+ * @param {string} written value as the script writes it
+ * @returns {{text: string, numbers: NumberView[]}}
  */
-export function readNumber(script, spec) {
-  for (const line of script.split("\n")) {
-    if (line.trim().startsWith("#")) continue;
-    for (const m of line.matchAll(flagRE(spec.flag))) {
-      const v = spec.part.exec(m[3]);
-      if (!v) continue;
-      const p50 = /p50=(\d+)/.exec(m[3]);
-      return { value: Number(v[1]), min: p50 && spec.part.source.startsWith("p95") ? Number(p50[1]) + spec.step : spec.min };
-    }
+export function withNumber(text, numbers, name, value, written) {
+  const n = numbers.find((x) => x.name === name);
+  if (!n) return { text, numbers };
+  const edits = n.spans.slice().sort((a, b) => a.start - b.start);
+  let out = "";
+  let from = 0;
+  for (const e of edits) {
+    out += text.slice(from, e.start) + written;
+    from = e.end;
   }
-  return null;
-}
-
-/**
- * writeNumber is script with every value of spec's flag set to n (the
- * lines that are comments left alone).
- *
- * @param {string} script
- * @param {Spec} spec
- * @param {number} n
- * @returns {string}
- */
-export function writeNumber(script, spec, n) {
-  return script
-    .split("\n")
-    .map((line) =>
-      line.trim().startsWith("#")
-        ? line
-        : line.replace(flagRE(spec.flag), (all, pre, sep, val) => {
-            const v = spec.part.exec(val);
-            if (!v) return all;
-            const put = spec.part.source.startsWith("^") ? String(n) : val.replace(spec.part, (whole, num) => whole.replace(num, String(n)));
-            return pre + spec.flag + sep + put;
-          })
-    )
-    .join("\n");
+  out += text.slice(from);
+  // How far a place at offset at moves: the growth of every edit before it.
+  const shift = (/** @type {number} */ at) => edits.reduce((d, e) => (e.end <= at ? d + written.length - (e.end - e.start) : d), 0);
+  const moved = numbers.map((x) => ({
+    ...x,
+    value: x === n ? value : x.value,
+    spans: x.spans.map((sp) => {
+      const start = sp.start + shift(sp.start);
+      return { start, end: x === n ? start + written.length : sp.end + shift(sp.start) };
+    }),
+  }));
+  return { text: out, numbers: moved };
 }
 
 // Sliders is one block's sliders.
 export class Sliders {
   /**
-   * @param {any} el the block (playground.js), with its ui.script and run
+   * @param {any} el the block (playground.js): its ui.script, result, ran, busy, fit and run
    */
   constructor(el) {
     this.el = el;
@@ -105,29 +95,44 @@ export class Sliders {
       const row = h("label", { class: "slider" }, h("span", { class: "slider-name", text: spec.label }), input, out);
       return { name, spec, input, out, row };
     });
-    this.box = h("div", { class: "sliders", role: "group", "aria-label": "Numbers of the script: drag to change and run" }, ...this.rows.map((r) => r.row));
+    this.box = h("div", { class: "sliders", role: "group", "aria-label": "Numbers of the script: drag to change and run", hidden: true }, ...this.rows.map((r) => r.row));
+    /** @type {NumberView[] | null} the numbers of the editor's script, and where it writes them */
+    this.numbers = null;
+    /** @type {string} the script those numbers are about */
+    this.script = "";
     this.pending = false;
     for (const r of this.rows) r.input.addEventListener("input", () => this.drag(r));
-    // The script and the sliders agree once the editor exists (setup
-    // builds it before the views).
+    // The sliders follow the script once the block is set up (setup
+    // builds them before its first Result is shown).
     queueMicrotask(() => {
       this.read();
       if (el.ui && el.ui.script) el.ui.script.addEventListener("input", () => this.read());
     });
   }
 
-  // read sets each slider from the script in the editor; a number the
-  // script does not have hides its slider.
+  // read sets each slider from the numbers of the script in the editor:
+  // the Result shown says them when it ran that script, or the last drag
+  // did; otherwise (the reader's edits, not yet run) the sliders hide.
   read() {
-    const script = this.el.ui.script.value;
+    const el = this.el;
+    const script = el.ui.script.value;
+    const res = el.result;
+    if (res && res.views && res.views.numbers && el.ran && el.ran.script === script) {
+      this.numbers = res.views.numbers;
+      this.script = script;
+    } else if (this.script !== script) {
+      this.numbers = null;
+    }
     for (const r of this.rows) {
-      const got = readNumber(script, r.spec);
-      r.row.hidden = !got;
-      if (!got) continue;
-      r.input.min = String(Math.max(r.spec.min, got.min));
-      r.input.max = String(Math.max(r.spec.max, got.value));
-      r.input.value = String(got.value);
-      r.out.textContent = r.spec.say(got.value);
+      const n = this.numbers && this.numbers.find((x) => x.name === r.name);
+      r.row.hidden = !n;
+      if (!n) continue;
+      // The floor, on the slider's steps, so that the steps land on round
+      // numbers (a p95 above a p50 of 800 starts at 900).
+      r.input.min = String(Math.max(r.spec.min, Math.ceil(n.min / r.spec.step) * r.spec.step));
+      r.input.max = String(Math.max(r.spec.max, n.value));
+      r.input.value = String(n.value);
+      r.out.textContent = r.spec.say(n.value);
     }
     this.box.hidden = this.rows.every((r) => r.row.hidden);
   }
@@ -136,13 +141,17 @@ export class Sliders {
    * drag puts slider r's value in the script and runs it: at once when
    * the block is idle, else after the run under way (the latest value).
    *
-   * @param {{spec: Spec, input: HTMLInputElement, out: HTMLElement}} r
+   * @param {{name: string, spec: Spec, input: HTMLInputElement, out: HTMLElement}} r
    */
   drag(r) {
-    const n = Number(r.input.value);
-    r.out.textContent = r.spec.say(n);
+    if (!this.numbers) return;
+    const v = Number(r.input.value);
+    r.out.textContent = r.spec.say(v);
     const ui = this.el.ui;
-    ui.script.value = writeNumber(ui.script.value, r.spec, n);
+    const next = withNumber(ui.script.value, this.numbers, r.name, v, r.spec.text(v));
+    this.numbers = next.numbers;
+    this.script = next.text;
+    ui.script.value = next.text;
     this.el.fit();
     if (this.el.busy) {
       this.pending = true;
@@ -151,9 +160,10 @@ export class Sliders {
     this.el.run();
   }
 
-  // ran is told when a run of the block ends: a value dragged to during
-  // it runs now.
+  // ran is told when a run of the block ends: the sliders follow its
+  // Result, and a value dragged to during it runs now.
   ran() {
+    this.read();
     if (!this.pending) return;
     this.pending = false;
     this.el.run();
