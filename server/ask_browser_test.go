@@ -240,3 +240,57 @@ func TestBrowserSliders(t *testing.T) {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}
 }
+
+// TestBrowserAskScreenshots takes lessons 4 and 8 before and after Run
+// (the block asking, then the guess against the result and the answer's
+// prose), and lesson 8's sweep with its sliders, at 1280 and 390 px,
+// light and dark, into the artifacts folder; a page that scrolls
+// sideways fails it.
+func TestBrowserAskScreenshots(t *testing.T) {
+	ctx, consoleErrors := browser(t, 1280, 900)
+	hs := httptest.NewServer(browserSite(t))
+	defer hs.Close()
+	l4, l8 := lessonNamed(t, "04-"), lessonNamed(t, "08-")
+	sideways := func(name string) {
+		t.Helper()
+		if over := js[float64](t, ctx, `document.documentElement.scrollWidth - innerWidth`); over > 0 {
+			t.Errorf("%s scrolls sideways by %.0f px", name, over)
+		}
+		shoot(t, ctx, name)
+	}
+	for _, scheme := range []string{"light", "dark"} {
+		for _, w := range []int64{1280, 390} {
+			setView(t, ctx, w, scheme)
+			for _, c := range []struct {
+				name  string
+				l     lessons.Lesson
+				guess string // a page-side statement that gives the guess
+			}{
+				{"lesson4", l4, `tp.slide(tp.q(0, ".predict-range"), 5)`},
+				{"lesson8", l8, `tp.q(0, ".predict-choice").click()`},
+			} {
+				navigate(t, ctx, hs.URL+"/lessons/"+c.l.Slug+"/")
+				js[bool](t, ctx, `localStorage.clear(), true`)
+				navigate(t, ctx, hs.URL+"/lessons/"+c.l.Slug+"/")
+				js[bool](t, ctx, askHelpers)
+				js[bool](t, ctx, `tp.el(0).scrollIntoView(), true`)
+				sideways(fmt.Sprintf("ask-%s-before-run-%d-%s", c.name, w, scheme))
+				js[bool](t, ctx, c.guess+`; tp.q(0, ".predict-run").click(), true`)
+				run(t, ctx, 120*time.Second, chromedp.Poll[bool](`tp.state(0) === "done"`))
+				js[bool](t, ctx, `tp.el(0).scrollIntoView(), true`)
+				sideways(fmt.Sprintf("ask-%s-after-run-%d-%s", c.name, w, scheme))
+			}
+			// Lesson 8's sweep, its p95 dragged to 6 s.
+			n := js[int](t, ctx, `[...document.querySelectorAll("twice-playground")].findIndex((el) => (el.getAttribute("sliders") || "").includes("p95"))`)
+			js[bool](t, ctx, fmt.Sprintf(`tp.slide(tp.q(%d, ".slider-p95"), 6000)`, n))
+			run(t, ctx, 120*time.Second, chromedp.Poll[bool](fmt.Sprintf(`tp.state(%d) === "done" && tp.el(%d).result.loads[0].processing.includes("p95=6000")`, n, n)))
+			js[bool](t, ctx, fmt.Sprintf(`tp.el(%d).scrollIntoView(), true`, n))
+			sideways(fmt.Sprintf("sliders-lesson8-%d-%s", w, scheme))
+			js[bool](t, ctx, fmt.Sprintf(`tp.q(%d, ".load-chart").scrollIntoView(), true`, n))
+			sideways(fmt.Sprintf("sliders-lesson8-chart-%d-%s", w, scheme))
+		}
+	}
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}

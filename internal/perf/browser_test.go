@@ -425,6 +425,38 @@ func BenchmarkBrowserExplore(b *testing.B) {
 	}
 }
 
+// BenchmarkBrowserLoadDrag is a drag of lesson 8's p95 slider in the
+// playground's Web Worker: per op, the sweep's script (200 jobs under each
+// of five leases) or a load of 200 jobs under one lease, at the next p95,
+// run and its chart drawn as the page asks (twiceRun). It reports the
+// worker's own ms per run, the time a drag waits for the redrawn chart
+// less the page's drawing of it.
+func BenchmarkBrowserLoadDrag(b *testing.B) {
+	base, dir := site(b)
+	ctx, _ := launch(b, b.TempDir())
+	startWorker(b, ctx, base, dir)
+	for _, c := range []struct{ name, leases string }{{"sweep", "1,2,3,5,10"}, {"one-lease", "2"}} {
+		b.Run(c.name, func(b *testing.B) {
+			src := func(i int) string {
+				return fmt.Sprintf("load 200 --processing lognormal:p50=800,p95=%d --lease %s --workers 2", 1000+100*(i%80), c.leases)
+			}
+			// As the page sends it: kept, so that the chart is drawn.
+			drag := func(script string) float64 {
+				return eval[float64](b, ctx, 120*time.Second, fmt.Sprintf(`new Promise((resolve, reject) => {
+  bw.pending = (m) => { const res = JSON.parse(m.json); if (res.error || !res.chart) reject(new Error("no chart: " + JSON.stringify(res.error))); else resolve(m.ms); };
+  bw.w.postMessage({ type: "run", id: 1, script: %q, seed: "1", keep: true });
+})`, script))
+			}
+			drag(src(0)) // warm up the tiers
+			var ms float64
+			for i := 0; b.Loop(); i++ {
+				ms += drag(src(i + 1))
+			}
+			b.ReportMetric(ms/float64(b.N), "worker-ms/run")
+		})
+	}
+}
+
 // BenchmarkBrowserMemory runs 10 x `race read 1000` (10,000 races) per op
 // in one fresh browser and reports the tab's renderer process (the one
 // that holds the page and its worker, the renderer with the largest peak):

@@ -103,15 +103,15 @@ export class Predict {
     const step = s.max - s.min > 1000 ? String(Math.ceil((s.max - s.min) / 1000)) : "1";
     const range = (this.range = /** @type {HTMLInputElement} */ (h("input", { type: "range", class: "predict-range", min: String(s.min), max: String(s.max), step, value: start, "aria-labelledby": "predict-q" })));
     const number = (this.number = /** @type {HTMLInputElement} */ (
-      h("input", { type: "number", class: "predict-input", min: String(s.min), max: String(s.max), step: "1", inputmode: "numeric", autocomplete: "off", value: value, "aria-label": "Your guess" })
+      h("input", { type: "number", class: "predict-input", min: String(s.min), max: String(s.max), step: "1", inputmode: "numeric", autocomplete: "off", value: start, "aria-label": "Your guess" })
     ));
     range.addEventListener("input", () => (number.value = range.value));
     number.addEventListener("input", () => number.value !== "" && (range.value = number.value));
     this.fields.replaceChildren(h("span", { class: "predict-end", "aria-hidden": "true", text: groupDigits(String(s.min)) }), range, h("span", { class: "predict-end", "aria-hidden": "true", text: groupDigits(String(s.max)) }), number);
   }
 
-  // value is the reader's guess, "" for none: the number field, or the
-  // slider once it was moved, or the checked choice.
+  // value is the reader's guess, "" for none: the number field (which
+  // follows the slider), or the checked choice.
   value() {
     if (this.radios.length) {
       const c = this.radios.find((r) => r.checked);
