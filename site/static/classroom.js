@@ -205,12 +205,18 @@ function setPresenting(on) {
     sizes = null;
     return;
   }
-  // Slide i holds the prose before block i and the block; what follows the
-  // last block belongs to it as well. The switches stay on every slide.
+  // Slide i holds the prose before block i, the block and its answer in
+  // words; what follows the last block belongs to it as well. The
+  // switches stay on every slide.
   slides = [];
   let slide = [];
   for (const el of main.children) {
     if (el.classList.contains("teacher")) continue;
+    // A block's answer in words (predict.js) is on the block's slide.
+    if (el.classList.contains("twice-reveal") && !slide.length && slides.length) {
+      slides[slides.length - 1].push(el);
+      continue;
+    }
     slide.push(el);
     if (el.tagName === "TWICE-PLAYGROUND") {
       slides.push(slide);
