@@ -660,6 +660,9 @@ func (r *siteRenderer) renderLessonPages(s *Site, p *plan, i int, deadline time.
 		var buf bytes.Buffer
 		q := *b
 		q.Embed = ""
+		// A block shown alone, in a frame on another page, has no
+		// lesson's prose around it to hold back: it does not ask first.
+		q.Options.Predict = false
 		markdown.WritePlayground(&buf, &q)
 		n += len(add(fmt.Sprintf("embed/%s/%d/index.html", l.Slug, b.Index), r.page(pageData{
 			Kind: "embed", Title: fmt.Sprintf("%s, script %d", l.Title, b.Index), Root: "../../../",

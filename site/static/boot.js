@@ -147,7 +147,7 @@ function firstStage(el) {
 // first run (classroom.js): that asking is the rest's.
 function predicting(el) {
   try {
-    const m = window.localStorage.getItem("twice:predict-all");
+    const m = new URLSearchParams(location.search).get("predict") || window.localStorage.getItem("twice:predict-all");
     return m === "on" || (m !== "off" && el.hasAttribute("predict"));
   } catch {
     return el.hasAttribute("predict");
@@ -161,7 +161,7 @@ function firstRun(el) {
   const first = el.first;
   if (first.pending || predicting(el)) {
     first.status.textContent = "Loading…";
-    loadFull().then(() => !first.pending && el.run && el.run());
+    loadFull().then(() => !first.pending && el.press && el.press());
     return;
   }
   const rt = getRuntime();

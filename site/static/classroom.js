@@ -43,8 +43,11 @@ function store() {
 }
 
 // predictMode is the reader's switch: "on" (every block asks), "off"
-// (none does), or "" (the lesson's blocks marked predict ask).
+// (none does), or "" (the lesson's blocks marked predict ask). A page's
+// URL with ?predict=on or ?predict=off sets it for that visit.
 export function predictMode() {
+  const asked = new URLSearchParams(location.search).get("predict");
+  if (asked === "on" || asked === "off") return asked; // ?predict=off in a link wins
   const s = store();
   const v = s && s.getItem(ALL);
   return v === "on" || v === "off" ? v : "";

@@ -341,13 +341,13 @@ class TwicePlayground extends HTMLElement {
   // Reset and the prediction.
   wireControls() {
     const ui = this.ui;
-    ui.run.addEventListener("click", () => this.run());
+    ui.run.addEventListener("click", () => this.press());
     ui.stop.addEventListener("click", () => this.stop());
     ui.reset.addEventListener("click", () => this.reset());
     ui.script.addEventListener("keydown", (e) => {
       if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
         e.preventDefault();
-        this.run();
+        this.press();
       }
     });
     ui.script.addEventListener("input", () => {
@@ -368,7 +368,7 @@ class TwicePlayground extends HTMLElement {
     ui.seed.addEventListener("keydown", (e) => {
       if (e.key === "Enter") {
         e.preventDefault();
-        this.run();
+        this.press();
       }
     });
     for (const r of ui.claims || []) {
@@ -622,7 +622,7 @@ class TwicePlayground extends HTMLElement {
     const shown = this.shownClaims(script);
     if (shown) {
       this.putScript(withClaim(shown, claim));
-      this.run();
+      this.press();
       return;
     }
     const state = this.getAttribute("state");
@@ -631,7 +631,7 @@ class TwicePlayground extends HTMLElement {
     this.claimsOf(script, "toggle").then((claims) => {
       if (seq !== this.claimSeq) return; // a later pick runs instead
       if (ui.script.value === script) this.putScript(withClaim(claims, claim));
-      this.run();
+      this.press();
       if (!this.busy && this.getAttribute("state") === "running") this.setState(state); // it asked for a prediction first
     });
   }
@@ -869,6 +869,20 @@ class TwicePlayground extends HTMLElement {
 
   // ---- the main run ----
 
+  // press is Run pressed by the reader (the button, Ctrl+Enter, Enter in
+  // the seed, a claim picked): a block that asks first asks, once, and a
+  // second press runs without a guess. Every other run (a view that needs
+  // one, a link, a slider) goes ahead, and shows the answer.
+  press() {
+    if (this.predicting && !this.revealed && this.predicted === undefined) {
+      this.predicted = "";
+      this.predict.focus();
+      this.ui.status.textContent = "Predict first: pick your answer and press Predict and run. Run again runs without one.";
+      return;
+    }
+    this.run();
+  }
+
   // run runs the script in the box at the seed in the field; or, given
   // sent ({script, seed, sent, reply}: a run the first stage's Run sent,
   // see boot.js), follows that one.
@@ -878,13 +892,6 @@ class TwicePlayground extends HTMLElement {
     const script = sent ? sent.script : ui.script.value;
     const seed = sent ? sent.seed : ui.seed.value.trim();
     if (!sent && !this.seedOK(seed)) return;
-    if (!sent && this.predicting && !this.revealed && this.predicted === undefined && !this.auto) {
-      // Ask first; a second Run goes ahead without a prediction.
-      this.predicted = "";
-      this.predict.focus();
-      ui.status.textContent = "Predict first: pick your answer and press Predict and run. Run again runs without one.";
-      return;
-    }
     const rt = getRuntime();
     this.attach(rt);
     this.busy = true;
