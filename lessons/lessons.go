@@ -41,9 +41,17 @@
 //	controls=LIST   the controls beside Run: claim, seed, both as claim,seed
 //	                (the default), or none
 //	fails           the script is meant to stop with an error, to show one
-//	predict         ask for a prediction before showing the output
 //	view=NAME       open on that view (output, timeline, compare, interleavings, scheduler)
 //	compare=A,B     the pair of claims Compare opens on
+//	predict[=SCALE] ask for a guess before showing the output: on a slider
+//	                from 0 to the count asked about, from A to B (A-B), or
+//	                a choice among whole numbers (A,B,C)
+//	sliders=LIST    a slider for each of lease, processing, p95,
+//	                heartbeat, stall, workers the script has
+//
+// The prose after a predict block, down to a line <!-- /answer -->, is
+// its answer in words: the page hides it with the output until the
+// reader runs the block (server/markdown's Reveal).
 //
 // For example ```twice controls=seed hides the claim toggle, which is right
 // for a block that compares both claims on purpose: the toggle rewrites the

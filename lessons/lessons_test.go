@@ -400,6 +400,8 @@ func TestParseBlockOptions(t *testing.T) {
 		predict  bool
 		view     string
 		play     bool
+		scale    string
+		sliders  string
 		err      string
 	}{
 		{info: "twice", seed: interp.DefaultSeed, controls: "claim,seed"},
@@ -414,7 +416,6 @@ func TestParseBlockOptions(t *testing.T) {
 		{info: "twice fails=yes", err: "takes no value"},
 		{info: "twice what", err: "unknown block option"},
 		{info: "twice predict seed=3", seed: 3, controls: "claim,seed", predict: true},
-		{info: "twice predict=yes", err: "takes no value"},
 		{info: "twice view=scheduler play controls=none", seed: interp.DefaultSeed, view: "scheduler", play: true},
 		{info: "twice view=scheduler", seed: interp.DefaultSeed, controls: "claim,seed", view: "scheduler"},
 		{info: "twice play", err: "needs view=scheduler"},
@@ -424,6 +425,15 @@ func TestParseBlockOptions(t *testing.T) {
 		{info: "twice view=nowhere", err: "view=nowhere"},
 		{info: "twice compare=read,read", err: "compare=read,read"},
 		{info: "twice compare=read,foo", err: "compare=read,foo"},
+		{info: "twice predict=yes", err: "predict=yes"},
+		{info: "twice predict=0-20", seed: interp.DefaultSeed, controls: "claim,seed", predict: true, scale: "0-20"},
+		{info: "twice predict=1,2", seed: interp.DefaultSeed, controls: "claim,seed", predict: true, scale: "1,2"},
+		{info: "twice predict=5-5", err: "A < B"},
+		{info: "twice predict=1", err: "two values"},
+		{info: "twice predict=1,1", err: "different"},
+		{info: "twice sliders=lease,p95", seed: interp.DefaultSeed, controls: "claim,seed", sliders: "lease,p95"},
+		{info: "twice sliders=lease,lease", err: "sliders="},
+		{info: "twice sliders=speed", err: "sliders=speed"},
 	} {
 		o, err := ParseBlockOptions(tc.info)
 		if tc.err != "" {
@@ -436,7 +446,8 @@ func TestParseBlockOptions(t *testing.T) {
 			t.Errorf("ParseBlockOptions(%q): %v", tc.info, err)
 			continue
 		}
-		if o.Seed != tc.seed || strings.Join(o.Controls, ",") != tc.controls || o.Fails != tc.fails || o.Predict != tc.predict || o.View != tc.view || o.Play != tc.play {
+		if o.Seed != tc.seed || strings.Join(o.Controls, ",") != tc.controls || o.Fails != tc.fails || o.Predict != tc.predict || o.View != tc.view || o.Play != tc.play ||
+			o.Scale != tc.scale || strings.Join(o.Sliders, ",") != tc.sliders {
 			t.Errorf("ParseBlockOptions(%q) = %+v", tc.info, o)
 		}
 	}

@@ -29,8 +29,17 @@ import (
 //
 // predict asks the reader for a prediction before showing the output: the
 // page hides the pre-rendered output until Run (for a reader without
-// JavaScript it is folded, one click away) and shows the prediction beside
-// the result.
+// JavaScript it is folded, one click away), and with it the prose after
+// the block up to a reveal marker (see server/markdown), and shows the
+// prediction beside the result on one scale. Bare, the reader answers
+// with a slider from 0 to the count the question is about (the races,
+// the jobs, the orderings); predict=A-B is a slider from A to B, and
+// predict=A,B,C a choice among those whole numbers.
+//
+// sliders=LIST shows a slider for each named number of the script:
+// lease (seconds), processing (ms, a fixed time), p95 (ms, of a
+// processing distribution), heartbeat (ms), stall (ms) and workers.
+// Dragging one rewrites that flag everywhere in the script and runs it.
 //
 // view=NAME opens the block on another of its views than Output: one of
 // Views (compare opens it on the two claims side by side, scheduler on its
@@ -51,6 +60,44 @@ type BlockOptions struct {
 	View     string
 	Play     bool
 	Compare  []string
+	// Scale is predict's value: "" for the count's own scale, "A-B" or
+	// "A,B,...".
+	Scale   string
+	Sliders []string
+}
+
+// SliderNames are the numbers a block's sliders= may name, in the order
+// the page shows them.
+var SliderNames = []string{"lease", "processing", "p95", "heartbeat", "stall", "workers"}
+
+// parseScale checks predict's value: A-B with A < B, or a list of at
+// least two different whole numbers, each at most maxScale.
+func parseScale(v string) error {
+	const maxScale = 1_000_000
+	num := func(s string) (int, bool) {
+		n, err := strconv.Atoi(s)
+		return n, err == nil && n >= 0 && n <= maxScale
+	}
+	if a, b, ok := strings.Cut(v, "-"); ok {
+		x, ok1 := num(a)
+		y, ok2 := num(b)
+		if ok1 && ok2 && x < y {
+			return nil
+		}
+		return fmt.Errorf("block option predict=%s: want A-B, two whole numbers with A < B", lang.Short(v))
+	}
+	seen := map[int]bool{}
+	for c := range strings.SplitSeq(v, ",") {
+		n, ok := num(c)
+		if !ok || seen[n] {
+			return fmt.Errorf("block option predict=%s: want a range A-B or a comma-separated list of different whole numbers", lang.Short(v))
+		}
+		seen[n] = true
+	}
+	if len(seen) < 2 {
+		return fmt.Errorf("block option predict=%s: a choice needs two values or more", lang.Short(v))
+	}
+	return nil
 }
 
 // Views are the views a block may open on (view=NAME), as the page names
@@ -115,16 +162,26 @@ func ParseBlockOptions(info string) (BlockOptions, error) {
 			o.Compare = pair
 		case "predict":
 			if hasVal {
-				return o, fmt.Errorf("block option predict takes no value")
+				if err := parseScale(val); err != nil {
+					return o, err
+				}
+				o.Scale = val
 			}
 			o.Predict = true
+		case "sliders":
+			for c := range strings.SplitSeq(val, ",") {
+				if !slices.Contains(SliderNames, c) || slices.Contains(o.Sliders, c) {
+					return o, fmt.Errorf("block option sliders=%s: want a comma-separated list of %s", lang.Short(val), strings.Join(SliderNames, ", "))
+				}
+				o.Sliders = append(o.Sliders, c)
+			}
 		case "play":
 			if hasVal {
 				return o, fmt.Errorf("block option play takes no value")
 			}
 			o.Play = true
 		default:
-			return o, fmt.Errorf("unknown block option %q (known: seed=N, controls=LIST, fails, predict, view=NAME, play, compare=A,B)", lang.Short(f))
+			return o, fmt.Errorf("unknown block option %q (known: seed=N, controls=LIST, fails, predict[=SCALE], sliders=LIST, view=NAME, play, compare=A,B)", lang.Short(f))
 		}
 	}
 	if o.Play && o.View != "scheduler" {

@@ -117,6 +117,8 @@ window.tp = {
     const before = tp.q(n, ".out-heading").textContent + "|" + (el.runs || 0);
     const start = performance.now();
     el.runs = (el.runs || 0) + 1;
+    // A block that asks for a prediction first runs without one.
+    if (el.predicting && !el.revealed && el.predicted === undefined) el.predicted = "";
     (act || (() => tp.q(n, "button.run").click()))();
     const check = () => {
       const s = el.getAttribute("state");

@@ -65,8 +65,9 @@ func TestBrowserReset(t *testing.T) {
 	js[bool](t, ctx, `tp.q(0, "button.reset").click(), true`)
 	check("after Reset")
 
-	// Reset in the middle of a long run stops it.
-	js[bool](t, ctx, `tp.set(0, "race read 10000 --workers 8\n"); tp.q(0, "button.run").click(); true`)
+	// Reset in the middle of a long run stops it. (The block asks for a
+	// guess before its first run after a Reset: this one goes without.)
+	js[bool](t, ctx, `tp.set(0, "race read 10000 --workers 8\n"); tp.el(0).predicted = ""; tp.q(0, "button.run").click(); true`)
 	run(t, ctx, 30*time.Second, chromedp.Poll[bool](`tp.state(0) === "running"`))
 	js[bool](t, ctx, `tp.q(0, "button.reset").click(), true`)
 	time.Sleep(300 * time.Millisecond)
@@ -86,8 +87,9 @@ func TestBrowserReset(t *testing.T) {
 // block marked predict hides its output and asks; a number typed and Enter
 // run it and show the prediction beside the result; the prediction is kept
 // across a reload, which hides the output again. A first Run without a
-// prediction asks for one instead of running. The teacher's page-wide
-// switch does the same for a block not marked, and is kept too.
+// prediction asks for one instead of running, on the slider. The page-wide
+// switch, checked on a page whose blocks ask, turns asking off for every
+// block, and on for every block, a block not marked too, and is kept.
 func TestBrowserPredict(t *testing.T) {
 	ctx, consoleErrors := browser(t, 1280, 900)
 	dir := t.TempDir()
@@ -123,10 +125,13 @@ func TestBrowserPredict(t *testing.T) {
 	if n := js[float64](t, ctx, `tpRuns`); n != 0 {
 		t.Errorf("Run without a prediction sent %v run(s)", n)
 	}
-	if f := js[string](t, ctx, `tp.el(0).shadowRoot.activeElement ? tp.el(0).shadowRoot.activeElement.className : ""`); f != "predict-input" {
-		t.Errorf("Run without a prediction leaves the focus on %q, want the prediction field", f)
+	if f := js[string](t, ctx, `tp.el(0).shadowRoot.activeElement ? tp.el(0).shadowRoot.activeElement.className : ""`); f != "predict-range" {
+		t.Errorf("Run without a prediction leaves the focus on %q, want the prediction's slider", f)
 	}
-	// Type 7 and press Enter: it runs, and the prediction shows beside the result.
+	// Tab to the number beside the slider, type 7 and press Enter: it
+	// runs, and the prediction shows beside the result.
+	run(t, ctx, 5*time.Second, chromedp.KeyEvent(kb.Tab))
+	js[bool](t, ctx, `tp.q(0, ".predict-input").select(), true`)
 	run(t, ctx, 5*time.Second, chromedp.KeyEvent("7"))
 	run(t, ctx, 5*time.Second, chromedp.KeyEvent(kb.Enter))
 	run(t, ctx, 120*time.Second, chromedp.Poll[bool](`tp.state(0) === "done"`))
@@ -147,8 +152,16 @@ func TestBrowserPredict(t *testing.T) {
 		t.Errorf("after a reload the prediction field holds %q, want the kept 7", v)
 	}
 
-	// The teacher's switch: every block asks first, kept across a reload.
+	// The switch: checked, as block 1 asks; off, no block asks; on, every
+	// block asks first, kept across a reload.
+	if !js[bool](t, ctx, `document.querySelector("#twice-predict-all").checked`) {
+		t.Errorf("the switch is unchecked on a page with a block that asks")
+	}
 	js[bool](t, ctx, `document.querySelector("#twice-predict-all").focus(), true`)
+	run(t, ctx, 5*time.Second, chromedp.KeyEvent(" "))
+	if hidden(0) || hidden(1) {
+		t.Errorf("with the switch off, a block hides its output")
+	}
 	run(t, ctx, 5*time.Second, chromedp.KeyEvent(" "))
 	if !hidden(1) {
 		t.Errorf("with the page-wide switch on, block 2 shows its output")

@@ -28,6 +28,8 @@
 //	assets/links.HASH.js          links to a run, commands, the claim toggle's pick (module)
 //	assets/render.HASH.js         a run's Result drawn into the DOM (module)
 //	assets/classroom.HASH.js      predict-then-run, the presenter view (module)
+//	assets/predict.HASH.js        a block's ask-then-show form and guess figure (module)
+//	assets/sliders.HASH.js        a block's sliders for its script's numbers (module)
 //	assets/scheduler.HASH.js      Be the scheduler (module)
 //	assets/config.HASH.js         the config the loader hands the modules
 //	assets/case.HASH.js           a case page's verdicts, hints, progress and replay link, and the check lines the runtime judges (module)

@@ -639,7 +639,7 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 	})
 
 	t.Run("keyboard only", func(t *testing.T) {
-		nav(site.URL + "/lessons/claim-race/")
+		nav(site.URL + "/lessons/claim-race/?predict=off") // a Run that runs, not a question first
 		tabTo := func(what, pred string, back ...bool) {
 			t.Helper()
 			for range 120 {

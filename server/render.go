@@ -102,7 +102,7 @@ type assetNames struct {
 // (see linkImports), so a change in a module changes the name of every
 // module that imports it, directly or not. twice.js is not among them: it
 // is the classic script that loads the entry module (see newRenderer).
-var modules = []string{"config.js", "links.js", "render.js", "runtime-client.js", "boot.js", "classroom.js", "player.js", "stepaxis.js", "scheduler.js", "output.js", "timeline.js", "compare.js", "explore.js", "embed.js", "controls.js", "playground.js"}
+var modules = []string{"config.js", "links.js", "render.js", "runtime-client.js", "boot.js", "classroom.js", "predict.js", "sliders.js", "player.js", "stepaxis.js", "scheduler.js", "output.js", "timeline.js", "compare.js", "explore.js", "embed.js", "controls.js", "playground.js"}
 
 // siteRenderer renders sites: the assets once, the pages on each render.
 type siteRenderer struct {
@@ -684,6 +684,9 @@ func (r *siteRenderer) renderLessonPages(s *Site, p *plan, i int, deadline time.
 		var buf bytes.Buffer
 		q := *b
 		q.Embed = ""
+		// A block shown alone, in a frame on another page, has no
+		// lesson's prose around it to hold back: it does not ask first.
+		q.Options.Predict = false
 		markdown.WritePlayground(&buf, &q)
 		n += len(add(fmt.Sprintf("embed/%s/%d/index.html", l.Slug, b.Index), r.page(pageData{
 			Kind: "embed", Title: fmt.Sprintf("%s, script %d", l.Title, b.Index), Root: "../../../",

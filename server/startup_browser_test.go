@@ -119,7 +119,9 @@ func TestBrowserEarlyStart(t *testing.T) {
 		hs := httptest.NewServer(count)
 		defer hs.Close()
 		watchStart(t, ctx)
-		run(t, ctx, 30*time.Second, chromedp.Navigate(hs.URL+"/lessons/"+race.Slug+"/"))
+		// The first block asks for a guess before it runs: this visit
+		// turns that off, to press a Run that runs.
+		run(t, ctx, 30*time.Second, chromedp.Navigate(hs.URL+"/lessons/"+race.Slug+"/?predict=off"))
 		press := js[float64](t, ctx, pressAtOnce)
 		js[bool](t, ctx, helpers)
 		if s := js[string](t, ctx, `tp.state(0)`); s != "done" {

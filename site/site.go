@@ -20,11 +20,13 @@
 //	static/compare.js        the Compare view: the script with two claims, side by side
 //	static/explore.js        the Every ordering view: the races with --all
 //	static/embed.js          the "Embed this block" snippets, and a pasted block's page
-//	static/controls.js       the block's bar, script box and predict-then-run form, built
+//	static/controls.js       the block's bar and script box
 //	static/runtime-client.js the Web Worker client: loads the runtime, queues runs
 //	static/links.js          the claim toggle's pick of a script, links, commands
 //	static/render.js         a run's Result drawn into the DOM, and its wording
-//	static/classroom.js      predict-then-run and the presenter view
+//	static/classroom.js      predict-then-run's logic and the presenter view
+//	static/predict.js        a block's ask-then-show: the form, the guess figure, the answer prose
+//	static/sliders.js        a block's sliders: drag a number of the script, rewrite it, run
 //	static/scheduler.js      the Be the scheduler view: the reader picks each worker's next step
 //	static/player.js         a play control: Play / Pause, speed and a slider over n steps
 //	static/stepaxis.js       a run drawn on its step axis (inline SVG), for Timeline and Compare

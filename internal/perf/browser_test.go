@@ -225,6 +225,11 @@ func reportStartup(b *testing.B, runs []startup, prefix string) {
 	}
 }
 
+// racePage is the race lesson, with asking for a guess first turned off
+// for the visit: its first block asks before it runs, and the start-up
+// figures are of a press of Run that runs.
+const racePage = "/lessons/claim-race/?predict=off"
+
 // BenchmarkBrowserColdStart: per op, a new Chromium with a fresh profile
 // navigates to the race lesson and presses Run on its first block; the
 // figures are ms from navigation start to the first live result, from the
@@ -234,7 +239,7 @@ func BenchmarkBrowserColdStart(b *testing.B) {
 	var runs []startup
 	for b.Loop() {
 		ctx, _ := launch(b, b.TempDir())
-		navigate(b, ctx, base+"/lessons/claim-race/")
+		navigate(b, ctx, base+racePage)
 		r := eval[startup](b, ctx, 150*time.Second, firstResult)
 		b.Logf("press %.0f, result %.0f ms after navigation; phases %v", r.Click, r.Result, r.Phases)
 		runs = append(runs, r)
@@ -251,7 +256,7 @@ func BenchmarkBrowserReadThenRun(b *testing.B) {
 	var runs []startup
 	for b.Loop() {
 		ctx, _ := launch(b, b.TempDir())
-		navigate(b, ctx, base+"/lessons/claim-race/")
+		navigate(b, ctx, base+racePage)
 		eval[bool](b, ctx, 30*time.Second, `new Promise((resolve) => setTimeout(() => resolve(true), 3000))`)
 		r := eval[startup](b, ctx, 150*time.Second, firstResult)
 		if w, ok := r.Phases["warm2"]; ok {
@@ -277,7 +282,7 @@ func BenchmarkBrowserReadThenRun(b *testing.B) {
 func BenchmarkBrowserWarmStart(b *testing.B) {
 	const reading = 5 * time.Second
 	base, _ := site(b)
-	url := base + "/lessons/claim-race/"
+	url := base + racePage
 	var cold, again, restart []startup
 	for b.Loop() {
 		profile := b.TempDir()
@@ -421,6 +426,38 @@ func BenchmarkBrowserExplore(b *testing.B) {
 				runInWorker(b, ctx, src, i+1)
 			}
 			b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms/check")
+		})
+	}
+}
+
+// BenchmarkBrowserLoadDrag is a drag of lesson 8's p95 slider in the
+// playground's Web Worker: per op, the sweep's script (200 jobs under each
+// of five leases) or a load of 200 jobs under one lease, at the next p95,
+// run and its chart drawn as the page asks (twiceRun). It reports the
+// worker's own ms per run, the time a drag waits for the redrawn chart
+// less the page's drawing of it.
+func BenchmarkBrowserLoadDrag(b *testing.B) {
+	base, dir := site(b)
+	ctx, _ := launch(b, b.TempDir())
+	startWorker(b, ctx, base, dir)
+	for _, c := range []struct{ name, leases string }{{"sweep", "1,2,3,5,10"}, {"one-lease", "2"}} {
+		b.Run(c.name, func(b *testing.B) {
+			src := func(i int) string {
+				return fmt.Sprintf("load 200 --processing lognormal:p50=800,p95=%d --lease %s --workers 2", 1000+100*(i%80), c.leases)
+			}
+			// As the page sends it: kept, so that the chart is drawn.
+			drag := func(script string) float64 {
+				return eval[float64](b, ctx, 120*time.Second, fmt.Sprintf(`new Promise((resolve, reject) => {
+  bw.pending = (m) => { const res = JSON.parse(m.json); if (res.error || !res.chart) reject(new Error("no chart: " + JSON.stringify(res.error))); else resolve(m.ms); };
+  bw.w.postMessage({ type: "run", id: 1, script: %q, seed: "1", keep: true });
+})`, script))
+			}
+			drag(src(0)) // warm up the tiers
+			var ms float64
+			for i := 0; b.Loop(); i++ {
+				ms += drag(src(i + 1))
+			}
+			b.ReportMetric(ms/float64(b.N), "worker-ms/run")
 		})
 	}
 }

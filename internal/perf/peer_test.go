@@ -110,7 +110,7 @@ func visitPage(b *testing.B, srv *server, who string, wait time.Duration, slow f
 	srv.requests()
 	var v visit
 	if who == "twice" || who == "before" {
-		page := "/lessons/claim-race/"
+		page := racePage
 		if who == "before" {
 			page = "/before" + page
 		}

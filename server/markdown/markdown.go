@@ -35,6 +35,33 @@ import (
 	"github.com/twice-lab/twice/runtime/script/result"
 )
 
+// RevealMarker is the line that ends a predict block's answer: the prose
+// from the block down to it is the answer, hidden with the block's output
+// until the reader runs it (see [Reveal]). It is an HTML comment, so that
+// the lesson file reads cleanly anywhere markdown is shown.
+const RevealMarker = "<!-- /answer -->"
+
+// KindReveal is the node kind of a predict block's answer prose.
+var KindReveal = ast.NewNodeKind("TwiceReveal")
+
+// Reveal holds the prose after a block marked predict, down to the next
+// RevealMarker: the answer in words. It renders as a div naming the
+// block; the page hides it until the block's first run while the block
+// asks for a prediction, and shows it at once when predicting is off.
+// Without JavaScript it is shown, as prose: the output stays folded.
+type Reveal struct {
+	ast.BaseBlock
+	For int // the Index of the block it answers
+}
+
+// Kind implements ast.Node.
+func (n *Reveal) Kind() ast.NodeKind { return KindReveal }
+
+// Dump implements ast.Node.
+func (n *Reveal) Dump(source []byte, level int) {
+	ast.DumpHelper(n, source, level, map[string]string{"For": strconv.Itoa(n.For)}, nil)
+}
+
 // KindPlayground is the node kind of a twice block.
 var KindPlayground = ast.NewNodeKind("TwicePlayground")
 
@@ -189,6 +216,66 @@ func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Co
 		st.Blocks = append(st.Blocks, p)
 		f.Parent().ReplaceChild(f.Parent(), f, p)
 	}
+	reveals(doc, src, st)
+}
+
+// isMarker reports whether n is a RevealMarker on a line of its own.
+func isMarker(n ast.Node, src []byte) bool {
+	hb, ok := n.(*ast.HTMLBlock)
+	if !ok {
+		return false
+	}
+	var b bytes.Buffer
+	for i := 0; i < hb.Lines().Len(); i++ {
+		seg := hb.Lines().At(i)
+		b.Write(seg.Value(src))
+	}
+	return strings.TrimSpace(b.String()) == RevealMarker
+}
+
+// reveals moves the prose between each predict block and the
+// RevealMarker after it into a Reveal node, and drops the marker. A
+// marker with no predict block before it (another block, or the top of
+// the lesson, in between), or not at the top level of the lesson, is an
+// error naming its line.
+func reveals(doc *ast.Document, src []byte, st *Doc) {
+	var open *Playground // the predict block whose answer may follow
+	used := map[ast.Node]bool{}
+	for n := doc.FirstChild(); n != nil; {
+		next := n.NextSibling()
+		switch {
+		case n.Kind() == KindPlayground:
+			open = nil
+			if p := n.(*Playground); p.Options.Predict {
+				open = p
+			}
+		case isMarker(n, src) && open != nil:
+			r := &Reveal{For: open.Index}
+			for c := open.NextSibling(); c != n; {
+				after := c.NextSibling()
+				doc.RemoveChild(doc, c)
+				r.AppendChild(r, c)
+				c = after
+			}
+			doc.InsertAfter(doc, open, r)
+			doc.RemoveChild(doc, n)
+			used[n] = true
+			open = nil
+		}
+		n = next
+	}
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering && !used[n] && isMarker(n, src) {
+			line := 0
+			if hb := n.(*ast.HTMLBlock); hb.Lines().Len() > 0 {
+				line = lineOf(src, hb.Lines().At(0).Start)
+			}
+			st.Errs = append(st.Errs, &BlockError{File: st.file, Line: line, Msg: RevealMarker + " ends the answer of a block marked predict, but no such block comes before it in the same section of text"})
+			n.Parent().RemoveChild(n.Parent(), n)
+			return ast.WalkStop, nil
+		}
+		return ast.WalkContinue, nil
+	})
 }
 
 // MaxRenderTime bounds the time a render spends running a lesson
@@ -238,6 +325,14 @@ func lineOf(src []byte, off int) int {
 type playgroundRenderer struct{}
 
 func (playgroundRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(KindReveal, func(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering {
+			fmt.Fprintf(w, "<div class=\"twice-reveal\" data-for=\"block-%d\">\n", n.(*Reveal).For)
+		} else {
+			w.WriteString("</div>\n")
+		}
+		return ast.WalkContinue, nil
+	})
 	reg.Register(KindPlayground, func(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if entering {
 			WritePlayground(w, n.(*Playground))
@@ -283,7 +378,10 @@ func WritePlayground(w TextWriter, p *Playground) {
 		attr("cost", "light")
 	}
 	if p.Options.Predict {
-		attr("predict", "")
+		attr("predict", p.Options.Scale)
+	}
+	if len(p.Options.Sliders) > 0 {
+		attr("sliders", strings.Join(p.Options.Sliders, " "))
 	}
 	if p.Options.View != "" && p.Options.View != "output" {
 		attr("view", p.Options.View)

@@ -127,6 +127,9 @@ function firstStage(el) {
   root.append(link, box);
   el.first = { n, link, box, run, status, heading, out, pending: null };
   el.setAttribute("state", el.querySelector("script.twice-result") ? "prerendered" : "idle");
+  // The lesson's answer in words stays hidden only while the block asks
+  // (predict.js shows it after the run).
+  if (!predicting(el)) for (const r of document.querySelectorAll(".twice-reveal")) if (/** @type {HTMLElement} */ (r).dataset.for === el.id) r.classList.add("shown");
   run.addEventListener("click", () => firstRun(el));
   // The pointer or the focus on Run starts the runtime; reaching anywhere
   // else in the block, or a key, brings the rest.
@@ -144,7 +147,8 @@ function firstStage(el) {
 // first run (classroom.js): that asking is the rest's.
 function predicting(el) {
   try {
-    return el.hasAttribute("predict") || window.localStorage.getItem("twice:predict-all") === "on";
+    const m = new URLSearchParams(location.search).get("predict") || window.localStorage.getItem("twice:predict-all");
+    return m === "on" || (m !== "off" && el.hasAttribute("predict"));
   } catch {
     return el.hasAttribute("predict");
   }
@@ -157,7 +161,7 @@ function firstRun(el) {
   const first = el.first;
   if (first.pending || predicting(el)) {
     first.status.textContent = "Loading…";
-    loadFull().then(() => !first.pending && el.run && el.run());
+    loadFull().then(() => !first.pending && el.press && el.press());
     return;
   }
   const rt = getRuntime();

@@ -4,12 +4,16 @@
 // ask and where things are kept; the page-wide switches (on a lesson page
 // only) live here too.
 //
-// Predict, then run. A block marked predict (the fence's info string), or
-// every block once a teacher turns on "Predict before running", hides its
-// output until Run and asks for a prediction first: a number, worded from
-// the block's own result (races with a duplicate, jobs run twice, or
-// effects recorded). The prediction is shown beside the result and kept in
-// the browser's local storage, per page and block, as is the switch.
+// Predict, then run. A block marked predict (the fence's info string)
+// hides its output, and the lesson's prose that gives its answer, until
+// Run, and asks for a prediction first: a number, worded from the block's
+// own result (races with a duplicate, jobs run twice, orderings that
+// duplicate, or effects recorded), on a slider or a few choices
+// (predict.js). The "Predict before running" switch overrides the lesson
+// for the whole site: on, every block asks; off, none does and everything
+// shows at once. The prediction is shown beside the result, on one scale,
+// and kept in the browser's local storage, per page and block, as is the
+// switch.
 //
 // Presenter view. The switch, or ?present in the page's URL, sets large
 // type for the prose and the blocks (every text at least 16 px, the
@@ -38,15 +42,26 @@ function store() {
   }
 }
 
-// predictAll reports whether the teacher's page-wide switch is on.
-export function predictAll() {
+// predictMode is the reader's switch: "on" (every block asks), "off"
+// (none does), or "" (the lesson's blocks marked predict ask). A page's
+// URL with ?predict=on or ?predict=off sets it for that visit.
+export function predictMode() {
+  const asked = new URLSearchParams(location.search).get("predict");
+  if (asked === "on" || asked === "off") return asked; // ?predict=off in a link wins
   const s = store();
-  return !!s && s.getItem(ALL) === "on";
+  const v = s && s.getItem(ALL);
+  return v === "on" || v === "off" ? v : "";
 }
 
-function setPredictAll(on) {
+// predicts reports whether block el asks before its first run.
+export function predicts(el) {
+  const m = predictMode();
+  return m === "on" || (m === "" && el.hasAttribute("predict"));
+}
+
+function setPredictMode(on) {
   const s = store();
-  if (s) on ? s.setItem(ALL, "on") : s.removeItem(ALL);
+  if (s) s.setItem(ALL, on ? "on" : "off");
 }
 
 // predictionKey names a block's prediction in storage: the page and the
@@ -84,6 +99,11 @@ export function question(res) {
     const text = of === 1 ? "Will the one race end with an effect twice? Enter 1 for yes, 0 for no." : "In how many of the " + groupDigits(String(of)) + " races will an effect happen twice?";
     return { kind: "races", of, text };
   }
+  const explored = (res && res.explorations) || [];
+  if (explored.length) {
+    const of = sum(explored, (x) => Number(x.orderings));
+    return { kind: "orderings", of, text: "In how many of the " + groupDigits(String(of)) + " orderings will an effect happen twice?" };
+  }
   if (loads.length) {
     const of = sum(loads, (l) => l.jobs);
     const text = of === 1 ? "Will the one job have its effect twice? Enter 1 for yes, 0 for no." : "How many of the " + groupDigits(String(of)) + " jobs will have their effect twice?";
@@ -96,6 +116,7 @@ export function answer(kind, res) {
   if (!res) return null;
   if (kind === "races") return (res.races || []).length ? sum(res.races, (r) => r.duplicates) : null;
   if (kind === "loads") return (res.loads || []).length ? sum(res.loads, (l) => l.duplicates) : null;
+  if (kind === "orderings") return (res.explorations || []).length ? sum(res.explorations, (x) => Number(x.duplicating)) : null;
   return (res.effects || []).filter((e) => !e.refused && !e.replayed).length;
 }
 
@@ -103,7 +124,8 @@ export function answer(kind, res) {
 export function verdict(q, value, res) {
   const got = answer(q.kind, res);
   if (got === null) return "You predicted " + value + "; this run has no count to compare it with.";
-  const of = q.kind === "effects" ? "" : " of " + groupDigits(String(q.kind === "races" ? sum(res.races, (r) => r.races) : sum(res.loads, (l) => l.jobs)));
+  const total = { races: () => sum(res.races, (r) => r.races), loads: () => sum(res.loads, (l) => l.jobs), orderings: () => sum(res.explorations, (x) => Number(x.orderings)) }[q.kind];
+  const of = total ? " of " + groupDigits(String(total())) : "";
   const said = value === "" ? "You made no prediction" : "You predicted " + value;
   return said + "; the run gave " + got + of + (value !== "" && Number(value) === got ? ": right." : ".");
 }
@@ -133,18 +155,20 @@ export function installSwitches() {
   const main = document.getElementById("main");
   if (html.dataset.twicePage !== "lesson" || !main || document.querySelector(".teacher")) return;
   const predict = h("input", { type: "checkbox", id: "twice-predict-all" });
-  predict.checked = predictAll();
+  // Checked when a block of this page asks: the lesson's choice until the
+  // reader sets the switch.
+  predict.checked = predictMode() === "on" || (predictMode() === "" && !!document.querySelector("twice-playground[predict]"));
   const present = h("input", { type: "checkbox", id: "twice-present" });
   const box = h(
     "div",
     { class: "teacher", role: "group", "aria-label": "For teachers" },
-    h("label", { for: "twice-predict-all" }, predict, document.createTextNode(" Predict before running: every block hides its output until Run")),
+    h("label", { for: "twice-predict-all" }, predict, document.createTextNode(" Predict before running: blocks hide their output and answer until Run")),
     h("label", { for: "twice-present" }, present, document.createTextNode(" Presenter view (one block at a time, large type)"))
   );
   main.prepend(box);
   predict.addEventListener("change", () => {
-    setPredictAll(predict.checked);
-    for (const el of /** @type {NodeListOf<any>} */ (document.querySelectorAll("twice-playground"))) if (el.setPredicting) el.setPredicting(predict.checked || el.hasAttribute("predict"));
+    setPredictMode(predict.checked);
+    for (const el of /** @type {NodeListOf<any>} */ (document.querySelectorAll("twice-playground"))) if (el.setPredicting) el.setPredicting(predict.checked);
   });
   present.addEventListener("change", () => setPresenting(present.checked));
   if (new URLSearchParams(location.search).has("present")) {
@@ -184,12 +208,18 @@ function setPresenting(on) {
     sizes = null;
     return;
   }
-  // Slide i holds the prose before block i and the block; what follows the
-  // last block belongs to it as well. The switches stay on every slide.
+  // Slide i holds the prose before block i, the block and its answer in
+  // words; what follows the last block belongs to it as well. The
+  // switches stay on every slide.
   slides = [];
   let slide = [];
   for (const el of main.children) {
     if (el.classList.contains("teacher")) continue;
+    // A block's answer in words (predict.js) is on the block's slide.
+    if (el.classList.contains("twice-reveal") && !slide.length && slides.length) {
+      slides[slides.length - 1].push(el);
+      continue;
+    }
     slide.push(el);
     if (el.tagName === "TWICE-PLAYGROUND") {
       slides.push(slide);

@@ -2,8 +2,8 @@
 // controls.js builds a block's own controls, above and beside its views:
 // the bar (Run, Stop, Reset, the claim control with a radio per claim of
 // the runtime's list, the seed, "Check every interleaving" and the status
-// region), the script box with the runtime's loading bar below it, and
-// predict-then-run's form. playground.js wires them; nothing here runs
+// region), the script box with the runtime's loading bar below it (predict-then-run's
+// form is predict.js's). playground.js wires them; nothing here runs
 // but building them.
 
 import { claimWords, toggleClaims } from "./links.js";
@@ -76,25 +76,9 @@ export function editor(ui, block) {
   ui.loading = h("div", { class: "loading", hidden: true }, ui.progress, h("span", { class: "loading-text" }));
 }
 
-// predictForm builds predict-then-run (see classroom.js): a question, a
-// field and a button, shown while the output is hidden, and the line
-// that shows the prediction beside the result.
-export function predictForm(ui) {
-  ui.predictQ = h("span", { class: "predict-q" });
-  ui.predictInput = h("input", { type: "number", min: "0", step: "1", inputmode: "numeric", class: "predict-input", autocomplete: "off" });
-  ui.predictForm = h(
-    "form",
-    { class: "predict", hidden: true },
-    h("label", { class: "predict-label" }, ui.predictQ, document.createTextNode(" "), ui.predictInput),
-    h("button", { type: "submit", class: "predict-run", text: "Predict and run" }),
-    h("p", { class: "predict-note", text: "The output stays hidden until you run the script: predict first." })
-  );
-  ui.yours = h("p", { class: "prediction", hidden: true });
-}
-
 /**
  * BarUI holds the element's own controls: the bar, the script box, the
- * runtime's loading bar, predict-then-run's form, and the tabs.
+ * runtime's loading bar, and the tabs.
  *
  * @typedef {object} BarUI
  * @property {HTMLButtonElement} run
@@ -111,10 +95,6 @@ export function predictForm(ui) {
  * @property {HTMLTextAreaElement} script
  * @property {HTMLProgressElement} progress
  * @property {HTMLElement} loading
- * @property {HTMLElement} predictQ
- * @property {HTMLInputElement} predictInput
- * @property {HTMLFormElement} predictForm
- * @property {HTMLElement} yours the line that shows the reader's prediction
  * @property {HTMLElement} tablist
  * @property {Record<string, HTMLButtonElement>} tabs
  * @property {import("./scheduler.js").Seat} seat

@@ -107,13 +107,15 @@ import {
 import { currentRuntime, getRuntime, timings } from "./runtime-client.js";
 import { inViewport, nextBlock, observer, scriptOf } from "./boot.js";
 import { mountSeat } from "./scheduler.js";
-import { installSwitches, loadPrediction, predictAll, question, savePrediction, verdict } from "./classroom.js";
+import { installSwitches, loadPrediction, predicts, question, savePrediction } from "./classroom.js";
+import { Predict } from "./predict.js";
+import { Sliders } from "./sliders.js";
 import { Output } from "./output.js";
 import { Timeline } from "./timeline.js";
 import { Compare } from "./compare.js";
 import { Explore } from "./explore.js";
 import { embedData, embedSnippets } from "./embed.js";
-import { controlsBar, editor, predictForm } from "./controls.js";
+import { controlsBar, editor } from "./controls.js";
 
 /** @typedef {import("./controls.js").BarUI} BarUI */
 
@@ -229,7 +231,9 @@ class TwicePlayground extends HTMLElement {
   /** @type {boolean} */ predicting;
   /** @type {boolean} */ revealed;
   /** @type {string | undefined} the reader's prediction; "" for none */ predicted;
-  /** @type {{text: string, of?: number}} */ question;
+  /** @type {{kind: string, text: string, of?: number}} */ question;
+  /** @type {Predict} the form that asks, and the guess beside the result */ predict;
+  /** @type {Sliders | null} the sliders of the script's numbers, if any */ sliders;
   /** @type {string[] | null} a schedule a link names, for Be the scheduler */ pendingSchedule;
 
   /** @type {any} the first stage's parts (boot.js), until setup */ first;
@@ -249,8 +253,10 @@ class TwicePlayground extends HTMLElement {
     const ui = (this.ui = /** @type {BarUI} */ ({}));
     controlsBar(ui, block);
     editor(ui, block);
-    predictForm(ui);
-    this.box = h("div", { class: "box" }, ui.bar, ui.script, ui.loading, ui.predictForm);
+    this.predict = new Predict(this);
+    this.sliders = this.hasAttribute("sliders") ? new Sliders(this) : null;
+    this.box = h("div", { class: "box" }, ui.bar, ui.script, ui.loading, this.predict.form);
+    if (this.sliders) this.box.insertBefore(this.sliders.box, ui.script);
     this.mountViews();
     const embed = this.getAttribute("embed");
     const o = { seed: block.defaultSeed, controls: this.getAttribute("controls"), label: this.getAttribute("label"), id: this.id };
@@ -286,7 +292,7 @@ class TwicePlayground extends HTMLElement {
     ui.tabs = {};
     this.views = [];
     this.box.append(ui.tablist);
-    this.output = new Output(this, of, ui.yours);
+    this.output = new Output(this, of, this.predict.yours);
     this.timeline = new Timeline(this, of, this.output);
     this.compare = new Compare(this);
     this.explore = new Explore(this);
@@ -336,13 +342,13 @@ class TwicePlayground extends HTMLElement {
   // Reset and the prediction.
   wireControls() {
     const ui = this.ui;
-    ui.run.addEventListener("click", () => this.run());
+    ui.run.addEventListener("click", () => this.press());
     ui.stop.addEventListener("click", () => this.stop());
     ui.reset.addEventListener("click", () => this.reset());
     ui.script.addEventListener("keydown", (e) => {
       if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
         e.preventDefault();
-        this.run();
+        this.press();
       }
     });
     ui.script.addEventListener("input", () => {
@@ -363,7 +369,7 @@ class TwicePlayground extends HTMLElement {
     ui.seed.addEventListener("keydown", (e) => {
       if (e.key === "Enter") {
         e.preventDefault();
-        this.run();
+        this.press();
       }
     });
     for (const r of ui.claims || []) {
@@ -375,9 +381,9 @@ class TwicePlayground extends HTMLElement {
       this.select("interleavings", true);
       this.explore.explore(true, true);
     });
-    ui.predictForm.addEventListener("submit", (e) => {
+    this.predict.form.addEventListener("submit", (e) => {
       e.preventDefault();
-      this.predicted = ui.predictInput.value.trim();
+      this.predicted = this.predict.value();
       savePrediction(this.id, this.predicted, ui.script.value);
       this.run();
     });
@@ -407,7 +413,6 @@ class TwicePlayground extends HTMLElement {
   // embed page holds), the claim and workers of the script, the
   // prediction asked for, and the matrix cell the history entry had open.
   showFirst(block) {
-    const ui = this.ui;
     const pre = block.prerendered;
     // Until a Result says the script's claim (none came with the page,
     // or the script did not parse), the default claim is checked.
@@ -421,8 +426,8 @@ class TwicePlayground extends HTMLElement {
     if (first && first !== "output" && this.viewOf(first)) this.select(first);
     this.question = question(pre);
     const kept = loadPrediction(this.id);
-    if (kept) ui.predictInput.value = kept.value;
-    this.setPredicting(this.hasAttribute("predict") || predictAll());
+    this.predict.ask(this.question, kept ? kept.value : "");
+    this.setPredicting(predicts(this));
     if (block.n === 1) installSwitches();
     // A block pasted into a page elsewhere with the script tag names the
     // embed page it came from: its pre-rendered output is read from there.
@@ -519,15 +524,11 @@ class TwicePlayground extends HTMLElement {
   // until a run of the reader's shows a result, the output and the other
   // views are hidden and the block asks for a prediction.
   setPredicting(on) {
-    const ui = this.ui;
     this.predicting = on;
     const ask = on && !this.revealed;
     this.box.classList.toggle("predicting", ask);
-    ui.predictForm.hidden = !ask;
-    ui.predictQ.textContent = this.question.text;
-    if (this.question.of) ui.predictInput.max = String(this.question.of);
-    else ui.predictInput.removeAttribute("max");
-    if (!on) ui.yours.hidden = true;
+    this.predict.showAsking(ask);
+    if (!on) this.predict.hideResult();
   }
 
   // showOwn shows what the server rendered for the lesson's own script, or,
@@ -569,7 +570,8 @@ class TwicePlayground extends HTMLElement {
     this.selectTab("output");
     this.revealed = false;
     this.predicted = undefined; // asks again
-    ui.yours.hidden = true;
+    this.predict.hideResult();
+    if (this.sliders) this.sliders.read();
     this.setPredicting(this.predicting);
     ui.status.textContent = "Reset to the lesson's script" + (this.defaultSeed ? " and seed " + this.defaultSeed : "") + ".";
   }
@@ -625,7 +627,7 @@ class TwicePlayground extends HTMLElement {
     const shown = this.shownClaims(script);
     if (shown) {
       this.putScript(withClaim(shown, claim));
-      this.run();
+      this.press();
       return;
     }
     const state = this.getAttribute("state");
@@ -634,7 +636,7 @@ class TwicePlayground extends HTMLElement {
     this.claimsOf(script, "toggle").then((claims) => {
       if (seq !== this.claimSeq) return; // a later pick runs instead
       if (ui.script.value === script) this.putScript(withClaim(claims, claim));
-      this.run();
+      this.press();
       if (!this.busy && this.getAttribute("state") === "running") this.setState(state); // it asked for a prediction first
     });
   }
@@ -872,6 +874,20 @@ class TwicePlayground extends HTMLElement {
 
   // ---- the main run ----
 
+  // press is Run pressed by the reader (the button, Ctrl+Enter, Enter in
+  // the seed, a claim picked): a block that asks first asks, once, and a
+  // second press runs without a guess. Every other run (a view that needs
+  // one, a link, a slider) goes ahead, and shows the answer.
+  press() {
+    if (this.predicting && !this.revealed && this.predicted === undefined) {
+      this.predicted = "";
+      this.predict.focus();
+      this.ui.status.textContent = "Predict first: pick your answer and press Predict and run. Run again runs without one.";
+      return;
+    }
+    this.run();
+  }
+
   // run runs the script in the box at the seed in the field; or, given
   // sent ({script, seed, sent, reply}: a run the first stage's Run sent,
   // see boot.js), follows that one.
@@ -881,13 +897,6 @@ class TwicePlayground extends HTMLElement {
     const script = sent ? sent.script : ui.script.value;
     const seed = sent ? sent.seed : ui.seed.value.trim();
     if (!sent && !this.seedOK(seed)) return;
-    if (!sent && this.predicting && !this.revealed && this.predicted === undefined && !this.auto) {
-      // Ask first; a second Run goes ahead without a prediction.
-      this.predicted = "";
-      ui.predictInput.focus();
-      ui.status.textContent = "Predict first: type your answer and press Enter. Run again runs without one.";
-      return;
-    }
     const rt = getRuntime();
     this.attach(rt);
     this.busy = true;
@@ -919,8 +928,7 @@ class TwicePlayground extends HTMLElement {
       if (this.predicting && !this.revealed) {
         this.revealed = true;
         this.setPredicting(true);
-        ui.yours.textContent = verdict(this.question, this.predicted || "", res);
-        ui.yours.hidden = false;
+        this.predict.showResult(this.question, this.predicted || "", res);
       }
       this.timeline.step = this.timeline.pendingStep > 0 ? this.timeline.pendingStep : 0;
       this.timeline.pendingStep = 0;
@@ -944,6 +952,7 @@ class TwicePlayground extends HTMLElement {
         ui.run.removeAttribute("aria-busy");
         ui.ran.hidden = true;
         this.busy = false;
+        if (this.sliders) this.sliders.ran();
       }
     }
   }

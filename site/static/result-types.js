@@ -311,6 +311,27 @@
  * @property {TimelineView} timeline Timeline
  * @property {SchedulerView} scheduler Be the scheduler
  * @property {string[] | null} columns the effects table's telling columns, after the order
+ * @property {NumberView[]} numbers the numbers a slider moves, and where the script writes them
+ */
+
+/**
+ * NumberView is one number of the script (result.NumberView): its name, value
+ * (ms, or a count of workers), floor (0: none of its own), and the spans
+ * [start, end) in UTF-16 code units where the script writes it.
+ *
+ * @typedef {object} NumberView
+ * @property {string} name
+ * @property {number} value
+ * @property {number} min
+ * @property {TextSpan[]} spans
+ */
+
+/**
+ * TextSpan is a part of the script's text, [start, end) in UTF-16 code units.
+ *
+ * @typedef {object} TextSpan
+ * @property {number} start
+ * @property {number} end
  */
 
 /**

@@ -1,8 +1,9 @@
 // Package draw draws a run as SVG: [Timeline] lays the trace out with one
 // lane per worker and one for the receipts service, and [LoadChart] the
-// load runs as bars. It reads a finished result.Result and nothing else,
-// lays everything out with integer arithmetic (the same bytes natively,
-// under wazero and in the browser), and escapes every text it draws.
+// load runs as bars on a lease axis, the p95 of processing on it. It
+// reads a finished result.Result and nothing else, lays everything out
+// with integer arithmetic (the same bytes natively, under wazero and in
+// the browser), and escapes every text it draws.
 //
 // # Adding what the timeline draws
 //

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/twice-lab/twice/runtime/queue"
+	"github.com/twice-lab/twice/runtime/script/draw"
 )
 
 // The pair of benchmarks below reads in one run as the cost of a simulated
@@ -101,4 +102,29 @@ func bareRaces(claim string, n int) error {
 		}
 	}
 	return nil
+}
+
+// BenchmarkLoadDrag is what a drag of lesson 8's p95 slider costs natively:
+// per op, the sweep's script run at the next p95 (each op another value,
+// as a drag sends) and its chart drawn. "sweep" is the lesson's block, 200
+// jobs under each of five leases; "one-lease" is a load of 200 jobs under
+// one lease. Beside the wall time it reports the process's CPU time per
+// op (cpu-ms/op), which a machine busy with other work does not inflate.
+//
+//	go test ./runtime/script/interp -run '^$' -bench 'LoadDrag' -count 6
+func BenchmarkLoadDrag(b *testing.B) {
+	for _, c := range []struct{ name, leases string }{{"sweep", "1,2,3,5,10"}, {"one-lease", "2"}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			cpu := cpuTime()
+			for i := 0; b.Loop(); i++ {
+				src := fmt.Sprintf("load 200 --processing lognormal:p50=800,p95=%d --lease %s --workers 2", 1000+100*(i%80), c.leases)
+				res := Run(src, Options{Seed: DefaultSeed})
+				if res.Error != nil || draw.LoadChart(res) == nil {
+					b.Fatal(res.Error)
+				}
+			}
+			b.ReportMetric((cpuTime()-cpu)*1000/float64(b.N), "cpu-ms/op")
+		})
+	}
 }

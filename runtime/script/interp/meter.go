@@ -181,5 +181,8 @@ func viewsBytes(v result.Views) int {
 	for _, c := range v.Columns {
 		n += len(c) + 2
 	}
+	for _, x := range v.Numbers {
+		n += len(x.Name) + 3*field + 12*len(x.Spans)
+	}
 	return n
 }

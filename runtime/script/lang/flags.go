@@ -116,6 +116,9 @@ func (s commandSpec) parse(c *Command, name token, args []token) *Error {
 		if err == nil {
 			err = spec.set(c, v)
 		}
+		if err == nil && spec.arg != "" {
+			c.values = append(c.values, flagValue{f.name, v.off, v.text})
+		}
 		if err != nil {
 			return f.named(v, err)
 		}

@@ -89,10 +89,12 @@ func sameCommands(a, b *Script) bool {
 }
 
 // stripPos clears the positions of c (its line and column, and the byte
-// offsets Script.WithClaim edits at) and of the commands of its body.
+// offsets Script.WithClaim edits at, and the values as written, which
+// Script.Numbers reads) and of the commands of its body.
 func stripPos(c Command) Command {
 	c.Pos = Pos{}
 	c.claimAt, c.claimEnd, c.nameEnd, c.argsEnd = 0, 0, 0, 0
+	c.values = nil
 	if c.Body != nil {
 		body := make([]Command, len(c.Body))
 		for i, sub := range c.Body {

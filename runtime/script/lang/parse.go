@@ -151,6 +151,17 @@ type Command struct {
 	// writes none; nameEnd ends its command word and argsEnd its last
 	// word.
 	claimAt, claimEnd, nameEnd, argsEnd int
+	// values are the flags with a value the command writes, in order,
+	// for Script.Numbers.
+	values []flagValue
+}
+
+// flagValue is a flag's value as written: its name, and the byte offset
+// and text of the value.
+type flagValue struct {
+	name string
+	off  int
+	text string
 }
 
 // DeployArgs are the flags of deploy: every background worker gets

@@ -436,6 +436,23 @@ func (e *jsonEnc) views(v *Views) {
 	e.byte('}')
 	e.key("columns")
 	jsonList(e, v.Columns, (*jsonEnc).str)
+	e.key("numbers")
+	jsonList(e, v.Numbers, func(e *jsonEnc, n NumberView) {
+		e.byte('{')
+		e.strField("name", n.Name)
+		e.key("value")
+		e.num64(n.Value)
+		e.key("min")
+		e.num64(n.Min)
+		e.key("spans")
+		jsonList(e, n.Spans, func(e *jsonEnc, sp TextSpan) {
+			e.byte('{')
+			e.intField("start", sp.Start)
+			e.intField("end", sp.End)
+			e.byte('}')
+		})
+		e.byte('}')
+	})
 	e.byte('}')
 }
 
@@ -599,6 +616,7 @@ func ClaimsJSON(c CompareView, err *lang.Error) string {
 // has [] (a table with no rows) and never null.
 func (r *Result) EmptyNotNull() {
 	empty(&r.Transcript, &r.Log, &r.Views.Columns)
+	empty(&r.Views.Numbers)
 	empty(&r.Effects)
 	empty(&r.Summary)
 	empty(&r.Jobs)

@@ -16,6 +16,28 @@ type Views struct {
 	// and job for a double publish; none for any other block, whose first
 	// columns (order, job, event, run) are the telling ones.
 	Columns []string `json:"columns"`
+	// Numbers are the numbers of the script a slider can move (lang's
+	// Script.Numbers), each with every place the script writes it, in
+	// UTF-16 code units as the page's string counts them; the page puts a
+	// new value there, so that it never reads the language.
+	Numbers []NumberView `json:"numbers"`
+}
+
+// NumberView is one number of the script: its name (lease, processing, p95,
+// heartbeat, stall, workers), its value (ms, or a count for workers),
+// the least value the script allows there (0: none of its own), and the
+// spans [start, end) where it is written.
+type NumberView struct {
+	Name  string `json:"name"`
+	Value int64  `json:"value"`
+	Min   int64  `json:"min"`
+	Spans []TextSpan `json:"spans"`
+}
+
+// TextSpan is a part of a script's text, [Start, End).
+type TextSpan struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
 }
 
 // ExploreView is what Every ordering checks: the block's own races made

@@ -60,7 +60,20 @@ type raceKey struct {
 // output budget (meter.go), so a script of many distinct commands costs
 // what it prints.
 func Of(s *lang.Script) result.Views {
-	return result.Views{Explore: exploreView(s), Compare: compareView(s), Timeline: timelineView(s), Scheduler: schedulerView(s), Columns: columnsOf(s)}
+	return result.Views{Explore: exploreView(s), Compare: compareView(s), Timeline: timelineView(s), Scheduler: schedulerView(s), Columns: columnsOf(s), Numbers: numbersOf(s)}
+}
+
+// numbersOf lists the script's numbers a slider moves (Views.Numbers).
+func numbersOf(s *lang.Script) []result.NumberView {
+	var out []result.NumberView
+	for _, n := range s.Numbers() {
+		x := result.NumberView{Name: n.Name, Value: n.Value, Min: n.Min}
+		for _, sp := range n.Spans {
+			x.Spans = append(x.Spans, result.TextSpan{Start: s.UTF16(sp[0]), End: s.UTF16(sp[1])})
+		}
+		out = append(out, x)
+	}
+	return out
 }
 
 // columnsOf picks the effects table's telling columns (see Views.Columns).
