@@ -663,10 +663,12 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 			t.Errorf("End shows %q", c)
 		}
 		// Copy a link: Shift+Tab back to the tabs, Left to the output, Tab
-		// to Copy link, Enter; whatever the clipboard says, the link of the
-		// run is handed over.
+		// to Share, Enter opens it, Tab to Copy link, Enter; whatever the
+		// clipboard says, the link of the run is handed over.
 		tabTo("the tabs", `a.matches("[role=tab]")`, true)
 		press(kb.ArrowLeft)
+		tabTo("Share", `a.matches("button.share-btn")`)
+		press(kb.Enter)
 		tabTo("Copy link", `a.matches("button.copy-link")`)
 		press(kb.Enter)
 		run(t, ctx, 10*time.Second, chromedp.Poll[bool](`tp.q(0, ".copy-link").dataset.copied !== undefined`))
