@@ -419,8 +419,9 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 			run(t, ctx, 10*time.Second, chromedp.EmulateViewport(w, 900))
 			for _, l := range ls {
 				nav(site.URL + "/lessons/" + l.Slug + "/")
-				// Open the embed snippets too: they are boxes that wrap.
-				js[bool](t, ctx, `document.querySelectorAll("twice-playground").forEach((el) => el.shadowRoot.querySelector("details.embed").open = true); true`)
+				// Open the Share menu and its embed snippets too: they are
+				// boxes that wrap.
+				js[bool](t, ctx, `document.querySelectorAll("twice-playground").forEach((el) => { el.output.openShare(true); el.shadowRoot.querySelector("details.embed").open = true; }); true`)
 				bad := js[[]string](t, ctx, `(async () => {
   // Two frames: what a reader sees once the page has settled.
   await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));

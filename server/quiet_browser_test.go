@@ -260,7 +260,7 @@ func TestBrowserFits(t *testing.T) {
 				for _, p := range []struct {
 					name, path string
 					block      int
-				}{{"lesson1", "/lessons/one-job/", 0}, {"lesson9", "/lessons/heartbeats/", 4}, {"lesson16", "/lessons/which-fix/", 0}} {
+				}{{"lesson1", "/lessons/one-job/", 0}, {"lesson4", "/lessons/claim-race/", 0}, {"lesson9", "/lessons/heartbeats/", 4}, {"lesson16", "/lessons/which-fix/", 0}} {
 					open(p.path)
 					if s := js[string](t, ctx, fmt.Sprintf(`tp.run(%d)`, p.block)); s != "done" {
 						t.Fatalf("%s: run ended in %q", p.path, s)
