@@ -74,8 +74,8 @@
 // menu beside the output. Reset puts back the lesson's script, seed and
 // pre-rendered output. Beside the seed, "New seed" and a strip of seeds
 // 1 to 20, red where the seed gives a duplicate (one run per seed in the
-// worker, after the block's first run in the browser), each one click to
-// run; a rerun says when it gave the same result at the same seed.
+// worker, once the reader reaches for the seeds), each one click to run;
+// a rerun says when it gave the same result at the same seed.
 //
 // The block shows only the views and controls that apply to its script,
 // as the runtime says it in the Result's views (quiet): a block that
