@@ -132,6 +132,36 @@ func TestBrowserQuiet(t *testing.T) {
 		}
 	})
 
+	t.Run("changed", func(t *testing.T) {
+		open("/lessons/claim-race/")
+		js[bool](t, ctx, `tp.q(0, "textarea.script").value = "race read 5\n", true`)
+		prev, changes := "", 0
+		for seed := 1; seed <= 12; seed++ {
+			if s := js[string](t, ctx, fmt.Sprintf(`tp.run(0, () => tp.q(0, ".strip-seed[data-seed='%d']").click())`, seed)); s != "done" {
+				t.Fatalf("seed %d: %s", seed, s)
+			}
+			head := js[string](t, ctx, `tp.el(0).result.outcome.headline`)
+			status := js[string](t, ctx, `tp.q(0, ".status").textContent`)
+			marked := js[bool](t, ctx, `tp.q(0, ".tally").classList.contains("changed")`)
+			switch {
+			case seed == 1:
+			case head != prev:
+				changes++
+				if !strings.Contains(status, "Changed: "+head+" (was "+prev+")") || !marked {
+					t.Errorf("seed %d changed the outcome from %q to %q; the block says %q, tally marked %v", seed, prev, head, status, marked)
+				}
+			default:
+				if !strings.Contains(status, fmt.Sprintf("Same outcome as seed %d", seed-1)) || marked {
+					t.Errorf("seed %d kept the outcome %q; the block says %q, tally marked %v", seed, head, status, marked)
+				}
+			}
+			prev = head
+		}
+		if changes == 0 {
+			t.Errorf("twelve seeds of race read 5 gave one outcome: the test shows nothing")
+		}
+	})
+
 	t.Run("seed strip", func(t *testing.T) {
 		open("/lessons/claim-race/")
 		if n := js[int](t, ctx, `tp.el(0).shadowRoot.querySelectorAll(".seed-group .strip-seed").length`); n != 20 {
