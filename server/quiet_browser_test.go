@@ -22,9 +22,9 @@ const quietHelpers = `
 Object.assign(window.tp, {
   tabs: (n) => tp.q(n, ".tabs").hidden ? [] : Array.from(tp.el(n).shadowRoot.querySelectorAll(".tab")).filter((t) => !t.hidden).map((t) => t.dataset.view),
   shown: (n, sel) => { const e = tp.q(n, sel); return !!e && e.getClientRects().length > 0; },
-  // controls counts what a reader can press or type in the block's bar,
-  // tabs and output, as they show.
-  controls: (n) => Array.from(tp.el(n).shadowRoot.querySelectorAll("button, input, select, a[href], summary, textarea")).filter((e) => e.getClientRects().length > 0).length,
+  // controls counts the stops Tab makes in the block, as it shows: what
+  // a reader can press or type, and the boxes that scroll.
+  controls: (n) => Array.from(tp.el(n).shadowRoot.querySelectorAll("*")).filter((e) => e.tabIndex >= 0 && !e.disabled && e.getClientRects().length > 0 && !e.closest("details:not([open]) > :not(summary)")).length,
 });
 true`
 
@@ -57,9 +57,9 @@ func TestBrowserQuiet(t *testing.T) {
 				t.Errorf("lesson 1's one-worker block shows %s", sel)
 			}
 		}
-		// Run, Reset, the seed, New seed, 20 seeds, Share, the script,
-		// the transcript's and tables' focusable boxes, the two tabs.
-		if n := js[int](t, ctx, `tp.controls(0)`); n > 30 {
+		// Run, Reset, the seed, New seed, the strip, the script, Share,
+		// the tab shown, the transcript's and the tables' boxes.
+		if n := js[int](t, ctx, `tp.controls(0)`); n > 13 {
 			t.Errorf("lesson 1's one-worker block shows %d controls", n)
 		}
 		if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
@@ -67,6 +67,22 @@ func TestBrowserQuiet(t *testing.T) {
 		}
 		if got := js[[]string](t, ctx, `tp.tabs(0)`); !slices.Equal(got, []string{"output", "timeline"}) {
 			t.Errorf("after a run, lesson 1's block shows the tabs %v", got)
+		}
+	})
+
+	t.Run("lesson 9", func(t *testing.T) {
+		open("/lessons/heartbeats/")
+		counts := js[[]int](t, ctx, `Array.from(document.querySelectorAll("twice-playground"), (el, i) => tp.controls(i))`)
+		tabs := js[[][]string](t, ctx, `Array.from(document.querySelectorAll("twice-playground"), (el, i) => tp.tabs(i))`)
+		total := 0
+		for _, n := range counts {
+			total += n
+		}
+		t.Logf("lesson 9: %d controls over %d blocks %v; tabs %v", total, len(counts), counts, tabs)
+		for i, tb := range tabs {
+			if js[bool](t, ctx, fmt.Sprintf(`!tp.el(%d).result.views.explore.own`, i)) && len(tb) > 2 {
+				t.Errorf("lesson 9's block %d runs no race but shows the tabs %v", i+1, tb)
+			}
 		}
 	})
 
@@ -184,6 +200,14 @@ func TestBrowserQuiet(t *testing.T) {
 		if p := js[string](t, ctx, `tp.q(0, ".strip-seed[data-seed='7']").getAttribute("aria-pressed")`); p != "true" {
 			t.Errorf("seed 7 is not marked as the one shown")
 		}
+		// The strip is one stop in the Tab order, at the seed shown; the
+		// arrow keys move along it.
+		if got := js[[]string](t, ctx, `Array.from(tp.el(0).shadowRoot.querySelectorAll(".strip-seed"), (b) => b.tabIndex).map(String).filter((x) => x === "0").concat(tp.q(0, ".strip-seed[tabindex='0']").dataset.seed)`); !slices.Equal(got, []string{"0", "7"}) {
+			t.Errorf("the strip's Tab stops (and the seed of the one): %v, want one, at seed 7", got)
+		}
+		if got := js[string](t, ctx, `(() => { const b = tp.q(0, ".strip-seed[data-seed='7']"); b.focus(); b.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowRight", bubbles: true })); return tp.el(0).shadowRoot.activeElement.dataset.seed; })()`); got != "8" {
+			t.Errorf("ArrowRight from seed 7 moved the focus to seed %q", got)
+		}
 		// The Result of seed 7 agrees with the strip's colour.
 		red := js[bool](t, ctx, `tp.el(0).result.outcome.duplicates > 0`)
 		if (dup[6] == "true") != red {
@@ -272,6 +296,12 @@ func TestBrowserFits(t *testing.T) {
 			if f[4] < 40 || f[0] > f[1] || f[2] > f[3] {
 				t.Errorf("at %d px the box to copy from shows part of the link: %d of %d px wide, %d of %d px tall", w, f[1], f[0], f[3], f[2])
 			}
+			shot := run(t, ctx, 30*time.Second, chromedp.Screenshot(chromedp.CSS("#block-1")))
+			name := filepath.Join(artifactDir(t), fmt.Sprintf("quiet-copy-refused-%d.png", w))
+			if err := os.WriteFile(name, shot, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("screenshot: %s", name)
 		}
 		run(t, ctx, 10*time.Second, chromedp.EmulateViewport(1280, 900))
 	})

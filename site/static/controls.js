@@ -48,15 +48,16 @@ export function controlsBar(ui, block) {
   return ui.bar;
 }
 
-// seedStrip builds the strip of seeds 1 to STRIP: a button per seed,
-// which runs it; each says, once the runtime has run it, whether that
+// seedStrip builds the strip of seeds 1 to STRIP: a toolbar with a
+// button per seed, which runs it; each says, once the runtime has run it, whether that
 // seed duplicates (data-dup "true" or "false").
 function seedStrip(ui) {
   ui.stripSeeds = [];
   for (let n = 1; n <= STRIP; n++) {
-    ui.stripSeeds.push(h("button", { type: "button", class: "strip-seed", "data-seed": String(n), "aria-label": "Seed " + n, text: String(n) }));
+    // One stop in the Tab order: arrow keys move between the seeds.
+    ui.stripSeeds.push(h("button", { type: "button", class: "strip-seed", "data-seed": String(n), "aria-label": "Seed " + n, tabindex: n === 1 ? "0" : "-1", text: String(n) }));
   }
-  return h("div", { class: "seed-strip", role: "group", "aria-label": "Seeds 1 to " + STRIP + ", red where the seed gives a duplicate" }, ...ui.stripSeeds);
+  return h("div", { class: "seed-strip", role: "toolbar", "aria-label": "Seeds 1 to " + STRIP + ", red where the seed gives a duplicate" }, ...ui.stripSeeds);
 }
 
 // claimControl is the claim toggle: one radio button per claim of the

@@ -395,6 +395,19 @@ class TwicePlayground extends HTMLElement {
       this.select("interleavings", true);
       this.explore.explore(true, true);
     });
+    this.wireSeeds();
+    ui.predictForm.addEventListener("submit", (e) => {
+      e.preventDefault();
+      this.predicted = ui.predictInput.value.trim();
+      savePrediction(this.id, this.predicted, ui.script.value);
+      this.run();
+    });
+  }
+
+  // wireSeeds makes New seed and the strip of seeds work: a click runs a
+  // seed, arrow keys move along the strip (one stop in the Tab order).
+  wireSeeds() {
+    const ui = this.ui;
     // The strip is filled once the reader reaches for the seeds (the
     // pointer or the focus in the seed's group), not for every block
     // read: its runs would hold the worker for nobody.
@@ -414,6 +427,19 @@ class TwicePlayground extends HTMLElement {
       this.stripOn = true;
       this.run();
     });
+    ui.strip.addEventListener("keydown", (e) => {
+      const seeds = ui.stripSeeds;
+      let i = seeds.findIndex((b) => b === /** @type {ShadowRoot} */ (ui.strip.getRootNode()).activeElement);
+      if (i < 0) return;
+      if (e.key === "ArrowRight") i = (i + 1) % seeds.length;
+      else if (e.key === "ArrowLeft") i = (i + seeds.length - 1) % seeds.length;
+      else if (e.key === "Home") i = 0;
+      else if (e.key === "End") i = seeds.length - 1;
+      else return;
+      e.preventDefault();
+      for (const b of seeds) b.tabIndex = b === seeds[i] ? 0 : -1;
+      seeds[i].focus();
+    });
     for (const b of ui.stripSeeds) {
       b.addEventListener("click", () => {
         ui.seed.value = b.dataset.seed || "";
@@ -421,12 +447,6 @@ class TwicePlayground extends HTMLElement {
         this.run();
       });
     }
-    ui.predictForm.addEventListener("submit", (e) => {
-      e.preventDefault();
-      this.predicted = ui.predictInput.value.trim();
-      savePrediction(this.id, this.predicted, ui.script.value);
-      this.run();
-    });
   }
 
   // wireTabs makes the tabs work, by pointer, and by arrow keys, Home and
@@ -1068,6 +1088,8 @@ class TwicePlayground extends HTMLElement {
   async fillStrip(script) {
     const ui = this.ui;
     const shown = this.ran ? this.ran.seed : "";
+    const active = ui.strip.contains(/** @type {ShadowRoot} */ (ui.strip.getRootNode()).activeElement);
+    if (ui.stripSeeds.some((b) => b.dataset.seed === shown) && !active) for (const b of ui.stripSeeds) b.tabIndex = b.dataset.seed === shown ? 0 : -1;
     for (const b of ui.stripSeeds) b.setAttribute("aria-pressed", b.dataset.seed === shown ? "true" : "false");
     if (!this.stripOn || ui.seedGroup.hidden || ui.strip.hidden || this.stripScript === script) return;
     this.stripScript = script;
