@@ -91,7 +91,7 @@ func runAxe(t *testing.T, ctx context.Context) []axeViolation {
 // TestBrowserAccessibility is the accessibility gate: axe-core runs on
 // every page of the site (the index, every lesson, every case, every
 // embed page) at 390 and 1280 px, light and dark, as the page loads and
-// after a Run of every block with the embed snippets open; and, on every
+// after a Run of every block with its Share menu and embed snippets open; and, on every
 // page but the embed pages past a lesson's first block (see everyState),
 // with each tab shown (timeline, compare, every ordering, and Be the
 // scheduler two steps into its race) and during step-through. It must find
@@ -219,7 +219,8 @@ func a11yShard(t *testing.T, path, axeJS, base string, pages []string, blog bool
 				t.Fatalf("%s block %d: run ended in %q", page, i, s)
 			}
 		}
-		js[bool](t, ctx, `document.querySelectorAll("twice-playground").forEach((el) => { const d = el.shadowRoot.querySelector("details.embed"); if (d) d.open = true; }); true`)
+		// The Share menu open, and the embed snippets in it.
+		js[bool](t, ctx, `document.querySelectorAll("twice-playground").forEach((el) => { const b = el.shadowRoot.querySelector(".share-btn"); if (b && b.getAttribute("aria-expanded") !== "true") b.click(); const d = el.shadowRoot.querySelector("details.embed"); if (d) d.open = true; }); true`)
 		check(page, "output")
 		if !everyState(page) {
 			continue

@@ -436,8 +436,9 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 			run(t, ctx, 10*time.Second, chromedp.EmulateViewport(w, 900))
 			for _, l := range ls {
 				nav(site.URL + "/lessons/" + l.Slug + "/")
-				// Open the embed snippets too: they are boxes that wrap.
-				js[bool](t, ctx, `document.querySelectorAll("twice-playground").forEach((el) => el.shadowRoot.querySelector("details.embed").open = true); true`)
+				// Open the Share menu and its embed snippets too: they are
+				// boxes that wrap.
+				js[bool](t, ctx, `document.querySelectorAll("twice-playground").forEach((el) => { el.output.openShare(true); el.shadowRoot.querySelector("details.embed").open = true; }); true`)
 				bad := js[[]string](t, ctx, `(async () => {
   // Two frames: what a reader sees once the page has settled.
   await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
@@ -685,10 +686,12 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 			t.Errorf("End shows %q", c)
 		}
 		// Copy a link: Shift+Tab back to the tabs, Left to the output, Tab
-		// to Copy link, Enter; whatever the clipboard says, the link of the
-		// run is handed over.
+		// to Share, Enter opens it, Tab to Copy link, Enter; whatever the
+		// clipboard says, the link of the run is handed over.
 		tabTo("the tabs", `a.matches("[role=tab]")`, true)
 		press(kb.ArrowLeft)
+		tabTo("Share", `a.matches("button.share-btn")`)
+		press(kb.Enter)
 		tabTo("Copy link", `a.matches("button.copy-link")`)
 		press(kb.Enter)
 		run(t, ctx, 10*time.Second, chromedp.Poll[bool](`tp.q(0, ".copy-link").dataset.copied !== undefined`))

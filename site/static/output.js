@@ -1,7 +1,7 @@
 // @ts-check
 // output.js is the Output view of a block, the one shown first: the
-// heading and the share links ("Link to this run", "Copy link", "Copy as
-// command", "Copy as go run"), the transcript, the tally, the load chart,
+// heading and the Share menu ("Link to this run", "Copy link", "Copy as
+// command", "Copy as go run" and "Embed this block"), the transcript, the tally, the load chart,
 // the matrices, the opened matrix cell, the diagnosis and the effects,
 // jobs and ledger tables (render.js draws them from the Result; the
 // runtime's views.columns say which effects columns come first). For a
@@ -76,18 +76,28 @@ export class Output {
     ui.ledger = h("table", { class: "ledger" });
     ui.ledgerWrap = h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": of("Ledger table"), hidden: true }, ui.ledger);
     ui.heading = h("p", { class: "out-heading" });
+    // A race's output offers the exact count of its orderings, quietly,
+    // under its tally (playground.js shows it where the script races).
+    ui.explore = h("button", {
+      type: "button",
+      class: "explore-btn link-btn",
+      hidden: true,
+      text: "Check every interleaving",
+      title: "Count, exactly, the orderings of racing workers' steps that give two effects, with each claim the script uses",
+    });
     ui.tables = h("div", { class: "tables" }, ui.effectsWrap, ui.diagnosis, ui.jobsWrap, ui.ledgerWrap);
     ui.out = h(
       "section",
       { class: "out panel" },
       h("div", { class: "out-top" }, ui.heading, this.shareLinks()),
+      ui.sharePanel,
       yours,
-      ui.copyBox,
       ui.error,
       ui.transcript,
       ui.textCopy,
       ui.tally,
       ui.raceNote,
+      ui.explore,
       ui.chart,
       ui.matrix,
       ui.cellBox,
@@ -97,9 +107,12 @@ export class Output {
   }
 
   /**
-   * shareLinks builds "Link to this run" and the Copy buttons beside the
-   * output, and the field that holds what to copy when the browser
-   * refuses the clipboard.
+   * shareLinks builds the Share menu beside the output heading: a button
+   * that opens a panel below it with "Link to this run", the Copy
+   * buttons and "Embed this block" (which playground.js adds), and the
+   * field that holds what to copy when the browser refuses the
+   * clipboard. It is a disclosure: the button says whether the panel is
+   * open, Escape in the panel closes it and gives the focus back.
    *
    * @returns {HTMLElement}
    */
@@ -109,12 +122,32 @@ export class Output {
     ui.copyLink = h("button", { type: "button", class: "copy-link small", text: "Copy link" });
     ui.copyCmd = h("button", { type: "button", class: "copy-cmd small", text: "Copy as command", title: "twice run --seed N -c '…': the same run in a terminal" });
     ui.copyGo = h("button", { type: "button", class: "copy-go small", text: "Copy as go run", title: "go run ./cmd/twice run --seed N -c '…': the same run from a clone of the repository" });
-    ui.share = h("div", { class: "share", hidden: true }, ui.link, ui.copyLink, ui.copyCmd, ui.copyGo);
+    ui.shareBtn = h("button", { type: "button", class: "share-btn small", "aria-expanded": "false", "aria-controls": "share-panel", text: "Share" });
+    ui.share = h("div", { class: "share", hidden: true }, ui.shareBtn);
     // The fallback when the browser refuses the clipboard is a textarea,
     // not an input: an input drops the newlines of a multi-line command.
+    // It wraps, and is as tall as what it holds: a link is read whole.
     ui.copyField = h("textarea", { class: "copy-field", readonly: true, rows: "1", spellcheck: "false", "aria-label": "Text to copy (press Ctrl+C)" });
     ui.copyBox = h("div", { class: "copy-box", hidden: true }, h("span", { text: "Press Ctrl+C to copy:" }), ui.copyField);
+    ui.sharePanel = h(
+      "div",
+      { class: "share-panel", id: "share-panel", hidden: true },
+      h("div", { class: "share-actions" }, ui.link, ui.copyLink, ui.copyCmd, ui.copyGo),
+      ui.copyBox
+    );
     return ui.share;
+  }
+
+  /**
+   * openShare opens or closes the Share menu's panel.
+   *
+   * @param {boolean} open
+   */
+  openShare(open) {
+    const ui = this.ui;
+    ui.sharePanel.hidden = !open;
+    ui.shareBtn.setAttribute("aria-expanded", open ? "true" : "false");
+    if (!open) ui.copyBox.hidden = true;
   }
 
   // wire makes the copy buttons work, a lease picked in a load's tally
@@ -123,6 +156,13 @@ export class Output {
     const ui = this.ui;
     const block = this.block;
     addEventListener("popstate", (e) => this.fromHistory(e.state));
+    ui.shareBtn.addEventListener("click", () => this.openShare(ui.sharePanel.hidden));
+    ui.sharePanel.addEventListener("keydown", (e) => {
+      if (e.key !== "Escape") return;
+      e.preventDefault();
+      this.openShare(false);
+      ui.shareBtn.focus();
+    });
     ui.copyLink.addEventListener("click", () => this.copy(ui.copyLink, ui.link.href));
     // The copy buttons show once a run is shown (showLink).
     ui.copyCmd.addEventListener("click", () => block.ran && this.copy(ui.copyCmd, commandFor(block.ran.script, block.ran.seed)));
@@ -157,7 +197,8 @@ export class Output {
     const ui = this.ui;
     ui.out.classList.add("empty");
     ui.heading.textContent = heading;
-    for (const el of [ui.error, ui.transcript, ui.tally, ui.raceNote, ui.chart, ui.matrix, ui.tables, ui.share, ui.copyBox]) el.hidden = true;
+    for (const el of [ui.error, ui.transcript, ui.tally, ui.raceNote, ui.explore, ui.chart, ui.matrix, ui.tables, ui.share, ui.sharePanel]) el.hidden = true;
+    this.openShare(false);
     ui.transcript.textContent = "";
   }
 
@@ -205,8 +246,14 @@ export class Output {
       this.block.ui.status.textContent = label === "Copy link" ? "Link copied." : "Command copied.";
     } catch {
       ui.copyField.value = text;
-      ui.copyField.rows = Math.min(text.split("\n").length, 12);
+      this.openShare(true);
       ui.copyBox.hidden = false;
+      // As tall as the text wrapped at the field's width, up to the
+      // stylesheet's max-height: a link shows whole, not one cut line.
+      const f = ui.copyField;
+      f.style.height = "auto";
+      const cs = getComputedStyle(f);
+      f.style.height = Math.ceil(f.scrollHeight + parseFloat(cs.borderTopWidth) + parseFloat(cs.borderBottomWidth)) + "px";
       ui.copyField.focus();
       ui.copyField.select();
       btn.textContent = "Select and copy";

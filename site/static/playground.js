@@ -69,9 +69,18 @@
 // A link to a run (#BLOCK-ID?seed=N&script=TEXT&claim=C[&view=V&step=K
 // &workers=W&pair=A,B&schedule=W1,W2,...])
 // replays it in any browser, with no state on the server; "Copy link",
-// "Copy as command" (twice run --seed N -c '...') and "Copy as go run"
-// (go run ./cmd/twice run ...) sit beside the output. Reset puts back the
-// lesson's script, seed and pre-rendered output.
+// "Copy as command" (twice run --seed N -c '...'), "Copy as go run"
+// (go run ./cmd/twice run ...) and "Embed this block" sit in the Share
+// menu beside the output. Reset puts back the lesson's script, seed and
+// pre-rendered output. Beside the seed, "New seed" and a strip of seeds
+// 1 to 20, red where the seed gives a duplicate (one run per seed in the
+// worker, once the reader reaches for the seeds), each one click to run;
+// a rerun says when it gave the same result at the same seed.
+//
+// The block shows only the views and controls that apply to its script,
+// as the runtime says it in the Result's views (quiet): a block that
+// runs no race of its own has no Compare, Every ordering or Be the
+// scheduler, a script with no claim no claim control.
 //
 // Markup it understands (the server writes all of it; an embedder needs only
 // the element and a <pre> holding the script):
@@ -235,6 +244,10 @@ class TwicePlayground extends HTMLElement {
   /** @type {Predict} the form that asks, and the guess beside the result */ predict;
   /** @type {Sliders | null} the sliders of the script's numbers, if any */ sliders;
   /** @type {string[] | null} a schedule a link names, for Be the scheduler */ pendingSchedule;
+  /** @type {Record<string, boolean> | undefined} the views that apply to the script shown (see quiet) */ applies;
+  /** @type {object} the owner of the strip's runs, apart from the block's own (see fillStrip) */ stripOwner;
+  /** @type {string | null} the script the strip of seeds is of */ stripScript;
+  /** @type {boolean} the reader has reached for the seeds: the strip is filled after each run */ stripOn;
 
   /** @type {any} the first stage's parts (boot.js), until setup */ first;
 
@@ -260,7 +273,7 @@ class TwicePlayground extends HTMLElement {
     this.mountViews();
     const embed = this.getAttribute("embed");
     const o = { seed: block.defaultSeed, controls: this.getAttribute("controls"), label: this.getAttribute("label"), id: this.id };
-    if (embed) this.box.append(embedSnippets(embed, this.getAttribute("plain") || block.script, o));
+    if (embed) this.output.ui.sharePanel.append(embedSnippets(embed, this.getAttribute("plain") || block.script, o));
     root.append(this.box);
     this.seq = 0;
     this.claimSeq = 0;
@@ -300,19 +313,26 @@ class TwicePlayground extends HTMLElement {
     this.mountView("output", "Output", this.output.panel, {});
     this.mountView("timeline", "Timeline", this.timeline.panel, this.timeline);
     this.mountView("compare", "Compare", this.compare.panel, this.compare);
-    this.mountView("interleavings", "Every ordering", this.explore.panel, this.explore);
-    this.mountView("scheduler", "Be the scheduler", ui.seat.panel, {
-      open: () => this.seat(),
-      ran: () => this.seat(),
-    });
+    this.mountView("interleavings", "Every ordering", this.explore.panel, this.explore, "Orderings");
+    this.mountView(
+      "scheduler",
+      "Be the scheduler",
+      ui.seat.panel,
+      {
+        open: () => this.seat(),
+        ran: () => this.seat(),
+      },
+      "Scheduler"
+    );
   }
 
   // mountView adds a view: its tab after the others, its panel after
   // theirs, and what it does when the reader opens it (open, with quiet
   // when the caller fills it itself), whenever its panel is shown (shown)
   // and after each run of the block while it is the view shown (ran).
-  // Its key names it in links to a run (view=KEY).
-  mountView(key, name, panel, hooks) {
+  // Its key names it in links to a run (view=KEY); short, if given, is
+  // its name on a phone, where five tabs' full names do not fit one row.
+  mountView(key, name, panel, hooks, short) {
     const ui = this.ui;
     const tab = h("button", {
       type: "button",
@@ -323,8 +343,9 @@ class TwicePlayground extends HTMLElement {
       "aria-selected": "false",
       tabindex: "-1",
       "data-view": key,
-      text: name,
+      text: short ? null : name,
     });
+    if (short) tab.append(h("span", { class: "tab-long", text: name }), h("span", { class: "tab-short", text: short }));
     ui.tabs[key] = tab;
     ui.tablist.append(tab);
     panel.id = "panel-" + key;
@@ -377,10 +398,11 @@ class TwicePlayground extends HTMLElement {
         if (r.checked) this.toggleClaim(r.value);
       });
     }
-    ui.explore.addEventListener("click", () => {
+    this.output.ui.explore.addEventListener("click", () => {
       this.select("interleavings", true);
       this.explore.explore(true, true);
     });
+    this.wireSeeds();
     this.predict.form.addEventListener("submit", (e) => {
       e.preventDefault();
       this.predicted = this.predict.value();
@@ -389,13 +411,58 @@ class TwicePlayground extends HTMLElement {
     });
   }
 
+  // wireSeeds makes New seed and the strip of seeds work: a click runs a
+  // seed, arrow keys move along the strip (one stop in the Tab order).
+  wireSeeds() {
+    const ui = this.ui;
+    // The strip is filled once the reader reaches for the seeds (the
+    // pointer or the focus in the seed's group), not for every block
+    // read: its runs would hold the worker for nobody.
+    const reach = () => {
+      if (this.stripOn) return;
+      this.stripOn = true;
+      this.fillStrip(this.ran ? this.ran.script : ui.script.value);
+    };
+    ui.seedGroup.addEventListener("pointerenter", reach);
+    ui.seedGroup.addEventListener("focusin", reach);
+    ui.newSeed.addEventListener("click", () => {
+      // Any seed but the one shown; the strip's seeds are one click away.
+      let seed;
+      do seed = String(1 + Math.floor(Math.random() * 999999));
+      while (this.ran && seed === this.ran.seed);
+      ui.seed.value = seed;
+      this.stripOn = true;
+      this.run();
+    });
+    ui.strip.addEventListener("keydown", (e) => {
+      const seeds = ui.stripSeeds;
+      let i = seeds.findIndex((b) => b === /** @type {ShadowRoot} */ (ui.strip.getRootNode()).activeElement);
+      if (i < 0) return;
+      if (e.key === "ArrowRight") i = (i + 1) % seeds.length;
+      else if (e.key === "ArrowLeft") i = (i + seeds.length - 1) % seeds.length;
+      else if (e.key === "Home") i = 0;
+      else if (e.key === "End") i = seeds.length - 1;
+      else return;
+      e.preventDefault();
+      for (const b of seeds) b.tabIndex = b === seeds[i] ? 0 : -1;
+      seeds[i].focus();
+    });
+    for (const b of ui.stripSeeds) {
+      b.addEventListener("click", () => {
+        ui.seed.value = b.dataset.seed || "";
+        this.stripOn = true;
+        this.run();
+      });
+    }
+  }
+
   // wireTabs makes the tabs work, by pointer, and by arrow keys, Home and
   // End; each view wires its own controls.
   wireTabs() {
     const ui = this.ui;
     for (const v of this.views) v.tab.addEventListener("click", () => this.select(v.key));
     ui.tablist.addEventListener("keydown", (e) => {
-      const keys = this.views.map((v) => v.key);
+      const keys = this.views.filter((v) => !v.tab.hidden).map((v) => v.key);
       let i = keys.indexOf(this.view);
       if (e.key === "ArrowRight") i = (i + 1) % keys.length;
       else if (e.key === "ArrowLeft") i = (i + keys.length - 1) % keys.length;
@@ -417,6 +484,7 @@ class TwicePlayground extends HTMLElement {
     // Until a Result says the script's claim (none came with the page,
     // or the script did not parse), the default claim is checked.
     this.setClaim(claimIn(pre) || (toggleClaims()[0] || { name: "" }).name);
+    this.quiet(pre);
     this.explore.own(pre);
     this.selectTab("output");
     this.fit();
@@ -730,8 +798,46 @@ class TwicePlayground extends HTMLElement {
       v.tab.tabIndex = on ? 0 : -1;
       v.panel.hidden = !on;
     }
+    this.showTabs();
     const v = this.viewOf(view);
     if (v && v.shown) v.shown();
+  }
+
+  // quiet keeps to the views and controls that apply to the script of
+  // Result res, as the runtime says it (res.views): Compare, Every
+  // ordering and "Check every interleaving" where the script races
+  // workers of its own (views.explore.own), Be the scheduler where the
+  // runtime can play that race, the Timeline where a worker's steps or a
+  // load are drawn, and the claim control where the script has a claim
+  // to set. Without a Result, only Output and Timeline show.
+  quiet(res) {
+    const v = res && res.views;
+    const race = !!(v && v.explore && v.explore.own);
+    this.applies = {
+      output: true,
+      timeline: !v || !!(v.timeline && (v.timeline.trace || v.timeline.chart)),
+      compare: race,
+      interleavings: race,
+      scheduler: race && !!(v && v.scheduler && v.scheduler.script),
+    };
+    if (this.ui.claim && v) this.ui.claim.hidden = !(v.compare && (v.compare.toggle || []).length);
+    this.output.ui.explore.hidden = !(race && res && (res.races || []).length);
+    // A matrix runs a range of seeds itself: one seed of it says little.
+    this.ui.strip.hidden = !!(res && (res.matrices || []).length);
+    this.showTabs();
+  }
+
+  // showTabs shows the tabs of the views that apply (see quiet), and the
+  // one shown whatever it is (a link may open any); a single tab is no
+  // choice, so the row goes.
+  showTabs() {
+    const applies = this.applies || {};
+    let shown = 0;
+    for (const v of this.views) {
+      v.tab.hidden = !(applies[v.key] || v.key === this.view);
+      if (!v.tab.hidden) shown++;
+    }
+    this.ui.tablist.hidden = shown < 2;
   }
 
   // viewOf is the mounted view with the given key.
@@ -922,6 +1028,7 @@ class TwicePlayground extends HTMLElement {
       }
       this.removeAttribute("heavy");
       const ms = m.ms < 10 ? m.ms.toFixed(1) : Math.round(m.ms);
+      const before = this.result && this.ran ? { ...this.ran, text: (this.result.transcript || []).join("\n"), headline: this.result.outcome ? this.result.outcome.headline : "" } : null;
       this.live = true;
       this.ran = { script, seed: seedOf(m.json, res) };
       this.render(res, "Output at seed " + this.ran.seed + ", run in your browser.");
@@ -940,6 +1047,8 @@ class TwicePlayground extends HTMLElement {
       const said = res.error ? "Failed: " + this.output.ui.error.textContent : announce(res, ms, this.output.ui.lease);
       const shown = res.error ? "Failed." : "Done in " + ms + " ms.";
       ui.status.replaceChildren(shown, h("span", { class: "sr", text: said.slice(shown.length) }));
+      if (!res.error) this.sayAgain(before, res);
+      this.fillStrip(script);
       const open = this.viewOf(this.view);
       if (open && open.ran) open.ran();
     } catch (e) {
@@ -955,6 +1064,74 @@ class TwicePlayground extends HTMLElement {
         if (this.sliders) this.sliders.ran();
       }
     }
+  }
+
+  // sayAgain says, beside the time, how the run shown compares with the
+  // one it replaced (before: its script, seed, transcript and outcome):
+  // a rerun at the same seed gives the same bytes, and the block says so;
+  // another seed or script that changed the outcome says what it was,
+  // and marks the tally that changed.
+  sayAgain(before, res) {
+    const ui = this.ui;
+    const ran = /** @type {{script: string, seed: string}} */ (this.ran);
+    const again = h("span", { class: "again" });
+    const headline = res.outcome ? res.outcome.headline : "";
+    const tally = this.output.ui.tally;
+    tally.classList.remove("changed");
+    if (!before) return;
+    if (before.script === ran.script && before.seed === ran.seed) {
+      const same = before.text === (res.transcript || []).join("\n");
+      again.textContent = same ? " Same seed, same result." : " Same seed, but the output differs.";
+      again.classList.add(same ? "same" : "changed");
+    } else if (before.headline && headline && before.headline !== headline) {
+      again.textContent = " Changed: " + headline + " (was " + before.headline + ").";
+      again.classList.add("changed");
+      tally.classList.add("changed");
+    } else if (before.headline === headline && headline) {
+      again.textContent = " Same outcome as " + (before.script === ran.script ? "seed " + before.seed : "before") + ".";
+    }
+    if (again.textContent) ui.status.insertBefore(again, ui.status.querySelector(".sr"));
+  }
+
+  // fillStrip colours the strip of seeds for script: one run per seed in
+  // the worker, one at a time (a Run the reader presses waits behind one
+  // at most), held to the runtime's small budget; a seed whose run passes
+  // it, or fails, stays uncoloured. It runs once per script, once the
+  // reader has reached for the seeds (stripOn); the seed shown is marked
+  // whatever the script.
+  async fillStrip(script) {
+    const ui = this.ui;
+    const shown = this.ran ? this.ran.seed : "";
+    const active = ui.strip.contains(/** @type {ShadowRoot} */ (ui.strip.getRootNode()).activeElement);
+    if (ui.stripSeeds.some((b) => b.dataset.seed === shown) && !active) for (const b of ui.stripSeeds) b.tabIndex = b.dataset.seed === shown ? 0 : -1;
+    for (const b of ui.stripSeeds) b.setAttribute("aria-pressed", b.dataset.seed === shown ? "true" : "false");
+    if (!this.stripOn || ui.seedGroup.hidden || ui.strip.hidden || this.stripScript === script) return;
+    this.stripScript = script;
+    for (const b of ui.stripSeeds) {
+      delete b.dataset.dup;
+      b.setAttribute("aria-label", "Seed " + b.dataset.seed);
+    }
+    const owner = (this.stripOwner = {});
+    ui.strip.dataset.state = "running";
+    ui.strip.setAttribute("aria-busy", "true");
+    const rt = getRuntime();
+    for (const b of ui.stripSeeds) {
+      let res;
+      try {
+        res = JSON.parse((await rt.run(script, b.dataset.seed, false, owner, "strip", true)).json);
+      } catch {
+        res = null;
+      }
+      if (this.stripOwner !== owner) return; // another script's strip replaced this one
+      if (res && res.heavy) break; // too heavy for runs nobody pressed Run for: left uncoloured
+      if (!res || res.error || !res.outcome) continue;
+      const dup = res.outcome.duplicates > 0;
+      b.dataset.dup = dup ? "true" : "false";
+      b.setAttribute("aria-label", "Seed " + b.dataset.seed + ": " + (dup ? "duplicates" : "no duplicate"));
+      b.title = "Seed " + b.dataset.seed + ": " + res.outcome.headline;
+    }
+    ui.strip.setAttribute("aria-busy", "false");
+    ui.strip.dataset.state = "done";
   }
 
   // showError says msg as the run's error, and that it failed.
@@ -992,6 +1169,7 @@ class TwicePlayground extends HTMLElement {
   // cell's button opens its script in a block of its own under the matrix.
   render(res, heading) {
     this.result = res;
+    this.quiet(res);
     this.setClaim(claimIn(res));
     this.output.render(res, heading);
     this.updateLink();

@@ -310,6 +310,20 @@ export function matrixCellText(c) {
   return (c.verdict === "duplicate" ? "dup" : c.verdict) + " " + c.failed + "/" + c.trials;
 }
 
+// cellWords is a cell's text (matrixCellText) in two lines, the verdict
+// over the count ("dup" over "20/20"), so that seven columns fit a
+// desktop's column of text; its text is the same.
+/**
+ * @param {MatrixCell} c
+ * @returns {Node[]}
+ */
+function cellWords(c) {
+  const text = matrixCellText(c);
+  const i = text.indexOf(" ");
+  if (i < 0) return [h("span", { class: "cell-v", text })];
+  return [h("span", { class: "cell-v", text: text.slice(0, i + 1) }), h("span", { class: "cell-n", text: text.slice(i + 1) })];
+}
+
 // matrixCellLabel says a cell in words, for its accessible name.
 /**
  * @param {MatrixRow} scenario
@@ -410,15 +424,26 @@ export function renderOutput(ui, res, heading, label, openCell) {
   renderTables(ui, res);
 }
 
-// renderTranscript shows the transcript (see transcriptLines); a
-// matrix's, wider than the panel, is folded as its text copy.
+// renderTranscript shows the transcript (see transcriptLines), a span per
+// line; a matrix's, wider than the panel, is folded as its text copy.
 /**
  * @param {any} ui
  * @param {Result} res
  */
 function renderTranscript(ui, res) {
   const lines = transcriptLines(res);
-  ui.transcript.textContent = lines.length ? lines.join("\n") + "\n" : "";
+  // A line each, so that a line longer than the box wraps under its own
+  // start with a hanging indent (the stylesheet's .line); the text, and
+  // what is copied, is the transcript as printed.
+  ui.transcript.replaceChildren(
+    ...lines.map((l) => {
+      const line = h("span", { class: "line", text: l + "\n" });
+      // A line indented under the one before it hangs under its own text.
+      const lead = l.length - l.trimStart().length;
+      if (lead > 0) line.style.setProperty("--lead", String(lead));
+      return line;
+    })
+  );
   ui.transcript.hidden = lines.length === 0;
   // A matrix is drawn as a table below: its text copy, wider than the
   // panel, is folded (and scrolls, not wraps, when opened).
@@ -690,12 +715,15 @@ export function renderMatrices(box, res, label, openCell) {
         ...r.cells.map((c, i) => {
           const what = matrixCellLabel(r, m.fixes[i], c, seeds);
           const td = h("td", { class: "cell " + c.verdict, "data-fix": c.fix, "data-label": c.fix, "data-scenario": r.id, "data-effects": String(c.effects) });
+          // A heatmap: the cell is filled by the share of its trials
+          // that failed (the stylesheet's --heat), its text says it too.
+          td.style.setProperty("--heat", String(c.trials > 0 && c.verdict !== "closed" ? c.failed / c.trials : 0));
           if (c.script) {
-            const btn = h("button", { type: "button", class: "cell-run", title: c.script + "(opens this cell's script below the matrix)", "aria-label": matrixCellText(c) + ": " + what + ". Open this cell", text: matrixCellText(c) });
+            const btn = h("button", { type: "button", class: "cell-run", title: c.script + "(opens this cell's script below the matrix)", "aria-label": matrixCellText(c) + ": " + what + ". Open this cell" }, ...cellWords(c));
             btn.addEventListener("click", () => openCell(c.script, m.seed, r.title + " with " + m.fixes[i].title, btn));
             td.append(btn);
           } else {
-            td.append(h("span", { "aria-label": what, text: matrixCellText(c) }));
+            td.append(h("span", { "aria-label": what }, ...cellWords(c)));
           }
           return td;
         })
