@@ -148,7 +148,7 @@ func TestBrowserPredict(t *testing.T) {
 	}
 
 	// The teacher's switch: every block asks first, kept across a reload.
-	js[bool](t, ctx, `document.querySelector("#twice-predict-all").focus(), true`)
+	js[bool](t, ctx, `document.querySelector("details.teacher-menu").open = true, document.querySelector("#twice-predict-all").focus(), true`)
 	run(t, ctx, 5*time.Second, chromedp.KeyEvent(" "))
 	if !hidden(1) {
 		t.Errorf("with the page-wide switch on, block 2 shows its output")

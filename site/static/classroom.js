@@ -1,8 +1,8 @@
 // @ts-check
 // classroom.js holds what a teacher reaches for in front of a class:
 // predict-then-run and the presenter view. playground.js asks it what to
-// ask and where things are kept; the page-wide switches (on a lesson page
-// only) live here too.
+// ask and where things are kept; the page-wide switches (the "For
+// teachers" menu of a lesson page) are wired here too.
 //
 // Predict, then run. A block marked predict (the fence's info string), or
 // every block once a teacher turns on "Predict before running", hides its
@@ -126,27 +126,39 @@ export function presenting() {
   return document.documentElement.classList.contains("present");
 }
 
-// installSwitches puts the teacher's two switches at the top of a lesson
-// page, and turns the presenter view on when the URL asks for it.
+// installSwitches wires the teacher's two switches, which the server
+// writes into the header of a lesson page as a closed "For teachers" menu
+// (hidden until this runs, for a reader without JavaScript they would do
+// nothing), and turns the presenter view on when the URL asks for it. The
+// menu sits at the end of the header's row and opens over the page, so
+// neither showing it nor opening it moves the lesson.
 export function installSwitches() {
   const html = document.documentElement;
-  const main = document.getElementById("main");
-  if (html.dataset.twicePage !== "lesson" || !main || document.querySelector(".teacher")) return;
-  const predict = h("input", { type: "checkbox", id: "twice-predict-all" });
+  const menu = /** @type {HTMLDetailsElement | null} */ (document.querySelector("details.teacher-menu"));
+  if (html.dataset.twicePage !== "lesson" || !menu || !menu.hidden) return;
+  const predict = /** @type {HTMLInputElement} */ (menu.querySelector("#twice-predict-all"));
+  const present = /** @type {HTMLInputElement} */ (menu.querySelector("#twice-present"));
+  if (!predict || !present) return;
   predict.checked = predictAll();
-  const present = h("input", { type: "checkbox", id: "twice-present" });
-  const box = h(
-    "div",
-    { class: "teacher", role: "group", "aria-label": "For teachers" },
-    h("label", { for: "twice-predict-all" }, predict, document.createTextNode(" Predict before running: every block hides its output until Run")),
-    h("label", { for: "twice-present" }, present, document.createTextNode(" Presenter view (one block at a time, large type)"))
-  );
-  main.prepend(box);
+  menu.hidden = false;
   predict.addEventListener("change", () => {
     setPredictAll(predict.checked);
     for (const el of /** @type {NodeListOf<any>} */ (document.querySelectorAll("twice-playground"))) if (el.setPredicting) el.setPredicting(predict.checked || el.hasAttribute("predict"));
   });
-  present.addEventListener("change", () => setPresenting(present.checked));
+  present.addEventListener("change", () => {
+    menu.open = false;
+    setPresenting(present.checked);
+  });
+  // Escape closes the open menu, and a click outside it.
+  menu.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && menu.open) {
+      menu.open = false;
+      /** @type {HTMLElement} */ (menu.querySelector("summary")).focus();
+    }
+  });
+  document.addEventListener("click", (e) => {
+    if (menu.open && !menu.contains(/** @type {Node} */ (e.target))) menu.open = false;
+  });
   if (new URLSearchParams(location.search).has("present")) {
     present.checked = true;
     setPresenting(true);
@@ -185,11 +197,10 @@ function setPresenting(on) {
     return;
   }
   // Slide i holds the prose before block i and the block; what follows the
-  // last block belongs to it as well. The switches stay on every slide.
+  // last block belongs to it as well.
   slides = [];
   let slide = [];
   for (const el of main.children) {
-    if (el.classList.contains("teacher")) continue;
     slide.push(el);
     if (el.tagName === "TWICE-PLAYGROUND") {
       slides.push(slide);
