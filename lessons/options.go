@@ -29,11 +29,17 @@ import (
 // page hides the pre-rendered output until Run (for a reader without
 // JavaScript it is folded, one click away) and shows the prediction beside
 // the result.
+//
+// picture draws the block's pre-rendered run above it as a short looping
+// picture (each worker's claim, send and ack, and the receipts as they
+// land), which plays before any script loads, and labels its Run button
+// "Make it happen": the first screen of the index and of lesson 1.
 type BlockOptions struct {
 	Seed     uint64
 	Controls []string
 	Fails    bool
 	Predict  bool
+	Picture  bool
 }
 
 // Options parses the block's info string; see [ParseBlockOptions].
@@ -86,8 +92,13 @@ func ParseBlockOptions(info string) (BlockOptions, error) {
 				return o, fmt.Errorf("block option predict takes no value")
 			}
 			o.Predict = true
+		case "picture":
+			if hasVal {
+				return o, fmt.Errorf("block option picture takes no value")
+			}
+			o.Picture = true
 		default:
-			return o, fmt.Errorf("unknown block option %q (known: seed=N, controls=LIST, fails, predict)", lang.Short(f))
+			return o, fmt.Errorf("unknown block option %q (known: seed=N, controls=LIST, fails, predict, picture)", lang.Short(f))
 		}
 	}
 	return o, nil

@@ -117,7 +117,7 @@ function firstStage(el) {
   const n = nextBlock();
   const root = el.attachShadow({ mode: "open" });
   const link = h("link", { rel: "stylesheet", href: assetURL(CONFIG.css) });
-  const run = h("button", { type: "button", class: "run" }, "Run");
+  const run = h("button", { type: "button", class: "run" }, el.getAttribute("run-label") || "Run");
   const status = h("span", { class: "status", role: "status", "aria-live": "polite" });
   const heading = h("p", { class: "first-heading", hidden: "" });
   const out = h("pre", { class: "first-output", hidden: "" });
