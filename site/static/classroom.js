@@ -13,8 +13,11 @@
 //
 // Presenter view. The switch, or ?present in the page's URL, sets large
 // type for the prose and the blocks (every text at least 16 px, the
-// timeline drawn at that size too), shows one block at a time with the
-// prose before it, scrolled so that the block is on screen above the bar
+// timeline drawn at that size too), leaves out what is for a reader
+// alone (the share links, the embed snippets, the site's header), keeps
+// the slide's heading as a title at the top of the screen, shows one
+// block at a time with the prose before it, scrolled so that the block is
+// on screen between that title and the bar
 // (with as much of the prose as fits), and moves between blocks with
 // Page Down / Page Up (or the arrow keys outside a block) and the buttons
 // of that bar at the foot of the screen. There the step-through skips the
@@ -170,6 +173,8 @@ export function installSwitches() {
 let slides = null;
 let current = 0;
 let bar = null;
+// title is the slide's heading, kept at the top of the screen.
+let title = null;
 
 // moved is set once the reader scrolls, clicks or types (MOVES) after a
 // slide is shown; sizes watches the shown block's size until then.
@@ -188,7 +193,9 @@ function setPresenting(on) {
   if (!on) {
     for (const el of /** @type {HTMLCollectionOf<HTMLElement>} */ (main.children)) el.hidden = false;
     if (bar) bar.remove();
+    if (title) title.remove();
     bar = null;
+    title = null;
     slides = null;
     document.removeEventListener("keydown", onKey);
     for (const type of MOVES) removeEventListener(type, onMove, true);
@@ -220,7 +227,8 @@ function setPresenting(on) {
   next.addEventListener("click", () => show(current + 1));
   leave.addEventListener("click", () => setPresenting(false));
   bar.append(prev, count, next, leave);
-  document.body.append(bar);
+  title = h("p", { class: "present-title" });
+  document.body.append(title, bar);
   document.addEventListener("keydown", onKey);
   for (const type of MOVES) addEventListener(type, onMove, { capture: true, passive: true });
   show(0);
@@ -235,6 +243,7 @@ function show(i) {
   bar.querySelector(".present-count").textContent = "Block " + (current + 1) + " of " + slides.length;
   bar.querySelector(".present-prev").disabled = current === 0;
   bar.querySelector(".present-next").disabled = current === slides.length - 1;
+  title.textContent = slideTitle(slides[current]);
   moved = false;
   reveal();
   const block = slides[current].find((el) => el.tagName === "TWICE-PLAYGROUND");
@@ -249,6 +258,18 @@ function show(i) {
   }
 }
 
+// slideTitle is what a slide is about: the last heading at or before its
+// block (a slide's heading may sit on an earlier slide, whose prose it
+// began), or the page's title.
+function slideTitle(els) {
+  const block = els.find((el) => el.tagName === "TWICE-PLAYGROUND") || els[els.length - 1];
+  for (let el = /** @type {Element | null} */ (block); el; el = el.previousElementSibling) {
+    if (/^H[1-3]$/.test(el.tagName)) return (el.textContent || "").trim();
+  }
+  const h1 = document.querySelector("main h1");
+  return h1 ? (h1.textContent || "").trim() : document.title;
+}
+
 // reveal scrolls the current slide so that its block is on screen above
 // the bar: the whole block, with as much of the prose before it as fits
 // (the first slide from the top of the page), or, for a block taller than
@@ -261,11 +282,12 @@ function reveal() {
     return;
   }
   const margin = 12;
-  const room = bar.getBoundingClientRect().top; // the screen above the bar
+  const under = title ? title.getBoundingClientRect().bottom : 0; // the title's foot
+  const room = bar.getBoundingClientRect().top - under; // the screen between them
   const b = block.getBoundingClientRect();
-  const blockTop = scrollY + b.top;
-  const start = current === 0 ? 0 : scrollY + els[0].getBoundingClientRect().top - margin;
-  const y = Math.min(Math.max(start, scrollY + b.bottom + margin - room), blockTop - margin);
+  const blockTop = scrollY + b.top - under;
+  const start = current === 0 ? 0 : scrollY + els[0].getBoundingClientRect().top - under - margin;
+  const y = Math.min(Math.max(start, scrollY + b.bottom - under + margin - room), blockTop - margin);
   window.scrollTo({ top: Math.max(0, y), behavior: "instant" });
 }
 
