@@ -90,13 +90,13 @@ type casePage struct {
 	EvidenceProse                         template.HTML
 	// Reproduce is the evidence run as a live block, near the top of the
 	// page: the first thing a reader can press.
-	Reproduce template.HTML
-	Script, Output                        string
-	Hypotheses                            []caseHypothesis
-	FixProse, ChecksProse                 template.HTML
-	Fix                                   string
-	Hints                                 []caseHintStage
-	Data                                  caseData
+	Reproduce             template.HTML
+	Script, Output        string
+	Hypotheses            []caseHypothesis
+	FixProse, ChecksProse template.HTML
+	Fix                   string
+	Hints                 []caseHintStage
+	Data                  caseData
 }
 
 type caseHypothesis struct {
