@@ -42,6 +42,8 @@
 //	                (the default), or none
 //	fails           the script is meant to stop with an error, to show one
 //	predict         ask for a prediction before showing the output
+//	picture         draw the block's run above it as a looping picture, and
+//	                label its Run button Make it happen
 //
 // For example ```twice controls=seed hides the claim toggle, which is right
 // for a block that compares both claims on purpose: the toggle rewrites the

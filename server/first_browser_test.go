@@ -27,7 +27,7 @@ import (
 func shootFull(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
 	shoot(t, ctx, name)
-	png := run(t, ctx, 60*time.Second, chromedp.FullScreenshot(90))
+	png := run(t, ctx, 60*time.Second, chromedp.FullScreenshot(100))
 	file := filepath.Join(artifactDir(t), name+"-full.png")
 	if err := os.WriteFile(file, png, 0o644); err != nil {
 		t.Fatal(err)

@@ -227,7 +227,9 @@ function setPresenting(on) {
   next.addEventListener("click", () => show(current + 1));
   leave.addEventListener("click", () => setPresenting(false));
   bar.append(prev, count, next, leave);
-  title = h("p", { class: "present-title" });
+  // A header of the page's own (the site's is not shown meanwhile), so
+  // that the title is in a landmark like everything else.
+  title = h("header", { class: "present-title" });
   document.body.append(title, bar);
   document.addEventListener("keydown", onKey);
   for (const type of MOVES) addEventListener(type, onMove, { capture: true, passive: true });
