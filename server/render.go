@@ -686,11 +686,19 @@ func (r *siteRenderer) renderLessonPages(s *Site, p *plan, i int, deadline time.
 // control.
 func (r *siteRenderer) index(p *plan, counts []lessonCount, casesBroken []bool) string {
 	var index strings.Builder
-	index.WriteString(p.head)
+	start := ""
 	if len(p.ls) > 0 {
 		l := p.ls[0]
-		fmt.Fprintf(&index, `<p class="start-here"><a class="start" href="lessons/%s/">Start with lesson 1: %s →</a> <span class="time">about %s</span></p>
+		start = fmt.Sprintf(`<p class="start-here"><a class="start" href="lessons/%s/">Start with lesson 1 →</a> <span class="time">%s · about %s</span></p>
 `, l.Slug, html.EscapeString(l.Title), html.EscapeString(lessonTime(l)))
+	}
+	if p.hero {
+		// Where to start, in the first screen: under the sentence that
+		// says what the picture shows, above the picture.
+		head, rest, _ := strings.Cut(p.head, "</p>\n")
+		index.WriteString(head + "</p>\n" + start + rest)
+	} else {
+		index.WriteString(p.head + start)
 	}
 	index.WriteString(p.after)
 	if p.hero {
