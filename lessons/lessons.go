@@ -48,6 +48,8 @@
 //	                a choice among whole numbers (A,B,C)
 //	sliders=LIST    a slider for each of lease, processing, p95,
 //	                heartbeat, stall, workers the script has
+//	picture         draw the block's run above it as a looping picture, and
+//	                label its Run button Make it happen
 //
 // The prose after a predict block, down to a line <!-- /answer -->, is
 // its answer in words: the page hides it with the output until the

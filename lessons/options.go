@@ -52,6 +52,11 @@ import (
 //
 // compare=A,B is the pair of claims the Compare view opens on (the
 // default: the block's own claim beside atomic).
+//
+// picture draws the block's pre-rendered run above it as a short looping
+// picture (each worker's claim, send and ack, and the receipts as they
+// land), which plays before any script loads, and labels its Run button
+// "Make it happen": the first screen of the index and of lesson 1.
 type BlockOptions struct {
 	Seed     uint64
 	Controls []string
@@ -64,6 +69,7 @@ type BlockOptions struct {
 	// "A,B,...".
 	Scale   string
 	Sliders []string
+	Picture bool
 }
 
 // SliderNames are the numbers a block's sliders= may name, in the order
@@ -180,8 +186,13 @@ func ParseBlockOptions(info string) (BlockOptions, error) {
 				return o, fmt.Errorf("block option play takes no value")
 			}
 			o.Play = true
+		case "picture":
+			if hasVal {
+				return o, fmt.Errorf("block option picture takes no value")
+			}
+			o.Picture = true
 		default:
-			return o, fmt.Errorf("unknown block option %q (known: seed=N, controls=LIST, fails, predict[=SCALE], sliders=LIST, view=NAME, play, compare=A,B)", lang.Short(f))
+			return o, fmt.Errorf("unknown block option %q (known: seed=N, controls=LIST, fails, predict[=SCALE], sliders=LIST, view=NAME, play, compare=A,B, picture)", lang.Short(f))
 		}
 	}
 	if o.Play && o.View != "scheduler" {

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"fmt"
+	"html"
 	"html/template"
 	"path"
 	"path/filepath"
@@ -87,12 +88,15 @@ type casePage struct {
 	Counts                                []cases.Count
 	Seed                                  uint64
 	EvidenceProse                         template.HTML
-	Script, Output                        string
-	Hypotheses                            []caseHypothesis
-	FixProse, ChecksProse                 template.HTML
-	Fix                                   string
-	Hints                                 []caseHintStage
-	Data                                  caseData
+	// Reproduce is the evidence run as a live block, near the top of the
+	// page: the first thing a reader can press.
+	Reproduce             template.HTML
+	Script, Output        string
+	Hypotheses            []caseHypothesis
+	FixProse, ChecksProse template.HTML
+	Fix                   string
+	Hints                 []caseHintStage
+	Data                  caseData
 }
 
 type caseHypothesis struct {
@@ -160,6 +164,9 @@ func (r *siteRenderer) renderCase(c cases.Case, file, shown string, deadline tim
 	}
 	r.caseEvidence(&p, c, deadline, fail)
 	p.EvidenceProse = prose(c.EvidenceProse)
+	if len(p.Broken) == 0 && p.Output != "" {
+		p.Reproduce = r.caseReproduce(c, file, shown, deadline)
+	}
 	var herrs []error
 	p.Hypotheses, herrs = r.caseHypotheses(c, file, shown, deadline)
 	errs = append(errs, herrs...)
@@ -212,6 +219,20 @@ func (r *siteRenderer) caseEvidence(p *casePage, c cases.Case, deadline time.Tim
 		fmt.Fprintf(&locks, "%s  %-6s %s\n", cases.FormatAt(l.AtUS), l.Worker, l.Text)
 	}
 	p.Log, p.Locks, p.Counts, p.Output = log.String(), locks.String(), ev.Counts, res.Text()
+}
+
+// caseReproduce renders the case's evidence run as a block of its own,
+// id evidence (the hypotheses' experiments are block-1 and on), so that
+// the reader can run the system as it stands before reading the desk.
+func (r *siteRenderer) caseReproduce(c cases.Case, file, shown string, deadline time.Time) template.HTML {
+	src := "```" + c.Evidence.Info + "\n" + c.Evidence.Script + "```\n"
+	body, st := markdown.RenderLesson(r.md, lessons.Lesson{Title: c.Title, Source: []byte(src)}, file, shown, "../../", deadline)
+	if len(st.Errs) > 0 || len(st.Blocks) != 1 {
+		return ""
+	}
+	out := strings.Replace(string(body), `id="block-1"`, `id="evidence"`, 1)
+	out = strings.Replace(out, `label="`+html.EscapeString(c.Title)+`, script 1"`, `label="`+html.EscapeString(c.Title)+`, the evidence run"`, 1)
+	return template.HTML(out)
 }
 
 // caseHypotheses renders the hypotheses: one markdown document, so that

@@ -157,7 +157,7 @@ func TestBrowserPredict(t *testing.T) {
 	if !js[bool](t, ctx, `document.querySelector("#twice-predict-all").checked`) {
 		t.Errorf("the switch is unchecked on a page with a block that asks")
 	}
-	js[bool](t, ctx, `document.querySelector("#twice-predict-all").focus(), true`)
+	js[bool](t, ctx, `document.querySelector("details.teacher-menu").open = true, document.querySelector("#twice-predict-all").focus(), true`)
 	run(t, ctx, 5*time.Second, chromedp.KeyEvent(" "))
 	if hidden(0) || hidden(1) {
 		t.Errorf("with the switch off, a block hides its output")

@@ -119,7 +119,10 @@ func TestModules(t *testing.T) {
 	if bytes.Contains(loader.Body, []byte("export ")) || bytes.Contains(loader.Body, []byte("import{")) {
 		t.Errorf("twice.js must stay a classic script (a page elsewhere loads it without type=module):\n%s", loader.Body)
 	}
-	if strings.Contains(string(s.Files["index.html"].Body), "modulepreload") {
-		t.Errorf("the index, which has no block, preloads the modules")
+	if !strings.Contains(string(s.Files["index.html"].Body), "modulepreload") {
+		t.Errorf("the index, whose first screen is a block, does not preload the modules")
+	}
+	if strings.Contains(string(s.Files["404.html"].Body), "modulepreload") {
+		t.Errorf("the not-found page, which has no block, preloads the modules")
 	}
 }

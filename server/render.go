@@ -504,7 +504,7 @@ func (r *siteRenderer) render(fsys fs.FS, name string, publish func(*Site)) *Sit
 	}
 	caseErrs, casesBroken := r.renderCases(s, p, deadline, add)
 	p.errs = append(p.errs, caseErrs...)
-	add("index.html", r.livePage(s, "index.html", pageData{Kind: "index", Title: p.siteTitle, Content: template.HTML(r.index(p, counts, casesBroken))}), 200)
+	add("index.html", r.livePage(s, "index.html", pageData{Kind: "index", Title: p.siteTitle, Script: p.hero, Content: template.HTML(r.index(p, counts, casesBroken))}), 200)
 	add("sw.js", r.serviceWorker(s, r.offlinePage(p.refs, p.siteTitle)), 200)
 	s.Err = errors.Join(p.errs...)
 	return s
@@ -542,6 +542,10 @@ type plan struct {
 	head      string
 	skipped   []string
 	errs      []error
+	// hero says the head holds the race's picture and its block;
+	// after is what the index says after where to start.
+	hero  bool
+	after string
 	// planned are the index's counts as the plan alone tells them
 	// (partial), made once.
 	planned []lessonCount
@@ -580,9 +584,16 @@ func (r *siteRenderer) plan(fsys fs.FS, name string) (*plan, error) {
 		p.errs = append(p.errs, errors.New(prefixFile(name, err.Error())))
 		fallthrough
 	case site == nil:
+		// The first screen: what a reader will see (the race, drawn from
+		// a real run) and the one thing to do (make it happen), then
+		// where to start.
 		head.WriteString(`<h1>Why a queued job runs twice</h1>
-<p>A queue promises that a job runs at least once. These lessons show, by running it, how a job's side effect happens twice anyway: a real SQLite jobs table, workers that hold leases, and a receipts service that records every request it gets. Every script runs in your browser; change it and press Run.</p>
+<p class="lede">A queue promises to run each job at least once. Here is how it runs one twice.</p>
 `)
+		head.Write(r.hero())
+		p.hero = true
+		p.after = `<p>These lessons show it by running it: a real SQLite jobs table, workers that hold leases, and a receipts service that records every request it gets. Every script runs in your browser; change it and press Run.</p>
+`
 	default:
 		// A teacher's index file: its title and introduction.
 		p.siteTitle = site.Title
@@ -629,7 +640,7 @@ func (r *siteRenderer) partial(s *Site, p *plan) *Site {
 	// rendered: they are served as they are, not compressed, so that a
 	// folder of n lessons compresses them once, not n times (200
 	// lessons took 46 s to render, most of it compressing these).
-	snap.Files["index.html"] = newFile("index.html", r.livePage(snap, "index.html", pageData{Kind: "index", Title: p.siteTitle,
+	snap.Files["index.html"] = newFile("index.html", r.livePage(snap, "index.html", pageData{Kind: "index", Title: p.siteTitle, Script: p.hero,
 		Content: template.HTML(r.index(p, p.planned, nil))}), 200, false)
 	snap.Files["sw.js"] = newFile("sw.js", r.serviceWorker(snap, r.offlinePage(p.refs, p.siteTitle)), 200, false)
 	return snap
@@ -672,7 +683,7 @@ func (r *siteRenderer) renderLessonPages(s *Site, p *plan, i int, deadline time.
 		body = slices.Concat(body[:at], r.notes(l.Notes), body[at:])
 	}
 	d := pageData{Kind: "lesson", Title: l.Title, Root: "../../", Script: len(st.Blocks) > 0,
-		Content: template.HTML(body), Lesson: p.refs[i], Time: l.Time, SiteTitle: p.siteTitle}
+		Content: template.HTML(body), Lesson: p.refs[i], Time: lessonTime(l), SiteTitle: p.siteTitle}
 	if i > 0 {
 		d.Prev = p.refs[i-1]
 	}
@@ -702,7 +713,25 @@ func (r *siteRenderer) renderLessonPages(s *Site, p *plan, i int, deadline time.
 // control.
 func (r *siteRenderer) index(p *plan, counts []lessonCount, casesBroken []bool) string {
 	var index strings.Builder
-	index.WriteString(p.head)
+	start := ""
+	if len(p.ls) > 0 {
+		l := p.ls[0]
+		start = fmt.Sprintf(`<p class="start-here"><a class="start" href="lessons/%s/">Start with lesson 1 →</a> <span class="time">%s · about %s</span></p>
+`, l.Slug, html.EscapeString(l.Title), html.EscapeString(lessonTime(l)))
+	}
+	if p.hero {
+		// Where to start, in the first screen: under the sentence that
+		// says what the picture shows, above the picture.
+		head, rest, _ := strings.Cut(p.head, "</p>\n")
+		index.WriteString(head + "</p>\n" + start + rest)
+	} else {
+		index.WriteString(p.head + start)
+	}
+	index.WriteString(p.after)
+	if p.hero {
+		index.WriteString(`<h2 id="lessons-title">The lessons</h2>
+`)
+	}
 	index.WriteString(`<ol class="lessons">
 `)
 	for i, l := range p.ls {
@@ -711,9 +740,7 @@ func (r *siteRenderer) index(p *plan, counts []lessonCount, casesBroken []bool) 
 			index.WriteString(` <span class="broken">(cannot be shown)</span></li>` + "\n")
 			continue
 		}
-		if l.Time != "" {
-			fmt.Fprintf(&index, ` <span class="time">· %s</span>`, html.EscapeString(l.Time))
-		}
+		fmt.Fprintf(&index, ` <span class="time">· about %s</span>`, html.EscapeString(lessonTime(l)))
 		if n := counts[i].blocks; n > 0 {
 			fmt.Fprintf(&index, ` <span class="blocks">· %d runnable %s</span>`, n, plural(n, "script", "scripts"))
 		}
@@ -827,6 +854,28 @@ func (r *siteRenderer) serviceWorker(s *Site, offline []byte) []byte {
 func (r *siteRenderer) notes(md string) []byte {
 	body, _ := r.plainHTML([]byte(md))
 	return slices.Concat([]byte(`<details class="teacher-notes"><summary>Teacher notes</summary>`+"\n"), body, []byte("</details>\n"))
+}
+
+// heroScript is the run the index's first screen draws and makes happen:
+// two workers released at once on one job, claiming it with a read then
+// an update.
+const heroScript = "race read 1\n"
+
+// hero renders the index's picture of heroScript's run and its block,
+// "Make it happen" (the block option picture).
+func (r *siteRenderer) hero() []byte {
+	src := "```twice picture controls=none\n" + heroScript + "```\n"
+	body, _ := markdown.RenderLesson(r.md, lessons.Lesson{Title: "The race", Source: []byte(src)}, "index", "index", "", time.Time{})
+	return body
+}
+
+// lessonTime is about how long lesson l takes: its front matter's time
+// when it gives one, else worked out from its words and blocks.
+func lessonTime(l lessons.Lesson) string {
+	if l.Time != "" {
+		return l.Time
+	}
+	return fmt.Sprintf("%d min", lessons.Minutes(l))
 }
 
 // plainHTML converts md with the plain configuration (an introduction,

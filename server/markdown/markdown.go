@@ -350,6 +350,9 @@ func WritePlayground(w TextWriter, p *Playground) {
 	attr := func(name, val string) {
 		w.WriteString(" " + name + `="` + html.EscapeString(val) + `"`)
 	}
+	if p.Options.Picture {
+		w.WriteString(Picture(p.Result, "picture-"+strconv.Itoa(p.Index)))
+	}
 	w.WriteString("<twice-playground")
 	attr("id", "block-"+strconv.Itoa(p.Index))
 	attr("seed", strconv.FormatUint(p.Options.Seed, 10))
@@ -391,6 +394,9 @@ func WritePlayground(w TextWriter, p *Playground) {
 	}
 	if len(p.Options.Compare) == 2 {
 		attr("compare", strings.Join(p.Options.Compare, ","))
+	}
+	if p.Options.Picture {
+		attr("run-label", "Make it happen")
 	}
 	w.WriteString(">\n<p class=\"twice-label\">Script</p>\n<pre class=\"twice-script\"><code>")
 	w.WriteString(html.EscapeString(p.Script))

@@ -83,16 +83,26 @@ export function loadFull() {
     }
     // For tests: the rest has loaded, and every block so far is set up.
     /** @type {any} */ (window).TwicePlayground.full = true;
+    settled();
     fullLoaded(m);
     return m;
   });
   loading.catch((err) => {
+    settled();
     for (const el of document.querySelectorAll("twice-playground")) {
       const first = /** @type {any} */ (el).first;
       if (first) first.status.textContent = "The rest of the page's code did not load: " + ((err && err.message) || err) + ". Reload to try again.";
     }
   });
   return loading;
+}
+
+// settled tells the page's stylesheet that the blocks have their full
+// size: style.css keeps what follows a lesson's first block unseen until
+// then (or for 4 s at most), so that a block growing as it is set up in
+// full moves nothing the reader can see.
+function settled() {
+  document.documentElement.classList.add("twice-ready");
 }
 
 /**
@@ -117,7 +127,7 @@ function firstStage(el) {
   const n = nextBlock();
   const root = el.attachShadow({ mode: "open" });
   const link = h("link", { rel: "stylesheet", href: assetURL(CONFIG.css) });
-  const run = h("button", { type: "button", class: "run" }, "Run");
+  const run = h("button", { type: "button", class: "run" }, el.getAttribute("run-label") || "Run");
   const status = h("span", { class: "status", role: "status", "aria-live": "polite" });
   const heading = h("p", { class: "first-heading", hidden: "" });
   const out = h("pre", { class: "first-output", hidden: "" });

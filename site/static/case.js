@@ -69,6 +69,13 @@ function setup() {
   setupChecks(pg);
   setupHints(pg);
   for (const sec of document.querySelectorAll("section.hypothesis")) setupHypothesis(pg, sec);
+  // Running the evidence run, near the top of the page, is reproducing too.
+  const evidence = document.getElementById("evidence");
+  if (evidence) {
+    evidence.addEventListener("click", (e) => {
+      if (e.composedPath().some((n) => n instanceof Element && n.classList.contains("run"))) pg.mark("reproduce", true);
+    });
+  }
   showProgress(pg);
   // A replayed link runs its checks as the page loads, but only on the
   // small budget of a run nobody pressed a button for.

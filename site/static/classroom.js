@@ -1,8 +1,8 @@
 // @ts-check
 // classroom.js holds what a teacher reaches for in front of a class:
 // predict-then-run and the presenter view. playground.js asks it what to
-// ask and where things are kept; the page-wide switches (on a lesson page
-// only) live here too.
+// ask and where things are kept; the page-wide switches (the "For
+// teachers" menu of a lesson page) are wired here too.
 //
 // Predict, then run. A block marked predict (the fence's info string)
 // hides its output, and the lesson's prose that gives its answer, until
@@ -17,8 +17,11 @@
 //
 // Presenter view. The switch, or ?present in the page's URL, sets large
 // type for the prose and the blocks (every text at least 16 px, the
-// timeline drawn at that size too), shows one block at a time with the
-// prose before it, scrolled so that the block is on screen above the bar
+// timeline drawn at that size too), leaves out what is for a reader
+// alone (the share links, the embed snippets, the site's header), keeps
+// the slide's heading as a title at the top of the screen, shows one
+// block at a time with the prose before it, scrolled so that the block is
+// on screen between that title and the bar
 // (with as much of the prose as fits), and moves between blocks with
 // Page Down / Page Up (or the arrow keys outside a block) and the buttons
 // of that bar at the foot of the screen. There the step-through skips the
@@ -148,29 +151,41 @@ export function presenting() {
   return document.documentElement.classList.contains("present");
 }
 
-// installSwitches puts the teacher's two switches at the top of a lesson
-// page, and turns the presenter view on when the URL asks for it.
+// installSwitches wires the teacher's two switches, which the server
+// writes into the header of a lesson page as a closed "For teachers" menu
+// (hidden until this runs, for a reader without JavaScript they would do
+// nothing), and turns the presenter view on when the URL asks for it. The
+// menu sits at the end of the header's row and opens over the page, so
+// neither showing it nor opening it moves the lesson.
 export function installSwitches() {
   const html = document.documentElement;
-  const main = document.getElementById("main");
-  if (html.dataset.twicePage !== "lesson" || !main || document.querySelector(".teacher")) return;
-  const predict = h("input", { type: "checkbox", id: "twice-predict-all" });
+  const menu = /** @type {HTMLDetailsElement | null} */ (document.querySelector("details.teacher-menu"));
+  if (html.dataset.twicePage !== "lesson" || !menu || !menu.hidden) return;
+  const predict = /** @type {HTMLInputElement} */ (menu.querySelector("#twice-predict-all"));
+  const present = /** @type {HTMLInputElement} */ (menu.querySelector("#twice-present"));
+  if (!predict || !present) return;
   // Checked when a block of this page asks: the lesson's choice until the
   // reader sets the switch.
   predict.checked = predictMode() === "on" || (predictMode() === "" && !!document.querySelector("twice-playground[predict]"));
-  const present = h("input", { type: "checkbox", id: "twice-present" });
-  const box = h(
-    "div",
-    { class: "teacher", role: "group", "aria-label": "For teachers" },
-    h("label", { for: "twice-predict-all" }, predict, document.createTextNode(" Predict before running: blocks hide their output and answer until Run")),
-    h("label", { for: "twice-present" }, present, document.createTextNode(" Presenter view (one block at a time, large type)"))
-  );
-  main.prepend(box);
+  menu.hidden = false;
   predict.addEventListener("change", () => {
     setPredictMode(predict.checked);
     for (const el of /** @type {NodeListOf<any>} */ (document.querySelectorAll("twice-playground"))) if (el.setPredicting) el.setPredicting(predict.checked);
   });
-  present.addEventListener("change", () => setPresenting(present.checked));
+  present.addEventListener("change", () => {
+    menu.open = false;
+    setPresenting(present.checked);
+  });
+  // Escape closes the open menu, and a click outside it.
+  menu.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && menu.open) {
+      menu.open = false;
+      /** @type {HTMLElement} */ (menu.querySelector("summary")).focus();
+    }
+  });
+  document.addEventListener("click", (e) => {
+    if (menu.open && !menu.contains(/** @type {Node} */ (e.target))) menu.open = false;
+  });
   if (new URLSearchParams(location.search).has("present")) {
     present.checked = true;
     setPresenting(true);
@@ -182,6 +197,8 @@ export function installSwitches() {
 let slides = null;
 let current = 0;
 let bar = null;
+// title is the slide's heading, kept at the top of the screen.
+let title = null;
 
 // moved is set once the reader scrolls, clicks or types (MOVES) after a
 // slide is shown; sizes watches the shown block's size until then.
@@ -200,7 +217,9 @@ function setPresenting(on) {
   if (!on) {
     for (const el of /** @type {HTMLCollectionOf<HTMLElement>} */ (main.children)) el.hidden = false;
     if (bar) bar.remove();
+    if (title) title.remove();
     bar = null;
+    title = null;
     slides = null;
     document.removeEventListener("keydown", onKey);
     for (const type of MOVES) removeEventListener(type, onMove, true);
@@ -209,12 +228,10 @@ function setPresenting(on) {
     return;
   }
   // Slide i holds the prose before block i, the block and its answer in
-  // words; what follows the last block belongs to it as well. The
-  // switches stay on every slide.
+  // words; what follows the last block belongs to it as well.
   slides = [];
   let slide = [];
   for (const el of main.children) {
-    if (el.classList.contains("teacher")) continue;
     // A block's answer in words (predict.js) is on the block's slide.
     if (el.classList.contains("twice-reveal") && !slide.length && slides.length) {
       slides[slides.length - 1].push(el);
@@ -239,7 +256,10 @@ function setPresenting(on) {
   next.addEventListener("click", () => show(current + 1));
   leave.addEventListener("click", () => setPresenting(false));
   bar.append(prev, count, next, leave);
-  document.body.append(bar);
+  // A header of the page's own (the site's is not shown meanwhile), so
+  // that the title is in a landmark like everything else.
+  title = h("header", { class: "present-title" });
+  document.body.append(title, bar);
   document.addEventListener("keydown", onKey);
   for (const type of MOVES) addEventListener(type, onMove, { capture: true, passive: true });
   show(0);
@@ -254,6 +274,7 @@ function show(i) {
   bar.querySelector(".present-count").textContent = "Block " + (current + 1) + " of " + slides.length;
   bar.querySelector(".present-prev").disabled = current === 0;
   bar.querySelector(".present-next").disabled = current === slides.length - 1;
+  title.textContent = slideTitle(slides[current]);
   moved = false;
   reveal();
   const block = slides[current].find((el) => el.tagName === "TWICE-PLAYGROUND");
@@ -268,6 +289,18 @@ function show(i) {
   }
 }
 
+// slideTitle is what a slide is about: the last heading at or before its
+// block (a slide's heading may sit on an earlier slide, whose prose it
+// began), or the page's title.
+function slideTitle(els) {
+  const block = els.find((el) => el.tagName === "TWICE-PLAYGROUND") || els[els.length - 1];
+  for (let el = /** @type {Element | null} */ (block); el; el = el.previousElementSibling) {
+    if (/^H[1-3]$/.test(el.tagName)) return (el.textContent || "").trim();
+  }
+  const h1 = document.querySelector("main h1");
+  return h1 ? (h1.textContent || "").trim() : document.title;
+}
+
 // reveal scrolls the current slide so that its block is on screen above
 // the bar: the whole block, with as much of the prose before it as fits
 // (the first slide from the top of the page), or, for a block taller than
@@ -280,11 +313,12 @@ function reveal() {
     return;
   }
   const margin = 12;
-  const room = bar.getBoundingClientRect().top; // the screen above the bar
+  const under = title ? title.getBoundingClientRect().bottom : 0; // the title's foot
+  const room = bar.getBoundingClientRect().top - under; // the screen between them
   const b = block.getBoundingClientRect();
-  const blockTop = scrollY + b.top;
-  const start = current === 0 ? 0 : scrollY + els[0].getBoundingClientRect().top - margin;
-  const y = Math.min(Math.max(start, scrollY + b.bottom + margin - room), blockTop - margin);
+  const blockTop = scrollY + b.top - under;
+  const start = current === 0 ? 0 : scrollY + els[0].getBoundingClientRect().top - under - margin;
+  const y = Math.min(Math.max(start, scrollY + b.bottom - under + margin - room), blockTop - margin);
   window.scrollTo({ top: Math.max(0, y), behavior: "instant" });
 }
 

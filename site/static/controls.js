@@ -19,7 +19,7 @@ export const STRIP = 20;
 // claim control, the seed with "New seed" and the strip of seeds, and
 // the status region.
 export function controlsBar(ui, block) {
-  ui.run = h("button", { type: "button", class: "run", text: "Run" });
+  ui.run = h("button", { type: "button", class: "run", text: block.runLabel });
   // Stop shows while this block has a run queued or under way.
   ui.stop = h("button", { type: "button", class: "stop", text: "Stop", hidden: true, "aria-label": "Stop this block's run" });
   ui.reset = h("button", { type: "button", class: "reset", text: "Reset", title: "Put back the lesson's script and seed" });

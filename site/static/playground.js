@@ -208,6 +208,8 @@ function readBlock(el, n) {
     prerendered,
     controls: (el.getAttribute("controls") || "claim seed").split(/[\s,]+/),
     defaultSeed: el.getAttribute("seed") || "",
+    // What Run says before a run: "Run", or the block's run-label.
+    runLabel: el.getAttribute("run-label") || "Run",
     // Landmarks and regions repeat in every block, so each carries the
     // block's label: "Diagnosis, Lesson 4, script 1".
     label: el.getAttribute("label") || (n > 1 ? "twice script " + n : "twice script"),
@@ -230,6 +232,7 @@ class TwicePlayground extends HTMLElement {
   /** @type {string} the key of the view shown */ view;
   /** @type {string} the lesson's script, which the server's cost attribute is about */ ownScript;
   /** @type {string} */ defaultSeed;
+  /** @type {string} */ runLabel;
   /** @type {ShownResult | null} the Result the server rendered */ prerendered;
   /** @type {ShownResult | null} the Result shown */ result;
   /** @type {{script: string, seed: string} | null} the script and seed of the Result shown */ ran;
@@ -281,6 +284,7 @@ class TwicePlayground extends HTMLElement {
     this.id = this.id || "twice-" + block.n;
     this.ownScript = block.script; // what the server's cost attribute is about
     this.defaultSeed = block.defaultSeed;
+    this.runLabel = block.runLabel;
     this.prerendered = block.prerendered;
 
     this.wireControls();
@@ -624,7 +628,7 @@ class TwicePlayground extends HTMLElement {
     this.busy = false;
     ui.ran.hidden = true;
     ui.run.removeAttribute("aria-busy");
-    ui.run.textContent = "Run";
+    ui.run.textContent = this.runLabel;
     ui.script.value = this.ownScript;
     ui.seed.value = this.defaultSeed;
     this.setClaim(claimIn(this.prerendered));
@@ -1009,7 +1013,7 @@ class TwicePlayground extends HTMLElement {
     this.setState(rt.state === "ready" ? "running" : "loading");
     ui.status.textContent = rt.state === "ready" ? "Running…" : "Loading the runtime…";
     ui.run.setAttribute("aria-busy", "true");
-    ui.run.textContent = "Run";
+    ui.run.textContent = this.runLabel;
     const auto = this.auto === true;
     this.auto = false;
     const at = sent ? sent.sent : performance.now();
