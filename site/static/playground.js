@@ -114,6 +114,7 @@ import { Compare } from "./compare.js";
 import { Explore } from "./explore.js";
 import { embedData, embedSnippets } from "./embed.js";
 import { controlsBar, editor, predictForm } from "./controls.js";
+import { keepDrafts } from "./drafts.js";
 
 /** @typedef {import("./controls.js").BarUI} BarUI */
 
@@ -230,6 +231,7 @@ class TwicePlayground extends HTMLElement {
   /** @type {string | undefined} the reader's prediction; "" for none */ predicted;
   /** @type {{text: string, of?: number}} */ question;
   /** @type {string[] | null} a schedule a link names, for Be the scheduler */ pendingSchedule;
+  /** @type {{edited: () => void, reset: () => void}} the reader's edits, kept (drafts.js) */ drafts;
 
   /** @type {any} the first stage's parts (boot.js), until setup */ first;
 
@@ -266,6 +268,7 @@ class TwicePlayground extends HTMLElement {
     this.wireControls();
     this.wireTabs();
     this.showFirst(block);
+    this.drafts = keepDrafts(this); // the reader's edit kept from before a reload
     this.startRuntime(block.n);
     if (first && first.pending) this.run(first.pending);
     this.replayLink();
@@ -567,6 +570,7 @@ class TwicePlayground extends HTMLElement {
     ui.yours.hidden = true;
     this.setPredicting(this.predicting);
     ui.status.textContent = "Reset to the lesson's script" + (this.defaultSeed ? " and seed " + this.defaultSeed : "") + ".";
+    this.drafts.reset();
   }
 
   // fetchPrerendered reads the pre-rendered Result of the embed page at
@@ -639,6 +643,7 @@ class TwicePlayground extends HTMLElement {
     if (script === null) return;
     this.ui.script.value = script;
     this.fit();
+    this.drafts.edited();
   }
 
   // shownClaims is the claims of the Result shown (views.compare) when it
