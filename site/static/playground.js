@@ -831,10 +831,15 @@ class TwicePlayground extends HTMLElement {
   // runIfCheap calls go unless the parser estimates script as heavy (many
   // races, explored states or load jobs): a link or an embed must not
   // take a reader's tab on load. A heavy script waits for a press of Run.
-  runIfCheap(script, go) {
+  runIfCheap(script, go0) {
     const rt = getRuntime();
     this.attach(rt);
-    this.auto = true; // the run go starts is held to the runtime's small budget
+    // The run go starts, and only that one, is held to the runtime's small
+    // budget: a press of Run meanwhile or after is the reader's, in full.
+    const go = () => {
+      this.auto = true;
+      go0();
+    };
     const own = script === this.ownScript;
     if (own && this.getAttribute("cost") === "heavy") {
       this.heavy("");
