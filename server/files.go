@@ -245,6 +245,10 @@ var smallForms = struct {
 const smallFormsMax = 64 << 20
 
 // get returns the enc form of body, computing and caching it if needed.
+// bigCompressions holds a place for each compression of a large body
+// under way, in every server and build of the process: one at a time.
+var bigCompressions = make(chan struct{}, 1)
+
 func (c *compressor) get(key, enc string, body []byte) []byte {
 	if b := c.lookup(key, enc); b != nil {
 		return b
@@ -255,6 +259,16 @@ func (c *compressor) get(key, enc string, body []byte) []byte {
 		smallForms.Unlock()
 		if ok {
 			return b
+		}
+	}
+	// A large body is compressed by one compression at a time: brotli's
+	// encoder takes several times its body in memory, and a render of a
+	// large folder would start one for every page at once.
+	if len(body) >= bigFile {
+		bigCompressions <- struct{}{}
+		defer func() { <-bigCompressions }()
+		if b := c.lookup(key, enc); b != nil {
+			return b // another compression of the same body was ahead
 		}
 	}
 	var buf bytes.Buffer

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -195,6 +196,10 @@ func (s *Server) render(publish func(*Site)) {
 	if s.opts.LessonsDir != "" {
 		fmt.Fprintf(s.log, "twice: %s rendered in %.1fs\n", s.opts.LessonsDir, time.Since(start).Seconds())
 	}
+	// A render of a large folder leaves hundreds of megabytes it no
+	// longer uses; hand them back to the system now rather than over the
+	// next minutes, on a classroom machine that has little.
+	debug.FreeOSMemory()
 	if s.watching.Load() {
 		s.watchFolders(fsys)
 	}

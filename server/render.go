@@ -821,6 +821,12 @@ func (r *siteRenderer) plainHTML(md []byte) ([]byte, error) {
 // MaxBlockBytes and lessons.MaxLessons it bounds what a render holds.
 const MaxSiteBytes = 64 << 20
 
+// ServeMemory is the soft limit of twice serve's heap (see
+// runtime/debug.SetMemoryLimit): the garbage collector keeps the heap
+// under it while what is live fits, so that the process stays under
+// 512 MB on any folder inside the bounds.
+const ServeMemory = 320 << 20
+
 // MaxRenderTime bounds the time a render spends running a lesson
 // folder's blocks (see markdown.MaxRenderTime).
 const MaxRenderTime = markdown.MaxRenderTime
