@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -65,6 +66,7 @@ type Server struct {
 	watcher  *fsnotify.Watcher      // nil: look on requests instead
 	watching atomic.Bool            // the watcher works; false: look on requests
 	watched  map[string]os.FileInfo // folders the watcher watches, as they were when it began
+	recheck  atomic.Bool            // a folder began to be watched: look again
 	stop     chan struct{}
 	once     sync.Once
 }
@@ -226,7 +228,13 @@ func (s *Server) watchFolders(fsys fs.FS) {
 	for _, p := range s.watcher.WatchList() {
 		live[p] = true
 	}
-	for dir := range want {
+	// A folder before the folders in it: one that appears after its
+	// parent is watched is told by the parent's watch.
+	dirs := slices.Collect(maps.Keys(want))
+	slices.SortFunc(dirs, func(a, b string) int {
+		return cmp.Or(cmp.Compare(strings.Count(a, string(filepath.Separator)), strings.Count(b, string(filepath.Separator))), cmp.Compare(a, b))
+	})
+	for _, dir := range dirs {
 		info, err := os.Stat(dir)
 		if err != nil {
 			// Gone, or not there yet: the watch of the folder above
@@ -254,6 +262,9 @@ func (s *Server) watchFolders(fsys fs.FS) {
 			continue
 		}
 		s.watched[dir] = info
+		// A file may have changed in it before the watch began: look
+		// again once the notifications settle.
+		s.recheck.Store(true)
 	}
 	for dir := range s.watched {
 		if !want[dir] {
@@ -315,6 +326,9 @@ func (s *Server) watch() {
 			s.mu.Unlock()
 			if !watching {
 				return
+			}
+			if s.recheck.Swap(false) {
+				timer = time.After(settle)
 			}
 		}
 	}
