@@ -88,7 +88,7 @@
 // pre-rendered output the block shows before Run.
 
 import { CONFIG, assetURL } from "./config.js";
-import { MAX_SEED, commandFor, embedIframe, linkHash, parseLink, seedOf, shellQuote, toggleClaims, withClaim } from "./links.js";
+import { MAX_SEED, claimWords, commandFor, embedIframe, linkHash, parseLink, seedOf, shellQuote, toggleClaims, withClaim } from "./links.js";
 import {
   announce,
   diagnosisPlan,
@@ -605,6 +605,18 @@ class TwicePlayground extends HTMLElement {
     this.output.ui.out.setAttribute("aria-busy", s === "loading" || s === "running" ? "true" : "false");
   }
 
+  // offClaims disables each claim of the claim control whose script the
+  // runtime says cannot run (a limit it passes: CompareSide.off), its
+  // title saying why; the others are on.
+  offClaims(claims) {
+    const toggle = (claims && claims.toggle) || [];
+    for (const r of this.ui.claims || []) {
+      const side = toggle.find((s) => s.claim === r.value);
+      r.disabled = !!(side && side.off);
+      /** @type {HTMLElement} */ (r.parentElement).title = side && side.off ? "Off for this script: " + side.off : claimWords(r.value);
+    }
+  }
+
   // setClaim checks the claim c in the claim control; "" (a claim not
   // known yet) leaves it as it is.
   setClaim(c) {
@@ -622,6 +634,7 @@ class TwicePlayground extends HTMLElement {
     const script = ui.script.value;
     const seq = ++this.claimSeq;
     const shown = this.shownClaims(script);
+    if (this.claimOff(shown, claim)) return;
     if (shown) {
       this.putScript(withClaim(shown, claim));
       this.run();
@@ -632,10 +645,26 @@ class TwicePlayground extends HTMLElement {
     ui.status.textContent = "Setting the claim in the script…";
     this.claimsOf(script, "toggle").then((claims) => {
       if (seq !== this.claimSeq) return; // a later pick runs instead
+      if (this.claimOff(claims, claim)) {
+        this.setState(state);
+        return;
+      }
       if (ui.script.value === script) this.putScript(withClaim(claims, claim));
       this.run();
       if (!this.busy && this.getAttribute("state") === "running") this.setState(state); // it asked for a prediction first
     });
+  }
+
+  // claimOff reports whether claim is off for the script claims are of
+  // (see offClaims): the block then says why, runs nothing and keeps
+  // the claim it had.
+  claimOff(claims, claim) {
+    const side = claims && (claims.toggle || []).find((s) => s.claim === claim);
+    if (!side || !side.off) return false;
+    this.ui.status.textContent = "The claim " + claim + " is off for this script: " + side.off + ".";
+    this.setClaim(claims.claim);
+    this.offClaims(claims);
+    return true;
   }
 
   // putScript puts script in the box, unless it is null.
@@ -681,7 +710,10 @@ class TwicePlayground extends HTMLElement {
     this.claimTimer = setTimeout(async () => {
       const script = this.ui.script.value;
       const claims = await this.claimsOf(script, "typed");
-      if (claims && !claims.error && this.ui.script.value === script) this.setClaim(claims.claim);
+      if (claims && !claims.error && this.ui.script.value === script) {
+        this.setClaim(claims.claim);
+        this.offClaims(claims);
+      }
     }, 300);
   }
 
@@ -988,6 +1020,7 @@ class TwicePlayground extends HTMLElement {
   render(res, heading) {
     this.result = res;
     this.setClaim(claimIn(res));
+    this.offClaims(res.views && res.views.compare);
     this.output.render(res, heading);
     this.updateLink();
   }
