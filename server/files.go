@@ -406,7 +406,7 @@ func (s *Site) ExportWith(dir string, o ExportOptions) error {
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return outDirErr(dir, err)
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -525,6 +525,22 @@ func (w *exportWriter) removeStale(before, now []string) {
 	}
 }
 
+// outDirErr says in words why the output folder dir could not be made
+// (err, from os.MkdirAll): a symlink to nothing, or a file.
+func outDirErr(dir string, err error) error {
+	fi, lerr := os.Lstat(dir)
+	switch {
+	case lerr != nil:
+		return err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, _ := os.Readlink(dir)
+		return fmt.Errorf("%s is a symlink to %s, which does not exist: create that folder, or choose another", dir, target)
+	case !fi.IsDir():
+		return fmt.Errorf("%s is a file, not a folder: choose a folder to write the site into", dir)
+	}
+	return err
+}
+
 // exportWriter writes the files of an export through its folder's root.
 type exportWriter struct {
 	root *os.Root
@@ -538,6 +554,9 @@ type exportWriter struct {
 func (w *exportWriter) write(p string, body []byte) error {
 	if err := w.folders(path.Dir(p)); err != nil {
 		return err
+	}
+	if fi, err := w.root.Lstat(p); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s: refused: it is a folder where the site has a file: remove it, or choose another folder", filepath.Join(w.dir, p))
 	}
 	tmp := p + ".twice-tmp"
 	w.root.Remove(tmp) // left by an export that was interrupted
