@@ -29,14 +29,7 @@ func TestServeMemory(t *testing.T) {
 	if err != nil || !strings.Contains(string(status), "VmHWM:") {
 		t.Skip("no /proc/PID/status with VmHWM here")
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "twice") // run as twice (see TestMain)
-	if err := os.Symlink(exe, bin); err != nil {
-		t.Fatal(err)
-	}
+	bin := twiceBinary(t)
 	dir := t.TempDir()
 	const n = 16
 	for i := range n {
@@ -124,4 +117,33 @@ func procKB(status, field string) int {
 	v, _, _ := strings.Cut(strings.TrimSpace(rest), " ")
 	k, _ := strconv.Atoi(v)
 	return k
+}
+
+// twiceBinary is a path that runs this test binary as twice (see
+// TestMain), for tests that need it as a process of its own.
+func twiceBinary(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "twice")
+	if err := os.Symlink(exe, bin); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// TestRunUnderAddressLimit runs a script of 8 workers (a SQLite
+// connection each, and the queue's) under a 4 GiB limit of address space
+// (ulimit -v), as some shared machines set: it runs.
+func TestRunUnderAddressLimit(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	bin := twiceBinary(t)
+	out, err := exec.Command("sh", "-c", "ulimit -v 4194304 && exec \"$0\" run -c 'race read 1 --workers 8'", bin).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "8 workers: two or more effects in 1 of 1 races") {
+		t.Errorf("under ulimit -v 4194304: %v\n%s", err, out)
+	}
 }
