@@ -159,6 +159,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
@@ -694,9 +695,11 @@ func (c *lineCounter) at(off int) int {
 }
 
 // Slug returns the URL name of the lesson file name: its base name without
-// the .md extension and a leading ordering number, lower-cased, with every
-// run of characters other than ASCII letters and digits turned into one dash.
-// It returns "" when nothing is left.
+// the .md extension and a leading ordering number, lower-cased, each
+// accented Latin letter written as its plain ASCII letters (ü as u, ø as
+// o, ß as ss, whether the name came composed or decomposed), letters and
+// digits of other scripts kept as they are, and every run of other
+// characters turned into one dash. It returns "" when nothing is left.
 func Slug(name string) string {
 	base := strings.TrimSuffix(path.Base(name), path.Ext(name))
 	rest := strings.TrimLeft(base, "0123456789")
@@ -706,15 +709,37 @@ func Slug(name string) string {
 	var b strings.Builder
 	dash := false
 	for _, r := range strings.ToLower(base) {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-			if dash && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			dash = false
-			b.WriteRune(r)
+		if unicode.Is(unicode.Mn, r) {
+			continue // a combining accent of a decomposed letter
+		}
+		word := ""
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			word = string(r)
+		case latin[r] != "":
+			word = latin[r]
+		case r > unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+			word = string(r)
+		default:
+			dash = true
 			continue
 		}
-		dash = true
+		if dash && b.Len() > 0 {
+			b.WriteByte('-')
+		}
+		dash = false
+		b.WriteString(word)
 	}
 	return b.String()
 }
+
+// latin writes the lower-case letters of Latin-1 and Latin Extended-A in
+// ASCII, for Slug: each entry of the list is the letter, then its ASCII.
+var latin = func() map[rune]string {
+	m := map[rune]string{}
+	for _, e := range strings.Fields("ßss àa áa âa ãa äa åa æae çc èe ée êe ëe ìi íi îi ïi ðd ñn òo óo ôo õo öo øo ùu úu ûu üu ýy þth ÿy āa ăa ąa ćc ĉc ċc čc ďd đd ēe ĕe ėe ęe ěe ĝg ğg ġg ģg ĥh ħh ĩi īi ĭi įi ıi ĳij ĵj ķk ĸk ĺl ļl ľl ŀl łl ńn ņn ňn ŉn ŋn ōo ŏo őo œoe ŕr ŗr řr śs ŝs şs šs ţt ťt ŧt ũu ūu ŭu ůu űu ųu ŵw ŷy źz żz žz ſs") {
+		r, n := utf8.DecodeRuneInString(e)
+		m[r] = e[n:]
+	}
+	return m
+}()

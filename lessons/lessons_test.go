@@ -327,7 +327,12 @@ func TestSlug(t *testing.T) {
 		"404-page.md":           "page",
 		"3d-printing.md":        "3d-printing",
 		"--.md":                 "",
-		"Ünïcode lesson.md":     "n-code-lesson",
+		"Ünïcode lesson.md":     "unicode-lesson",
+		"ünï cødé.md":           "uni-code",
+		"u\u0308nï.md":          "uni", // decomposed, as macOS names files
+		"Straße & Œuvre.md":     "strasse-oeuvre",
+		"Урок 2.md":             "урок-2",
+		"課程.md":                 "課程",
 	} {
 		if got := Slug(name); got != want {
 			t.Errorf("Slug(%q) = %q, want %q", name, got, want)

@@ -240,3 +240,45 @@ func comparePanes(t *testing.T, ctx context.Context, at string, want []string) {
 		}
 	}
 }
+
+// TestBrowserClaimOff: a block whose race --all passes the explored
+// states' limit with one claim offers that claim off, saying why, and
+// picking it runs nothing; typing a script where every claim fits turns
+// it back on.
+func TestBrowserClaimOff(t *testing.T) {
+	ctx, consoleErrors := browser(t, 1280, 900)
+	rt := realRuntime(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.md": "# Off\n\n```twice\nrace --all --workers 7\n```\n"})
+	srv, err := NewServer(Options{LessonsDir: dir, Runtime: rt, Brotli: BrotliNever}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	navigate(t, ctx, hs.URL+"/lessons/a/")
+	radio := func(c string) string { return `tp.q(0, "fieldset.claim input[value='` + c + `']")` }
+	if !js[bool](t, ctx, radio("async-lock")+`.disabled && `+radio("async-lock")+`.parentElement.title.includes("states explored")`) {
+		t.Fatalf("async-lock is offered for a race --all it cannot run: disabled %v, title %q", js[bool](t, ctx, radio("async-lock")+`.disabled`), js[string](t, ctx, radio("async-lock")+`.parentElement.title`))
+	}
+	if js[bool](t, ctx, radio("lock")+`.disabled`) {
+		t.Error("lock is off, but its script runs")
+	}
+	shootFour(t, ctx, "claim-off", "tp.el(0)")
+	// Picked anyway (a script's radio changed by hand): nothing runs, and
+	// the block says why.
+	js[bool](t, ctx, `(() => { const r = `+radio("async-lock")+`; r.disabled = false; r.click(); return true; })()`)
+	if got := js[string](t, ctx, `tp.q(0, ".status").textContent + " | " + tp.q(0, "textarea.script").value`); !strings.Contains(got, "off for this script") || !strings.HasSuffix(got, "| race --all --workers 7\n") {
+		t.Errorf("after picking the claim that is off: %q", got)
+	}
+	if !js[bool](t, ctx, radio("read")+`.checked`) {
+		t.Error("the claim control does not keep the script's own claim")
+	}
+	// A script where every claim fits: typed, all are on.
+	js[bool](t, ctx, `(() => { const ta = tp.q(0, "textarea.script"); ta.value = "race --all\n"; ta.dispatchEvent(new Event("input")); return true; })()`)
+	run(t, ctx, 30*time.Second, chromedp.Poll[bool](`!`+radio("async-lock")+`.disabled`))
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
+	}
+}

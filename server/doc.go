@@ -111,8 +111,9 @@
 // A teacher's lesson folder is read through an [os.Root]: a lesson that is
 // a symlink to a file outside it, or a .. in lessons.txt, is refused by
 // name. A [Server] learns of changes from file notifications (fsnotify),
-// watching only the folders of the files it reads, or where those are
-// unavailable looks at those files at most every [CheckEvery]; it never
+// watching only the folders of the files it reads (and the one holding
+// the lesson folder, so that a folder replaced whole is watched again),
+// or where those are unavailable looks at those files at most every [CheckEvery]; it never
 // walks the folder. It renders in the background while the last site is
 // served; [StartServer] returns once the index can be served, before any
 // block has run, and serves each lesson as soon as the first render has

@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math/bits"
 	"mime"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -247,6 +249,10 @@ const smallFormsMax = 64 << 20
 // for the tests that hold a render's work to a count rather than a time.
 var compressions atomic.Int64
 
+// bigCompressions holds a place for each compression of a large body
+// under way, in every server and build of the process: one at a time.
+var bigCompressions = make(chan struct{}, 1)
+
 // get returns the enc form of body, computing and caching it if needed.
 func (c *compressor) get(key, enc string, body []byte) []byte {
 	if b := c.lookup(key, enc); b != nil {
@@ -258,6 +264,16 @@ func (c *compressor) get(key, enc string, body []byte) []byte {
 		smallForms.Unlock()
 		if ok {
 			return b
+		}
+	}
+	// A large body is compressed by one compression at a time: brotli's
+	// encoder takes several times its body in memory, and a render of a
+	// large folder would start one for every page at once.
+	if len(body) >= bigFile {
+		bigCompressions <- struct{}{}
+		defer func() { <-bigCompressions }()
+		if b := c.lookup(key, enc); b != nil {
+			return b // another compression of the same body was ahead
 		}
 	}
 	compressions.Add(1)
@@ -387,7 +403,9 @@ func (s *Site) Export(dir string) error { return s.ExportWith(dir, ExportOptions
 // dir, each file to a temporary name that is then renamed over the old
 // one: a symlink to a file is replaced, never written through, a folder
 // on the way that is a symlink is refused by name, and no path leads
-// outside dir. It deletes nothing that is already there.
+// outside dir. The marker lists the files it wrote; a later export into
+// the folder removes those of them it no longer writes (a deleted
+// lesson's pages), and nothing else that is there.
 func (s *Site) ExportWith(dir string, o ExportOptions) error {
 	if s.Err != nil {
 		return s.Err
@@ -398,7 +416,7 @@ func (s *Site) ExportWith(dir string, o ExportOptions) error {
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return outDirErr(dir, err)
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -410,9 +428,23 @@ func (s *Site) ExportWith(dir string, o ExportOptions) error {
 		return foreign
 	}
 	w := &exportWriter{root: root, dir: dir, real: map[string]bool{".": true}}
-	marker := []byte("This folder was written by twice build; it may write here again.\n")
+	var names []string
+	for _, p := range s.Paths() {
+		f := s.Files[p]
+		names = append(names, p)
+		if f.Gzip != nil {
+			names = append(names, p+".gz")
+		}
+		if f.Brotli != nil {
+			names = append(names, p+".br")
+		}
+	}
+	var before []string
 	if foreign == nil {
-		if err := w.write(BuildMarker, marker); err != nil {
+		before = writtenBefore(root)
+		// Until the stale files are gone, the marker lists them too: an
+		// export cut short still knows them next time.
+		if err := w.write(BuildMarker, markerOf(append(slices.Clone(names), before...))); err != nil {
 			return err
 		}
 	}
@@ -432,10 +464,91 @@ func (s *Site) ExportWith(dir string, o ExportOptions) error {
 			}
 		}
 	}
-	if foreign != nil {
-		return w.write(BuildMarker, marker)
+	w.removeStale(before, names)
+	return w.write(BuildMarker, markerOf(names))
+}
+
+// markerHead is the BuildMarker's first line; the files the export wrote
+// follow, one a line.
+const markerHead = "This folder was written by twice build; it may write here again. The files it wrote:\n"
+
+// markerOf is the BuildMarker's content for an export that wrote names.
+func markerOf(names []string) []byte {
+	slices.Sort(names)
+	names = slices.Compact(names)
+	return []byte(markerHead + strings.Join(names, "\n") + "\n")
+}
+
+// writtenBefore is the files the BuildMarker in root says an export
+// wrote: none for a marker without the list (an older twice's).
+func writtenBefore(root *os.Root) []string {
+	f, err := root.Open(BuildMarker)
+	if err != nil {
+		return nil
 	}
-	return nil
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 64<<20))
+	if err != nil {
+		return nil
+	}
+	body, ok := strings.CutPrefix(string(b), markerHead)
+	if !ok {
+		return nil
+	}
+	var names []string
+	for line := range strings.SplitSeq(body, "\n") {
+		if line != "" && line != BuildMarker && fs.ValidPath(line) {
+			names = append(names, line)
+		}
+	}
+	return names
+}
+
+// removeStale removes the files of before that are not in now: regular
+// files only, through the root, and then each folder they leave empty.
+func (w *exportWriter) removeStale(before, now []string) {
+	keep := map[string]bool{}
+	for _, p := range now {
+		keep[p] = true
+	}
+	dirs := map[string]bool{}
+	for _, p := range before {
+		if keep[p] {
+			continue
+		}
+		if fi, err := w.root.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if w.root.Remove(p) == nil {
+			for d := path.Dir(p); d != "."; d = path.Dir(d) {
+				dirs[d] = true
+			}
+		}
+	}
+	// Deepest first; a folder with anything left in it stays.
+	ds := slices.Collect(maps.Keys(dirs))
+	slices.SortFunc(ds, func(a, b string) int { return strings.Count(b, "/") - strings.Count(a, "/") })
+	for _, d := range ds {
+		if fi, err := w.root.Lstat(d); err == nil && fi.IsDir() {
+			w.root.Remove(d)
+		}
+	}
+}
+
+// outDirErr says in words why the output folder dir could not be made
+// (err, from os.MkdirAll): a symlink to nothing, or a file.
+func outDirErr(dir string, err error) error {
+	fi, lerr := os.Lstat(dir)
+	switch {
+	case lerr != nil:
+		return err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, _ := os.Readlink(dir)
+		return fmt.Errorf("%s is a symlink to %s, which does not exist: create that folder, or choose another", dir, target)
+	case !fi.IsDir():
+		return fmt.Errorf("%s is a file, not a folder: choose a folder to write the site into", dir)
+	}
+	return err
 }
 
 // exportWriter writes the files of an export through its folder's root.
@@ -451,6 +564,9 @@ type exportWriter struct {
 func (w *exportWriter) write(p string, body []byte) error {
 	if err := w.folders(path.Dir(p)); err != nil {
 		return err
+	}
+	if fi, err := w.root.Lstat(p); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s: refused: it is a folder where the site has a file: remove it, or choose another folder", filepath.Join(w.dir, p))
 	}
 	tmp := p + ".twice-tmp"
 	w.root.Remove(tmp) // left by an export that was interrupted

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,8 +30,10 @@ import (
 // lesson file changes, so edits show on reload.
 //
 // It learns of changes from the operating system's file notifications
-// (fsnotify), watching only the folder itself and the folders of the files
-// lessons.txt names: never a subfolder it does not need, and never a walk.
+// (fsnotify), watching only the folder itself, the one that holds it
+// (which tells when the folder is replaced whole), and the folders of the
+// files lessons.txt names: never a subfolder it does not need, and never
+// a walk.
 // Where notification is unavailable it falls back to looking at those same
 // files at most once every CheckEvery, in one request while the others go
 // on. Either way, what it looks at is the manifest, the files it names (or,
@@ -59,9 +63,10 @@ type Server struct {
 	renders  atomic.Int64  // renders done, for tests
 	ready    chan struct{} // closed when the first render is done
 
-	watcher  *fsnotify.Watcher // nil: look on requests instead
-	watching atomic.Bool       // the watcher works; false: look on requests
-	watched  map[string]bool   // folders the watcher watches
+	watcher  *fsnotify.Watcher      // nil: look on requests instead
+	watching atomic.Bool            // the watcher works; false: look on requests
+	watched  map[string]os.FileInfo // folders the watcher watches, as they were when it began
+	recheck  atomic.Bool            // a folder began to be watched: look again
 	stop     chan struct{}
 	once     sync.Once
 }
@@ -124,7 +129,7 @@ func StartServer(opts Options, log io.Writer) (*Server, error) {
 		if w, err := fsnotify.NewWatcher(); err == nil {
 			s.watcher = w
 			s.watching.Store(true)
-			s.watched = map[string]bool{}
+			s.watched = map[string]os.FileInfo{}
 		} else {
 			fmt.Fprintf(log, "twice: no file notifications (%v); looking for changes at most once a second instead\n", err)
 		}
@@ -193,52 +198,111 @@ func (s *Server) render(publish func(*Site)) {
 	if s.opts.LessonsDir != "" {
 		fmt.Fprintf(s.log, "twice: %s rendered in %.1fs\n", s.opts.LessonsDir, time.Since(start).Seconds())
 	}
+	// A render of a large folder leaves hundreds of megabytes it no
+	// longer uses; hand them back to the system now rather than over the
+	// next minutes, on a classroom machine that has little.
+	debug.FreeOSMemory()
 	if s.watching.Load() {
 		s.watchFolders(fsys)
 	}
 }
 
-// watchFolders watches the folders of the files a render looks at, and
-// stops watching the others; s.mu is held. A folder that cannot be
-// watched makes the server fall back to looking on requests.
+// watchFolders watches the folders of the files a render looks at, each
+// folder between them and the lesson folder, and the folder that holds
+// the lesson folder, and stops watching the others; s.mu is held. A
+// folder replaced whole (removed and copied back, or moved away and back,
+// as an editor's save or a git checkout can) is watched again: each
+// folder is checked to be the one watched, and the parent's watch tells
+// of a lesson folder that comes back after it went away. A lesson folder
+// (or its parent) that exists and cannot be watched makes the server fall
+// back to looking on requests.
 func (s *Server) watchFolders(fsys fs.FS) {
-	want := map[string]bool{}
+	root := s.root()
+	want := map[string]bool{filepath.Dir(root): true, root: true}
 	for _, name := range watchList(fsys) {
-		want[path.Dir(name)] = true
+		for dir := path.Dir(name); dir != "." && dir != "/"; dir = path.Dir(dir) {
+			want[filepath.Join(root, filepath.FromSlash(dir))] = true
+		}
 	}
-	root := filepath.Clean(s.opts.LessonsDir)
-	for dir := range want {
-		if s.watched[dir] {
+	live := map[string]bool{}
+	for _, p := range s.watcher.WatchList() {
+		live[p] = true
+	}
+	// A folder before the folders in it: one that appears after its
+	// parent is watched is told by the parent's watch.
+	dirs := slices.Collect(maps.Keys(want))
+	slices.SortFunc(dirs, func(a, b string) int {
+		return cmp.Or(cmp.Compare(strings.Count(a, string(filepath.Separator)), strings.Count(b, string(filepath.Separator))), cmp.Compare(a, b))
+	})
+	for _, dir := range dirs {
+		info, err := os.Stat(dir)
+		if err != nil {
+			// Gone, or not there yet: the watch of the folder above
+			// tells when it comes.
+			if live[dir] {
+				s.watcher.Remove(dir)
+			}
+			delete(s.watched, dir)
 			continue
 		}
-		if err := s.watcher.Add(filepath.Join(root, filepath.FromSlash(dir))); err != nil && dir == "." {
-			fmt.Fprintf(s.log, "twice: cannot watch %s (%v); looking for changes at most once a second instead\n", root, err)
-			s.watching.Store(false)
-			s.watcher.Close()
-			return
+		if old, ok := s.watched[dir]; ok && live[dir] && os.SameFile(old, info) {
+			continue
 		}
-		s.watched[dir] = true
+		if live[dir] {
+			s.watcher.Remove(dir)
+		}
+		if err := s.watcher.Add(dir); err != nil {
+			delete(s.watched, dir)
+			if dir == root || dir == filepath.Dir(root) {
+				fmt.Fprintf(s.log, "twice: cannot watch %s (%v); looking for changes at most once a second instead\n", dir, err)
+				s.watching.Store(false)
+				s.watcher.Close()
+				return
+			}
+			continue
+		}
+		s.watched[dir] = info
+		// A file may have changed in it before the watch began: look
+		// again once the notifications settle.
+		s.recheck.Store(true)
 	}
 	for dir := range s.watched {
 		if !want[dir] {
-			s.watcher.Remove(filepath.Join(root, filepath.FromSlash(dir)))
+			s.watcher.Remove(dir)
 			delete(s.watched, dir)
 		}
 	}
 }
 
+// root is the lesson folder's absolute path, as the watcher names it.
+func (s *Server) root() string {
+	root, err := filepath.Abs(s.opts.LessonsDir)
+	if err != nil {
+		return filepath.Clean(s.opts.LessonsDir)
+	}
+	return root
+}
+
 // watch renders again after notifications of a change, once they have
-// settled, when the files a render reads did change.
+// settled, when the files a render reads did change. Of the folder that
+// holds the lesson folder, only news of the lesson folder itself counts.
+// Whether it renders or not, it then checks that the folders watched are
+// still the ones in place (see watchFolders).
 func (s *Server) watch() {
 	w := s.watcher
+	root := s.root()
+	parent := filepath.Dir(root)
 	var timer <-chan time.Time
 	for {
 		select {
 		case <-s.stop:
 			return
-		case _, ok := <-w.Events:
+		case ev, ok := <-w.Events:
 			if !ok {
 				return
+			}
+			if filepath.Dir(ev.Name) == parent && ev.Name != root && parent != root {
+				continue // another entry of the parent folder
 			}
 			timer = time.After(settle)
 		case err, ok := <-w.Errors:
@@ -253,11 +317,18 @@ func (s *Server) watch() {
 			if s.fingerprint() != s.seen {
 				s.rerender()
 				fmt.Fprintf(s.log, "twice: %s changed, pages rendered again\n", s.opts.LessonsDir)
+			} else if s.watching.Load() {
+				fsys, _, done := lessonSource(s.opts)
+				s.watchFolders(fsys)
+				done()
 			}
 			watching := s.watching.Load()
 			s.mu.Unlock()
 			if !watching {
 				return
+			}
+			if s.recheck.Swap(false) {
+				timer = time.After(settle)
 			}
 		}
 	}

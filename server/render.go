@@ -102,7 +102,7 @@ type assetNames struct {
 // (see linkImports), so a change in a module changes the name of every
 // module that imports it, directly or not. twice.js is not among them: it
 // is the classic script that loads the entry module (see newRenderer).
-var modules = []string{"config.js", "links.js", "render.js", "runtime-client.js", "boot.js", "classroom.js", "predict.js", "sliders.js", "player.js", "stepaxis.js", "scheduler.js", "output.js", "timeline.js", "compare.js", "explore.js", "embed.js", "controls.js", "playground.js"}
+var modules = []string{"config.js", "links.js", "render.js", "runtime-client.js", "boot.js", "classroom.js", "predict.js", "sliders.js", "player.js", "stepaxis.js", "scheduler.js", "output.js", "timeline.js", "compare.js", "explore.js", "embed.js", "controls.js", "drafts.js", "playground.js"}
 
 // siteRenderer renders sites: the assets once, the pages on each render.
 type siteRenderer struct {
@@ -896,6 +896,12 @@ func (r *siteRenderer) plainHTML(md []byte) ([]byte, error) {
 // line that says why. With the bounds of a page (mdbound.Page: 8 MB),
 // MaxBlockBytes and lessons.MaxLessons it bounds what a render holds.
 const MaxSiteBytes = 64 << 20
+
+// ServeMemory is the soft limit of twice serve's heap (see
+// runtime/debug.SetMemoryLimit): the garbage collector keeps the heap
+// under it while what is live fits, so that the process stays under
+// 512 MB on any folder inside the bounds.
+const ServeMemory = 320 << 20
 
 // MaxRenderTime bounds the time a render spends running a lesson
 // folder's blocks (see markdown.MaxRenderTime).

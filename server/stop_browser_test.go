@@ -379,3 +379,34 @@ func TestBrowserHeavyLink(t *testing.T) {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}
 }
+
+// TestBrowserHeavyLinkOnePress opens a link whose script the parser
+// estimates heavy: it waits for Run, and one press of Run runs it in
+// full, on the budget of a run the reader asked for.
+func TestBrowserHeavyLinkOnePress(t *testing.T) {
+	ctx, consoleErrors := browser(t, 1280, 900)
+	hs := httptest.NewServer(browserSite(t))
+	defer hs.Close()
+	ls, err := lessons.Load(lessons.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := hs.URL + "/lessons/" + ls[3].Slug + "/"
+	for _, tc := range []struct{ name, script, want string }{
+		{"estimated", "race read 5000", "two effects in 4722 of 5000 races"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			navigate(t, ctx, page+"?"+url.QueryEscape(tc.name)+"#block-1?seed=1&script="+url.QueryEscape(tc.script))
+			run(t, ctx, 90*time.Second, chromedp.Poll[bool](`tp.q(0, ".status").textContent === "Waiting for Run."`))
+			if s := run(t, ctx, 130*time.Second, chromedp.Evaluate[string](`tp.run(0)`, chromedp.EvalAwaitPromise)); s != "done" {
+				t.Fatalf("one press of Run ended in %q: %s", s, js[string](t, ctx, `tp.q(0, ".out-heading").textContent + " | " + tp.q(0, ".status").textContent`))
+			}
+			if got := js[string](t, ctx, `tp.fullText(0)`); !strings.Contains(got, tc.want) {
+				t.Errorf("one press of Run shows %.300q, without %q", got, tc.want)
+			}
+		})
+	}
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -76,7 +77,8 @@ func TestWatchRendersOnChange(t *testing.T) {
 	watched := func() bool {
 		srv.mu.Lock()
 		defer srv.mu.Unlock()
-		return srv.watched["new"]
+		_, ok := srv.watched[filepath.Join(srv.root(), "new")]
+		return ok
 	}
 	for !watched() {
 		if !waitRenders(srv, srv.renders.Load()) {
@@ -151,5 +153,79 @@ func TestStartServerServesWhileRendering(t *testing.T) {
 	<-srv.Ready()
 	if code, body := get("/lessons/a/"); code != 200 || !strings.Contains(body, "claim=read") {
 		t.Errorf("after the first render: %d", code)
+	}
+}
+
+// A lesson folder replaced whole, as rm -rf D && cp -r D.bak D does, or
+// moved away and back (mv D D2; mv D2 D, as an editor's save or a git
+// checkout of a branch can), is served again within seconds, and its
+// edits after that are seen: the server does not keep watching the
+// folder that went away, nor serve "no lessons" from it.
+func TestWatchFolderReplaced(t *testing.T) {
+	t.Parallel()
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "D")
+	files := map[string]string{"lessons.txt": "a.md\npart/b.md\n", "a.md": "# A\n\ntext\n", "part/b.md": "# B\n\ntext\n"}
+	writeFiles(t, dir, files)
+	srv, err := NewServer(Options{LessonsDir: dir, Runtime: fakeRuntime(), Brotli: BrotliNever, Live: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	get := func(p string) (int, string) {
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, httptest.NewRequest("GET", p, nil))
+		return rec.Code, rec.Body.String()
+	}
+	// shows asks for the page as an open tab does (its reload.js asks
+	// every 1.5 s) until it shows want, for up to 10 s.
+	shows := func(page, want string) bool {
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			get(VersionPath + "?page=" + page)
+			if code, body := get(page); code == 200 && strings.Contains(body, want) {
+				return true
+			}
+		}
+		return false
+	}
+	replacements := []struct {
+		name    string
+		replace func()
+	}{
+		{"rm -rf D && cp -r D.bak D", func() {
+			if err := os.RemoveAll(dir); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(3 * settle) // the server renders the missing folder meanwhile
+			writeFiles(t, dir, files)
+		}},
+		{"mv D D2; mv D2 D", func() {
+			if err := os.Rename(dir, dir+"2"); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(3 * settle)
+			if err := os.Rename(dir+"2", dir); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"mv D D.old; cp -r D.bak D", func() {
+			if err := os.Rename(dir, dir+".old"+strings.Repeat("x", len(t.Name())%3)); err != nil {
+				t.Fatal(err)
+			}
+			writeFiles(t, dir, files)
+		}},
+	}
+	for i, r := range replacements {
+		r.replace()
+		if !shows("/lessons/a/", "<h1") {
+			code, body := get("/lessons/a/")
+			t.Fatalf("after %s, /lessons/a/ answers %d:\n%.300s", r.name, code, body)
+		}
+		// The folder in place now is the one watched: its edits show.
+		edit := fmt.Sprintf("B, edit %d", i)
+		writeFiles(t, dir, map[string]string{"part/b.md": "# " + edit + "\n\ntext\n"})
+		if !shows("/lessons/b/", edit) {
+			t.Fatalf("after %s, an edit of part/b.md was not served within 10 s", r.name)
+		}
 	}
 }

@@ -21,6 +21,8 @@
 //	static/explore.js        the Every ordering view: the races with --all
 //	static/embed.js          the "Embed this block" snippets, and a pasted block's page
 //	static/controls.js       the block's bar and script box
+//	static/controls.js       the block's bar, script box and predict-then-run form, built
+//	static/drafts.js         the reader's edits of a block, kept in the browser across reloads
 //	static/runtime-client.js the Web Worker client: loads the runtime, queues runs
 //	static/links.js          the claim toggle's pick of a script, links, commands
 //	static/render.js         a run's Result drawn into the DOM, and its wording

@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	twice run [--seed N] [--json] [--timeline FILE] [--chart FILE] (-c SCRIPT | FILE | -)
+//	twice run [--seed N] [--json] [--timeline FILE] [--chart FILE] [--force] (-c SCRIPT | FILE | -)
 //	twice serve [--addr HOST:PORT] [--lessons DIR] [--notes on|off] [--wasm FILE]
 //	twice build (-o DIR [--force] | --single-file FILE) [--lessons DIR] [--notes on|off] [--wasm FILE]
 //	twice bundle -o FILE [--goos OS] [--goarch ARCH]
@@ -27,7 +27,7 @@ func main() {
 }
 
 const usage = `usage:
-  twice run [--seed N] [--json] [--timeline FILE] [--chart FILE] (-c SCRIPT | FILE | -)
+  twice run [--seed N] [--json] [--timeline FILE] [--chart FILE] [--force] (-c SCRIPT | FILE | -)
                                          run a script, print its transcript
   twice serve [--addr HOST:PORT] [--lessons DIR] [--notes on|off] [--wasm FILE]
                                          serve the lessons and the playground

@@ -37,9 +37,18 @@ func TestScripts(t *testing.T) {
 		Dir:           "testdata/script",
 		UpdateScripts: *updateScripts,
 		// $EXAMPLE_CASE is the teachers' example case folder of docs.
+		// $FAKE_WASM is a stand-in runtime for twice build --wasm.
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("EXAMPLE_CASE", example)
-			return nil
+			dir := filepath.Join(e.WorkDir, ".fakewasm")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(dir, "twice.wasm"), []byte("\x00asm\x01\x00\x00\x00fake module for tests"), 0o644); err != nil {
+				return err
+			}
+			e.Setenv("FAKE_WASM", filepath.Join(dir, "twice.wasm"))
+			return os.WriteFile(filepath.Join(dir, "wasm_exec.js"), []byte("// fake wasm_exec.js\n"), 0o644)
 		},
 	})
 }

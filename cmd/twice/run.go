@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -14,12 +15,15 @@ import (
 	"github.com/twice-lab/twice/runtime/script/lang"
 )
 
-const runUsage = `usage: twice run [--seed N] [--json] [--timeline FILE] [--chart FILE] (-c SCRIPT | FILE | -)
+const runUsage = `usage: twice run [--seed N] [--json] [--timeline FILE] [--chart FILE] [--force] (-c SCRIPT | FILE | -)
 
 Runs a script of twice commands and prints its transcript.
   -c SCRIPT   the script itself
   FILE        a file holding the script
   -           read the script from standard input
+
+--timeline and --chart write a new file, or over a picture twice run drew
+before; --force writes over any other file but the script.
 `
 
 // cmdRun is `twice run`.
@@ -35,6 +39,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	code := fs.String("c", "", "run this script")
 	timeline := fs.String("timeline", "", "also draw the run's timeline as SVG into `FILE`")
 	chart := fs.String("chart", "", "also draw the load runs as an SVG chart into `FILE`")
+	force := fs.Bool("force", false, "let --timeline and --chart write over a file twice run did not draw")
 	// Hidden: run under the small budget a page gives a script nobody
 	// asked it to run, as the browser's run(script, {auto: true}) does, so
 	// that tests can hold the CLI, wazero and the browser to one another.
@@ -71,36 +76,90 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "twice run: %s: %v\n", name, res.Error)
 	}
 	// A script that failed has said so in one line; a picture it cannot
-	// draw is not a second error.
-	if *timeline != "" {
-		tl := draw.Timeline(res)
-		if tl == nil && res.Error != nil {
-			return res.ExitCode
+	// draw is not a second error. Each picture asked for is written if it
+	// can be, whatever became of the other, and each one that is not is
+	// said.
+	exit := res.ExitCode
+	pics := []struct {
+		flag, file string
+		svg        func() string
+		none       string
+	}{
+		{"--timeline", *timeline, func() string {
+			if tl := draw.Timeline(res); tl != nil {
+				return tl.SVG
+			}
+			return ""
+		}, "no worker ran, so there is no timeline to draw"},
+		{"--chart", *chart, func() string {
+			if ch := draw.LoadChart(res); ch != nil {
+				return ch.SVG
+			}
+			return ""
+		}, "the script ran no load, so there is no chart to draw"},
+	}
+	if *timeline != "" && *chart != "" && sameFile(*timeline, *chart) {
+		fmt.Fprintf(stderr, "twice run: --timeline and --chart name the same file, %s: give each its own\n", *chart)
+		return max(exit, 2)
+	}
+	for _, p := range pics {
+		if p.file == "" {
+			continue
 		}
-		if tl == nil {
-			fmt.Fprintf(stderr, "twice run: --timeline: no worker ran, so there is no timeline to draw\n")
-			return max(res.ExitCode, 1)
+		svg := p.svg()
+		if svg == "" {
+			if res.Error == nil {
+				fmt.Fprintf(stderr, "twice run: %s: %s; %s not written\n", p.flag, p.none, p.file)
+				exit = max(exit, 1)
+			}
+			continue
 		}
-		if err := os.WriteFile(*timeline, []byte(tl.SVG), 0o644); err != nil {
-			fmt.Fprintf(stderr, "twice run: --timeline: %v\n", err)
-			return max(res.ExitCode, 1)
+		if err := writePicture(p.file, svg, name, *force); err != nil {
+			fmt.Fprintf(stderr, "twice run: %s: %v\n", p.flag, err)
+			exit = max(exit, 1)
 		}
 	}
-	if *chart != "" {
-		ch := draw.LoadChart(res)
-		if ch == nil && res.Error != nil {
-			return res.ExitCode
-		}
-		if ch == nil {
-			fmt.Fprintf(stderr, "twice run: --chart: the script ran no load, so there is no chart to draw\n")
-			return max(res.ExitCode, 1)
-		}
-		if err := os.WriteFile(*chart, []byte(ch.SVG), 0o644); err != nil {
-			fmt.Fprintf(stderr, "twice run: --chart: %v\n", err)
-			return max(res.ExitCode, 1)
+	return exit
+}
+
+// writePicture writes svg to file, unless file is the script (named
+// script), or a file that is not empty and not a picture twice run drew,
+// unless force.
+func writePicture(file, svg, script string, force bool) error {
+	if script != "-c" && script != "-" && sameFile(file, script) {
+		return fmt.Errorf("%s is the script: not written over", file)
+	}
+	if !force {
+		if info, err := os.Stat(file); err == nil && info.Mode().IsRegular() && info.Size() > 0 && !drawnBefore(file) {
+			return fmt.Errorf("%s exists and is not a picture twice run drew: not written over (--force writes over it)", file)
 		}
 	}
-	return res.ExitCode
+	return os.WriteFile(file, []byte(svg), 0o644)
+}
+
+// sameFile reports whether a and b name one existing file.
+func sameFile(a, b string) bool {
+	ia, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	ib, err := os.Stat(b)
+	return err == nil && os.SameFile(ia, ib)
+}
+
+// drawnBefore reports whether file holds a picture twice run drew: an
+// SVG whose root is a twice timeline or chart.
+func drawnBefore(file string) bool {
+	f, err := os.Open(file)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	root, _, ok := bytes.Cut(head, []byte(">"))
+	return ok && bytes.HasPrefix(root, []byte("<svg ")) && (bytes.Contains(root, []byte(`class="twice-timeline"`)) || bytes.Contains(root, []byte(`class="twice-chart"`)))
 }
 
 // hiddenAuto is the flag of twice run that --help does not list.

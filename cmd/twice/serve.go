@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 
 	"github.com/twice-lab/twice/server"
 	"github.com/twice-lab/twice/server/wasmbuild"
@@ -40,6 +41,12 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	// A server runs for hours on machines with little memory (a
+	// classroom's VM): its garbage collector works harder rather than let
+	// the heap grow past ServeMemory, unless GOMEMLIMIT says otherwise.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(server.ServeMemory)
+	}
 
 	progress := prefixed{stdout}
 	rt, err := wasmbuild.ObtainRuntime(ctx, *flags.wasm, progress)

@@ -3,6 +3,7 @@
 package sqldb
 
 import (
+	"context"
 	"errors"
 	"strings"
 
@@ -18,8 +19,20 @@ var Driver Engine = driver{}
 
 type driver struct{}
 
+// ConnMemory is the most memory one connection's SQLite may use. The
+// driver reserves that much address space per connection as it opens
+// it (256 MB unless told): a script of 8 workers opens 9 or more, which
+// under a 4 GiB address-space limit (ulimit -v) failed with "cannot
+// allocate memory". The databases live in Go's memory (memdb); SQLite's
+// own, its page cache and statements, stays in the low megabytes.
+const ConnMemory = 32 << 20
+
+// connCtx configures every connection the driver opens; it is never
+// cancelled.
+var connCtx = sqlite3.WithMaxMemory(context.Background(), ConnMemory)
+
 func (driver) Open(name string) (Conn, error) {
-	c, err := sqlite3.Open(uri(name))
+	c, err := sqlite3.OpenContext(connCtx, uri(name))
 	if err != nil {
 		return nil, driverErr(err)
 	}

@@ -51,17 +51,28 @@ function save(key, state) {
 
 // setup wires the page: each part by a function of its own, all sharing
 // the page's state (pg), kept in localStorage under the case's name.
+// Every change reads the stored state afresh and changes only its own
+// field (pg.change), and a change another tab of the page stored is
+// taken in and shown (pg.shown: each part's way to show the state), so
+// two tabs never erase each other's hints, verdicts or fix.
 function setup() {
   const dataEl = document.getElementById("case-data");
   if (!dataEl) return;
   const data = JSON.parse(dataEl.textContent);
   const key = "twice:case:" + data.slug;
-  const pg = { data, state: Object.assign({ stages: {}, hints: [], verdicts: {} }, load(key)), replay: null, passed: "" };
-  pg.persist = () => save(key, pg.state);
+  const fresh = () => Object.assign({ stages: {}, hints: [], verdicts: {} }, load(key));
+  /** @type {(() => void)[]} */
+  const shown = [];
+  const pg = { data, state: fresh(), replay: null, passed: "", shown };
+  pg.change = (fn) => {
+    const st = fresh();
+    fn(st);
+    save(key, st);
+    pg.state = st;
+  };
   pg.mark = (stage, done) => {
     if (!!pg.state.stages[stage] === done) return;
-    pg.state.stages[stage] = done;
-    pg.persist();
+    pg.change((st) => (st.stages[stage] = done));
     showProgress(pg);
   };
   document.documentElement.classList.add("case-live");
@@ -77,6 +88,12 @@ function setup() {
     });
   }
   showProgress(pg);
+  window.addEventListener("storage", (e) => {
+    if (e.key !== key && e.key !== null) return;
+    pg.state = fresh();
+    showProgress(pg);
+    for (const f of pg.shown) f();
+  });
   // A replayed link runs its checks as the page loads, but only on the
   // small budget of a run nobody pressed a button for.
   if (pg.replay !== null) pg.runChecks(true);
@@ -94,7 +111,10 @@ function showProgress(pg) {
 }
 
 // setupFix fills the fix: from a Submit link (?fix=...), which replays
-// it, or as the reader left it; an edit is the "edit the fix" stage.
+// it, or as the reader left it; an edit is the "edit the fix" stage. A
+// link's fix is the link's: editing it keeps the reader's own fix and
+// stages as they were, and it becomes the reader's only by "Make it my
+// fix", which asks first when it would replace a fix of their own.
 function setupFix(pg) {
   const fixEl = /** @type {HTMLTextAreaElement} */ (document.getElementById("case-fix"));
   const params = new URLSearchParams(location.search);
@@ -107,20 +127,82 @@ function setupFix(pg) {
   }
   if (pg.replay !== null) {
     fixEl.value = pg.replay;
-    const note = document.createElement("p");
-    note.className = "case-replay";
-    note.textContent = "This is a submitted fix, replayed: its checks run as the page loads, on the small budget a page gets without a click; a check that needs more waits for Run checks.";
-    fixEl.before(note);
+    fixEl.before(replayNote(pg, fixEl));
   } else if (typeof pg.state.fix === "string") {
     fixEl.value = pg.state.fix;
   }
   fixEl.addEventListener("input", () => {
-    pg.state.fix = fixEl.value;
-    pg.mark("edit", fixEl.value !== pg.data.fix);
-    pg.mark("pass", false);
     /** @type {HTMLButtonElement} */ (document.querySelector(".case-submit-button")).disabled = true;
-    pg.persist();
+    pg.passed = "";
+    if (pg.replay !== null) return; // the link's fix, not the reader's
+    keepFix(pg, fixEl.value);
   });
+  // Another tab of the page saved a fix: it shows here too, unless this
+  // tab shows a link's, or the reader is typing in this one.
+  pg.shown.push(() => {
+    if (pg.replay === null && typeof pg.state.fix === "string" && document.activeElement !== fixEl) fixEl.value = pg.state.fix;
+  });
+}
+
+// keepFix stores fix as the reader's own: the "edit the fix" stage is
+// done when it differs from the case's, and the checks are to pass again.
+function keepFix(pg, fix) {
+  pg.change((st) => (st.fix = fix));
+  pg.mark("edit", fix !== pg.data.fix);
+  pg.mark("pass", false);
+}
+
+// replayNote says the fix shown is a link's, with "Make it my fix" (which
+// asks first when the reader has a fix of their own) and a way back to
+// the reader's own.
+function replayNote(pg, fixEl) {
+  const note = document.createElement("div");
+  note.className = "case-replay";
+  const say = document.createElement("p");
+  say.textContent = "This fix came with a link: its checks run on a page load's small budget, and a heavier one waits for Run checks. Editing it leaves your own fix as it is.";
+  const adopt = document.createElement("button");
+  adopt.type = "button";
+  adopt.className = "case-adopt";
+  adopt.textContent = "Make it my fix";
+  const mine = document.createElement("a");
+  const own = new URL(location.href);
+  own.search = "";
+  mine.href = own.href;
+  mine.textContent = "Back to my own fix";
+  const ask = document.createElement("p");
+  ask.className = "case-adopt-ask";
+  ask.hidden = true;
+  const yes = document.createElement("button");
+  yes.type = "button";
+  yes.className = "case-adopt-yes";
+  yes.textContent = "Replace my fix";
+  const no = document.createElement("button");
+  no.type = "button";
+  no.className = "case-adopt-no";
+  no.textContent = "Keep mine";
+  ask.append("This replaces the fix you saved in this browser. ", yes, " ", no);
+  const actions = document.createElement("p");
+  actions.append(adopt, " ", mine);
+  note.append(say, actions, ask);
+  const take = () => {
+    pg.replay = null;
+    keepFix(pg, fixEl.value);
+    history.replaceState(history.state, "", own.href);
+    note.replaceChildren(Object.assign(document.createElement("p"), { textContent: "The link's fix is now yours, saved in this browser; run the checks to pass them." }));
+  };
+  adopt.addEventListener("click", () => {
+    const saved = pg.state.fix;
+    if (typeof saved === "string" && saved !== pg.data.fix && saved !== fixEl.value) {
+      ask.hidden = false;
+      yes.focus();
+    } else take();
+  });
+  yes.addEventListener("click", take);
+  no.addEventListener("click", () => {
+    ask.hidden = true;
+    adopt.focus();
+  });
+  return note;
 }
 
 // runAll runs every check after fix, one line each into results (auto:
@@ -192,9 +274,8 @@ function setupChecks(pg) {
     a.href = url.href;
     a.textContent = url.href;
     /** @type {HTMLElement} */ (document.querySelector(".case-submit-link")).replaceChildren("Submitted. This link replays your fix and its checks: ", a);
-    pg.state.submitted = url.href;
+    pg.change((st) => (st.submitted = url.href));
     pg.mark("submit", true);
-    pg.persist();
   });
 }
 
@@ -207,17 +288,22 @@ function setupHints(pg) {
     const n = pg.state.hints.length;
     count.textContent = n === 0 ? "No hints opened." : n + " of " + all.length + " " + plural(all.length, "hint", "hints") + " opened.";
   };
+  const show = () => {
+    for (const d of all) if (pg.state.hints.includes(d.dataset.hint)) d.open = true;
+    say();
+  };
   for (const d of all) {
-    if (pg.state.hints.includes(d.dataset.hint)) d.open = true;
     d.addEventListener("toggle", () => {
       if (d.open && !pg.state.hints.includes(d.dataset.hint)) {
-        pg.state.hints.push(d.dataset.hint);
-        pg.persist();
+        pg.change((st) => {
+          if (!st.hints.includes(d.dataset.hint)) st.hints.push(d.dataset.hint);
+        });
         say();
       }
     });
   }
-  say();
+  show();
+  pg.shown.push(show);
 }
 
 // setupHypothesis wires one hypothesis: running its experiment is
@@ -228,7 +314,7 @@ function setupHypothesis(pg, sec) {
   const block = sec.querySelector("twice-playground");
   const select = sec.querySelector("select");
   const record = sec.querySelector(".verdict-record");
-  const saved = pg.state.verdicts[i] || {};
+  const saved = () => pg.state.verdicts[i] || {};
   // The block's transcript, once the element is set up: its Output view's
   // (see output.js).
   const transcript = () => {
@@ -239,7 +325,7 @@ function setupHypothesis(pg, sec) {
     const t = transcript() ? transcript().textContent : "";
     const lines = t.split("\n").filter((l) => l.trim() !== "");
     if (lines.length === 0) return;
-    const keep = select.value || saved.line || "";
+    const keep = select.value || saved().line || "";
     select.replaceChildren(new Option("choose a line of the output", ""));
     for (const l of lines) select.append(new Option(l, l));
     if (lines.includes(keep)) select.value = keep;
@@ -262,16 +348,20 @@ function setupHypothesis(pg, sec) {
   }
   const update = () => {
     const r = sec.querySelector("input[type=radio]:checked");
-    pg.state.verdicts[i] = { verdict: r ? r.value : "", line: select.value };
-    pg.persist();
+    const v = { verdict: r ? r.value : "", line: select.value };
+    pg.change((st) => (st.verdicts[i] = v));
     say();
   };
-  for (const r of sec.querySelectorAll("input[type=radio]")) {
-    if (saved.verdict === r.value) r.checked = true;
-    r.addEventListener("change", update);
-  }
+  const show = () => {
+    for (const r of sec.querySelectorAll("input[type=radio]")) r.checked = saved().verdict === r.value;
+    const line = saved().line;
+    if (line && Array.from(select.options).some((o) => o.value === line)) select.value = line;
+    say();
+  };
+  for (const r of sec.querySelectorAll("input[type=radio]")) r.addEventListener("change", update);
   select.addEventListener("change", update);
-  say();
+  show();
+  pg.shown.push(show);
 }
 
 // The runtime's config comes with the component, and the blocks' Output

@@ -97,7 +97,7 @@
 // pre-rendered output the block shows before Run.
 
 import { CONFIG, assetURL } from "./config.js";
-import { MAX_SEED, commandFor, embedIframe, linkHash, parseLink, routeOf, seedOf, shellQuote, toggleClaims, withClaim } from "./links.js";
+import { MAX_SEED, claimWords, commandFor, embedIframe, linkHash, parseLink, routeOf, seedOf, shellQuote, toggleClaims, withClaim } from "./links.js";
 import {
   announce,
   diagnosisPlan,
@@ -125,6 +125,7 @@ import { Compare } from "./compare.js";
 import { Explore } from "./explore.js";
 import { embedData, embedSnippets } from "./embed.js";
 import { controlsBar, editor } from "./controls.js";
+import { keepDrafts } from "./drafts.js";
 
 /** @typedef {import("./controls.js").BarUI} BarUI */
 
@@ -251,6 +252,7 @@ class TwicePlayground extends HTMLElement {
   /** @type {object} the owner of the strip's runs, apart from the block's own (see fillStrip) */ stripOwner;
   /** @type {string | null} the script the strip of seeds is of */ stripScript;
   /** @type {boolean} the reader has reached for the seeds: the strip is filled after each run */ stripOn;
+  /** @type {{edited: () => void, reset: () => void}} the reader's edits, kept (drafts.js) */ drafts;
 
   /** @type {any} the first stage's parts (boot.js), until setup */ first;
 
@@ -290,6 +292,7 @@ class TwicePlayground extends HTMLElement {
     this.wireControls();
     this.wireTabs();
     this.showFirst(block);
+    this.drafts = keepDrafts(this); // the reader's edit kept from before a reload
     this.startRuntime(block.n);
     if (first && first.pending) this.run(first.pending);
     this.replayLink();
@@ -646,6 +649,7 @@ class TwicePlayground extends HTMLElement {
     if (this.sliders) this.sliders.read();
     this.setPredicting(this.predicting);
     ui.status.textContent = "Reset to the lesson's script" + (this.defaultSeed ? " and seed " + this.defaultSeed : "") + ".";
+    this.drafts.reset();
   }
 
   // fetchPrerendered reads the pre-rendered Result of the embed page at
@@ -680,6 +684,18 @@ class TwicePlayground extends HTMLElement {
     this.output.ui.out.setAttribute("aria-busy", s === "loading" || s === "running" ? "true" : "false");
   }
 
+  // offClaims disables each claim of the claim control whose script the
+  // runtime says cannot run (a limit it passes: CompareSide.off), its
+  // title saying why; the others are on.
+  offClaims(claims) {
+    const toggle = (claims && claims.toggle) || [];
+    for (const r of this.ui.claims || []) {
+      const side = toggle.find((s) => s.claim === r.value);
+      r.disabled = !!(side && side.off);
+      /** @type {HTMLElement} */ (r.parentElement).title = side && side.off ? "Off for this script: " + side.off : claimWords(r.value);
+    }
+  }
+
   // setClaim checks the claim c in the claim control; "" (a claim not
   // known yet) leaves it as it is.
   setClaim(c) {
@@ -697,6 +713,7 @@ class TwicePlayground extends HTMLElement {
     const script = ui.script.value;
     const seq = ++this.claimSeq;
     const shown = this.shownClaims(script);
+    if (this.claimOff(shown, claim)) return;
     if (shown) {
       this.putScript(withClaim(shown, claim));
       this.press();
@@ -707,10 +724,26 @@ class TwicePlayground extends HTMLElement {
     ui.status.textContent = "Setting the claim in the script…";
     this.claimsOf(script, "toggle").then((claims) => {
       if (seq !== this.claimSeq) return; // a later pick runs instead
+      if (this.claimOff(claims, claim)) {
+        this.setState(state);
+        return;
+      }
       if (ui.script.value === script) this.putScript(withClaim(claims, claim));
       this.press();
       if (!this.busy && this.getAttribute("state") === "running") this.setState(state); // it asked for a prediction first
     });
+  }
+
+  // claimOff reports whether claim is off for the script claims are of
+  // (see offClaims): the block then says why, runs nothing and keeps
+  // the claim it had.
+  claimOff(claims, claim) {
+    const side = claims && (claims.toggle || []).find((s) => s.claim === claim);
+    if (!side || !side.off) return false;
+    this.ui.status.textContent = "The claim " + claim + " is off for this script: " + side.off + ".";
+    this.setClaim(claims.claim);
+    this.offClaims(claims);
+    return true;
   }
 
   // putScript puts script in the box, unless it is null.
@@ -718,6 +751,7 @@ class TwicePlayground extends HTMLElement {
     if (script === null) return;
     this.ui.script.value = script;
     this.fit();
+    this.drafts.edited();
   }
 
   // shownClaims is the claims of the Result shown (views.compare) when it
@@ -755,7 +789,10 @@ class TwicePlayground extends HTMLElement {
     this.claimTimer = setTimeout(async () => {
       const script = this.ui.script.value;
       const claims = await this.claimsOf(script, "typed");
-      if (claims && !claims.error && this.ui.script.value === script) this.setClaim(claims.claim);
+      if (claims && !claims.error && this.ui.script.value === script) {
+        this.setClaim(claims.claim);
+        this.offClaims(claims);
+      }
     }, 300);
   }
 
@@ -943,10 +980,15 @@ class TwicePlayground extends HTMLElement {
   // runIfCheap calls go unless the parser estimates script as heavy (many
   // races, explored states or load jobs): a link or an embed must not
   // take a reader's tab on load. A heavy script waits for a press of Run.
-  runIfCheap(script, go) {
+  runIfCheap(script, go0) {
     const rt = getRuntime();
     this.attach(rt);
-    this.auto = true; // the run go starts is held to the runtime's small budget
+    // The run go starts, and only that one, is held to the runtime's small
+    // budget: a press of Run meanwhile or after is the reader's, in full.
+    const go = () => {
+      this.auto = true;
+      go0();
+    };
     const own = script === this.ownScript;
     if (own && this.getAttribute("cost") === "heavy") {
       this.heavy("");
@@ -1175,6 +1217,7 @@ class TwicePlayground extends HTMLElement {
     this.result = res;
     this.quiet(res);
     this.setClaim(claimIn(res));
+    this.offClaims(res.views && res.views.compare);
     this.output.render(res, heading);
     this.updateLink();
   }

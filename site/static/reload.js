@@ -4,7 +4,8 @@
 // without a student pressing reload. Only pages twice serve renders load
 // it; an export (twice build) has neither this file nor the endpoint it
 // asks. The page carries its version in <meta name="twice-version">; the
-// server answers the current one at __twice/version?page=PAGE.
+// server answers the current one at __twice/version?page=PAGE. What a
+// reader typed in a block comes back after the reload (drafts.js).
 (function () {
   "use strict";
   const meta = /** @type {HTMLMetaElement} */ (document.querySelector('meta[name="twice-version"]'));
@@ -19,7 +20,9 @@
       const res = await fetch(url, { cache: "no-store" });
       if (res.ok) {
         const v = (await res.text()).trim();
-        if (v && v !== meta.content) {
+        // A reader's edit the browser refused to keep (drafts.js marks
+        // the page) would be lost: the page waits until it is kept.
+        if (v && v !== meta.content && !document.documentElement.dataset.twiceUnsaved) {
           location.reload();
           return;
         }

@@ -373,6 +373,7 @@
  * @typedef {object} CompareSide
  * @property {string} claim
  * @property {string} script
+ * @property {string} [off] why the script with this claim cannot run (a limit it passes)
  */
 
 /**

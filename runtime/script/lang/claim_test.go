@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,6 +81,14 @@ func checkWithClaim(t *testing.T, s *Script) {
 	for _, claim := range queue.Claims() {
 		out := s.WithClaim(claim)
 		got, err := Parse(out)
+		var le *Error
+		if errors.As(err, &le) && le.Kind == "limit" {
+			// Some claims cost more than others (race --all explores
+			// more states with async-lock): the script with this one
+			// passes a limit, and the claim toggle offers it off, saying
+			// so (package views).
+			continue
+		}
 		if err != nil {
 			t.Fatalf("with claim %s, %q does not parse: %v\nfrom %q", claim, out, err, s.src)
 		}

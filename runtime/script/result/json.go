@@ -585,6 +585,9 @@ func (e *jsonEnc) compare(c *CompareView) {
 		e.byte('{')
 		e.strField("claim", s.Claim)
 		e.strField("script", s.Script)
+		if s.Off != "" {
+			e.strField("off", s.Off)
+		}
 		e.byte('}')
 	}
 	e.key("sides")

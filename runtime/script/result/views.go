@@ -91,10 +91,14 @@ type CompareView struct {
 	Toggle []CompareSide `json:"toggle"`
 }
 
-// CompareSide is the block's script with one claim.
+// CompareSide is the block's script with one claim. Off, when it is set,
+// says why that script cannot run (it passes a limit the block's own
+// claim keeps under, as race --all explores more states with some
+// claims): the claim toggle offers it disabled, with the reason.
 type CompareSide struct {
 	Claim  string `json:"claim"`
 	Script string `json:"script"`
+	Off    string `json:"off,omitempty"`
 }
 
 // SchedulerView is what "Be the scheduler" plays: the block's first race,

@@ -308,8 +308,13 @@ func compareView(s *lang.Script) result.CompareView {
 		if claim.Alias() != claim {
 			continue
 		}
-		v.Sides = append(v.Sides, result.CompareSide{Claim: claim.String(), Script: sideScript(s, claim)})
-		v.Toggle = append(v.Toggle, result.CompareSide{Claim: claim.String(), Script: s.WithClaim(claim)})
+		side := result.CompareSide{Claim: claim.String(), Script: sideScript(s, claim)}
+		toggle := result.CompareSide{Claim: claim.String(), Script: s.WithClaim(claim)}
+		if _, err := lang.Parse(toggle.Script); err != nil {
+			side.Off, toggle.Off = err.Error(), err.Error()
+		}
+		v.Sides = append(v.Sides, side)
+		v.Toggle = append(v.Toggle, toggle)
 	}
 	return v
 }

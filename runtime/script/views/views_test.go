@@ -209,3 +209,28 @@ func TestCompareViewRefusesASchedule(t *testing.T) {
 		t.Errorf("Compare of a schedule: %d sides, note %q", len(v.Sides), v.Note)
 	}
 }
+
+// A claim whose script passes a limit the block's own claim keeps under
+// (race --all explores more states with async-lock) is offered off, with
+// the parser's reason; every claim on offer runs.
+func TestCompareViewSaysWhichClaimIsOff(t *testing.T) {
+	s, err := lang.Parse("race --all --workers 7\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := compareView(s)
+	for i, side := range v.Toggle {
+		_, perr := lang.Parse(side.Script)
+		switch {
+		case perr != nil && side.Off == "":
+			t.Errorf("claim %s is offered, but its script does not run: %v", side.Claim, perr)
+		case perr == nil && side.Off != "":
+			t.Errorf("claim %s is off (%s), but its script runs", side.Claim, side.Off)
+		case side.Off != v.Sides[i].Off:
+			t.Errorf("claim %s: the toggle says %q and Compare %q", side.Claim, side.Off, v.Sides[i].Off)
+		}
+	}
+	if off := v.Toggle[len(v.Toggle)-1]; off.Claim != "async-lock" || !strings.Contains(off.Off, "states explored") {
+		t.Errorf("async-lock: %+v", off)
+	}
+}
