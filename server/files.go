@@ -19,6 +19,8 @@ import (
 	"sync"
 
 	"github.com/andybalholm/brotli"
+
+	"github.com/twice-lab/twice/server/class"
 )
 
 // A File is one file of the rendered site: its bytes, the headers it is
@@ -323,6 +325,10 @@ type Site struct {
 	// Versions, under Options.Live, holds the version of each index and
 	// lesson page by its path; not part of an export.
 	Versions map[string]string
+	// Blocks holds the scale of each block's prediction, by its page's
+	// path and its id (/lessons/SLUG/#block-1): the blocks a class may
+	// vote on (see BlockScale).
+	Blocks map[string]class.Scale
 }
 
 // Paths returns the site's paths in sorted order.

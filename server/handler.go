@@ -361,8 +361,13 @@ func fingerprint(fsys fs.FS) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// ServeHTTP serves the current site; see Handler.
+// ServeHTTP serves the current site (see Handler) and, with
+// Options.Class, the class's requests under /class/.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Class != nil && strings.HasPrefix(r.URL.Path, "/class/") {
+		s.opts.Class.ServeHTTP(w, r)
+		return
+	}
 	if r.URL.Path == VersionPath {
 		s.refresh()
 		s.serveVersion(w, r)

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,6 +29,7 @@ import (
 	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/script/lang"
 	"github.com/twice-lab/twice/runtime/script/result"
+	"github.com/twice-lab/twice/server/class"
 	"github.com/twice-lab/twice/server/markdown"
 	"github.com/twice-lab/twice/server/wasmbuild"
 	"github.com/twice-lab/twice/site"
@@ -71,6 +73,11 @@ type Options struct {
 	// server renders them anew (assets/reload.HASH.js asks the server's
 	// __twice/version). twice serve sets it; an export never has it.
 	Live bool
+	// Class, under Live, collects the class's predictions (twice serve
+	// --class): the server answers its requests under /class/, and the
+	// pages say they may send votes (data-twice-class). nil: no page
+	// sends anything.
+	Class http.Handler
 }
 
 // assetNames are the served names (under assets/) of the site's assets.
@@ -84,6 +91,9 @@ type assetNames struct {
 	// Case is the case page's module, case.js, linked to the modules it
 	// imports.
 	Case string
+	// Pulse is the class's module (pulse.js), which every page loads
+	// under twice serve --class.
+	Pulse string
 	// Modules are the component's ES modules (see modules), in that
 	// order. The service worker keeps them all.
 	Modules []string
@@ -102,7 +112,7 @@ type assetNames struct {
 // (see linkImports), so a change in a module changes the name of every
 // module that imports it, directly or not. twice.js is not among them: it
 // is the classic script that loads the entry module (see newRenderer).
-var modules = []string{"config.js", "links.js", "render.js", "runtime-client.js", "boot.js", "classroom.js", "scheduler.js", "output.js", "timeline.js", "compare.js", "explore.js", "embed.js", "controls.js", "playground.js"}
+var modules = []string{"config.js", "links.js", "render.js", "runtime-client.js", "boot.js", "pulse.js", "classroom.js", "scheduler.js", "output.js", "timeline.js", "compare.js", "explore.js", "embed.js", "controls.js", "playground.js"}
 
 // siteRenderer renders sites: the assets once, the pages on each render.
 type siteRenderer struct {
@@ -127,6 +137,8 @@ type siteRenderer struct {
 	maxPages int
 	// hideNotes is Options.HideNotes.
 	hideNotes bool
+	// class is whether pages may send votes (Options.Class under Live).
+	class bool
 	// room is the index's section with Options.RoomURL and its QR code,
 	// or "".
 	room string
@@ -140,7 +152,8 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	if opts.Runtime == nil || len(opts.Runtime.Wasm) == 0 || len(opts.Runtime.WasmExec) == 0 {
 		return nil, errors.New("server: no runtime (wasm module and wasm_exec.js)")
 	}
-	r := &siteRenderer{md: markdown.New(), plain: markdown.NewPlain(), comp: newCompressor(opts.CacheDir, opts.Brotli), assets: map[string]*File{}, budget: MaxRenderTime, maxPages: MaxSiteBytes, hideNotes: opts.HideNotes}
+	r := &siteRenderer{md: markdown.New(), plain: markdown.NewPlain(), comp: newCompressor(opts.CacheDir, opts.Brotli), assets: map[string]*File{}, budget: MaxRenderTime, maxPages: MaxSiteBytes, hideNotes: opts.HideNotes,
+		class: opts.Live && opts.Class != nil}
 	r.comp.ready = ready
 	if opts.LessonsDir != "" {
 		r.dir = filepath.Clean(opts.LessonsDir)
@@ -187,6 +200,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 		hashed[name] = addMinified(name, body)
 		r.names.Modules = append(r.names.Modules, hashed[name])
 	}
+	r.names.Pulse = hashed["pulse.js"]
 	// A case page's module is not the component's: it imports what it
 	// needs of the component's modules.
 	caseJS, err := linkImports("case.js", minified("case.js", static("case.js")), hashed)
@@ -420,6 +434,9 @@ type pageData struct {
 	// Version, under Options.Live, is the page's version, and Page its
 	// path, which the reload client sends to the server.
 	Version, Page string
+	// Class says the page may send its readers' predictions to the
+	// server (twice serve --class).
+	Class bool
 }
 
 type lessonRef struct {
@@ -447,6 +464,7 @@ func (r *siteRenderer) page(d pageData) []byte {
 	// and not-found pages, whose addresses are not the site's.
 	d.Offline = d.Kind == "index" || d.Kind == "lesson" || d.Kind == "case" || d.Kind == "embed" || d.Kind == "offline"
 	d.Assets = r.names
+	d.Class = r.class
 	var b bytes.Buffer
 	if err := r.tmpl.Execute(&b, d); err != nil {
 		panic("site: page template: " + err.Error()) // the template is ours and tested
@@ -467,7 +485,7 @@ func (r *siteRenderer) page(d pageData) []byte {
 // page is the rendering page meanwhile (see renderingSite). The site it
 // returns has the index of the whole render.
 func (r *siteRenderer) render(fsys fs.FS, name string, publish func(*Site)) *Site {
-	s := &Site{Files: maps.Clone(r.assets), Versions: map[string]string{}}
+	s := &Site{Files: maps.Clone(r.assets), Versions: map[string]string{}, Blocks: map[string]class.Scale{}}
 	add := func(p string, body []byte, status int) *File {
 		f := newFile(p, body, status, false)
 		r.comp.compress(f)
@@ -585,7 +603,7 @@ func (r *siteRenderer) plan(fsys fs.FS, name string) (*plan, error) {
 // parse), a service worker for those pages, and the rendering page for
 // every page not rendered yet.
 func (r *siteRenderer) partial(s *Site, p *plan) *Site {
-	snap := &Site{Files: maps.Clone(s.Files), Versions: maps.Clone(s.Versions), Broken: r.rendering}
+	snap := &Site{Files: maps.Clone(s.Files), Versions: maps.Clone(s.Versions), Blocks: maps.Clone(s.Blocks), Broken: r.rendering}
 	if p.planned == nil {
 		// Once per render, not once per publish: a folder of many
 		// lessons and blocks parses each block once.
@@ -657,6 +675,9 @@ func (r *siteRenderer) renderLessonPages(s *Site, p *plan, i int, deadline time.
 	}
 	n := len(add(page, r.livePage(s, page, d), 200).Body)
 	for _, b := range st.Blocks {
+		if sc, ok := blockScale(b); ok {
+			s.Blocks["/lessons/"+l.Slug+"/#block-"+strconv.Itoa(b.Index)] = sc
+		}
 		var buf bytes.Buffer
 		q := *b
 		q.Embed = ""

@@ -25,6 +25,7 @@
 //	static/links.js          the claim toggle's pick of a script, links, commands
 //	static/render.js         a run's Result drawn into the DOM, and its wording
 //	static/classroom.js      predict-then-run and the presenter view
+//	static/pulse.js          under twice serve --class: votes, and the teacher's tallies
 //	static/scheduler.js      the Be the scheduler view: the reader picks each worker's next step
 //	static/config.js         the config the loader hands the modules
 //	static/worker.js         the Web Worker that loads and calls the wasm module

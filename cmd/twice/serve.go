@@ -6,14 +6,16 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 
 	"github.com/twice-lab/twice/server"
+	"github.com/twice-lab/twice/server/class"
 	"github.com/twice-lab/twice/server/wasmbuild"
 )
 
-const serveUsage = `usage: twice serve [--addr HOST:PORT] [--lessons DIR] [--notes on|off] [--wasm FILE]
+const serveUsage = `usage: twice serve [--addr HOST:PORT] [--lessons DIR] [--notes on|off] [--wasm FILE] [--class [--class-db FILE]]
 
 Serves the lessons and the playground. The WebAssembly runtime is built from
 the source tree on start (about 40 s the first time, a second or two after)
@@ -24,6 +26,10 @@ rendered again whenever a lesson file in DIR changes: edit and reload.
 With an --addr other machines can reach (0.0.0.0:8080 for a classroom),
 it prints every network URL it listens on and a QR code of the first.
 --notes=off leaves the lessons' teacher notes out of the pages.
+With --class, every student's prediction is sent to the server and the
+teacher's presenter view shows how the class voted: it prints a class code
+for the students and a teacher key for the teacher's browser, and keeps the
+votes in a SQLite file (--class-db, or the default it prints).
 `
 
 // cmdServe is `twice serve`.
@@ -31,6 +37,8 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("serve", serveUsage, stderr)
 	addr := fs.String("addr", server.DefaultAddr, "`HOST:PORT` to listen on")
 	flags := addSiteFlags(fs, "serve")
+	classOn := fs.Bool("class", false, "collect the class's predictions for the teacher's presenter view")
+	classDB := fs.String("class-db", "", "keep the class's votes in this SQLite `FILE` (default "+class.DefaultDB()+")")
 	if code, done := parseFlags(fs, args, false, stderr); done {
 		return code
 	}
@@ -56,10 +64,35 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	if urls := server.LANURLs(l.Addr()); len(urls) > 0 {
 		room = urls[0]
 	}
+	// The class's votes are looked up against the site as served: srv
+	// is set before the server answers its first request.
+	var srv *server.Server
+	var cls *class.Service
+	if *classOn {
+		db := *classDB
+		if db == "" {
+			db = class.DefaultDB()
+		}
+		cls, err = class.Open(class.Config{DB: db, Blocks: func(b string) (class.Scale, bool) { return srv.BlockScale(b) }})
+		if err != nil {
+			l.Close()
+			fmt.Fprintf(stderr, "twice serve: %v (choose another file with --class-db)\n", err)
+			return 1
+		}
+		defer cls.Close()
+	} else if *classDB != "" {
+		l.Close()
+		fmt.Fprintf(stderr, "twice serve: --class-db needs --class\n")
+		return 2
+	}
+	var classHandler http.Handler
+	if cls != nil {
+		classHandler = cls
+	}
 	// The lessons render in the background: StartServer returns once the
 	// index can be served, so the URL printed below answers at once, and
 	// each lesson is served as soon as it has rendered.
-	srv, err := server.StartServer(server.Options{
+	srv, err = server.StartServer(server.Options{
 		LessonsDir: *flags.dir,
 		Runtime:    rt,
 		CacheDir:   wasmbuild.CacheDir(),
@@ -67,6 +100,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		Live:       true,
 		HideNotes:  hide,
 		RoomURL:    room,
+		Class:      classHandler,
 	}, stderr)
 	if err != nil {
 		l.Close()
@@ -77,6 +111,9 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	if !server.IsLoopback(*addr) {
 		fmt.Fprintf(stderr, "twice serve: warning: listening on %s, which other machines on the network can reach; the default, %s, cannot\n", *addr, server.DefaultAddr)
 		printRoom(stdout, l.Addr())
+	}
+	if cls != nil {
+		printClass(stdout, cls, serveURL(l.Addr()))
 	}
 	fmt.Fprintf(stdout, "twice: serving the lessons at %s (Ctrl+C stops)\n", serveURL(l.Addr()))
 	if err := server.Serve(ctx, l, srv); err != nil {
@@ -102,6 +139,16 @@ func printRoom(w io.Writer, a net.Addr) {
 		return
 	}
 	fmt.Fprintf(w, "twice: scan to open %s:\n%s", urls[0], code)
+}
+
+// printClass prints the class code for the students, the teacher key on
+// a line of its own, the teacher's link (which carries the key in its
+// fragment, never sent over the network) and the class file.
+func printClass(w io.Writer, c *class.Service, url string) {
+	fmt.Fprintf(w, "twice: class code for the students: %s\n", c.Code())
+	fmt.Fprintf(w, "teacher key: %s\n", c.Key())
+	fmt.Fprintf(w, "twice: teacher's view, on this machine: %s?present#teacher=%s\n", url, c.Key())
+	fmt.Fprintf(w, "twice: the class's votes are kept in %s\n", c.DB())
 }
 
 // serveURL is the URL to print for a listener's address.

@@ -377,8 +377,7 @@ class TwicePlayground extends HTMLElement {
     ui.predictForm.addEventListener("submit", (e) => {
       e.preventDefault();
       this.predicted = ui.predictInput.value.trim();
-      savePrediction(this.id, this.predicted, ui.script.value);
-      this.run();
+      if (!savePrediction(this.id, this.predicted, ui.script.value)) this.run();
     });
   }
 
