@@ -204,9 +204,13 @@ func (s *Service) Key() string { return s.key }
 // Close stops taking changes, waits for the writer and closes the file.
 // Requests still coming in are answered 503.
 func (s *Service) Close() error {
-	s.once.Do(func() { close(s.quit) })
-	<-s.stopped
-	return s.st.close()
+	var err error
+	s.once.Do(func() {
+		close(s.quit)
+		<-s.stopped
+		err = s.st.close()
+	})
+	return err
 }
 
 // codeLetters are letters and digits no one confuses when read off a

@@ -85,8 +85,27 @@ function blockName(id) {
 
 /** @type {{code: string, epoch: string, blocks: Record<string, {round: number, open: boolean}>} | null} */
 let state = null;
-/** @type {Record<string, {round: number, value: string}>} what this page voted, by block id */
-const voted = {};
+// The votes this browser sent on this page, by block id: {round, value},
+// kept with the predictions (so that a reload still says them).
+const VOTES = "twice:votes:";
+
+function voted() {
+  const s = store();
+  try {
+    const v = s && JSON.parse(s.getItem(VOTES + location.pathname) || "{}");
+    return v && typeof v === "object" ? v : {};
+  } catch {
+    return {};
+  }
+}
+
+function keepVote(id, round, value) {
+  const s = store();
+  if (!s) return;
+  const v = voted();
+  v[id] = { round, value };
+  s.setItem(VOTES + location.pathname, JSON.stringify(v));
+}
 
 function roundOf(id) {
   const b = state && state.blocks[id];
@@ -98,24 +117,33 @@ function openOf(id) {
   return b ? b.open : true;
 }
 
-// statusOf is the line in the block that says how its vote went.
+// statusOf is the line in the block that says how its vote went, under
+// its prediction form; null until the block has one.
 function statusOf(id) {
   const el = document.getElementById(id);
-  const root = el && el.shadowRoot;
-  if (!root) return null;
-  let p = /** @type {HTMLElement | null} */ (root.querySelector(".pulse-status"));
+  const form = el && el.shadowRoot && el.shadowRoot.querySelector(".predict");
+  if (!form || !form.parentNode) return null;
+  let p = /** @type {HTMLElement | null} */ (form.parentNode.querySelector(".pulse-status"));
   if (!p) {
     p = h("p", { class: "pulse-status", role: "status" });
-    const form = root.querySelector(".predict");
-    if (form) form.after(p);
-    else (root.querySelector(".box") || root).append(p);
+    form.after(p);
   }
   return p;
 }
 
-function say(id, text) {
+// said holds the last thing said in each block, by id.
+/** @type {Record<string, string>} */
+const said = {};
+
+// say says text in block id's status line, once the block has one (a
+// block is set up after the page loads), unless something newer is said
+// meanwhile.
+function say(id, text, tries = 0) {
+  if (tries === 0) said[id] = text;
+  if (said[id] !== text) return;
   const p = statusOf(id);
   if (p) p.textContent = text;
+  else if (tries < 40) setTimeout(() => say(id, text, tries + 1), 250);
 }
 
 // sendVote sends the reader's prediction for block id as a vote, when
@@ -142,8 +170,8 @@ async function post(id, value, round, retry) {
     return;
   }
   if (resp.status === 204) {
-    voted[id] = { round, value };
-    say(id, "Your vote, " + value + ", is counted" + (round > 1 ? " in round " + round : "") + ". The teacher reveals the run.");
+    keepVote(id, round, value);
+    counted(id, round, value);
     return;
   }
   const body = await resp.json().catch(() => ({}));
@@ -179,15 +207,22 @@ async function follow() {
   if (document.documentElement.dataset.twicePage === "lesson") setTimeout(follow, poll);
 }
 
+function counted(id, round, value) {
+  say(id, "Your vote, " + value + ", is counted" + (round > 1 ? " in round " + round : "") + ". The teacher reveals the run.");
+}
+
 function update(next) {
   const was = state;
   state = next;
   forget(next.epoch);
-  for (const id of Object.keys(voted)) {
+  const mine = voted();
+  for (const id of Object.keys(mine)) {
     const round = roundOf(id);
-    const before = was && was.blocks[id];
-    if (!openOf(id) && (!before || before.open)) say(id, "The voting on this block is over: press Run to see what happens.");
-    else if (round > voted[id].round && (!before || before.round < round)) say(id, "Round " + round + ": talk it over with your neighbours, then vote again.");
+    const before = was && (was.blocks[id] || { round: 1, open: true });
+    if (before && before.round === round && before.open === openOf(id)) continue; // nothing new
+    if (!openOf(id)) say(id, "The voting on this block is over: press Run to see what happens.");
+    else if (round > mine[id].round) say(id, "Round " + round + ": talk it over with your neighbours, then vote again.");
+    else if (round === mine[id].round) counted(id, round, mine[id].value);
   }
 }
 
@@ -214,8 +249,9 @@ function forget(epoch) {
 let panel = null;
 let panelSeq = 0;
 
-async function teacherFetch(path, body) {
-  const init = { headers: /** @type {Record<string, string>} */ ({ Authorization: "Bearer " + teacherKey() }) };
+async function teacherFetch(path, body, signal) {
+  /** @type {RequestInit & {headers: Record<string, string>}} */
+  const init = { headers: { Authorization: "Bearer " + teacherKey() }, signal };
   if (body) {
     init.method = "POST";
     init.headers["Content-Type"] = "application/json";
@@ -229,7 +265,7 @@ async function teacherFetch(path, body) {
 // only with the teacher key.
 export function presenterBlock(block) {
   panelSeq++;
-  if (panel) panel.el.remove();
+  if (panel) panel.close();
   panel = null;
   if (!block || !classOn() || !teacherKey() || !block.id) return;
   panel = new Panel(block, panelSeq);
@@ -244,6 +280,7 @@ class Panel {
     this.name = blockName(block.id);
     this.last = null;
     this.armed = 0; // Reset asks for a second click within a few seconds
+    this.abort = new AbortController(); // ends the waiting request when the panel goes
     this.head = h("p", { class: "pulse-head" });
     this.rounds = h("div", { class: "pulse-rounds" });
     this.error = h("p", { class: "pulse-error", role: "alert" });
@@ -259,6 +296,11 @@ class Panel {
 
   get current() {
     return this.seq === panelSeq;
+  }
+
+  close() {
+    this.abort.abort();
+    this.el.remove();
   }
 
   button(cls, text, onClick) {
@@ -342,7 +384,7 @@ class Panel {
   // whether to go on.
   async tick() {
     try {
-      const resp = await teacherFetch("/class/tally?block=" + encodeURIComponent(this.name) + (this.last ? "&after=" + this.last.version : ""));
+      const resp = await teacherFetch("/class/tally?block=" + encodeURIComponent(this.name) + (this.last ? "&after=" + this.last.version : ""), undefined, this.abort.signal);
       if (!this.current) return false;
       if (resp.status === 401) {
         this.error.textContent = "This browser's teacher key is not this server's: open the teacher's link twice serve printed.";
@@ -350,6 +392,7 @@ class Panel {
       }
       if (resp.ok) this.draw(await resp.json());
     } catch {
+      if (!this.current) return false;
       this.error.textContent = "The server could not be reached; trying again.";
     }
     return true;
@@ -392,18 +435,23 @@ function figure(r, scale, shown) {
       return { label: a === b ? String(a) : a + "–" + b, n };
     });
   const most = Math.max(1, ...counts.map((c) => c.n));
-  const bw = 40;
-  const top = 18;
-  const hgt = 120;
-  const chart = svg("svg", { viewBox: "0 0 " + counts.length * bw + " " + (hgt + top + 22), class: "pulse-chart", role: "img", "aria-label": "Round " + r.round + ": " + counts.map((c) => c.label + ": " + c.n).join(", ") });
+  // A bar per value, the counts above, and below a label on every bar
+  // of a short scale, or on five of a long one: the labels stay legible
+  // on a phone.
+  const bw = 30;
+  const top = 24;
+  const hgt = 140;
+  const every = counts.length > 11 ? Math.ceil((counts.length - 1) / 4) : 1;
+  const width = counts.length * bw;
+  const chart = svg("svg", { viewBox: "0 0 " + width + " " + (hgt + top + 28), class: "pulse-chart", role: "img", "aria-label": "Round " + r.round + ": " + counts.map((c) => c.label + ": " + c.n).join(", ") });
   counts.forEach((c, i) => {
     const x = i * bw;
     const bh = Math.round((c.n / most) * hgt);
-    chart.append(svg("rect", { x: x + 5, y: top + hgt - bh, width: bw - 10, height: Math.max(bh, c.n ? 2 : 0), class: "pulse-bar" }));
-    if (c.n) chart.append(svg("text", { x: x + bw / 2, y: top + hgt - bh - 4, "text-anchor": "middle", class: "pulse-n" }, document.createTextNode(String(c.n))));
-    chart.append(svg("text", { x: x + bw / 2, y: top + hgt + 16, "text-anchor": "middle", class: "pulse-label" }, document.createTextNode(c.label)));
+    chart.append(svg("rect", { x: x + 3, y: top + hgt - bh, width: bw - 6, height: bh, class: "pulse-bar" }));
+    if (c.n) chart.append(svg("text", { x: x + bw / 2, y: top + hgt - bh - 5, "text-anchor": "middle", class: "pulse-n" }, document.createTextNode(String(c.n))));
+    if (i % every === 0 || i === counts.length - 1) chart.append(svg("text", { x: x + bw / 2, y: top + hgt + 22, "text-anchor": "middle", class: "pulse-label" }, document.createTextNode(c.label)));
   });
-  chart.append(svg("line", { x1: 0, x2: counts.length * bw, y1: top + hgt + 0.5, y2: top + hgt + 0.5, class: "pulse-axis" }));
+  chart.append(svg("line", { x1: 0, x2: width, y1: top + hgt + 0.5, y2: top + hgt + 0.5, class: "pulse-axis" }));
   f.append(chart);
   return f;
 }
