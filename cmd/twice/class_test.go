@@ -130,6 +130,21 @@ code:
 			}
 		}
 		var wg sync.WaitGroup
+		// The lesson pages are served while the class votes.
+		for range 20 {
+			wg.Go(func() {
+				resp, err := client.Get(c.url + "lessons/" + ls[0].Slug + "/")
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					t.Errorf("the lesson page during the votes: %d", resp.StatusCode)
+				}
+			})
+		}
 		for i := range voters {
 			wg.Go(func() {
 				voter := fmt.Sprintf("voter-%04d", i)
