@@ -155,6 +155,22 @@ func TestBrowserClassPulse(t *testing.T) {
 	if n := js[float64](t, ctx, `document.querySelectorAll(".pulse-round").length`); n != 1 {
 		t.Errorf("after reset: %v rounds shown", n)
 	}
+
+	// A new class: each student's page forgets its predictions on its
+	// next load, and keeps its voter id.
+	student(0, "/lessons/p/")
+	voter := js[string](t, sctx, `localStorage.getItem("twice:voter")`)
+	if !js[bool](t, sctx, `Object.keys(localStorage).some((k) => k.startsWith("twice:prediction:"))`) {
+		t.Fatalf("the student's page kept no prediction: %s", js[string](t, sctx, `JSON.stringify(Object.keys(localStorage))`))
+	}
+	js[bool](t, ctx, `document.querySelector(".pulse-new").click(), document.querySelector(".pulse-new").click(), true`)
+	run(t, ctx, 20*time.Second, chromedp.Poll[bool](`document.querySelector(".pulse-new").textContent === "New class started"`))
+	student(0, "/lessons/p/")
+	run(t, sctx, 20*time.Second, chromedp.Poll[bool](`!Object.keys(localStorage).some((k) => k.startsWith("twice:prediction:") || k.startsWith("twice:votes:"))`))
+	if got := js[string](t, sctx, `localStorage.getItem("twice:voter")`); got != voter {
+		t.Errorf("the new class changed the voter id: %q, was %q", got, voter)
+	}
+
 	errs := consoleErrors()
 	for _, e := range studentErrors() {
 		if !strings.Contains(e, "401 (Unauthorized)") { // the student's tries at the teacher's requests
@@ -194,4 +210,36 @@ func teacherShots(t *testing.T, ctx context.Context) {
 		}
 	}
 	run(t, ctx, 10*time.Second, chromedp.EmulateViewport(1280, 900))
+}
+
+// TestBrowserPrintHandout prints a lesson as a handout: the prose, each
+// script and its output, without Run, the tabs, the share links and the
+// embed snippets.
+func TestBrowserPrintHandout(t *testing.T) {
+	ctx, _ := browser(t, 1280, 900)
+	origins, _ := classSite(t, 1)
+	navigate(t, ctx, origins[0]+"/lessons/p/?present")
+	run(t, ctx, 10*time.Second, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "print"})
+		return err
+	}))
+	shown := func(expr string) bool {
+		return js[bool](t, ctx, `(() => { const el = `+expr+`; return !!el && getComputedStyle(el).display !== "none" && el.getBoundingClientRect().height > 0; })()`)
+	}
+	for _, hidden := range []string{`tp.q(0, "button.run")`, `tp.q(0, ".tabs")`, `tp.q(0, ".share")`, `tp.q(0, ".embed")`, `tp.q(0, ".predict")`, `document.querySelector(".present-bar")`, `document.querySelector(".teacher")`} {
+		if shown(hidden) {
+			t.Errorf("printed, %s shows", hidden)
+		}
+	}
+	for _, kept := range []string{`tp.q(0, ".transcript")`, `tp.q(0, "textarea")`, `document.querySelector("main p")`} {
+		if !shown(kept) {
+			t.Errorf("printed, %s is left out", kept)
+		}
+	}
+	shot := run(t, ctx, 30*time.Second, chromedp.CaptureScreenshot())
+	file := filepath.Join(artifactDir(t), "handout-print-1280.png")
+	if err := os.WriteFile(file, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", file)
 }

@@ -208,7 +208,8 @@ async function follow() {
 }
 
 function counted(id, round, value) {
-  say(id, "Your vote, " + value + ", is counted" + (round > 1 ? " in round " + round : "") + ". The teacher reveals the run.");
+  const code = state && state.code ? " for class " + state.code : "";
+  say(id, "Your vote, " + value + ", is counted" + code + (round > 1 ? " in round " + round : "") + ". The teacher reveals the run.");
 }
 
 function update(next) {
@@ -279,7 +280,9 @@ class Panel {
     this.seq = seq;
     this.name = blockName(block.id);
     this.last = null;
-    this.armed = 0; // Reset asks for a second click within a few seconds
+    this.armed = 0; // Reset and New class ask for a second click within a few seconds
+    /** @type {HTMLButtonElement | null} */
+    this.armedFor = null;
     this.abort = new AbortController(); // ends the waiting request when the panel goes
     this.head = h("p", { class: "pulse-head" });
     this.rounds = h("div", { class: "pulse-rounds" });
@@ -287,9 +290,11 @@ class Panel {
     this.show = this.button("pulse-show", "Show the votes", () => this.act("/class/reveal"));
     this.again = this.button("pulse-again", "Start round 2", () => this.act("/class/round"));
     this.run = this.button("pulse-run", "Reveal the run", () => this.reveal());
-    this.reset = this.button("pulse-reset", "Reset this block", () => this.resetBlock());
+    this.reset = this.button("pulse-reset", "Reset this block", () => this.twice(this.reset, "Reset this block", () => this.act("/class/reset")));
     const csv = this.button("pulse-csv", "Download CSV", () => this.csv());
-    const actions = h("div", { class: "pulse-actions" }, this.show, this.again, this.run, this.reset, csv);
+    this.fresh = this.button("pulse-new", "New class", () => this.twice(this.fresh, "New class", () => this.newClass()));
+    this.fresh.title = "Every student's page forgets its predictions, case progress and saved fix on its next load";
+    const actions = h("div", { class: "pulse-actions" }, this.show, this.again, this.run, this.reset, csv, this.fresh);
     this.el = h("section", { class: "pulse-panel", "aria-label": "The class's predictions" }, this.head, this.rounds, actions, this.error);
     block.after(this.el);
   }
@@ -335,15 +340,31 @@ class Panel {
     }
   }
 
-  resetBlock() {
-    if (Date.now() - this.armed > 4000) {
+  // twice does what a button does on its second click within a few
+  // seconds; the first asks for it.
+  twice(button, label, f) {
+    if (Date.now() - this.armed > 4000 || this.armedFor !== button) {
       this.armed = Date.now();
-      this.reset.textContent = "Click again to reset";
+      this.armedFor = button;
+      button.textContent = "Click again: " + label.toLowerCase();
+      setTimeout(() => (button.textContent = label), 4000);
       return;
     }
     this.armed = 0;
-    this.reset.textContent = "Reset this block";
-    this.act("/class/reset");
+    button.textContent = label;
+    f();
+  }
+
+  // newClass starts afresh for the next class: each student's page
+  // clears what it kept of the lessons on its next load.
+  async newClass() {
+    try {
+      const resp = await teacherFetch("/class/new-class", {});
+      this.error.textContent = resp.ok ? "" : "The class could not be reset (" + resp.status + ").";
+      if (resp.ok) this.fresh.textContent = "New class started";
+    } catch {
+      this.error.textContent = "The server could not be reached.";
+    }
   }
 
   async csv() {
