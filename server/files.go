@@ -329,6 +329,11 @@ type Site struct {
 	// path and its id (/lessons/SLUG/#block-1): the blocks a class may
 	// vote on (see BlockScale).
 	Blocks map[string]class.Scale
+	// Teacher holds, under Options.Live, the pages that carry teacher
+	// notes as the teacher gets them, by their key in Files (whose page
+	// has none), and Notes those notes' HTML.
+	Teacher map[string]*File
+	Notes   map[string][]byte
 }
 
 // Paths returns the site's paths in sorted order.

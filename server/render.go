@@ -73,6 +73,10 @@ type Options struct {
 	// server renders them anew (assets/reload.HASH.js asks the server's
 	// __twice/version). twice serve sets it; an export never has it.
 	Live bool
+	// Teacher, under Live, reports whether a request comes from the
+	// teacher: a page's teacher notes are served to the teacher only. nil
+	// means a request from this machine (a loopback address).
+	Teacher func(*http.Request) bool
 	// Class, under Live, collects the class's predictions (twice serve
 	// --class): the server answers its requests under /class/, and the
 	// pages say they may send votes (data-twice-class). nil: no page
@@ -137,6 +141,9 @@ type siteRenderer struct {
 	maxPages int
 	// hideNotes is Options.HideNotes.
 	hideNotes bool
+	// live is Options.Live: a page's teacher notes go to the teacher only
+	// (see addPage).
+	live bool
 	// class is whether pages may send votes (Options.Class under Live).
 	class bool
 	// room is the index's section with Options.RoomURL and its QR code,
@@ -153,7 +160,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 		return nil, errors.New("server: no runtime (wasm module and wasm_exec.js)")
 	}
 	r := &siteRenderer{md: markdown.New(), plain: markdown.NewPlain(), comp: newCompressor(opts.CacheDir, opts.Brotli), assets: map[string]*File{}, budget: MaxRenderTime, maxPages: MaxSiteBytes, hideNotes: opts.HideNotes,
-		class: opts.Live && opts.Class != nil}
+		class: opts.Live && opts.Class != nil, live: opts.Live}
 	r.comp.ready = ready
 	if opts.LessonsDir != "" {
 		r.dir = filepath.Clean(opts.LessonsDir)
@@ -485,7 +492,7 @@ func (r *siteRenderer) page(d pageData) []byte {
 // page is the rendering page meanwhile (see renderingSite). The site it
 // returns has the index of the whole render.
 func (r *siteRenderer) render(fsys fs.FS, name string, publish func(*Site)) *Site {
-	s := &Site{Files: maps.Clone(r.assets), Versions: map[string]string{}, Blocks: map[string]class.Scale{}}
+	s := &Site{Files: maps.Clone(r.assets), Versions: map[string]string{}, Blocks: map[string]class.Scale{}, Teacher: map[string]*File{}, Notes: map[string][]byte{}}
 	add := func(p string, body []byte, status int) *File {
 		f := newFile(p, body, status, false)
 		r.comp.compress(f)
@@ -603,7 +610,7 @@ func (r *siteRenderer) plan(fsys fs.FS, name string) (*plan, error) {
 // parse), a service worker for those pages, and the rendering page for
 // every page not rendered yet.
 func (r *siteRenderer) partial(s *Site, p *plan) *Site {
-	snap := &Site{Files: maps.Clone(s.Files), Versions: maps.Clone(s.Versions), Blocks: maps.Clone(s.Blocks), Broken: r.rendering}
+	snap := &Site{Files: maps.Clone(s.Files), Versions: maps.Clone(s.Versions), Blocks: maps.Clone(s.Blocks), Teacher: maps.Clone(s.Teacher), Notes: maps.Clone(s.Notes), Broken: r.rendering}
 	if p.planned == nil {
 		// Once per render, not once per publish: a folder of many
 		// lessons and blocks parses each block once.
@@ -655,15 +662,17 @@ func (r *siteRenderer) renderLessonPages(s *Site, p *plan, i int, deadline time.
 		add(page, r.errorPage("This lesson cannot be shown", st.Fatal, "../../"), 500)
 		return lessonCount{unshown: true}
 	}
+	var notes []byte
 	if l.Notes != "" && !r.hideNotes {
 		// Folded under the lesson's title.
+		notes = r.notes(l.Notes)
 		at := bytes.Index(body, []byte("</h1>\n"))
 		if at < 0 {
 			at = 0
 		} else {
 			at += len("</h1>\n")
 		}
-		body = slices.Concat(body[:at], r.notes(l.Notes), body[at:])
+		body = slices.Concat(body[:at], notes, body[at:])
 	}
 	d := pageData{Kind: "lesson", Title: l.Title, Root: "../../", Script: len(st.Blocks) > 0,
 		Content: template.HTML(body), Lesson: p.refs[i], Time: l.Time, SiteTitle: p.siteTitle}
@@ -673,7 +682,7 @@ func (r *siteRenderer) renderLessonPages(s *Site, p *plan, i int, deadline time.
 	if i+1 < len(p.ls) {
 		d.Next = p.refs[i+1]
 	}
-	n := len(add(page, r.livePage(s, page, d), 200).Body)
+	n := len(r.addPage(s, add, page, r.livePage(s, page, d), notes).Body)
 	for _, b := range st.Blocks {
 		if sc, ok := blockScale(b); ok {
 			s.Blocks["/lessons/"+l.Slug+"/#block-"+strconv.Itoa(b.Index)] = sc
@@ -814,6 +823,21 @@ func (r *siteRenderer) serviceWorker(s *Site, offline []byte) []byte {
 		panic("site: sw.js: " + err.Error()) // the file is ours and tested
 	}
 	return minified("sw.js", js)
+}
+
+// addPage adds the page at key, whose body carries the teacher notes
+// notes (or none), to s with add. Under Live, the page with its notes goes
+// to the teacher only (Site.Teacher, Site.Notes), and the page everyone
+// else gets has none; an export keeps them in the page.
+func (r *siteRenderer) addPage(s *Site, add func(string, []byte, int) *File, key string, body, notes []byte) *File {
+	if !r.live || len(notes) == 0 || !bytes.Contains(body, notes) {
+		return add(key, body, 200)
+	}
+	f := newFile(key, body, 200, false)
+	r.comp.compress(f)
+	s.Teacher[key] = f
+	s.Notes[key] = notes
+	return add(key, bytes.Replace(body, notes, nil, 1), 200)
 }
 
 // notes renders a lesson's teacher notes, folded: a details element the

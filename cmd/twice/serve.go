@@ -25,7 +25,8 @@ serving each as soon as it is done. With --lessons, pages are
 rendered again whenever a lesson file in DIR changes: edit and reload.
 With an --addr other machines can reach (0.0.0.0:8080 for a classroom),
 it prints every network URL it listens on and a QR code of the first.
---notes=off leaves the lessons' teacher notes out of the pages.
+The teacher notes are served only to this machine (and, with --class, to
+the browser that has the teacher key); --notes=off leaves them out.
 With --class, every student's prediction is sent to the server and the
 teacher's presenter view shows how the class voted: it prints a class code
 for the students and a teacher key for the teacher's browser, and keeps the
@@ -101,6 +102,9 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		HideNotes:  hide,
 		RoomURL:    room,
 		Class:      classHandler,
+		// The teacher notes go to this machine and, in a class, to the
+		// browser that has the teacher key.
+		Teacher: func(r *http.Request) bool { return server.FromLoopback(r) || (cls != nil && cls.IsTeacher(r)) },
 	}, stderr)
 	if err != nil {
 		l.Close()

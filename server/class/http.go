@@ -81,6 +81,12 @@ var routes = map[string]route{
 	NewClassPth: {http.MethodPost, true, (*Service).serveNewClass},
 }
 
+// IsTeacher reports whether r carries the teacher key.
+func (s *Service) IsTeacher(r *http.Request) bool {
+	ok, _ := s.teacher(r)
+	return ok
+}
+
 // teacher reports whether r carries the teacher key, or why not.
 func (s *Service) teacher(r *http.Request) (bool, error) {
 	auth := r.Header.Get("Authorization")

@@ -22,6 +22,9 @@
 // buttons. It follows the votes as they come: the server answers a tally
 // request when the class changes (long polling).
 //
+// The teacher notes: the server serves them in the pages of its own
+// machine only; in the browser with the key, teacherNotes fetches them.
+//
 // The HTTP interface is in docs/MANUAL.md ("A class's predictions").
 
 import { h } from "./render.js";
@@ -477,7 +480,27 @@ function figure(r, scale, shown) {
   return f;
 }
 
+// teacherNotes shows the page's teacher notes in the browser that has
+// the teacher key: the server leaves them out of the pages it serves to
+// any other machine than its own.
+async function teacherNotes() {
+  const kind = document.documentElement.dataset.twicePage;
+  if (!teacherKey() || (kind !== "lesson" && kind !== "case") || document.querySelector(".teacher-notes")) return;
+  const page = location.pathname.slice(1) + (location.pathname.endsWith("/") ? "index.html" : "");
+  try {
+    const resp = await teacherFetch("/__twice/notes?page=" + encodeURIComponent(page));
+    if (!resp.ok || document.querySelector(".teacher-notes")) return;
+    const html = await resp.text();
+    const h1 = document.querySelector("main h1");
+    if (h1) h1.insertAdjacentHTML("afterend", html);
+    else document.getElementById("main")?.insertAdjacentHTML("afterbegin", html);
+  } catch {
+    // No notes, then.
+  }
+}
+
 if (classOn()) {
   catchKey();
   follow();
+  teacherNotes();
 }
