@@ -151,7 +151,7 @@ func printRoom(w io.Writer, a net.Addr) {
 func printClass(w io.Writer, c *class.Service, url string) {
 	fmt.Fprintf(w, "twice: class code for the students: %s\n", c.Code())
 	fmt.Fprintf(w, "teacher key: %s\n", c.Key())
-	fmt.Fprintf(w, "twice: teacher's view, on this machine: %s?present#teacher=%s\n", url, c.Key())
+	fmt.Fprintf(w, "twice: the teacher's link (open it, then a lesson's presenter view): %s#teacher=%s\n", url, c.Key())
 	fmt.Fprintf(w, "twice: the class's votes are kept in %s\n", c.DB())
 }
 

@@ -64,9 +64,10 @@ func (s Scale) parse(raw json.RawMessage) (string, error) {
 	return strconv.Itoa(n), nil
 }
 
+// short cuts s, a piece of a request quoted in an error, to 80 bytes.
 func short(s string) string {
-	if len(s) > 24 {
-		return s[:24] + "…"
+	if len(s) > 80 {
+		return strings.ToValidUTF8(s[:80], "") + "…"
 	}
 	return s
 }
