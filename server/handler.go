@@ -392,7 +392,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // notes of the page named by the query's page parameter (as VersionPath
 // takes it), as an HTML fragment, to the teacher only (Options.Teacher):
 // a teacher's browser on another machine, which has the class's key,
-// shows them in the page it was served without them.
+// shows them in the page it was served without them. A page without
+// notes answers 204.
 const NotesPath = "/__twice/notes"
 
 func (s *Server) serveNotes(w http.ResponseWriter, r *http.Request) {
@@ -412,7 +413,7 @@ func (s *Server) serveNotes(w http.ResponseWriter, r *http.Request) {
 	}
 	notes, ok := s.site.Load().Notes[r.URL.Query().Get("page")]
 	if !ok {
-		w.WriteHeader(http.StatusNotFound)
+		w.WriteHeader(http.StatusNoContent) // a page without notes
 		return
 	}
 	h.Set("Content-Type", "text/html; charset=utf-8")

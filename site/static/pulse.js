@@ -489,7 +489,7 @@ async function teacherNotes() {
   const page = location.pathname.slice(1) + (location.pathname.endsWith("/") ? "index.html" : "");
   try {
     const resp = await teacherFetch("/__twice/notes?page=" + encodeURIComponent(page));
-    if (!resp.ok || document.querySelector(".teacher-notes")) return;
+    if (resp.status !== 200 || document.querySelector(".teacher-notes")) return;
     const html = await resp.text();
     const h1 = document.querySelector("main h1");
     if (h1) h1.insertAdjacentHTML("afterend", html);
