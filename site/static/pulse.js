@@ -151,9 +151,10 @@ function say(id, text, tries = 0) {
 
 // sendVote sends the reader's prediction for block id as a vote, when
 // the page is in a class and the block's voting is open, and reports
-// whether it did: the run then waits for the teacher to reveal it.
+// whether it did: the run then waits for the teacher to reveal it. The
+// teacher's own browser (it has the key) does not vote.
 export function sendVote(id, value) {
-  if (!classOn() || !openOf(id) || value === "") return false;
+  if (!classOn() || teacherKey() || !openOf(id) || value === "") return false;
   say(id, "Sending your vote…");
   post(id, value, roundOf(id), true);
   return true;
