@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -52,12 +53,34 @@ func TestClassPages(t *testing.T) {
 		if sc, ok := srv.BlockScale("/lessons/p/#block-1"); !ok || sc.Min != 0 || sc.Max != 20 {
 			t.Errorf("%s: block 1's scale %+v %v, want 0 to 20", tc.name, sc, ok)
 		}
-		if sc, ok := srv.BlockScale("/lessons/p/#block-2"); !ok || sc.Max != 20 {
-			t.Errorf("%s: block 2 (effects) scale %+v %v, want 0 to 20", tc.name, sc, ok)
+		if sc, ok := srv.BlockScale("/lessons/p/#block-2"); !ok || sc.Max != 10 {
+			t.Errorf("%s: block 2 (effects) scale %+v %v, want 0 to 10", tc.name, sc, ok)
 		}
 		if _, ok := srv.BlockScale("/lessons/p/#block-3"); ok {
 			t.Errorf("%s: a block 3", tc.name)
 		}
 		srv.Close()
+	}
+}
+
+// TestScaleOf: a scale a block names, or the count's own.
+func TestScaleOf(t *testing.T) {
+	for _, tc := range []struct {
+		attr string
+		of   int
+		want string
+	}{
+		{"", 20, "{0 20 []}"},
+		{"", 0, "{0 10 []}"},
+		{"5-15", 20, "{5 15 []}"},
+		{"0,1,5", 20, "{0 5 [0 1 5]}"},
+		{"15-5", 20, "{0 20 []}"},
+		{"x", 20, "{0 20 []}"},
+		{"1,x", 20, "{0 20 []}"},
+		{"0-99999999", 20, "{0 20 []}"},
+	} {
+		if got := fmt.Sprint(scaleOf(tc.attr, tc.of)); got != tc.want {
+			t.Errorf("scaleOf(%q, %d) = %s, want %s", tc.attr, tc.of, got, tc.want)
+		}
 	}
 }

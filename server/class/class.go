@@ -36,7 +36,8 @@ const (
 var Wait = 25 * time.Second
 
 // A Scale is the choices a block's prediction may take: a whole number
-// from Min to Max, or, when Choices is not empty, one of those words.
+// from Min to Max, or, when Choices is not empty, one of those (words or
+// whole numbers, sent as a JSON string or number).
 type Scale struct {
 	Min     int      `json:"min"`
 	Max     int      `json:"max"`
@@ -47,12 +48,14 @@ type Scale struct {
 // of its words. It returns the choice as stored.
 func (s Scale) parse(raw json.RawMessage) (string, error) {
 	if len(s.Choices) > 0 {
+		// A choice is named by its text, or, for a number, by the number.
 		var w string
-		if json.Unmarshal(raw, &w) == nil {
-			for _, c := range s.Choices {
-				if c == w {
-					return w, nil
-				}
+		if json.Unmarshal(raw, &w) != nil {
+			w = string(raw)
+		}
+		for _, c := range s.Choices {
+			if c == w {
+				return w, nil
 			}
 		}
 		return "", fmt.Errorf("choice %s is not one of this block's: %s", short(string(raw)), strings.Join(s.Choices, ", "))

@@ -33,6 +33,8 @@ func blocks(name string) (Scale, bool) {
 		return Scale{Min: 0, Max: 10}, true
 	case "/lessons/a/#block-2":
 		return Scale{Choices: []string{"yes", "no"}}, true
+	case "/lessons/a/#block-3":
+		return Scale{Max: 5, Choices: []string{"0", "1", "5"}}, true
 	}
 	return Scale{}, false
 }
@@ -100,6 +102,11 @@ func TestVotesRoundsAndRestart(t *testing.T) {
 	}
 	send(1, "voter-aaaa", 3, 204)
 	send(1, "voter-bbbb", 3, 204)
+	for _, c := range []any{5, "1"} { // a choice among numbers, by number or by its text
+		if code, body := do(s, "POST", VotesPath, vote("/lessons/a/#block-3", 1, "voter-cccc", c), "", "10.0.0.2"); code != 204 {
+			t.Errorf("a choice %v among 0, 1, 5: %d %s", c, code, body)
+		}
+	}
 	send(1, "voter-aaaa", 5, 204) // replaces its 3
 	tl := tally(t, s, blockA)
 	if tl.Round != 1 || tl.Votes != 2 || tl.Counts["3"] != 1 || tl.Counts["5"] != 1 {
@@ -130,7 +137,7 @@ func TestVotesRoundsAndRestart(t *testing.T) {
 		t.Errorf("reopened: %+v\nwant %+v", again, tl)
 	}
 	_, csv := do(s, "GET", CSVPath, "", s.Key(), "127.0.0.1")
-	want := "block,round,choice,count\n" + blockA + ",1,3,1\n" + blockA + ",1,5,1\n" + blockA + ",2,7,1\n"
+	want := "block,round,choice,count\n" + blockA + ",1,3,1\n" + blockA + ",1,5,1\n" + blockA + ",2,7,1\n/lessons/a/#block-3,1,1,1\n"
 	if csv != want {
 		t.Errorf("CSV:\n%s\nwant\n%s", csv, want)
 	}
@@ -211,6 +218,7 @@ func TestHostile(t *testing.T) {
 		{"a huge number", "POST", VotesPath, vote(blockA, 1, "voter-evil", 1e300), "", "", 422, "scale"},
 		{"no choice", "POST", VotesPath, `{"block":"` + blockA + `","round":1,"voter":"voter-evil"}`, "", "", 400, "choice"},
 		{"a word not among the choices", "POST", VotesPath, vote("/lessons/a/#block-2", 1, "voter-evil", "maybe"), "", "", 422, "yes, no"},
+		{"a number not among the choices", "POST", VotesPath, vote("/lessons/a/#block-3", 1, "voter-evil", 2), "", "", 422, "0, 1, 5"},
 		{"a short voter id", "POST", VotesPath, vote(blockA, 1, "x", 1), "", "", 400, "voter"},
 		{"a voter id with odd bytes", "POST", VotesPath, vote(blockA, 1, "voter\n<script>", 1), "", "", 400, "voter"},
 		{"round 0", "POST", VotesPath, vote(blockA, 0, "voter-evil", 1), "", "", 400, "round"},
