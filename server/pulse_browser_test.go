@@ -97,6 +97,7 @@ func TestBrowserClassPulse(t *testing.T) {
 	for i, v := range []string{"3", "5", "5"} {
 		vote(i, v)
 	}
+	studentShots(t, sctx)
 	// The vote holds the run back: the output stays hidden.
 	student(0, "/lessons/p/")
 	if js[bool](t, sctx, `tp.state(0) === "done" || !tp.q(0, ".box").classList.contains("predicting")`) {
@@ -185,6 +186,26 @@ func TestBrowserClassPulse(t *testing.T) {
 	if len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}
+}
+
+// studentShots takes a student's block that says the vote was counted,
+// at 390 and 1280 px, light and dark.
+func studentShots(t *testing.T, ctx context.Context) {
+	t.Helper()
+	out := artifactDir(t)
+	for _, scheme := range []string{"light", "dark"} {
+		for _, w := range []int64{390, 1280} {
+			setView(t, ctx, w, scheme)
+			js[bool](t, ctx, `tp.q(0, ".pulse-status").scrollIntoView({block: "center"}), true`)
+			shot := run(t, ctx, 30*time.Second, chromedp.CaptureScreenshot())
+			file := filepath.Join(out, fmt.Sprintf("class-student-voted-%d-%s.png", w, scheme))
+			if err := os.WriteFile(file, shot, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("screenshot: %s", file)
+		}
+	}
+	setView(t, ctx, 390, "light")
 }
 
 // teacherShots takes the teacher's presenter view with the two rounds'
