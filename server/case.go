@@ -47,8 +47,12 @@ func (r *siteRenderer) renderCases(s *Site, p *plan, deadline time.Time, add fun
 		errs = append(errs, cerrs...)
 		broken[i] = len(cerrs) > 0
 		page := "cases/" + c.Slug + "/index.html"
-		add(page, r.livePage(s, page, pageData{Kind: "case", Title: c.Title, Root: "../../", Script: true,
-			Content: body, SiteTitle: p.siteTitle}), 200)
+		var notes []byte
+		if c.Notes != "" && !r.hideNotes {
+			notes = r.notes(c.Notes)
+		}
+		r.addPage(s, add, page, r.livePage(s, page, pageData{Kind: "case", Title: c.Title, Root: "../../", Script: true,
+			Content: body, SiteTitle: p.siteTitle}), notes)
 	}
 	return errs, broken
 }

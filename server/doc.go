@@ -121,7 +121,12 @@
 // [Options.Live] (twice serve, never an export) the index and lesson
 // pages carry a version and load assets/reload.HASH.js, which asks
 // [VersionPath] for the page's current version every 1.5 s and reloads
-// the tab when it differs: an edit shows in every open tab of its lesson. Error pages name files relative to
+// the tab when it differs: an edit shows in every open tab of its lesson.
+// Under Live, a page with teacher notes has them only for the teacher
+// ([Options.Teacher]: by default a browser on the serving machine; the
+// notes alone at [NotesPath]); with [Options.Class] (twice serve --class),
+// requests under /class/ go to the class's votes (package server/class)
+// and the pages load pulse.js, which sends them. Error pages name files relative to
 // the folder, never by an absolute path. [Site.ExportWith] writes only
 // into an empty folder or one it wrote (a [BuildMarker] file), through an
 // os.Root, each file to a temporary name then renamed, never through a

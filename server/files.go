@@ -22,6 +22,8 @@ import (
 	"sync/atomic"
 
 	"github.com/andybalholm/brotli"
+
+	"github.com/twice-lab/twice/server/class"
 )
 
 // A File is one file of the rendered site: its bytes, the headers it is
@@ -345,6 +347,15 @@ type Site struct {
 	// Versions, under Options.Live, holds the version of each index and
 	// lesson page by its path; not part of an export.
 	Versions map[string]string
+	// Blocks holds the scale of each block's prediction, by its page's
+	// path and its id (/lessons/SLUG/#block-1): the blocks a class may
+	// vote on (see BlockScale).
+	Blocks map[string]class.Scale
+	// Teacher holds, under Options.Live, the pages that carry teacher
+	// notes as the teacher gets them, by their key in Files (whose page
+	// has none), and Notes those notes' HTML.
+	Teacher map[string]*File
+	Notes   map[string][]byte
 	// names are the served names of the site's assets, and config the
 	// component's config (SingleFile reads them).
 	names  assetNames

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"net"
 	"net/http"
 	"os"
 	"path"
@@ -432,8 +433,13 @@ func fingerprint(fsys fs.FS) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// ServeHTTP serves the current site; see Handler.
+// ServeHTTP serves the current site (see Handler) and, with
+// Options.Class, the class's requests under /class/.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Class != nil && strings.HasPrefix(r.URL.Path, "/class/") {
+		s.opts.Class.ServeHTTP(w, r)
+		return
+	}
 	if r.URL.Path == VersionPath {
 		s.refresh()
 		s.serveVersion(w, r)
@@ -442,7 +448,67 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !strings.HasPrefix(r.URL.Path, "/assets/") {
 		s.refresh()
 	}
-	serveSite(w, r, s.site.Load())
+	if r.URL.Path == NotesPath {
+		s.serveNotes(w, r)
+		return
+	}
+	site := s.site.Load()
+	if key, ok := sitePath(r); ok && site.Teacher[key] != nil && s.teacher(r) {
+		site = &Site{Files: map[string]*File{key: site.Teacher[key]}}
+	}
+	serveSite(w, r, site)
+}
+
+// NotesPath is where a server with Options.Live answers the teacher
+// notes of the page named by the query's page parameter (as VersionPath
+// takes it), as an HTML fragment, to the teacher only (Options.Teacher):
+// a teacher's browser on another machine, which has the class's key,
+// shows them in the page it was served without them. A page without
+// notes answers 204.
+const NotesPath = "/__twice/notes"
+
+func (s *Server) serveNotes(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	if r.Method != http.MethodGet {
+		h.Set("Allow", "GET")
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	}
+	if !s.teacher(r) {
+		w.WriteHeader(http.StatusForbidden)
+		io.WriteString(w, "403 forbidden: the teacher notes are for the teacher\n")
+		return
+	}
+	notes, ok := s.site.Load().Notes[r.URL.Query().Get("page")]
+	if !ok {
+		w.WriteHeader(http.StatusNoContent) // a page without notes
+		return
+	}
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(notes)
+}
+
+// teacher reports whether r comes from the teacher: Options.Teacher, or
+// by default a request from this machine.
+func (s *Server) teacher(r *http.Request) bool {
+	if s.opts.Teacher != nil {
+		return s.opts.Teacher(r)
+	}
+	return FromLoopback(r)
+}
+
+// FromLoopback reports whether r came from this machine: a loopback
+// address.
+func FromLoopback(r *http.Request) bool {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // VersionPath is where a server with Options.Live answers the current

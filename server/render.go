@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,6 +29,7 @@ import (
 	"github.com/twice-lab/twice/runtime/queue"
 	"github.com/twice-lab/twice/runtime/script/lang"
 	"github.com/twice-lab/twice/runtime/script/result"
+	"github.com/twice-lab/twice/server/class"
 	"github.com/twice-lab/twice/server/markdown"
 	"github.com/twice-lab/twice/server/wasmbuild"
 	"github.com/twice-lab/twice/site"
@@ -71,6 +73,15 @@ type Options struct {
 	// server renders them anew (assets/reload.HASH.js asks the server's
 	// __twice/version). twice serve sets it; an export never has it.
 	Live bool
+	// Teacher, under Live, reports whether a request comes from the
+	// teacher: a page's teacher notes are served to the teacher only. nil
+	// means a request from this machine (a loopback address).
+	Teacher func(*http.Request) bool
+	// Class, under Live, collects the class's predictions (twice serve
+	// --class): the server answers its requests under /class/, and the
+	// pages say they may send votes (data-twice-class). nil: no page
+	// sends anything.
+	Class http.Handler
 }
 
 // assetNames are the served names (under assets/) of the site's assets.
@@ -84,6 +95,9 @@ type assetNames struct {
 	// Case is the case page's module, case.js, linked to the modules it
 	// imports.
 	Case string
+	// Pulse is the class's module (pulse.js), which every page loads
+	// under twice serve --class.
+	Pulse string
 	// Modules are the component's ES modules (see modules), in that
 	// order. The service worker keeps them all.
 	Modules []string
@@ -102,7 +116,7 @@ type assetNames struct {
 // (see linkImports), so a change in a module changes the name of every
 // module that imports it, directly or not. twice.js is not among them: it
 // is the classic script that loads the entry module (see newRenderer).
-var modules = []string{"config.js", "links.js", "render.js", "runtime-client.js", "boot.js", "classroom.js", "predict.js", "sliders.js", "player.js", "stepaxis.js", "scheduler.js", "output.js", "timeline.js", "compare.js", "explore.js", "embed.js", "controls.js", "drafts.js", "playground.js"}
+var modules = []string{"config.js", "links.js", "render.js", "runtime-client.js", "boot.js", "pulse.js", "classroom.js", "predict.js", "sliders.js", "player.js", "stepaxis.js", "scheduler.js", "output.js", "timeline.js", "compare.js", "explore.js", "embed.js", "controls.js", "drafts.js", "playground.js"}
 
 // siteRenderer renders sites: the assets once, the pages on each render.
 type siteRenderer struct {
@@ -129,6 +143,11 @@ type siteRenderer struct {
 	maxPages int
 	// hideNotes is Options.HideNotes.
 	hideNotes bool
+	// live is Options.Live: a page's teacher notes go to the teacher only
+	// (see addPage).
+	live bool
+	// class is whether pages may send votes (Options.Class under Live).
+	class bool
 	// room is the index's section with Options.RoomURL and its QR code,
 	// or "".
 	room string
@@ -142,7 +161,8 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 	if opts.Runtime == nil || len(opts.Runtime.Wasm) == 0 || len(opts.Runtime.WasmExec) == 0 {
 		return nil, errors.New("server: no runtime (wasm module and wasm_exec.js)")
 	}
-	r := &siteRenderer{md: markdown.New(), plain: markdown.NewPlain(), comp: newCompressor(opts.CacheDir, opts.Brotli), assets: map[string]*File{}, budget: MaxRenderTime, maxPages: MaxSiteBytes, hideNotes: opts.HideNotes}
+	r := &siteRenderer{md: markdown.New(), plain: markdown.NewPlain(), comp: newCompressor(opts.CacheDir, opts.Brotli), assets: map[string]*File{}, budget: MaxRenderTime, maxPages: MaxSiteBytes, hideNotes: opts.HideNotes,
+		class: opts.Live && opts.Class != nil, live: opts.Live}
 	r.comp.ready = ready
 	if opts.LessonsDir != "" {
 		r.dir = filepath.Clean(opts.LessonsDir)
@@ -189,6 +209,7 @@ func newRenderer(opts Options, ready func(etag string, br []byte, path string)) 
 		hashed[name] = addMinified(name, body)
 		r.names.Modules = append(r.names.Modules, hashed[name])
 	}
+	r.names.Pulse = hashed["pulse.js"]
 	// A case page's module is not the component's: it imports what it
 	// needs of the component's modules.
 	caseJS, err := linkImports("case.js", minified("case.js", static("case.js")), hashed)
@@ -423,6 +444,9 @@ type pageData struct {
 	// Version, under Options.Live, is the page's version, and Page its
 	// path, which the reload client sends to the server.
 	Version, Page string
+	// Class says the page may send its readers' predictions to the
+	// server (twice serve --class).
+	Class bool
 }
 
 type lessonRef struct {
@@ -450,6 +474,7 @@ func (r *siteRenderer) page(d pageData) []byte {
 	// and not-found pages, whose addresses are not the site's.
 	d.Offline = d.Kind == "index" || d.Kind == "lesson" || d.Kind == "case" || d.Kind == "embed" || d.Kind == "offline"
 	d.Assets = r.names
+	d.Class = r.class
 	var b bytes.Buffer
 	if err := r.tmpl.Execute(&b, d); err != nil {
 		panic("site: page template: " + err.Error()) // the template is ours and tested
@@ -470,7 +495,8 @@ func (r *siteRenderer) page(d pageData) []byte {
 // page is the rendering page meanwhile (see renderingSite). The site it
 // returns has the index of the whole render.
 func (r *siteRenderer) render(fsys fs.FS, name string, publish func(*Site)) *Site {
-	s := &Site{Files: maps.Clone(r.assets), Versions: map[string]string{}, names: r.names, config: r.configJSON}
+	s := &Site{Files: maps.Clone(r.assets), Versions: map[string]string{}, names: r.names, config: r.configJSON,
+		Blocks: map[string]class.Scale{}, Teacher: map[string]*File{}, Notes: map[string][]byte{}}
 	add := func(p string, body []byte, status int) *File {
 		f := newFile(p, body, status, false)
 		r.comp.compress(f)
@@ -620,7 +646,7 @@ func (r *siteRenderer) plan(fsys fs.FS, name string) (*plan, error) {
 // parse), a service worker for those pages, and the rendering page for
 // every page not rendered yet.
 func (r *siteRenderer) partial(s *Site, p *plan) *Site {
-	snap := &Site{Files: maps.Clone(s.Files), Versions: maps.Clone(s.Versions), Broken: r.rendering}
+	snap := &Site{Files: maps.Clone(s.Files), Versions: maps.Clone(s.Versions), Blocks: maps.Clone(s.Blocks), Teacher: maps.Clone(s.Teacher), Notes: maps.Clone(s.Notes), Broken: r.rendering}
 	if p.planned == nil {
 		// Once per render, not once per publish: a folder of many
 		// lessons and blocks parses each block once.
@@ -672,15 +698,17 @@ func (r *siteRenderer) renderLessonPages(s *Site, p *plan, i int, deadline time.
 		add(page, r.errorPage("This lesson cannot be shown", st.Fatal, "../../"), 500)
 		return lessonCount{unshown: true}
 	}
+	var notes []byte
 	if l.Notes != "" && !r.hideNotes {
 		// Folded under the lesson's title.
+		notes = r.notes(l.Notes)
 		at := bytes.Index(body, []byte("</h1>\n"))
 		if at < 0 {
 			at = 0
 		} else {
 			at += len("</h1>\n")
 		}
-		body = slices.Concat(body[:at], r.notes(l.Notes), body[at:])
+		body = slices.Concat(body[:at], notes, body[at:])
 	}
 	d := pageData{Kind: "lesson", Title: l.Title, Root: "../../", Script: len(st.Blocks) > 0,
 		Content: template.HTML(body), Lesson: p.refs[i], Time: lessonTime(l), SiteTitle: p.siteTitle}
@@ -690,8 +718,11 @@ func (r *siteRenderer) renderLessonPages(s *Site, p *plan, i int, deadline time.
 	if i+1 < len(p.ls) {
 		d.Next = p.refs[i+1]
 	}
-	n := len(add(page, r.livePage(s, page, d), 200).Body)
+	n := len(r.addPage(s, add, page, r.livePage(s, page, d), notes).Body)
 	for _, b := range st.Blocks {
+		if sc, ok := blockScale(b); ok {
+			s.Blocks["/lessons/"+l.Slug+"/#block-"+strconv.Itoa(b.Index)] = sc
+		}
 		var buf bytes.Buffer
 		q := *b
 		q.Embed = ""
@@ -847,6 +878,21 @@ func (r *siteRenderer) serviceWorker(s *Site, offline []byte) []byte {
 		panic("site: sw.js: " + err.Error()) // the file is ours and tested
 	}
 	return minified("sw.js", js)
+}
+
+// addPage adds the page at key, whose body carries the teacher notes
+// notes (or none), to s with add. Under Live, the page with its notes goes
+// to the teacher only (Site.Teacher, Site.Notes), and the page everyone
+// else gets has none; an export keeps them in the page.
+func (r *siteRenderer) addPage(s *Site, add func(string, []byte, int) *File, key string, body, notes []byte) *File {
+	if !r.live || len(notes) == 0 || !bytes.Contains(body, notes) {
+		return add(key, body, 200)
+	}
+	f := newFile(key, body, 200, false)
+	r.comp.compress(f)
+	s.Teacher[key] = f
+	s.Notes[key] = notes
+	return add(key, bytes.Replace(body, notes, nil, 1), 200)
 }
 
 // notes renders a lesson's teacher notes, folded: a details element the

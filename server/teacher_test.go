@@ -1,6 +1,8 @@
 package server
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -56,5 +58,69 @@ func TestTeacherSite(t *testing.T) {
 	}
 	if !strings.Contains(string(hidden.Files["lessons/b/index.html"].Body), "about 10 minutes") {
 		t.Error("HideNotes hid the time too")
+	}
+}
+
+// TestTeacherNotesServedToTheTeacher: twice serve gives a lesson's and a
+// case's teacher notes to the teacher only (this machine by default, or
+// Options.Teacher), never to a student's phone; the notes alone answer
+// at NotesPath for the teacher and 403 for anyone else.
+func TestTeacherNotesServedToTheTeacher(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"lessons.txt": "b.md\n",
+		"b.md":        "---\nnotes: The answer is **zero**.\n---\n# The atomic claim\n\n```twice\nrace atomic 5\n```\n",
+	})
+	for _, tc := range []struct {
+		name    string
+		teacher func(*http.Request) bool
+		addr    string
+		want    bool
+	}{
+		{"this machine", nil, "127.0.0.1", true},
+		{"this machine over IPv6", nil, "[::1]", true},
+		{"a phone", nil, "192.168.1.23", false},
+		{"a phone the server calls the teacher's", func(r *http.Request) bool { return r.Header.Get("Authorization") == "Bearer k" }, "192.168.1.23", true},
+	} {
+		srv, err := NewServer(Options{LessonsDir: dir, Runtime: fakeRuntime(), Brotli: BrotliNever, Live: true, Teacher: tc.teacher}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		get := func(path string) (int, string) {
+			r := httptest.NewRequest("GET", path, nil)
+			r.RemoteAddr = tc.addr + ":5555"
+			r.Header.Set("Authorization", "Bearer k")
+			w := httptest.NewRecorder()
+			srv.ServeHTTP(w, r)
+			return w.Code, w.Body.String()
+		}
+		code, page := get("/lessons/b/")
+		if code != 200 || strings.Contains(page, "The answer is") != tc.want {
+			t.Errorf("%s: the lesson page (%d) shows the notes: %v, want %v", tc.name, code, !tc.want, tc.want)
+		}
+		code, notes := get(NotesPath + "?page=lessons/b/index.html")
+		if want := map[bool]int{true: 200, false: 403}[tc.want]; code != want || strings.Contains(notes, "The answer is") != tc.want {
+			t.Errorf("%s: %s: %d %q, want %d", tc.name, NotesPath, code, notes, want)
+		}
+		srv.Close()
+	}
+	// The built-in lessons' and case's notes, too.
+	builtin, err := NewServer(Options{Runtime: fakeRuntime(), Brotli: BrotliNever, Live: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer builtin.Close()
+	n := 0
+	for key, f := range builtin.Site().Teacher {
+		n++
+		if strings.Contains(string(builtin.Site().Files[key].Body), `class="teacher-notes"`) {
+			t.Errorf("%s: a student's page has the teacher notes", key)
+		}
+		if !strings.Contains(string(f.Body), `class="teacher-notes"`) {
+			t.Errorf("%s: the teacher's page lacks the teacher notes", key)
+		}
+	}
+	if n == 0 {
+		t.Errorf("no built-in page has teacher notes for the teacher")
 	}
 }

@@ -29,6 +29,8 @@
 //	static/classroom.js      predict-then-run's logic and the presenter view
 //	static/predict.js        a block's ask-then-show: the form, the guess figure, the answer prose
 //	static/sliders.js        a block's sliders: drag a number of the script, rewrite it, run
+//	static/classroom.js      predict-then-run and the presenter view
+//	static/pulse.js          under twice serve --class: votes, and the teacher's tallies
 //	static/scheduler.js      the Be the scheduler view: the reader picks each worker's next step
 //	static/player.js         a play control: Play / Pause, speed and a slider over n steps
 //	static/stepaxis.js       a run drawn on its step axis (inline SVG), for Timeline and Compare

@@ -4,7 +4,7 @@
 // Usage:
 //
 //	twice run [--seed N] [--json] [--timeline FILE] [--chart FILE] [--force] (-c SCRIPT | FILE | -)
-//	twice serve [--addr HOST:PORT] [--lessons DIR] [--notes on|off] [--wasm FILE]
+//	twice serve [--addr HOST:PORT] [--lessons DIR] [--notes on|off] [--wasm FILE] [--class [--class-db FILE]]
 //	twice build (-o DIR [--force] | --single-file FILE) [--lessons DIR] [--notes on|off] [--wasm FILE]
 //	twice bundle -o FILE [--goos OS] [--goarch ARCH]
 //	twice case list [--lessons DIR]
@@ -29,7 +29,7 @@ func main() {
 const usage = `usage:
   twice run [--seed N] [--json] [--timeline FILE] [--chart FILE] [--force] (-c SCRIPT | FILE | -)
                                          run a script, print its transcript
-  twice serve [--addr HOST:PORT] [--lessons DIR] [--notes on|off] [--wasm FILE]
+  twice serve [--addr HOST:PORT] [--lessons DIR] [--notes on|off] [--wasm FILE] [--class [--class-db FILE]]
                                          serve the lessons and the playground
   twice build (-o DIR [--force] | --single-file FILE) [--lessons DIR] [--notes on|off] [--wasm FILE]
                                          write the site as static files, or as one HTML file

@@ -6,15 +6,17 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"runtime/debug"
 
 	"github.com/twice-lab/twice/server"
+	"github.com/twice-lab/twice/server/class"
 	"github.com/twice-lab/twice/server/wasmbuild"
 )
 
-const serveUsage = `usage: twice serve [--addr HOST:PORT] [--lessons DIR] [--notes on|off] [--wasm FILE]
+const serveUsage = `usage: twice serve [--addr HOST:PORT] [--lessons DIR] [--notes on|off] [--wasm FILE] [--class [--class-db FILE]]
 
 Serves the lessons and the playground. The WebAssembly runtime is built from
 the source tree on start (about 40 s the first time, a second or two after)
@@ -24,7 +26,12 @@ serving each as soon as it is done. With --lessons, pages are
 rendered again whenever a lesson file in DIR changes: edit and reload.
 With an --addr other machines can reach (0.0.0.0:8080 for a classroom),
 it prints every network URL it listens on and a QR code of the first.
---notes=off leaves the lessons' teacher notes out of the pages.
+The teacher notes are served only to this machine (and, with --class, to
+the browser that has the teacher key); --notes=off leaves them out.
+With --class, every student's prediction is sent to the server and the
+teacher's presenter view shows how the class voted: it prints a class code
+for the students and a teacher key for the teacher's browser, and keeps the
+votes in a SQLite file (--class-db, or the default it prints).
 `
 
 // cmdServe is `twice serve`.
@@ -32,6 +39,8 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("serve", serveUsage, stderr)
 	addr := fs.String("addr", server.DefaultAddr, "`HOST:PORT` to listen on")
 	flags := addSiteFlags(fs, "serve")
+	classOn := fs.Bool("class", false, "collect the class's predictions for the teacher's presenter view")
+	classDB := fs.String("class-db", "", "keep the class's votes in this SQLite `FILE` (default "+class.DefaultDB()+")")
 	if code, done := parseFlags(fs, args, false, stderr); done {
 		return code
 	}
@@ -63,10 +72,35 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	if urls := server.LANURLs(l.Addr()); len(urls) > 0 {
 		room = urls[0]
 	}
+	// The class's votes are looked up against the site as served: srv
+	// is set before the server answers its first request.
+	var srv *server.Server
+	var cls *class.Service
+	if *classOn {
+		db := *classDB
+		if db == "" {
+			db = class.DefaultDB()
+		}
+		cls, err = class.Open(class.Config{DB: db, Blocks: func(b string) (class.Scale, bool) { return srv.BlockScale(b) }})
+		if err != nil {
+			l.Close()
+			fmt.Fprintf(stderr, "twice serve: %v (choose another file with --class-db)\n", err)
+			return 1
+		}
+		defer cls.Close()
+	} else if *classDB != "" {
+		l.Close()
+		fmt.Fprintf(stderr, "twice serve: --class-db needs --class\n")
+		return 2
+	}
+	var classHandler http.Handler
+	if cls != nil {
+		classHandler = cls
+	}
 	// The lessons render in the background: StartServer returns once the
 	// index can be served, so the URL printed below answers at once, and
 	// each lesson is served as soon as it has rendered.
-	srv, err := server.StartServer(server.Options{
+	srv, err = server.StartServer(server.Options{
 		LessonsDir: *flags.dir,
 		Runtime:    rt,
 		CacheDir:   wasmbuild.CacheDir(),
@@ -74,6 +108,10 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		Live:       true,
 		HideNotes:  hide,
 		RoomURL:    room,
+		Class:      classHandler,
+		// The teacher notes go to this machine and, in a class, to the
+		// browser that has the teacher key.
+		Teacher: func(r *http.Request) bool { return server.FromLoopback(r) || (cls != nil && cls.IsTeacher(r)) },
 	}, stderr)
 	if err != nil {
 		l.Close()
@@ -84,6 +122,9 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	if !server.IsLoopback(*addr) {
 		fmt.Fprintf(stderr, "twice serve: warning: listening on %s, which other machines on the network can reach; the default, %s, cannot\n", *addr, server.DefaultAddr)
 		printRoom(stdout, l.Addr())
+	}
+	if cls != nil {
+		printClass(stdout, cls, serveURL(l.Addr()))
 	}
 	fmt.Fprintf(stdout, "twice: serving the lessons at %s (Ctrl+C stops)\n", serveURL(l.Addr()))
 	if err := server.Serve(ctx, l, srv); err != nil {
@@ -109,6 +150,16 @@ func printRoom(w io.Writer, a net.Addr) {
 		return
 	}
 	fmt.Fprintf(w, "twice: scan to open %s:\n%s", urls[0], code)
+}
+
+// printClass prints the class code for the students, the teacher key on
+// a line of its own, the teacher's link (which carries the key in its
+// fragment, never sent over the network) and the class file.
+func printClass(w io.Writer, c *class.Service, url string) {
+	fmt.Fprintf(w, "twice: class code for the students: %s\n", c.Code())
+	fmt.Fprintf(w, "teacher key: %s\n", c.Key())
+	fmt.Fprintf(w, "twice: the teacher's link (open it, then a lesson's presenter view): %s#teacher=%s\n", url, c.Key())
+	fmt.Fprintf(w, "twice: the class's votes are kept in %s\n", c.DB())
 }
 
 // serveURL is the URL to print for a listener's address.

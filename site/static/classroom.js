@@ -31,6 +31,7 @@
 // Nothing here runs at import time but reading these functions.
 
 import { CONFIG } from "./config.js";
+import { presenterBlock, sendVote } from "./pulse.js";
 import { groupDigits, h } from "./render.js";
 
 const ALL = "twice:predict-all";
@@ -84,9 +85,13 @@ export function loadPrediction(id) {
   }
 }
 
+// savePrediction keeps a block's prediction and, in a class (pulse.js),
+// sends it as the reader's vote: it reports whether it did, and the run
+// then waits for the teacher to reveal it.
 export function savePrediction(id, value, script) {
   const s = store();
   if (s) s.setItem(predictionKey(id), JSON.stringify({ value, script }));
+  return sendVote(id, value);
 }
 
 const sum = (xs, f) => xs.reduce((n, x) => n + (f(x) || 0), 0);
@@ -225,6 +230,7 @@ function setPresenting(on) {
     for (const type of MOVES) removeEventListener(type, onMove, true);
     if (sizes) sizes.disconnect();
     sizes = null;
+    presenterBlock(null);
     return;
   }
   // Slide i holds the prose before block i, the block and its answer in
@@ -278,6 +284,7 @@ function show(i) {
   moved = false;
   reveal();
   const block = slides[current].find((el) => el.tagName === "TWICE-PLAYGROUND");
+  presenterBlock(block || null);
   if (sizes) sizes.disconnect();
   // The block grows as its styles and its views come in: it is put on
   // screen again then, until the reader scrolls or uses the page.

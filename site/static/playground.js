@@ -413,8 +413,7 @@ class TwicePlayground extends HTMLElement {
     this.predict.form.addEventListener("submit", (e) => {
       e.preventDefault();
       this.predicted = this.predict.value();
-      savePrediction(this.id, this.predicted, ui.script.value);
-      this.run();
+      if (!savePrediction(this.id, this.predicted, ui.script.value)) this.run();
     });
   }
 
