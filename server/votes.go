@@ -41,7 +41,7 @@ func blockScale(b *markdown.Playground) (class.Scale, bool) {
 			of += l.Jobs
 		}
 	}
-	return scaleOf("", min(of, maxScale)), true
+	return scaleOf(b.Options.Scale, min(of, maxScale)), true
 }
 
 // scaleOf reads the scale a block names (the value of its predict
