@@ -20,8 +20,8 @@ func steps(r *result.Result, lanes []string) *result.Steps {
 	claimed := map[string]bool{} // a worker past its claim, won or lost
 	free := map[string]bool{}    // workers whose read found the job queued
 	send := map[string]int{}     // the step of a run's last request
-	open := map[string]int{} // a worker's span, as its index in Spans
-	seen := map[string]int{} // effects per order and event
+	open := map[string]int{}     // a worker's span, as its index in Spans
+	seen := map[string]int{}     // effects per order and event
 	timed := true
 	for i, e := range r.Trace {
 		switch e.Kind {
