@@ -20,8 +20,8 @@ func steps(r *result.Result, lanes []string) *result.Steps {
 	claimed := map[string]bool{} // a worker past its claim, won or lost
 	free := map[string]bool{}    // workers whose read found the job queued
 	send := map[string]int{}     // the step of a run's last request
-	open := map[string]*result.Span{}
-	seen := map[string]int{} // effects per order and event
+	open := map[string]int{}     // a worker's span, as its index in Spans
+	seen := map[string]int{}     // effects per order and event
 	timed := true
 	for i, e := range r.Trace {
 		switch e.Kind {
@@ -72,8 +72,8 @@ func steps(r *result.Result, lanes []string) *result.Steps {
 			}
 		case event.Claim:
 			claimed[e.Proc] = true
-			open[e.Proc] = &result.Span{Lane: e.Proc, From: k, To: k}
-			out.Spans = append(out.Spans, open[e.Proc])
+			open[e.Proc] = len(out.Spans)
+			out.Spans = append(out.Spans, result.Span{Lane: e.Proc, From: k, To: k})
 		case event.ClaimFailed:
 			claimed[e.Proc] = true
 			st.Mark = "lost"
@@ -88,10 +88,10 @@ func steps(r *result.Result, lanes []string) *result.Steps {
 				}
 			}
 		}
-		if sp := open[e.Proc]; sp != nil && !st.Fold {
+		if sp, ok := open[e.Proc]; ok && !st.Fold {
 			switch e.Kind {
 			case event.Ack, event.AckRefused, event.DeadLetter, event.Commit, event.Rollback, event.Kill, event.LeaseLost, event.Send:
-				sp.To = k
+				out.Spans[sp].To = k
 			}
 			if e.Kind == event.Lock && strings.HasPrefix(e.Step, "DELETE") {
 				delete(open, e.Proc) // the release, after the ack

@@ -142,7 +142,7 @@ func (e *jsonEnc) steps(s *Steps) {
 		e.byte('}')
 	})
 	e.key("spans")
-	jsonList(e, s.Spans, func(e *jsonEnc, sp *Span) {
+	jsonList(e, s.Spans, func(e *jsonEnc, sp Span) {
 		e.byte('{')
 		e.strField("lane", sp.Lane)
 		e.intField("from", sp.From)

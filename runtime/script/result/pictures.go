@@ -34,7 +34,7 @@ type Steps struct {
 	// Spans are the stretches each worker is inside the side effect:
 	// from its claim to its ack (or where it stopped), as indices into
 	// Steps. Two at once is the duplicate's window.
-	Spans []*Span `json:"spans"`
+	Spans []Span `json:"spans"`
 	// BothFree is the step at which a second worker read the job as
 	// queued (both now believe it free), or -1.
 	BothFree int `json:"both_free"`
