@@ -269,12 +269,13 @@ const (
 type Error struct {
 	Status int
 	Msg    string
-	Round  int // for a vote in the wrong round: the block's round
+	Round  int  // for a vote in the wrong round: the block's round
+	Closed bool // for a vote after the run is revealed
 }
 
 func (e *Error) Error() string { return e.Msg }
 
-var errStopped = &Error{http.StatusServiceUnavailable, "the class is closing: the server is stopping", 0}
+var errStopped = &Error{Status: http.StatusServiceUnavailable, Msg: "the class is closing: the server is stopping"}
 
 // do hands o to the writer and waits for its outcome.
 func (s *Service) do(o *op) error {
@@ -284,7 +285,7 @@ func (s *Service) do(o *op) error {
 	case <-s.quit:
 		return errStopped
 	default:
-		return &Error{http.StatusServiceUnavailable, "too many votes at once: try again in a moment", 0}
+		return &Error{Status: http.StatusServiceUnavailable, Msg: "too many votes at once: try again in a moment"}
 	}
 	select {
 	case err := <-o.err:
@@ -355,10 +356,10 @@ func (s *Service) vote(batch []*op) {
 		}
 		switch {
 		case closed:
-			o.err <- &Error{http.StatusConflict, "the voting on this block is closed: the run is revealed", round}
+			o.err <- &Error{Status: http.StatusConflict, Msg: "the voting on this block is closed: the run is revealed", Round: round, Closed: true}
 			continue
 		case o.round != round:
-			o.err <- &Error{http.StatusConflict, fmt.Sprintf("round %d is not open: this block is in round %d", o.round, round), round}
+			o.err <- &Error{Status: http.StatusConflict, Msg: fmt.Sprintf("round %d is not open: this block is in round %d", o.round, round), Round: round}
 			continue
 		}
 		id := o.block + "\x00" + strconv.Itoa(round) + "\x00" + o.voter
@@ -370,11 +371,11 @@ func (s *Service) vote(batch []*op) {
 				have += len(b.votes[round])
 			}
 			if have >= MaxVoters {
-				o.err <- &Error{http.StatusForbidden, fmt.Sprintf("this round has %d voters, the most a round may have", MaxVoters), round}
+				o.err <- &Error{Status: http.StatusForbidden, Msg: fmt.Sprintf("this round has %d voters, the most a round may have", MaxVoters), Round: round}
 				continue
 			}
 			if total >= MaxVotes {
-				o.err <- &Error{http.StatusInsufficientStorage, fmt.Sprintf("the class has %d votes, the most it keeps: the teacher may reset a block", MaxVotes), round}
+				o.err <- &Error{Status: http.StatusInsufficientStorage, Msg: fmt.Sprintf("the class has %d votes, the most it keeps: the teacher may reset a block", MaxVotes), Round: round}
 				continue
 			}
 			added[k]++
@@ -396,7 +397,7 @@ func (s *Service) vote(batch []*op) {
 	})
 	if err != nil {
 		for _, o := range ok {
-			o.err <- &Error{http.StatusInternalServerError, "the vote could not be saved: " + err.Error(), 0}
+			o.err <- &Error{Status: http.StatusInternalServerError, Msg: "the vote could not be saved: " + err.Error()}
 		}
 		return
 	}
@@ -431,7 +432,7 @@ func (s *Service) act(o *op) error {
 	if o.kind == opResetClass {
 		epoch := newKey()
 		if err := s.st.setMeta("epoch", epoch); err != nil {
-			return &Error{http.StatusInternalServerError, "the class could not be reset: " + err.Error(), 0}
+			return &Error{Status: http.StatusInternalServerError, Msg: "the class could not be reset: " + err.Error()}
 		}
 		s.mu.Lock()
 		s.epoch = epoch
@@ -449,10 +450,10 @@ func (s *Service) act(o *op) error {
 		next.shown = true
 	case opRound:
 		if old.round >= MaxRounds {
-			return &Error{http.StatusConflict, fmt.Sprintf("this block is in round %d, its last", old.round), old.round}
+			return &Error{Status: http.StatusConflict, Msg: fmt.Sprintf("this block is in round %d, its last", old.round), Round: old.round}
 		}
 		if old.closed {
-			return &Error{http.StatusConflict, "the run is revealed: reset the block to vote again", old.round}
+			return &Error{Status: http.StatusConflict, Msg: "the run is revealed: reset the block to vote again", Round: old.round}
 		}
 		next.round++
 		next.shown = false
@@ -461,7 +462,7 @@ func (s *Service) act(o *op) error {
 	case opReset:
 		err := s.st.tx(func() error { return s.st.resetBlock(o.block) })
 		if err != nil {
-			return &Error{http.StatusInternalServerError, "the block could not be reset: " + err.Error(), 0}
+			return &Error{Status: http.StatusInternalServerError, Msg: "the block could not be reset: " + err.Error()}
 		}
 		s.mu.Lock()
 		for r := 1; r <= MaxRounds; r++ {
@@ -473,7 +474,7 @@ func (s *Service) act(o *op) error {
 		return nil
 	}
 	if err := s.st.tx(func() error { return s.st.putBlock(o.block, &next) }); err != nil {
-		return &Error{http.StatusInternalServerError, "the block could not be saved: " + err.Error(), 0}
+		return &Error{Status: http.StatusInternalServerError, Msg: "the block could not be saved: " + err.Error()}
 	}
 	s.mu.Lock()
 	s.blocks[o.block] = &next

@@ -169,7 +169,7 @@ func TestRevealAndRun(t *testing.T) {
 	}
 	do(s, "POST", RunPath, `{"block":"`+blockA+`"}`, s.Key(), "127.0.0.1")
 	code, body := do(s, "POST", VotesPath, vote(blockA, 1, "voter-bbbb", 2), "", "10.0.0.2")
-	if code != 409 || !strings.Contains(body, "closed") {
+	if code != 409 || !strings.Contains(body, `"closed":true`) {
 		t.Errorf("a vote after the run: %d %s", code, body)
 	}
 	if st := s.PageState("/lessons/a/"); st.Blocks["block-1"].Open || st.Code != s.Code() {

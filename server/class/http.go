@@ -42,17 +42,17 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	teacher, err := s.teacher(r)
 	if !teacher && !s.addrs.allow(addrOf(r)) {
-		fail(w, &Error{http.StatusTooManyRequests, "too many requests from this address: slow down", 0})
+		fail(w, &Error{Status: http.StatusTooManyRequests, Msg: "too many requests from this address: slow down"})
 		return
 	}
 	route, ok := routes[r.URL.Path]
 	if !ok {
-		fail(w, &Error{http.StatusNotFound, "no such class request: " + short(r.URL.Path), 0})
+		fail(w, &Error{Status: http.StatusNotFound, Msg: "no such class request: " + short(r.URL.Path)})
 		return
 	}
 	if r.Method != route.method {
 		h.Set("Allow", route.method)
-		fail(w, &Error{http.StatusMethodNotAllowed, "use " + route.method + " for " + r.URL.Path, 0})
+		fail(w, &Error{Status: http.StatusMethodNotAllowed, Msg: "use " + route.method + " for " + r.URL.Path})
 		return
 	}
 	if route.teacher && !teacher {
@@ -91,11 +91,11 @@ func (s *Service) IsTeacher(r *http.Request) bool {
 func (s *Service) teacher(r *http.Request) (bool, error) {
 	auth := r.Header.Get("Authorization")
 	if auth == "" {
-		return false, &Error{http.StatusUnauthorized, "this needs the teacher key: send Authorization: Bearer KEY, the key twice serve printed", 0}
+		return false, &Error{Status: http.StatusUnauthorized, Msg: "this needs the teacher key: send Authorization: Bearer KEY, the key twice serve printed"}
 	}
 	scheme, key, _ := strings.Cut(auth, " ")
 	if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(key)), []byte(s.key)) != 1 {
-		return false, &Error{http.StatusUnauthorized, "wrong teacher key: use the key twice serve printed on its terminal", 0}
+		return false, &Error{Status: http.StatusUnauthorized, Msg: "wrong teacher key: use the key twice serve printed on its terminal"}
 	}
 	return true, nil
 }
@@ -112,11 +112,14 @@ func addrOf(r *http.Request) string {
 func fail(w http.ResponseWriter, err error) {
 	var e *Error
 	if !errors.As(err, &e) {
-		e = &Error{http.StatusInternalServerError, err.Error(), 0}
+		e = &Error{Status: http.StatusInternalServerError, Msg: err.Error()}
 	}
 	body := map[string]any{"error": e.Msg}
 	if e.Round != 0 {
 		body["round"] = e.Round
+	}
+	if e.Closed {
+		body["closed"] = true
 	}
 	if e.Status == http.StatusTooManyRequests {
 		w.Header().Set("Retry-After", "1")
@@ -137,26 +140,26 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 func readJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
-		return &Error{http.StatusUnsupportedMediaType, "send the body as JSON, with Content-Type: application/json", 0}
+		return &Error{Status: http.StatusUnsupportedMediaType, Msg: "send the body as JSON, with Content-Type: application/json"}
 	}
 	if r.ContentLength > MaxBody {
-		return &Error{http.StatusRequestEntityTooLarge, fmt.Sprintf("the body has %d bytes; at most %d", r.ContentLength, MaxBody), 0}
+		return &Error{Status: http.StatusRequestEntityTooLarge, Msg: fmt.Sprintf("the body has %d bytes; at most %d", r.ContentLength, MaxBody)}
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
 	if err != nil {
 		var big *http.MaxBytesError
 		if errors.As(err, &big) {
-			return &Error{http.StatusRequestEntityTooLarge, fmt.Sprintf("the body has more than %d bytes", MaxBody), 0}
+			return &Error{Status: http.StatusRequestEntityTooLarge, Msg: fmt.Sprintf("the body has more than %d bytes", MaxBody)}
 		}
-		return &Error{http.StatusBadRequest, "the body could not be read", 0}
+		return &Error{Status: http.StatusBadRequest, Msg: "the body could not be read"}
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return &Error{http.StatusBadRequest, "malformed JSON: " + short(err.Error()), 0}
+		return &Error{Status: http.StatusBadRequest, Msg: "malformed JSON: " + short(err.Error())}
 	}
 	if dec.More() {
-		return &Error{http.StatusBadRequest, "malformed JSON: more than one value", 0}
+		return &Error{Status: http.StatusBadRequest, Msg: "malformed JSON: more than one value"}
 	}
 	return nil
 }
@@ -187,14 +190,14 @@ func validVoter(id string) bool {
 // name that names none.
 func (s *Service) scale(block string) (Scale, error) {
 	if block == "" {
-		return Scale{}, &Error{http.StatusBadRequest, "name the block: its page's path and its id, as /lessons/SLUG/#block-1", 0}
+		return Scale{}, &Error{Status: http.StatusBadRequest, Msg: "name the block: its page's path and its id, as /lessons/SLUG/#block-1"}
 	}
 	if len(block) <= maxName {
 		if sc, ok := s.cfg.Blocks(block); ok {
 			return sc, nil
 		}
 	}
-	return Scale{}, &Error{http.StatusNotFound, "no such block: " + short(block), 0}
+	return Scale{}, &Error{Status: http.StatusNotFound, Msg: "no such block: " + short(block)}
 }
 
 func (s *Service) serveVote(w http.ResponseWriter, r *http.Request) {
@@ -209,24 +212,24 @@ func (s *Service) serveVote(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !validVoter(v.Voter) {
-		fail(w, &Error{http.StatusBadRequest, "voter: want a random id of 8 to 64 letters, digits, - and _", 0})
+		fail(w, &Error{Status: http.StatusBadRequest, Msg: "voter: want a random id of 8 to 64 letters, digits, - and _"})
 		return
 	}
 	if v.Round < 1 || v.Round > MaxRounds {
-		fail(w, &Error{http.StatusBadRequest, fmt.Sprintf("round: want 1 to %d", MaxRounds), 0})
+		fail(w, &Error{Status: http.StatusBadRequest, Msg: fmt.Sprintf("round: want 1 to %d", MaxRounds)})
 		return
 	}
 	if v.Choice == nil {
-		fail(w, &Error{http.StatusBadRequest, "choice: missing", 0})
+		fail(w, &Error{Status: http.StatusBadRequest, Msg: "choice: missing"})
 		return
 	}
 	choice, err := sc.parse(v.Choice)
 	if err != nil {
-		fail(w, &Error{http.StatusUnprocessableEntity, err.Error(), 0})
+		fail(w, &Error{Status: http.StatusUnprocessableEntity, Msg: err.Error()})
 		return
 	}
 	if !s.voters.allow(v.Voter) {
-		fail(w, &Error{http.StatusTooManyRequests, fmt.Sprintf("too many votes from this voter: at most %d a second", VoterRate), 0})
+		fail(w, &Error{Status: http.StatusTooManyRequests, Msg: fmt.Sprintf("too many votes from this voter: at most %d a second", VoterRate)})
 		return
 	}
 	if err := s.do(&op{kind: opVote, block: v.Block, round: v.Round, voter: v.Voter, choice: choice}); err != nil {
@@ -239,7 +242,7 @@ func (s *Service) serveVote(w http.ResponseWriter, r *http.Request) {
 func (s *Service) serveState(w http.ResponseWriter, r *http.Request) {
 	page := r.URL.Query().Get("page")
 	if page == "" || len(page) > maxName || !strings.HasPrefix(page, "/") {
-		fail(w, &Error{http.StatusBadRequest, "page: want a page's path, as /lessons/SLUG/", 0})
+		fail(w, &Error{Status: http.StatusBadRequest, Msg: "page: want a page's path, as /lessons/SLUG/"})
 		return
 	}
 	writeJSON(w, http.StatusOK, s.PageState(page))
@@ -256,7 +259,7 @@ func (s *Service) serveTally(w http.ResponseWriter, r *http.Request) {
 	if a := q.Get("after"); a != "" {
 		after, err := strconv.ParseInt(a, 10, 64)
 		if err != nil {
-			fail(w, &Error{http.StatusBadRequest, "after: want a version from an earlier tally", 0})
+			fail(w, &Error{Status: http.StatusBadRequest, Msg: "after: want a version from an earlier tally"})
 			return
 		}
 		s.wait(r, after)

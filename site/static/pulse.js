@@ -181,7 +181,7 @@ async function post(id, value, round, retry) {
   const body = await resp.json().catch(() => ({}));
   if (resp.status === 409 && body.round) {
     if (!state) state = { code: "", epoch: "", blocks: {} };
-    const closed = /closed/.test(body.error || "");
+    const closed = body.closed === true;
     state.blocks[id] = { round: body.round, open: !closed };
     if (!closed && retry && body.round !== round) return post(id, value, body.round, false);
     if (closed) {
