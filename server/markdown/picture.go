@@ -103,7 +103,7 @@ func drawPicture(b *strings.Builder, id string, down bool, workers []string, lan
 		recGap = 66 // across: from the last worker's lane to the receipts' lane
 		// down
 		laneW = 96
-		rowH  = 34
+		rowH  = 30
 		head  = 30 // the lanes' names
 	)
 	// Each worker's hold on the job, from its claim to its ack (or to the

@@ -105,7 +105,7 @@ import {
   stoppedAfter,
 } from "./render.js";
 import { currentRuntime, getRuntime, timings } from "./runtime-client.js";
-import { inViewport, nextBlock, observer, scriptOf } from "./boot.js";
+import { inViewport, nextBlock, observer, onDemand, scriptOf } from "./boot.js";
 import { mountSeat } from "./scheduler.js";
 import { installSwitches, loadPrediction, predictAll, question, savePrediction, verdict } from "./classroom.js";
 import { Output } from "./output.js";
@@ -441,7 +441,9 @@ class TwicePlayground extends HTMLElement {
   startRuntime(n) {
     const ui = this.ui;
     if (currentRuntime()) this.attach(currentRuntime());
-    else if (n === 1 && inViewport(this)) getRuntime();
+    else if (onDemand()) {
+      // started by Run's pointer, focus or press (below)
+    } else if (n === 1 && inViewport(this)) getRuntime();
     else if (observer) observer.observe(this);
     ui.run.addEventListener("pointerenter", getRuntime, { once: true });
     ui.run.addEventListener("focusin", getRuntime, { once: true });
