@@ -31,7 +31,6 @@ const pictureMax = 12
 
 type pictureStep struct {
 	col  int
-	lane int
 	kind event.Kind
 	proc string
 	n    int // a receipt's number
