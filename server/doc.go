@@ -176,8 +176,9 @@
 // imports (link rel=modulepreload); the service worker keeps every module.
 //
 // In short: the component loads the runtime into one Web Worker per page
-// when a block is in view, the pointer or the focus reaches a Run button,
-// or on the first Run; shows the download's progress and size, runs
+// when a block is in view (not on the index, whose block is its first
+// screen's race), the pointer or the focus reaches a Run button, or on
+// the first Run; shows the download's progress and size, runs
 // scripts there (the page never blocks), and inserts every result as
 // text. When a block is in view as the page loads, the loader itself
 // starts the worker, before the modules have loaded, and the component
@@ -210,7 +211,8 @@
 // page elsewhere that embeds a block by script tag never does. It
 // registers it once the page's first Run work is done (the runtime's
 // first result, its warm-up, or its failure; 10 s after the load event
-// at the latest), or after the load event on a page without blocks, so
+// at the latest), or after the load event on a page without blocks and
+// on the index, so
 // that the worker's install does not compete with the first Run for the
 // CPU and the network; the index's "Make all lessons available offline"
 // registers it at once.

@@ -130,10 +130,11 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 		run(t, ctx, 10*time.Second, chromedp.EmulateViewport(390, 844))
 		defer run(t, ctx, 10*time.Second, chromedp.EmulateViewport(1280, 900))
 		// The lesson page's own iframe snippet, pasted as it is.
-		// (Lesson 1's first block has a script of several lines.)
+		// (Lesson 1's second block, its happy path, has a script of
+		// several lines; its first is the race of its first screen.)
 		nav(site.URL + "/lessons/one-job/")
-		snippet := js[string](t, ctx, `tp.q(0, "pre.snippet").textContent`)
-		if !strings.Contains(snippet, `addEventListener("message"`) || !strings.Contains(snippet, "/embed/one-job/1/") {
+		snippet := js[string](t, ctx, `tp.q(1, "pre.snippet").textContent`)
+		if !strings.Contains(snippet, `addEventListener("message"`) || !strings.Contains(snippet, "/embed/one-job/2/") {
 			t.Fatalf("iframe snippet: %s", snippet)
 		}
 		if !strings.Contains(snippet, `style="border:0;width:100%"`) || !strings.Contains(snippet, ` title="twice: `) {
@@ -179,7 +180,7 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
   for (let i = 0; i < 100 && root.querySelector(".copy-box").hidden; i++) await new Promise((r) => setTimeout(r, 50));
   return root.querySelector(".copy-box").hidden ? "no fallback shown" : root.querySelector(".copy-field").value;
 })()`)
-		want := "twice run --seed 1 -c '" + strings.TrimRight(ls[0].Blocks[0].Script, "\n") + "'"
+		want := "twice run --seed 1 -c '" + strings.TrimRight(ls[0].Blocks[1].Script, "\n") + "'"
 		if ran != want {
 			t.Errorf("copy fallback in a cross-origin frame gave:\n%s\nwant:\n%s", ran, want)
 		}
@@ -209,11 +210,11 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 		nav(site.URL + "/lessons/one-job/")
 		got := js[string](t, ctx, `(async () => {
   Object.defineProperty(navigator, "clipboard", { value: undefined, configurable: true });
-  tp.q(0, ".copy-cmd").click();
-  for (let i = 0; i < 100 && tp.q(0, ".copy-box").hidden; i++) await new Promise((r) => setTimeout(r, 20));
-  return tp.q(0, ".copy-field").value;
+  tp.q(1, ".copy-cmd").click();
+  for (let i = 0; i < 100 && tp.q(1, ".copy-box").hidden; i++) await new Promise((r) => setTimeout(r, 20));
+  return tp.q(1, ".copy-field").value;
 })()`)
-		if want := "twice run --seed 1 -c '" + strings.TrimRight(ls[0].Blocks[0].Script, "\n") + "'"; got != want {
+		if want := "twice run --seed 1 -c '" + strings.TrimRight(ls[0].Blocks[1].Script, "\n") + "'"; got != want {
 			t.Errorf("without a clipboard the fallback holds:\n%s\nwant:\n%s", got, want)
 		}
 	})

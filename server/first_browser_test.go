@@ -36,10 +36,11 @@ func shootFull(t *testing.T, ctx context.Context, name string) {
 
 // settleFrames waits until the page has done its first work: the rest of the
 // element loaded (navigate waits for it), the runtime's first work over
-// when a block started it (data-twice-settled), then n more frames.
+// when a block in view started it (data-twice-settled; the index's block
+// waits for the reader), then n more frames.
 func settleFrames(t *testing.T, ctx context.Context, n int) {
 	t.Helper()
-	run(t, ctx, 60*time.Second, chromedp.Poll[bool](`document.documentElement.dataset.twiceSettled !== undefined || !document.querySelector("twice-playground") || ![...document.querySelectorAll("twice-playground")].some((el) => el.getBoundingClientRect().top < innerHeight)`))
+	run(t, ctx, 60*time.Second, chromedp.Poll[bool](`document.documentElement.dataset.twiceSettled !== undefined || document.documentElement.dataset.twicePage === "index" || !document.querySelector("twice-playground") || ![...document.querySelectorAll("twice-playground")].some((el) => el.getBoundingClientRect().top < innerHeight)`))
 	js[bool](t, ctx, fmt.Sprintf(`new Promise((resolve) => { let n = %d; const f = () => (--n <= 0 ? resolve(true) : requestAnimationFrame(f)); requestAnimationFrame(f); })`, n))
 }
 

@@ -214,8 +214,9 @@ func TestBrowserOffline(t *testing.T) {
 			if js[bool](t, ctx, `document.querySelector(".offline").hidden`) {
 				t.Errorf("the index hides its offline control")
 			}
-			// The index has no block: the worker must not fetch the runtime
-			// for a reader who has not needed it yet.
+			// The index's block starts the runtime only when the reader
+			// reaches for it: the worker must not fetch the runtime for a
+			// reader who has not needed it yet.
 			time.Sleep(500 * time.Millisecond)
 			if n, sq := site.wasm.Load(), site.sqlite.Load(); n != 0 || sq != 0 {
 				t.Errorf("visiting the index fetched the runtime's modules %d and %d time(s)", n, sq)

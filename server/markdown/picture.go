@@ -31,7 +31,6 @@ const pictureMax = 12
 
 type pictureStep struct {
 	col  int
-	lane int
 	kind event.Kind
 	proc string
 	n    int // a receipt's number
@@ -103,7 +102,7 @@ func drawPicture(b *strings.Builder, id string, down bool, workers []string, lan
 		recGap = 66 // across: from the last worker's lane to the receipts' lane
 		// down
 		laneW = 96
-		rowH  = 34
+		rowH  = 30
 		head  = 30 // the lanes' names
 	)
 	// Each worker's hold on the job, from its claim to its ack (or to the

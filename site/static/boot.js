@@ -31,6 +31,15 @@ export function inViewport(el) {
   return r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth;
 }
 
+// onDemand reports whether this page's blocks start the runtime only when
+// the reader reaches for one (the pointer or the focus on Run, or a
+// press), not when one is in view: the index, whose block runs its first
+// screen's picture live. A first visit to the index downloads no
+// runtime it may not use; the picture plays without one.
+export function onDemand() {
+  return document.documentElement.dataset.twicePage === "index";
+}
+
 // scriptOf is the script a block holds, as its editor will: the text of
 // its script element, without a first newline, with one at the end.
 export function scriptOf(el) {
@@ -148,7 +157,7 @@ function firstStage(el) {
   for (const type of ["pointerdown", "keydown", "focusin"]) {
     el.addEventListener(type, (e) => e.composedPath()[0] !== run && loadFull());
   }
-  if (currentRuntime()) return;
+  if (currentRuntime() || onDemand()) return;
   if (n === 1 && inViewport(el)) getRuntime();
   else if (observer) observer.observe(el);
 }

@@ -10,7 +10,8 @@
 // assets), and on a first visit that competed with the first Run for the
 // two cores of a small laptop and for the network, and counted in the
 // bytes the page fetched before its first result. So: on a page without
-// a block, after its load event; on a page with blocks, when the page's
+// a block (or on the index, whose block waits for the reader), after its
+// load event; on a page with blocks, when the page's
 // runtime has answered its first run, finished its warm-up, or failed
 // (runtime-client.js says so: data-twice-settled on the root element, and
 // the twice:settled event), and in any case 10 s after the load event (a
@@ -112,7 +113,9 @@
   const afterLoad = (f) => (document.readyState === "complete" ? f() : addEventListener("load", f, { once: true }));
   const box = document.querySelector("section.offline");
   const control = box && offlineControl(box);
-  if (document.querySelector("twice-playground") === null) {
+  // The index's block starts no runtime until the reader reaches for it
+  // (boot.js, onDemand): there is no first Run work to wait for.
+  if (document.querySelector("twice-playground") === null || html.dataset.twicePage === "index") {
     afterLoad(register);
   } else {
     if (html.dataset.twiceSettled) register();

@@ -114,7 +114,7 @@ import {
   stoppedAfter,
 } from "./render.js";
 import { currentRuntime, getRuntime, timings } from "./runtime-client.js";
-import { inViewport, nextBlock, observer, scriptOf } from "./boot.js";
+import { inViewport, nextBlock, observer, onDemand, scriptOf } from "./boot.js";
 import { mountSeat } from "./scheduler.js";
 import { installSwitches, loadPrediction, predicts, question, savePrediction } from "./classroom.js";
 import { Predict } from "./predict.js";
@@ -521,7 +521,9 @@ class TwicePlayground extends HTMLElement {
   startRuntime(n) {
     const ui = this.ui;
     if (currentRuntime()) this.attach(currentRuntime());
-    else if (n === 1 && inViewport(this)) getRuntime();
+    else if (onDemand()) {
+      // started by Run's pointer, focus or press (below)
+    } else if (n === 1 && inViewport(this)) getRuntime();
     else if (observer) observer.observe(this);
     ui.run.addEventListener("pointerenter", getRuntime, { once: true });
     ui.run.addEventListener("focusin", getRuntime, { once: true });

@@ -49,6 +49,8 @@
     const key = "__twicePlaygroundEarly";
     const workerURL = asset(CONFIG.worker);
     if (window[key] || typeof Worker !== "function" || new URL(workerURL).origin !== location.origin) return null;
+    // The index starts it only when the reader reaches for a block (boot.js, onDemand).
+    if (document.documentElement.dataset.twicePage === "index") return null;
     if (!Array.prototype.some.call(document.querySelectorAll("twice-playground"), inViewport)) return null;
     let worker;
     const init = { type: "init", wasmExec: asset(CONFIG.wasmExec), wasm: asset(CONFIG.wasm), sqlite: asset(CONFIG.sqlite) };
