@@ -1,22 +1,28 @@
 // @ts-check
-// scheduler.js is the "Be the scheduler" view of a block: the reader picks
-// which worker takes its next atomic step, one click or key at a time, and
-// tries to make two effects land for one job. Each step runs the block's
-// race with the schedule so far (race CLAIM --schedule W1,W2,... and the
-// race's flags, as the runtime's views.scheduler writes it) through the
-// page's runtime; the Result's schedule says the steps taken, each
-// worker's next step, the jobs, locks and effects tables as they stand,
-// the outcome once every worker is done, and the explorer's counts for
-// the race (orderings, those that duplicate, the shortest that does).
-// Undo runs the shorter prefix; runs are cached per prefix, so Undo and
-// Restart cost nothing.
+// scheduler.js is the "Be the scheduler" view of a block, drawn as a
+// board: a column per worker holding its whole program, the shared rows
+// between the columns and the effects below. The reader picks which
+// worker takes its next atomic step, one click on its column or one key
+// at a time, and tries to make two effects land for one job; or plays
+// the runtime's ordering with the player (player.js). Each step runs the
+// block's race with the schedule so far (race CLAIM --schedule
+// W1,W2,... and the race's flags, as the runtime's views.scheduler
+// writes it) through the page's runtime; the Result's schedule says the
+// steps taken (each with the program line it ran), each worker's program
+// (the explorer's own steps, never a list written here) with the line it
+// runs next, the shared tables as they stand, the outcome once every
+// worker is done, the explorer's counts for the race (orderings, those
+// that duplicate, the shortest that does) and the ordering to play.
+// Undo runs the shorter prefix; runs are cached per prefix, so Undo,
+// Restart and the player's slider cost nothing once a prefix ran.
 //
 // The view never says in advance whether the claim can be broken: the
 // explorer's proof that no ordering duplicates is shown only once the
 // reader has played an ordering to its end.
 //
 // Keys, while the focus is in the view: 1 to 9 pick a worker, Backspace
-// undoes. The view's status region says each step and the outcome.
+// undoes. The view's status region says each step and the outcome. Each
+// column is a list, its next line marked aria-current="step".
 //
 // The wins (the schedules that duplicated) and the claims the reader
 // could not break are kept in localStorage, per lesson page; the view
