@@ -516,12 +516,14 @@ export class Seat {
         class: "seat-worker",
         "data-worker": n.worker,
         "aria-keyshortcuts": i < 9 ? String(i + 1) : null,
-        "aria-label": n.label ? "Step " + n.worker + ": " + n.label : n.worker + ", " + stateWords,
         disabled: n.label && !wait ? null : true,
       },
       h("span", { class: "seat-key", "aria-hidden": "true", text: i < 9 ? String(i + 1) : "" }),
       h("span", { class: "seat-who", text: n.worker }),
-      h("span", { class: "board-state", text: stateWords })
+      h("span", { class: "board-state", text: stateWords }),
+      // The name a screen reader says ends with the step itself, which
+      // the eye finds marked in the column.
+      n.label ? h("span", { class: "sr", text: ": " + n.label }) : null
     );
     const last = s.steps[s.steps.length - 1];
     const lastLine = last && last.worker === n.worker ? last.line : -1;
@@ -540,7 +542,9 @@ export class Seat {
       );
     });
     const list = h("ol", { class: "board-program", "aria-label": n.worker + "'s program" }, ...lines);
-    const col = h("section", { class: "board-col", "data-worker": n.worker, "data-state": state, "aria-label": n.worker }, button, list);
+    // A group, not a section: a landmark per worker would repeat on
+    // every block of a page.
+    const col = h("div", { class: "board-col", role: "group", "data-worker": n.worker, "data-state": state, "aria-label": n.worker }, button, list);
     if (p.at < 0 && n.label) col.append(h("p", { class: "board-branch", "aria-current": "step" }, h("span", { class: "board-pc", "aria-hidden": "true", text: "↳" }), h("code", { text: n.label })));
     if (p.ended) col.append(h("p", { class: "board-end", text: this.endWords(s, n.worker, p.ended) }));
     col.addEventListener("click", (e) => {
