@@ -77,6 +77,9 @@ func TestBrowserBoardScreenshots(t *testing.T) {
 			js[bool](t, ctx, fmt.Sprintf(`tp.el(%d).scrollIntoView(), true`, n))
 			run(t, ctx, 90*time.Second, chromedp.Poll[bool](fmt.Sprintf(`tp.q(%d, ".seat-steps").children.length === 6 && tp.q(%d, ".seat-panel").dataset.state === "done"`, n, n)))
 			noSideScroll(t, ctx, w.width)
+			if pos := js[string](t, ctx, fmt.Sprintf(`getComputedStyle(tp.q(%d, ".board-shared")).position`, n)); w.width < 640 && pos != "sticky" {
+				t.Errorf("on a phone the shared rows scroll out of view (position %s)", pos)
+			}
 			boardShot(t, ctx, n, fmt.Sprintf("board-claim-race-%s-%s", w.name, scheme))
 
 			navigate(t, ctx, hs.URL+"/lessons/lock-that-awaits/?"+scheme)

@@ -60,10 +60,10 @@ func TestBrowserScheduler(t *testing.T) {
 			if goal := js[string](t, ctx, fmt.Sprintf(`tp.q(%d, ".seat-goal").textContent`, n)); !strings.Contains(goal, "make two effects land for one job") {
 				t.Errorf("the goal is not stated: %q", goal)
 			}
-			// The buttons name each worker's next step (to a screen
-			// reader: the board marks it on the program), all of them on
-			// the screen, and nothing scrolls sideways.
-			labels := js[[]string](t, ctx, fmt.Sprintf(`[...tp.q(%d, ".seat-workers").querySelectorAll("button")].map((b) => b.getAttribute("aria-label"))`, n))
+			// The buttons name each worker's next step (the text a screen
+			// reader says; the board marks it on the program), all of
+			// them on the screen, and nothing scrolls sideways.
+			labels := js[[]string](t, ctx, fmt.Sprintf(`[...tp.q(%d, ".seat-workers").querySelectorAll("button")].map((b) => b.textContent)`, n))
 			if len(labels) != 2 || !strings.Contains(labels[0], "W1") || !strings.Contains(labels[0], "SELECT owner FROM locks") {
 				t.Errorf("the workers' buttons: %q", labels)
 			}

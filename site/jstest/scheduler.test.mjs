@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { clearProgress, progressLines, readProgress, recordProgress, seatScript, twoForOneJob } from "../static/scheduler.js";
+import { clearProgress, linesRun, progressLines, readProgress, recordProgress, seatScript, tapeFor, twoForOneJob } from "../static/scheduler.js";
 
 // memory is a Storage kept in a Map; full makes setItem throw, as a full
 // or refused localStorage does.
@@ -68,4 +68,25 @@ test("twoForOneJob: two effects landed for the race's one job", () => {
   assert.equal(twoForOneJob({ tables: { effects: [e("W1", 4), e("W2", 6)] } }), true);
   assert.equal(twoForOneJob({ tables: {} }), false);
   assert.equal(twoForOneJob(null), false);
+});
+
+test("tapeFor keeps the ordering while the reader follows it, else plays the reader's steps", () => {
+  const ordering = ["W1", "W2", "W1", "W1"];
+  assert.equal(tapeFor(ordering, []), ordering);
+  assert.equal(tapeFor(ordering, ["W1", "W2"]), ordering, "a step of the ordering keeps it");
+  assert.deepEqual(tapeFor(ordering, ["W2"]), ["W2"], "a step off it makes the reader's steps the tape");
+  assert.deepEqual(tapeFor(["W2", "W1"], ["W2"]), ["W2", "W1"], "Undo along the reader's tape keeps it");
+});
+
+test("linesRun maps a worker's steps to the lines of its program they ran", () => {
+  const s = {
+    steps: [
+      { worker: "W1", label: "SELECT", said: "free", line: 0 },
+      { worker: "W2", label: "SELECT", said: "free", line: 0 },
+      { worker: "W1", label: "UPDATE", said: "", line: 1 },
+      { worker: "W2", label: "ROLLBACK", said: "gone", line: -1 },
+    ],
+  };
+  assert.deepEqual([...linesRun(s, "W1")], [[0, "free"], [1, "done"]]);
+  assert.deepEqual([...linesRun(s, "W2")], [[0, "free"]], "a step off the program marks no line");
 });

@@ -1,22 +1,28 @@
 // @ts-check
-// scheduler.js is the "Be the scheduler" view of a block: the reader picks
-// which worker takes its next atomic step, one click or key at a time, and
-// tries to make two effects land for one job. Each step runs the block's
-// race with the schedule so far (race CLAIM --schedule W1,W2,... and the
-// race's flags, as the runtime's views.scheduler writes it) through the
-// page's runtime; the Result's schedule says the steps taken, each
-// worker's next step, the jobs, locks and effects tables as they stand,
-// the outcome once every worker is done, and the explorer's counts for
-// the race (orderings, those that duplicate, the shortest that does).
-// Undo runs the shorter prefix; runs are cached per prefix, so Undo and
-// Restart cost nothing.
+// scheduler.js is the "Be the scheduler" view of a block, drawn as a
+// board: a column per worker holding its whole program, the shared rows
+// between the columns and the effects below. The reader picks which
+// worker takes its next atomic step, one click on its column or one key
+// at a time, and tries to make two effects land for one job; or plays
+// the runtime's ordering with the player (player.js). Each step runs the
+// block's race with the schedule so far (race CLAIM --schedule
+// W1,W2,... and the race's flags, as the runtime's views.scheduler
+// writes it) through the page's runtime; the Result's schedule says the
+// steps taken (each with the program line it ran), each worker's program
+// (the explorer's own steps, never a list written here) with the line it
+// runs next, the shared tables as they stand, the outcome once every
+// worker is done, the explorer's counts for the race (orderings, those
+// that duplicate, the shortest that does) and the ordering to play.
+// Undo runs the shorter prefix; runs are cached per prefix, so Undo,
+// Restart and the player's slider cost nothing once a prefix ran.
 //
 // The view never says in advance whether the claim can be broken: the
 // explorer's proof that no ordering duplicates is shown only once the
 // reader has played an ordering to its end.
 //
 // Keys, while the focus is in the view: 1 to 9 pick a worker, Backspace
-// undoes. The view's status region says each step and the outcome.
+// undoes. The view's status region says each step and the outcome. Each
+// column is a list, its next line marked aria-current="step".
 //
 // The wins (the schedules that duplicated) and the claims the reader
 // could not break are kept in localStorage, per lesson page; the view
@@ -510,12 +516,14 @@ export class Seat {
         class: "seat-worker",
         "data-worker": n.worker,
         "aria-keyshortcuts": i < 9 ? String(i + 1) : null,
-        "aria-label": n.label ? "Step " + n.worker + ": " + n.label : n.worker + ", " + stateWords,
         disabled: n.label && !wait ? null : true,
       },
       h("span", { class: "seat-key", "aria-hidden": "true", text: i < 9 ? String(i + 1) : "" }),
       h("span", { class: "seat-who", text: n.worker }),
-      h("span", { class: "board-state", text: stateWords })
+      h("span", { class: "board-state", text: stateWords }),
+      // The name a screen reader says ends with the step itself, which
+      // the eye finds marked in the column.
+      n.label ? h("span", { class: "sr", text: ": " + n.label }) : null
     );
     const last = s.steps[s.steps.length - 1];
     const lastLine = last && last.worker === n.worker ? last.line : -1;
@@ -534,7 +542,9 @@ export class Seat {
       );
     });
     const list = h("ol", { class: "board-program", "aria-label": n.worker + "'s program" }, ...lines);
-    const col = h("section", { class: "board-col", "data-worker": n.worker, "data-state": state, "aria-label": n.worker }, button, list);
+    // A group, not a section: a landmark per worker would repeat on
+    // every block of a page.
+    const col = h("div", { class: "board-col", role: "group", "data-worker": n.worker, "data-state": state, "aria-label": n.worker }, button, list);
     if (p.at < 0 && n.label) col.append(h("p", { class: "board-branch", "aria-current": "step" }, h("span", { class: "board-pc", "aria-hidden": "true", text: "↳" }), h("code", { text: n.label })));
     if (p.ended) col.append(h("p", { class: "board-end", text: this.endWords(s, n.worker, p.ended) }));
     col.addEventListener("click", (e) => {
