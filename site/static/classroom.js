@@ -104,7 +104,7 @@ export function question(res) {
   const loads = (res && res.loads) || [];
   if (races.length) {
     const of = sum(races, (r) => r.races);
-    const text = of === 1 ? "Will the one race end with an effect twice? Enter 1 for yes, 0 for no." : "In how many of the " + groupDigits(String(of)) + " races will an effect happen twice?";
+    const text = of === 1 ? "Will the one race end with an effect twice? 1 for yes, 0 for no." : "In how many of the " + groupDigits(String(of)) + " races will an effect happen twice?";
     return { kind: "races", of, text };
   }
   const explored = (res && res.explorations) || [];
@@ -114,7 +114,7 @@ export function question(res) {
   }
   if (loads.length) {
     const of = sum(loads, (l) => l.jobs);
-    const text = of === 1 ? "Will the one job have its effect twice? Enter 1 for yes, 0 for no." : "How many of the " + groupDigits(String(of)) + " jobs will have their effect twice?";
+    const text = of === 1 ? "Will the one job have its effect twice? 1 for yes, 0 for no." : "How many of the " + groupDigits(String(of)) + " jobs will have their effect twice?";
     return { kind: "loads", of, text };
   }
   return { kind: "effects", of: 0, text: "How many effects will the receipts service record?" };
