@@ -127,6 +127,8 @@ func TestCaseFixes(t *testing.T) {
 		// IMMEDIATE serialises them, and so does a deferred BEGIN, whose
 		// loser dies of SQLITE_BUSY and leaves the job to the winner.
 		"service --dedupe claim\nuse --claim read --key event --txn immediate\n",
+		// A key kept three days outlives the dead-letter queue's two.
+		"service --dedupe claim --key-ttl 259200\nuse --claim atomic --key event\n",
 		"service --dedupe claim\nuse --claim read --key event --txn deferred\n",
 		"service --dedupe claim\nuse --claim async-lock --key event --txn immediate\n",
 	} {

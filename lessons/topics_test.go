@@ -141,7 +141,7 @@ func TestDeadLettersFigures(t *testing.T) {
 	says(t, l, "One effect, two replays")
 
 	beat := variant(t, b, "use --max-attempts 2\n", "use --max-attempts 2 --heartbeat 500\n")
-	if strings.Contains(beat.Text(), "dead-letter") || beat.Summary[0].Effects != 1 {
+	if strings.Contains(beat.Text(), "moved to the dead-letter queue") || strings.Contains(beat.Text(), "status=dead") || beat.Summary[0].Effects != 1 {
 		t.Errorf("with a heartbeat the job should never reach the dead-letter queue:\n%s", beat.Text())
 	}
 	says(t, l, "A heartbeat (lesson 9) keeps its lease, so the queue sees no failed receive at all")

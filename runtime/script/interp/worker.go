@@ -209,10 +209,8 @@ func (w *worker) busyWait(p *sim.Proc) func() error {
 	}
 }
 
-// claimInTxn takes the job as claim does, inside the transaction the
-// worker's --txn names (queue.ClaimTx): BEGIN IMMEDIATE before the first
-// step, or the write lock at the first write, and COMMIT after the last,
-// whether the claim took the job or not.
+// claimInTxn takes the job as claim does, in the transaction --txn names
+// (queue.ClaimTx), and COMMITs whether the claim took the job or not.
 func (w *worker) claimInTxn(p *sim.Proc) (queue.Row, bool) {
 	tx := w.conn.ClaimTx(w.args.Txn)
 	if ran, err := tx.Open(); err != nil {
