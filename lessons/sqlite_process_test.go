@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -156,5 +157,24 @@ INSERT INTO jobs VALUES (1, 'queued', NULL, 0);
 				t.Errorf("%s: neither process claimed the job", name)
 			}
 		}
+	}
+}
+
+// Lesson 9 says that the lab's leases are set and judged by each
+// worker's own clock, which clock skew breaks, and what avoids it. The
+// lab's atomic claim does bind the worker's now and its lease's end,
+// read from its clock, rather than ask the database for the time.
+func TestLeaseClockIsTheWorkers(t *testing.T) {
+	says(t, lesson(t, "09-heartbeats.md"),
+		"Here each worker writes its own now plus a second, and the claim compares the lease with the claimer's clock.",
+		"so that every lease is set and judged by one clock")
+	var args []queue.Arg
+	clock := false
+	for _, st := range queue.ClaimAtomic.Steps() {
+		clock = clock || st.Kind == queue.StepClock
+		args = append(args, st.Args...)
+	}
+	if !clock || !slices.Contains(args, queue.ArgNow) || !slices.Contains(args, queue.ArgUntil) {
+		t.Errorf("the atomic claim no longer binds the worker's clock (clock read %v, args %v): lesson 9's paragraph on clock skew is out of date", clock, args)
 	}
 }
