@@ -178,3 +178,21 @@ func TestLeaseClockIsTheWorkers(t *testing.T) {
 		t.Errorf("the atomic claim no longer binds the worker's clock (clock read %v, args %v): lesson 9's paragraph on clock skew is out of date", clock, args)
 	}
 }
+
+// Sentences once wrong, pinned: what SIGTERM does to a process that does
+// nothing about it, which queues hear of a failure, and that an acked
+// message never reaches a dead-letter queue.
+func TestCorrectedSentences(t *testing.T) {
+	says(t, lesson(t, "20-deploy-drain.md"),
+		"A process that does nothing about `SIGTERM` dies at once: the signal's default action is to end it.")
+	says(t, lesson(t, "19-dead-letters.md"),
+		"An SQS queue never sees a job fail.",
+		"a RabbitMQ nack or reject, a Pub/Sub nack, a job that raised in Sidekiq, Celery or River")
+	c, err := os.ReadFile("two-workers-completed.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(c), "(an acked message is deleted: it never reaches the dead-letter queue)") || strings.Contains(string(c), "re-driven from the dead-letter queue") {
+		t.Error("the case's last check should be a manual replay of a done job, which never reaches the dead-letter queue")
+	}
+}
