@@ -47,7 +47,7 @@ func failing(t *testing.T, c cases.Case, fix string) (string, string) {
 // TestCaseFixes holds the built-in case's checks to the incident: the
 // right fix is ownership taken in one step before any wait (the atomic
 // claim, or the lock taken atomically) held for as long as the worker
-// works, and a notification kept idempotent by a key that names the
+// works, and a receipt kept idempotent by a key that names the
 // event, claimed by the service before it sends and never forgotten; a
 // fix that lacks any of it fails, and the check that fails names what it
 // lacks.
@@ -66,19 +66,19 @@ func TestCaseFixes(t *testing.T) {
 		{"no key", "service --dedupe claim\nuse --claim atomic --key none", "killed-before-ack,client-retry,publishes,re-drive"},
 		{"no dedupe", "use --claim atomic --key event", "killed-before-ack,client-retry,publishes,re-drive"},
 		{"the atomic claim alone, the store still looking before it stores", "service --dedupe check\nuse --claim atomic --key event", "client-retry"},
-		{"a lease of 0: the lock lapses as it is taken", "service --dedupe claim\nuse --claim lock --lease 0 --key event", "slow-notification"},
-		{"a lease of 0, atomic", "service --dedupe claim\nuse --claim atomic --lease 0 --key event", "slow-notification"},
-		{"a lease shorter than the worker's call", "service --dedupe claim\nuse --claim atomic --lease 1 --key event", "slow-notification"},
-		{"a lease a little shorter than the longest call", "service --dedupe claim\nuse --claim atomic --lease 5 --key event --fence", "slow-notification"},
-		{"a lease that lapses after the last of the offers a second apart, before the call is given up", "service --dedupe claim\nuse --claim atomic --lease 5.5 --key event", "slow-notification"},
-		{"a lease just past the first try's timeout, with the lock", "service --dedupe claim\nuse --claim lock --lease 5.9 --key event", "slow-notification"},
-		{"a lease that outlasts a 6 s answer but not a call given up after two timeouts: it fits one delay only", "service --dedupe claim\nuse --claim atomic --lease 7 --key event", "slow-notification"},
-		{"a lease as long as the two timeouts, but not the worker's own steps around them", "service --dedupe claim\nuse --claim atomic --lease 10 --key event", "slow-notification"},
-		{"a lease as long as the two timeouts, with the lock", "service --dedupe claim\nuse --claim lock --lease 10 --key event", "slow-notification"},
-		{"a heartbeat exactly as slow as a half-second lease", "service --dedupe claim\nuse --claim atomic --lease 0.5 --heartbeat 500 --key event", "slow-notification"},
-		{"a heartbeat on a lock whose lease is 0: the lock lapses before the first beat", "service --dedupe claim\nuse --claim lock --lease 0 --heartbeat 300 --key event", "slow-notification"},
-		{"fencing with a short lease: the stale worker's request goes out first and is accepted", "service --dedupe claim\nuse --claim atomic --lease 1 --fence --key event", "slow-notification"},
-		{"a lock released by whoever holds it, with a lease that lapses mid-call", "service --dedupe claim\nuse --claim lock --lease 1 --release any --key event", "slow-notification"},
+		{"a lease of 0: the lock lapses as it is taken", "service --dedupe claim\nuse --claim lock --lease 0 --key event", "slow-receipt"},
+		{"a lease of 0, atomic", "service --dedupe claim\nuse --claim atomic --lease 0 --key event", "slow-receipt"},
+		{"a lease shorter than the worker's call", "service --dedupe claim\nuse --claim atomic --lease 1 --key event", "slow-receipt"},
+		{"a lease a little shorter than the longest call", "service --dedupe claim\nuse --claim atomic --lease 5 --key event --fence", "slow-receipt"},
+		{"a lease that lapses after the last of the offers a second apart, before the call is given up", "service --dedupe claim\nuse --claim atomic --lease 5.5 --key event", "slow-receipt"},
+		{"a lease just past the first try's timeout, with the lock", "service --dedupe claim\nuse --claim lock --lease 5.9 --key event", "slow-receipt"},
+		{"a lease that outlasts a 6 s answer but not a call given up after two timeouts: it fits one delay only", "service --dedupe claim\nuse --claim atomic --lease 7 --key event", "slow-receipt"},
+		{"a lease as long as the two timeouts, but not the worker's own steps around them", "service --dedupe claim\nuse --claim atomic --lease 10 --key event", "slow-receipt"},
+		{"a lease as long as the two timeouts, with the lock", "service --dedupe claim\nuse --claim lock --lease 10 --key event", "slow-receipt"},
+		{"a heartbeat exactly as slow as a half-second lease", "service --dedupe claim\nuse --claim atomic --lease 0.5 --heartbeat 500 --key event", "slow-receipt"},
+		{"a heartbeat on a lock whose lease is 0: the lock lapses before the first beat", "service --dedupe claim\nuse --claim lock --lease 0 --heartbeat 300 --key event", "slow-receipt"},
+		{"fencing with a short lease: the stale worker's request goes out first and is accepted", "service --dedupe claim\nuse --claim atomic --lease 1 --fence --key event", "slow-receipt"},
+		{"a lock released by whoever holds it, with a lease that lapses mid-call", "service --dedupe claim\nuse --claim lock --lease 1 --release any --key event", "slow-receipt"},
 		{"a key per order, with the lock and a long lease", "service --dedupe claim\nuse --claim lock --lease 900 --key order", "publishes"},
 		{"the asynchronous lock held long and beating: the race is before the lease starts", "service --dedupe claim\nuse --claim async-lock --lease 900 --heartbeat 300 --key event", "two-workers,three-workers"},
 		{"the lock with a long lease, the store still looking before it stores", "service --dedupe check\nuse --claim lock --lease 900 --key event", "client-retry"},
@@ -86,9 +86,9 @@ func TestCaseFixes(t *testing.T) {
 		{"the ledger in the queue's transaction, keyed and claimed", "service --dedupe claim\nuse --claim atomic --key event --effect ledger --key-txn same --lease 900", "killed-before-ack,killed-before-send,client-retry,re-drive"},
 		{"one delivery only, with a long lease and a heartbeat", "service --dedupe claim\nuse --claim lock --key event --lease 900 --heartbeat 300 --max-attempts 1", "killed-before-send"},
 		{"a key kept a day behind a lease of a day: a crash's redelivery comes as the key is forgotten", "service --dedupe claim --key-ttl 86400\nuse --claim lock --key event --lease 86400 --heartbeat 1000 --fence", "killed-before-ack,re-drive"},
-		{"a heartbeat as slow as the lease: each renewal lands just after the lease passed", "service --dedupe claim\nuse --claim atomic --lease 1 --heartbeat 1000 --key event", "slow-notification"},
-		{"a heartbeat as slow as the lock's lease", "service --dedupe claim\nuse --claim lock --lease 2 --heartbeat 2000 --key event", "slow-notification"},
-		{"a heartbeat slower than the lease", "service --dedupe claim\nuse --claim atomic --lease 1 --heartbeat 3000 --key event", "slow-notification"},
+		{"a heartbeat as slow as the lease: each renewal lands just after the lease passed", "service --dedupe claim\nuse --claim atomic --lease 1 --heartbeat 1000 --key event", "slow-receipt"},
+		{"a heartbeat as slow as the lock's lease", "service --dedupe claim\nuse --claim lock --lease 2 --heartbeat 2000 --key event", "slow-receipt"},
+		{"a heartbeat slower than the lease", "service --dedupe claim\nuse --claim atomic --lease 1 --heartbeat 3000 --key event", "slow-receipt"},
 		{"the notification as a ledger row: it cannot share the queue's transaction", "use --claim lock --effect ledger", "killed-before-ack,killed-before-send,client-retry,re-drive"},
 		{"a ledger row, its key apart", "service --dedupe claim\nuse --claim atomic --key event --effect ledger --key-txn separate", "killed-before-ack,killed-before-send,client-retry,re-drive"},
 		{"a key forgotten after a minute", "service --dedupe claim --key-ttl 60\nuse --claim atomic --key event", "re-drive"},
@@ -127,6 +127,8 @@ func TestCaseFixes(t *testing.T) {
 		// IMMEDIATE serialises them, and so does a deferred BEGIN, whose
 		// loser dies of SQLITE_BUSY and leaves the job to the winner.
 		"service --dedupe claim\nuse --claim read --key event --txn immediate\n",
+		// A key kept three days outlives the dead-letter queue's two.
+		"service --dedupe claim --key-ttl 259200\nuse --claim atomic --key event\n",
 		"service --dedupe claim\nuse --claim read --key event --txn deferred\n",
 		"service --dedupe claim\nuse --claim async-lock --key event --txn immediate\n",
 	} {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -156,5 +157,42 @@ INSERT INTO jobs VALUES (1, 'queued', NULL, 0);
 				t.Errorf("%s: neither process claimed the job", name)
 			}
 		}
+	}
+}
+
+// Lesson 9 says that the lab's leases are set and judged by each
+// worker's own clock, which clock skew breaks, and what avoids it. The
+// lab's atomic claim does bind the worker's now and its lease's end,
+// read from its clock, rather than ask the database for the time.
+func TestLeaseClockIsTheWorkers(t *testing.T) {
+	says(t, lesson(t, "09-heartbeats.md"),
+		"Here each worker writes its own now plus a second, and the claim compares the lease with the claimer's clock.",
+		"so that every lease is set and judged by one clock")
+	var args []queue.Arg
+	clock := false
+	for _, st := range queue.ClaimAtomic.Steps() {
+		clock = clock || st.Kind == queue.StepClock
+		args = append(args, st.Args...)
+	}
+	if !clock || !slices.Contains(args, queue.ArgNow) || !slices.Contains(args, queue.ArgUntil) {
+		t.Errorf("the atomic claim no longer binds the worker's clock (clock read %v, args %v): lesson 9's paragraph on clock skew is out of date", clock, args)
+	}
+}
+
+// Sentences once wrong, pinned: what SIGTERM does to a process that does
+// nothing about it, which queues hear of a failure, and that an acked
+// message never reaches a dead-letter queue.
+func TestCorrectedSentences(t *testing.T) {
+	says(t, lesson(t, "20-deploy-drain.md"),
+		"A process that does nothing about `SIGTERM` dies at once: the signal's default action is to end it.")
+	says(t, lesson(t, "19-dead-letters.md"),
+		"An SQS queue never sees a job fail.",
+		"a RabbitMQ nack or reject, a Pub/Sub nack, a job that raised in Sidekiq, Celery or River")
+	c, err := os.ReadFile("two-workers-completed.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(c), "(an acked message is deleted: it never reaches the dead-letter queue)") || strings.Contains(string(c), "re-driven from the dead-letter queue") {
+		t.Error("the case's last check should be a manual replay of a done job, which never reaches the dead-letter queue")
 	}
 }

@@ -79,7 +79,18 @@ func TestLockThatLapsesFigures(t *testing.T) {
 	}
 	says(t, l, "One effect, one replay.")
 
-	rel, r := blockWith(t, l, "--release any")
+	// The third worker's duplicate: W1's fenced ack is refused, and its
+	// release, run as a finally, deletes W2's lock.
+	third, r3 := blockWith(t, l, "--release any", "--fence")
+	if s := r3.Summary[0]; s.Effects != 3 {
+		t.Errorf("the fenced release block: %d effects; the lesson says three receipts", s.Effects)
+	}
+	if s := variant(t, third, " --release any", "").Summary[0]; s.Effects != 2 {
+		t.Errorf("the fenced release block without --release any: %d effects; the lesson says W3 finds the lock held", s.Effects)
+	}
+	says(t, l, "Three receipts, and W3's exists only because of the plain delete")
+
+	rel, r := blockWith(t, l, "--release any", "jobs")
 	lockLine := func(r *result.Result) string {
 		for _, line := range r.Transcript {
 			if strings.HasPrefix(line, "lock job 1 owner=") {
@@ -141,7 +152,7 @@ func TestDeadLettersFigures(t *testing.T) {
 	says(t, l, "One effect, two replays")
 
 	beat := variant(t, b, "use --max-attempts 2\n", "use --max-attempts 2 --heartbeat 500\n")
-	if strings.Contains(beat.Text(), "dead-letter") || beat.Summary[0].Effects != 1 {
+	if strings.Contains(beat.Text(), "moved to the dead-letter queue") || strings.Contains(beat.Text(), "status=dead") || beat.Summary[0].Effects != 1 {
 		t.Errorf("with a heartbeat the job should never reach the dead-letter queue:\n%s", beat.Text())
 	}
 	says(t, l, "A heartbeat (lesson 9) keeps its lease, so the queue sees no failed receive at all")

@@ -338,7 +338,7 @@ test("announce: the status says the tally and the diagnosis, not only the time",
   };
   assert.equal(
     announce(res, 18),
-    "Done in 18 ms. claim=read: duplicate effects in 19 of 20 races. Diagnosis for order-77: Claim race: two workers took one delivery."
+    "Done in 18 ms. claim=read: duplicate effects in 19 of 20 races. Diagnosis for order-77: Claim race: more than one worker took one delivery."
   );
   assert.equal(announce({}, 3), "Done in 3 ms.");
   const two = { summary: [{ order: "a", kind: "once" }, { order: "b", kind: "client-retry" }, { order: "c", kind: "two-jobs" }] };

@@ -116,6 +116,9 @@
  * @property {string} key the workers' Idempotency-Key choice
  * @property {string} dedupe the service's dedupe mode
  * @property {number} effects effects landed over all the races
+ * @property {string} [txn] the claim's transaction mode, absent for autocommit
+ * @property {boolean} [no_busy] the workers had no busy timeout
+ * @property {number} [busy] races in which a worker died of SQLITE_BUSY
  */
 
 /**
@@ -130,6 +133,9 @@
  * @property {boolean} [fence]
  * @property {string} [effect] "ledger" for work --effect ledger
  * @property {string} [key_txn] "separate" when the ledger's key has a transaction of its own
+ * @property {string} [txn] the claim's transaction mode, absent for autocommit
+ * @property {boolean} [no_busy] the workers had no busy timeout
+ * @property {string} [busy] orderings in which a worker died of SQLITE_BUSY, a decimal string
  * @property {string} orderings a decimal string: it outgrows a number
  * @property {string} duplicating a decimal string
  * @property {string} overlap a decimal string

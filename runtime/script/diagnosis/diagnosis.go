@@ -734,7 +734,7 @@ func pairWords(c *dupCause, job string) string {
 		}
 		return fmt.Sprintf("redeliver put %s back while %s was still working on it, and %s ran it again: a re-drive or manual replay", job, a, b)
 	case ClaimRace:
-		if c.sentFirst && c.a.was(PhaseKilled) && c.a.claimedAt < c.b.claimedAt {
+		if c.sentFirst && c.a.was(PhaseKilled) && len(c.between) == 0 {
 			// a's claim was not raced: it did its work and died, and b
 			// took the job over a lease that was still live.
 			return fmt.Sprintf("%s sent its receipt and was killed before its ack, and %s claimed %s while %s's lease was still live: a claim that ignores a live lease (a claim race)", a, b, job, a)

@@ -126,3 +126,11 @@ func TestKeyMissedSaysEachReasonOnce(t *testing.T) {
 		t.Errorf("keyMissed = %q; want the differing keys named once", got)
 	}
 }
+
+// A claim race's heading holds for any number of workers: a race of
+// three is headed as one of two would be, and must not say "two".
+func TestClaimRaceTitleFitsAnyCount(t *testing.T) {
+	if title := ClaimRace.Title(); strings.Contains(title, "two") {
+		t.Errorf("the claim race's title %q says two workers; a race of three is one too", title)
+	}
+}

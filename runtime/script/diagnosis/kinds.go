@@ -52,7 +52,7 @@ var kindInfo = [numKinds]kindRow{
 	Deduped:      {"deduped", "Deduplicated: the service replayed the first answer", true},
 	Swallowed:    {"swallowed", "Swallowed: a second event got the first one's answer", false},
 	ClientRetry:  {"client-retry", "Client retry: one execution sent twice", false},
-	ClaimRace:    {"claim-race", "Claim race: two workers took one delivery", false},
+	ClaimRace:    {"claim-race", "Claim race: more than one worker took one delivery", false},
 	LeaseExpired: {"lease-expired", "Lease expired under finished work", false},
 	Slow:         {"slow-processing", "Processing outlived the lease", false},
 	SlowCall:     {"slow-call", "A slow downstream call outlived the lease", false},

@@ -34,7 +34,7 @@ func TestErrorsNameWhatTheyAreAbout(t *testing.T) {
 		{"add o --times ", "add: flag --times needs a value"},
 		{"add o --times=", "add: --times wants a whole number from 1 to 100, got nothing"},
 		{"matrix --seed +3", "matrix: --seed wants a whole number from 1 to 18446744073709551615, got +3"},
-		{"service --dedupe claim --key-ttl -1", "service: --key-ttl wants seconds from 0 to 86400"},
+		{"service --dedupe claim --key-ttl -1", "service: --key-ttl wants seconds from 0 to 7776000"},
 	} {
 		res := Run(tt.src, Options{Seed: DefaultSeed})
 		checkResult(t, tt.src, res)

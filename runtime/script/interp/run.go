@@ -158,10 +158,8 @@ type interp struct {
 	// redriveBase is each re-driven job's attempts at its last re-drive,
 	// from which the retry limit counts (lifecycle.go).
 	redriveBase map[int64]int
-	// wBy is the worker whose claim's write was last in progress, and
-	// wUntil when that write ends: a write from a worker with no busy
-	// timeout meanwhile fails (SQLITE_BUSY). With a busy timeout it would
-	// wait out less than a statement's time, which the lab leaves out.
+	// wBy's claim write is in progress until wUntil: a write with no busy
+	// timeout meanwhile fails (with one, its wait is left out: RATIONALE.md).
 	wBy    string
 	wUntil sim.Time
 }
@@ -487,7 +485,11 @@ func (in *interp) lapse(job int64) error {
 
 // redeliver puts job back to queued, as a re-drive by hand does.
 func (in *interp) redeliver(job int64) error {
-	if err := in.shell.Requeue(job); err != nil {
+	before, err := in.shell.Read(job)
+	if err == nil {
+		err = in.shell.Requeue(job)
+	}
+	if err != nil {
 		if errors.Is(err, queue.ErrNoJob) {
 			return fmt.Errorf("redeliver: job %d does not exist", job)
 		}
@@ -496,6 +498,9 @@ func (in *interp) redeliver(job int64) error {
 	in.hist.Redriven(job)
 	in.noteRedrive(job)
 	in.k.Record("shell", event.Redeliver, in.observe(job), "redeliver job %d: back to queued", job)
+	if before.Status != "dead" {
+		in.print("redeliver: job %d was not in the dead-letter queue (status=%s): a manual replay, not a re-drive", job, before.Status)
+	}
 	return nil
 }
 

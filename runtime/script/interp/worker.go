@@ -145,12 +145,14 @@ func (w *worker) execute(p *sim.Proc) {
 		return
 	}
 	if !w.process(p) {
+		w.release(p)
 		return
 	}
 	w.stall(p)
 	answered, refused := w.send(p, got)
 	if !answered && !refused {
 		w.rec.Enter(w.in.k.Now(), diagnosis.PhaseEnded)
+		w.release(p)
 		return
 	}
 	if answered {
@@ -161,7 +163,8 @@ func (w *worker) execute(p *sim.Proc) {
 		}
 	}
 	if w.lost {
-		return // the heartbeat found the lease gone during the call
+		w.release(p) // the heartbeat found the lease gone during the call
+		return
 	}
 	if a.CrashBeforeAck {
 		w.rec.Enter(w.in.k.Now(), diagnosis.PhaseKilled)
@@ -172,11 +175,11 @@ func (w *worker) execute(p *sim.Proc) {
 	w.release(p)
 }
 
-// release runs the steps its claim takes after a successful ack: a lock
-// claim's release of the lock. A worker killed or refused before its ack
-// releases nothing: its lock lapses with its until.
+// release runs its claim's release steps (a lock's) as a lock helper's
+// finally does: after the ack, or when the worker stops without one. A
+// killed worker runs no finally: its lock lapses.
 func (w *worker) release(p *sim.Proc) {
-	if !w.ok || w.err != nil {
+	if w.err != nil || w.died || w.rec == nil {
 		return
 	}
 	for _, st := range w.releaseSteps() {
@@ -189,10 +192,8 @@ func (w *worker) release(p *sim.Proc) {
 	}
 }
 
-// busyWait is the connection's busy handler: a write that finds another
-// connection's transaction open waits a statement's time and tries again,
-// as SQLite's busy handler sleeps, until the busy timeout has passed
-// since it first found the lock held. With no busy timeout, none.
+// busyWait is the busy handler: a write that finds the lock held waits a
+// statement's time and tries again, until the busy timeout has passed.
 func (w *worker) busyWait(p *sim.Proc) func() error {
 	if w.args.BusyTimeout == 0 {
 		return nil
@@ -209,10 +210,8 @@ func (w *worker) busyWait(p *sim.Proc) func() error {
 	}
 }
 
-// claimInTxn takes the job as claim does, inside the transaction the
-// worker's --txn names (queue.ClaimTx): BEGIN IMMEDIATE before the first
-// step, or the write lock at the first write, and COMMIT after the last,
-// whether the claim took the job or not.
+// claimInTxn takes the job as claim does, in the transaction --txn names
+// (queue.ClaimTx), and COMMITs whether the claim took the job or not.
 func (w *worker) claimInTxn(p *sim.Proc) (queue.Row, bool) {
 	tx := w.conn.ClaimTx(w.args.Txn)
 	if ran, err := tx.Open(); err != nil {
@@ -625,10 +624,8 @@ func (w *worker) ack(p *sim.Proc) {
 
 func (w *worker) fail(err error) { w.failAt("a write", err) }
 
-// failAt is fail for an error of the statement what. SQLITE_BUSY kills
-// the worker, as one that does not catch it dies, and its open
-// transaction goes with its connection; the job stays as it was, for
-// another delivery. Any other error stops the script.
+// failAt is fail for statement what: SQLITE_BUSY kills the worker (its
+// transaction goes with it, the job stays as it was); another stops the script.
 func (w *worker) failAt(what string, err error) {
 	if errors.Is(err, queue.ErrBusy) {
 		why := "another connection's transaction holds the write lock, and there is no busy timeout"

@@ -47,7 +47,7 @@ var serviceFlags = []flagSpec{
 		return err
 	}},
 	{name: "key-ttl", arg: "S", set: func(c *Command, v token) (err *Error) {
-		c.Service.KeyTTL, err = parseSeconds(v, "--key-ttl", MaxLease)
+		c.Service.KeyTTL, err = parseSeconds(v, "--key-ttl", MaxKeyTTL)
 		if err == nil && c.Service.KeyTTL == 0 {
 			err = usageErr(v.pos, "--key-ttl must be more than 0 seconds (leave it out to keep keys for ever)")
 		}

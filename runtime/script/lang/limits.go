@@ -33,7 +33,11 @@ const (
 	MaxRaces       = 10_000   // timed races over the whole script
 	MaxSleep       = 86_400   // seconds in one sleep
 	MaxLease       = 86_400   // seconds of one lease
-	MaxMillis      = 600_000  // ms of --delay, --timeout, --processing, --heartbeat or --stall
+	// MaxKeyTTL bounds service --key-ttl, in seconds: 90 days, so that a
+	// key can outlive a dead-letter queue's retention (days, or two
+	// weeks) and the redeliveries it allows.
+	MaxKeyTTL = 90 * 86_400
+	MaxMillis = 600_000 // ms of --delay, --timeout, --processing, --heartbeat or --stall
 	// MaxWorkerNames bounds the distinct worker names of a script (the
 	// --worker names of work, and the W1, W2, ... of race and load): each
 	// one opens a SQLite connection of its own for the whole run.
