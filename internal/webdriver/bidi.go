@@ -77,7 +77,7 @@ func startFirefox(tb testing.TB, bin string) (Page, error) {
 	case <-time.After(60 * time.Second):
 		cmd.Process.Kill()
 		cmd.Wait()
-		return nil, errors.New("Firefox did not open its WebDriver BiDi port within 60 s")
+		return nil, errors.New("no WebDriver BiDi port from Firefox within 60 s")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	conn, _, err := websocket.Dial(ctx, url+"/session", nil)

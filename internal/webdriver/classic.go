@@ -134,13 +134,13 @@ func startXvfb() (string, *exec.Cmd, error) {
 		if n == "" {
 			cmd.Process.Kill()
 			cmd.Wait()
-			return "", nil, errors.New("Xvfb gave no display")
+			return "", nil, errors.New("no display from Xvfb")
 		}
 		return ":" + n, cmd, nil
 	case <-time.After(30 * time.Second):
 		cmd.Process.Kill()
 		cmd.Wait()
-		return "", nil, errors.New("Xvfb did not start within 30 s")
+		return "", nil, errors.New("no display from Xvfb within 30 s")
 	}
 }
 

@@ -28,9 +28,9 @@ type Views struct {
 // the least value the script allows there (0: none of its own), and the
 // spans [start, end) where it is written.
 type NumberView struct {
-	Name  string `json:"name"`
-	Value int64  `json:"value"`
-	Min   int64  `json:"min"`
+	Name  string     `json:"name"`
+	Value int64      `json:"value"`
+	Min   int64      `json:"min"`
 	Spans []TextSpan `json:"spans"`
 }
 
