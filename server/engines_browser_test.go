@@ -103,7 +103,8 @@ func TestBrowserEnginesReaderPath(t *testing.T) {
 			site := newCuttable(srv)
 			served := httptest.NewServer(site)
 			defer served.Close()
-			page := served.URL + "/lessons/" + race.Slug + "/"
+			// Predict off: the test presses Run and reads the result at once.
+			page := served.URL + "/lessons/" + race.Slug + "/?predict=off"
 			shot := func(name string) {
 				// Two frames, so that the screenshot shows what was just drawn.
 				engineEval[bool](t, p, `new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
@@ -150,9 +151,33 @@ func TestBrowserEnginesReaderPath(t *testing.T) {
 				t.Errorf("with the atomic claim the tally shows %s duplicates, want 0", d)
 			}
 
+			// The board (lesson 4's "Why both win" block): a click on W1's
+			// column takes W1's first step, the runtime's SELECT, and marks
+			// W1's next line.
+			board := engineEval[string](t, p, `(async () => {
+  const n = Array.from(document.querySelectorAll("twice-playground")).findIndex((e) => e.getAttribute("view") === "scheduler");
+  if (n < 0) return "no board block";
+  tp.q(n, "#tab-scheduler").click();
+  const panel = () => tp.q(n, ".seat-panel");
+  const cols = () => tp.q(n, ".seat-workers").querySelectorAll(".board-col");
+  const settled = async () => { for (let i = 0; i < 600 && (!panel() || panel().dataset.state !== "done" || cols().length < 2); i++) await new Promise((r) => setTimeout(r, 100)); };
+  await settled();
+  tp.el(n).scrollIntoView();
+  tp.q(n, ".seat-panel").dataset.state = "";
+  tp.q(n, '.board-col[data-worker="W1"]').click();
+  await settled();
+  const steps = tp.q(n, ".seat-steps").children.length;
+  const cur = tp.q(n, '.board-col[data-worker="W1"] [aria-current="step"]');
+  return n + ": " + steps + " | " + (tp.q(n, ".seat-steps").textContent) + " | " + (cur ? cur.textContent : "none");
+})()`)
+			if !strings.Contains(board, ": 1 | W1 SELECT") {
+				t.Errorf("%s: a click on W1's column of the board did not take W1's SELECT: %s", e.Name, board)
+			}
+			shot("board-1280")
+
 			// A shared link to seed 5 replays seed 5's result.
 			link := "race read 5\n"
-			engineGoto(t, p, page+"?"+e.Name+"#block-1?seed=5&script="+strings.ReplaceAll(strings.ReplaceAll(link, " ", "+"), "\n", "%0A"))
+			engineGoto(t, p, page+"&"+e.Name+"#block-1?seed=5&script="+strings.ReplaceAll(strings.ReplaceAll(link, " ", "+"), "\n", "%0A"))
 			if s := engineEval[string](t, p, `tp.settle(0)`); s != "done" {
 				t.Fatalf("the link's run ended in state %q", s)
 			}
@@ -190,12 +215,16 @@ func TestBrowserEnginesReaderPath(t *testing.T) {
 				t.Fatalf("%s kept nothing for offline after 90 s: %s", e.Name, got)
 			}
 			site.cut.Store(true)
-			engineGoto(t, p, page+"?offline")
+			engineGoto(t, p, page+"&offline")
 			if s := engineEval[string](t, p, `tp.settle(0, () => tp.q(0, "button.run").click())`); s != "done" {
 				t.Fatalf("offline, Run ended in state %q", s)
 			}
-			if got := engineEval[string](t, p, `tp.transcript(0)`); got != shownText(native) {
-				t.Errorf("offline transcript:\n%s\nwant (native):\n%s", got, shownText(native))
+			// The block keeps the reader's edit (the claim set to atomic)
+			// across the reload: the run is of the script it shows.
+			shownScript := engineEval[string](t, p, `tp.q(0, "textarea").value`)
+			offline := interp.Run(shownScript, interp.Options{Seed: interp.DefaultSeed})
+			if got := engineEval[string](t, p, `tp.transcript(0)`); got != shownText(offline) {
+				t.Errorf("offline transcript of %q:\n%s\nwant (native):\n%s", shownScript, got, shownText(offline))
 			}
 			t.Logf("%s: offline, the lesson loaded and ran (%d requests reached the cut-off server)", e.Name, site.missed.Load())
 		})

@@ -98,6 +98,8 @@ func singlePath(t *testing.T, goTo func(string), eval func(string) string, url s
 		t.Fatal(err)
 	}
 	race := ls[3]
+	// Predict off: the path presses Run and reads the result at once.
+	url += "?predict=off"
 	// open goes to a route and waits until the file shows it, with its
 	// blocks set up in full.
 	open := func(route string) {

@@ -105,6 +105,12 @@ func startWebKit(tb testing.TB, driver string) (Page, error) {
 		return nil, fmt.Errorf("a MiniBrowser session: %w", err)
 	}
 	w.session = "/session/" + s.SessionID
+	// A first run from a cold page compiles the runtime: give a script
+	// two minutes, as the BiDi side does, not the driver's 30 s.
+	if err := w.do("POST", w.session+"/timeouts", map[string]any{"script": 120_000}, nil); err != nil {
+		w.Close()
+		return nil, err
+	}
 	return w, nil
 }
 
