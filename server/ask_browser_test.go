@@ -55,7 +55,7 @@ func TestBrowserAsk(t *testing.T) {
 	navigate(t, ctx, page)
 	js[bool](t, ctx, askHelpers)
 	const answer = "Most races went wrong"
-	if !js[bool](t, ctx, `!!tp.reveal(0) && tp.reveal(0).textContent.includes("`+answer+`") && tp.reveal(0).textContent.includes("Why both win")`) {
+	if !js[bool](t, ctx, `!!tp.reveal(0) && tp.reveal(0).textContent.includes("`+answer+`")`) {
 		t.Fatal("lesson 4's answer in words is not marked as block 1's")
 	}
 	asking := func() bool {

@@ -237,7 +237,7 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 			titles[title] = true
 		}
 		tag := js[string](t, ctx, `tp.q(1, "pre.snippet:nth-of-type(1)") && tp.el(1).shadowRoot.querySelectorAll("pre.snippet")[1].textContent`)
-		for _, want := range []string{`id="twice-atomic-claim-2"`, `controls="seed"`, `label="`, "race read 50"} {
+		for _, want := range []string{`id="twice-atomic-claim-2"`, `controls="seed"`, `label="`, "race read 20 --txn deferred"} {
 			if !strings.Contains(tag, want) {
 				t.Errorf("script-tag snippet lacks %s:\n%s", want, tag)
 			}
@@ -618,24 +618,24 @@ func TestBrowserEmbedAndLayout(t *testing.T) {
 	})
 
 	t.Run("status and both claims", func(t *testing.T) {
-		nav(site.URL + "/lessons/atomic-claim/")
-		if s := js[string](t, ctx, `tp.run(1)`); s != "done" {
+		nav(site.URL + "/lessons/atomic-claim/?predict=off")
+		if s := js[string](t, ctx, `tp.run(2)`); s != "done" {
 			t.Fatalf("run: %s", s)
 		}
-		status := js[string](t, ctx, `tp.q(1, "[role=status]").textContent`)
+		status := js[string](t, ctx, `tp.q(2, "[role=status]").textContent`)
 		for _, want := range []string{"Done in", "claim=read: duplicate effects in", "claim=atomic: duplicate effects in 0 of 50", "Diagnosis for order-"} {
 			if !strings.Contains(status, want) {
 				t.Errorf("status %q does not say %q", status, want)
 			}
 		}
-		if s := js[string](t, ctx, `tp.panel(1, ".exp-panel", () => tp.q(1, ".explore-btn").click())`); s != "done" {
+		if s := js[string](t, ctx, `tp.panel(2, ".exp-panel", () => tp.q(2, ".explore-btn").click())`); s != "done" {
 			t.Fatalf("check every interleaving: %s", s)
 		}
-		head := js[string](t, ctx, `tp.q(1, ".exp-head").textContent`)
+		head := js[string](t, ctx, `tp.q(2, ".exp-head").textContent`)
 		if !strings.Contains(head, "with claim=read") || !strings.Contains(head, "with claim=atomic") {
 			t.Errorf("on a block that races both claims the check says %q; it should count both", head)
 		}
-		if f := js[string](t, ctx, `tp.q(1, ".exp-time").textContent`); !strings.HasPrefix(f, "Both races checked in ") {
+		if f := js[string](t, ctx, `tp.q(2, ".exp-time").textContent`); !strings.HasPrefix(f, "Both races checked in ") {
 			t.Errorf("Every ordering's footer says %q", f)
 		}
 	})

@@ -49,23 +49,23 @@ func TestBrowserQuiet(t *testing.T) {
 
 	t.Run("one worker", func(t *testing.T) {
 		open("/lessons/one-job/")
-		if got := js[[]string](t, ctx, `tp.tabs(0)`); !slices.Equal(got, []string{"output", "timeline"}) {
-			t.Errorf("lesson 1's one-worker block shows the tabs %v, want output and timeline", got)
+		if got := js[[]string](t, ctx, `tp.tabs(1)`); !slices.Equal(got, []string{"output", "timeline"}) {
+			t.Errorf("lesson 1's one-worker block (its second, after the picture) shows the tabs %v, want output and timeline", got)
 		}
 		for _, sel := range []string{".explore-btn", "fieldset.claim", "#tab-compare", "#tab-interleavings", "#tab-scheduler"} {
-			if js[bool](t, ctx, fmt.Sprintf(`tp.shown(0, %q)`, sel)) {
-				t.Errorf("lesson 1's one-worker block shows %s", sel)
+			if js[bool](t, ctx, fmt.Sprintf(`tp.shown(1, %q)`, sel)) {
+				t.Errorf("lesson 1's one-worker block (its second, after the picture) shows %s", sel)
 			}
 		}
 		// Run, Reset, the seed, New seed, the strip, the script, Share,
 		// the tab shown, the transcript's and the tables' boxes.
-		if n := js[int](t, ctx, `tp.controls(0)`); n > 13 {
-			t.Errorf("lesson 1's one-worker block shows %d controls", n)
+		if n := js[int](t, ctx, `tp.controls(1)`); n > 13 {
+			t.Errorf("lesson 1's one-worker block (its second, after the picture) shows %d controls", n)
 		}
-		if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
+		if s := js[string](t, ctx, `tp.run(1)`); s != "done" {
 			t.Fatalf("run: %s", s)
 		}
-		if got := js[[]string](t, ctx, `tp.tabs(0)`); !slices.Equal(got, []string{"output", "timeline"}) {
+		if got := js[[]string](t, ctx, `tp.tabs(1)`); !slices.Equal(got, []string{"output", "timeline"}) {
 			t.Errorf("after a run, lesson 1's block shows the tabs %v", got)
 		}
 	})
@@ -87,7 +87,7 @@ func TestBrowserQuiet(t *testing.T) {
 	})
 
 	t.Run("load", func(t *testing.T) {
-		open("/lessons/outlives-its-lease/")
+		open("/lessons/outlives-its-lease/?predict=off")
 		if got := js[[]string](t, ctx, `tp.tabs(1)`); !slices.Equal(got, []string{"output", "timeline"}) {
 			t.Errorf("a load block shows the tabs %v, want output and timeline", got)
 		}
@@ -99,7 +99,7 @@ func TestBrowserQuiet(t *testing.T) {
 	})
 
 	t.Run("race", func(t *testing.T) {
-		open("/lessons/claim-race/")
+		open("/lessons/claim-race/?predict=off")
 		if got := js[[]string](t, ctx, `tp.tabs(0)`); !slices.Equal(got, []string{"output", "timeline", "compare", "interleavings", "scheduler"}) {
 			t.Errorf("a race block shows the tabs %v, want all five", got)
 		}
@@ -119,7 +119,7 @@ func TestBrowserQuiet(t *testing.T) {
 	})
 
 	t.Run("share", func(t *testing.T) {
-		open("/lessons/claim-race/")
+		open("/lessons/claim-race/?predict=off")
 		if js[bool](t, ctx, `tp.shown(0, ".copy-link") || tp.shown(0, "details.embed")`) {
 			t.Errorf("the share actions show before Share is pressed")
 		}
@@ -139,7 +139,7 @@ func TestBrowserQuiet(t *testing.T) {
 	})
 
 	t.Run("same seed", func(t *testing.T) {
-		open("/lessons/claim-race/")
+		open("/lessons/claim-race/?predict=off")
 		if s := js[string](t, ctx, `tp.run(0)`); s != "done" {
 			t.Fatalf("run: %s", s)
 		}
@@ -149,7 +149,7 @@ func TestBrowserQuiet(t *testing.T) {
 	})
 
 	t.Run("changed", func(t *testing.T) {
-		open("/lessons/claim-race/")
+		open("/lessons/claim-race/?predict=off")
 		js[bool](t, ctx, `tp.q(0, "textarea.script").value = "race read 5\n", true`)
 		prev, changes := "", 0
 		for seed := 1; seed <= 12; seed++ {
@@ -179,7 +179,7 @@ func TestBrowserQuiet(t *testing.T) {
 	})
 
 	t.Run("seed strip", func(t *testing.T) {
-		open("/lessons/claim-race/")
+		open("/lessons/claim-race/?predict=off")
 		if n := js[int](t, ctx, `tp.el(0).shadowRoot.querySelectorAll(".seed-group .strip-seed").length`); n != 20 {
 			t.Fatalf("the seed strip has %d seeds, want 20", n)
 		}
@@ -260,7 +260,7 @@ func TestBrowserFits(t *testing.T) {
 	t.Run("hanging indent", func(t *testing.T) {
 		run(t, ctx, 10*time.Second, chromedp.EmulateViewport(390, 844))
 		defer run(t, ctx, 10*time.Second, chromedp.EmulateViewport(1280, 900))
-		open("/lessons/claim-race/")
+		open("/lessons/claim-race/?predict=off")
 		// The first wrapped line: its second row starts right of its first.
 		got := js[[]float64](t, ctx, `(() => {
   for (const l of tp.el(0).shadowRoot.querySelectorAll(".transcript .line")) {
@@ -288,7 +288,7 @@ func TestBrowserFits(t *testing.T) {
 	t.Run("clipboard refused", func(t *testing.T) {
 		for _, w := range []int64{390, 1280} {
 			run(t, ctx, 10*time.Second, chromedp.EmulateViewport(w, 844))
-			open("/lessons/claim-race/")
+			open("/lessons/claim-race/?predict=off")
 			js[bool](t, ctx, `Object.defineProperty(navigator, "clipboard", { value: undefined, configurable: true }), true`)
 			js[bool](t, ctx, `tp.q(0, ".share-btn").click(), tp.q(0, ".copy-link").click(), true`)
 			run(t, ctx, 10*time.Second, chromedp.Poll[bool](`!tp.q(0, ".copy-box").hidden`))

@@ -495,9 +495,10 @@ class TwicePlayground extends HTMLElement {
     this.selectTab("output");
     this.fit();
     this.showOwn();
-    // A block may open on another view (the block option view=NAME).
+    // A block may open on another view (the block option view=NAME); the
+    // board opens on its own terms, once in view (openBoard, below).
     const first = this.getAttribute("view");
-    if (first && first !== "output" && this.viewOf(first)) this.select(first);
+    if (first && first !== "output" && first !== "scheduler" && this.viewOf(first)) this.select(first);
     this.question = question(pre);
     const kept = loadPrediction(this.id);
     this.predict.ask(this.question, kept ? kept.value : "");
